@@ -1,0 +1,224 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// DecodeOptions are the options of `toonkit decode`.
+type DecodeOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	From         string
+	Payload      bool
+	Output       string
+	KeepGoing    bool
+	MaxFrameSize int
+}
+
+func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
+	opts := &DecodeOptions{IO: ios}
+	var maxSize string
+	c := &cobra.Command{
+		Use:   "decode [FILE...|-]",
+		Short: "Decode binary TOON frames to NDJSON",
+		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
+RLE-compressed or not) and writes one NDJSON line per frame:
+
+  {"header":{"version":1,"type":1,"typeName":"INSTRUCTION","payloadLength":60,
+   "timestamp":1735689600123,"sequenceId":1,"compressed":false},"payload":{...}}
+
+Payloads are written as compact JSON with member order and number literals
+kept. With --payload only the payloads are written. Binary input is
+recognised without --from. Several files are read in order; "-" or no FILE
+reads standard input.
+
+A bad frame stops the run with an error that names the file, the frame index
+(from 0) and the byte offset; the frames before it are written. --keep-going
+reports each bad frame, skips to the next plausible header, and goes on.
+
+EXIT STATUS
+  0  every frame decoded
+  1  a frame broke a rule or its payload is not JSON
+  2  usage error
+  3  an input could not be read or the output could not be written`,
+		Example: `  # one NDJSON line per frame
+  toonkit decode capture.bin
+
+  # only the payloads, for jq
+  toonkit decode --payload capture.bin | jq -r .instruction
+
+  # salvage what can be read from a damaged capture
+  toonkit decode --keep-going damaged.bin -o frames.ndjson`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if opts.From != "" {
+				f, err := codec.Parse(opts.From, codec.Binary)
+				if err != nil {
+					return usageErrorf("decode reads binary frames: --from binary", "--from: %v", err)
+				}
+				opts.From = string(f)
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDecode(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame); detected when absent")
+	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
+	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary), cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runDecode(opts *DecodeOptions) error {
+	rep := newReporter(opts.IO)
+	out := newOutput(opts.IO, opts.Output)
+	frames, bad := 0, 0
+	var line []byte
+	for _, name := range opts.Inputs {
+		in, err := openInput(opts.IO, name)
+		if err != nil {
+			out.Abort()
+			return err
+		}
+		br := bufio.NewReaderSize(in.R, 64<<10)
+		if opts.From == "" {
+			if err := requireBinary(in.Name, br); err != nil {
+				in.Close()
+				out.Abort()
+				return err
+			}
+		}
+		rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+		for {
+			f, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				var js []byte
+				if js, err = rd.JSON(f); err == nil {
+					frames++
+					if opts.Payload {
+						line = append(append(line[:0], js...), '\n')
+					} else {
+						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+						line = append(line, '\n')
+					}
+					if _, err := out.Write(line); err != nil {
+						in.Close()
+						out.Abort()
+						return err
+					}
+					continue
+				}
+			}
+			if !binary.IsFrameError(err) {
+				in.Close()
+				out.Abort()
+				return readError(in.Name, err)
+			}
+			bad++
+			ferr := frameError(in.Name, err)
+			if !opts.KeepGoing {
+				in.Close()
+				out.Abort()
+				return ferr
+			}
+			rep.report(ferr, true)
+			resync(rep, rd, err)
+		}
+		in.Close()
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if bad > 0 {
+		rep.errorf("%d bad %s skipped, %d decoded", bad, plural(bad, "frame", "frames"), frames)
+		return reported(ExitInvalid)
+	}
+	return nil
+}
+
+// resync moves a reader past a bad frame (a header or length failure) and
+// says how far it went. A payload failure needs no resync: its length was
+// good, and the reader is already past it.
+func resync(rep *reporter, rd *binary.Reader, err error) {
+	var fe *binary.FrameError
+	if !errors.As(err, &fe) || fe.Kind == binary.BadPayload {
+		return
+	}
+	skipped, found := rd.Resync()
+	if !found {
+		rep.notef("skipped %d %s to the end: no further frame found", skipped, plural(int(skipped), "byte", "bytes"))
+		return
+	}
+	rep.notef("skipped %d %s to the next plausible header at byte %d", skipped, plural(int(skipped), "byte", "bytes"), fe.Offset+skipped)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// requireBinary checks by detection that an input holds binary frames.
+func requireBinary(name string, br *bufio.Reader) error {
+	prefix, err := br.Peek(64)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return readError(name, err)
+	}
+	d := codec.Detect(prefix)
+	if d.Format == codec.Binary {
+		return nil
+	}
+	hint := "if it is binary all the same, say so with --from binary"
+	if d.Format == codec.JSON {
+		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)
+	}
+	if len(prefix) == 0 {
+		return invalidError(fmt.Errorf("%s: no frames: the input is empty", name), "")
+	}
+	return invalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
+}
+
+// frameError turns a reader error into a user-facing one with the file name
+// and a hint where one is known.
+func frameError(name string, err error) error {
+	var fe *binary.FrameError
+	if !errors.As(err, &fe) {
+		return invalidError(fmt.Errorf("%s: %w", name, err), "")
+	}
+	hint := ""
+	switch {
+	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == binary.BadVersion || fe.Kind == binary.BadType || fe.Kind == binary.TruncatedHeader):
+		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
+		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
+			hint = fmt.Sprintf("the input looks like JSON; to make frames from it: toonkit encode --to binary %s", name)
+		}
+	case fe.Kind == binary.TooLarge:
+		hint = "raise --max-frame-size if such frames are expected"
+	default:
+		hint = fmt.Sprintf("'toonkit inspect --skip %d %s' shows the bytes; --keep-going skips bad frames", fe.Offset, name)
+	}
+	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
+}

@@ -1,0 +1,277 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// EncodeOptions are the options of `toonkit encode`.
+type EncodeOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	To           codec.Format
+	Type         binary.MessageType // 0: inferred from the payload
+	Seq          uint32
+	Timestamp    *uint64 // nil: now, per frame
+	Compress     binary.CompressMode
+	Output       string
+	MaxFrameSize int
+	Now          func() time.Time
+}
+
+func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
+	opts := &EncodeOptions{IO: ios, Now: time.Now}
+	var to, typ, seq, ts, compress, maxSize string
+	c := &cobra.Command{
+		Use:   "encode --to binary [FILE...|-]",
+		Short: "Encode JSON values as binary TOON frames",
+		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
+back) and writes one Kado binary TOON frame per value, byte for byte as the
+Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
+payload as compact JSON, RLE-compressed when that pays (--compress auto).
+
+A value shaped like decode's output, {"header":{...},"payload":...}, keeps
+its own version, type, timestamp and sequenceId, so that
+"toonkit decode cap.bin | toonkit encode --to binary" gives back cap.bin.
+Its payloadLength and compressed are recomputed.
+
+A bare payload takes --type, or has its type inferred from its keys:
+instruction → INSTRUCTION, toolName+args → TOOL_CALL, success → TOOL_RESULT,
+status+progress → STATUS, code+message → ERROR, {} → HEARTBEAT. Sequence ids
+start at --seq and go up by one per frame; the timestamp is --timestamp or
+the current time. A value that does not fit its header field is an error,
+never wrapped or truncated.
+
+Binary output is refused on a terminal unless -o - is given.
+
+EXIT STATUS
+  0  every value encoded
+  1  a value is not valid JSON or does not fit a frame
+  2  usage error
+  3  an input could not be read or the output could not be written`,
+		Example: `  # one INSTRUCTION frame
+  echo '{"instruction":"Write unit tests"}' | toonkit encode --to binary > msg.bin
+
+  # NDJSON payloads to frames numbered from 100, with a fixed timestamp
+  toonkit encode --to binary --seq 100 --timestamp 1735689600123 messages.ndjson -o out.bin
+
+  # a payload whose type cannot be inferred
+  echo '{"type":"file","path":"src/config.ts"}' | toonkit encode --to binary --type context_request -o req.bin
+
+  # decode, edit with jq, and encode again
+  toonkit decode capture.bin | jq -c '.payload.progress? //= 0' | toonkit encode --to binary -o edited.bin`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if to == "" {
+				return usageErrorf("toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary)")
+			}
+			if opts.To, err = codec.Parse(to, codec.Binary); err != nil {
+				return usageErrorf("", "--to: %v", err)
+			}
+			if typ != "" {
+				if opts.Type, err = binary.ParseMessageType(typ); err != nil {
+					return usageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
+				}
+			}
+			if opts.Seq, err = parseSeq(seq); err != nil {
+				return usageErrorf("", "--seq: %v", err)
+			}
+			if ts != "" {
+				t, err := parseTimestamp(ts)
+				if err != nil {
+					return usageErrorf("", "--timestamp: %v", err)
+				}
+				opts.Timestamp = &t
+			}
+			if opts.Compress, err = binary.ParseCompressMode(compress); err != nil {
+				return usageErrorf("", "--compress: %v", err)
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if err := refuseBinaryTTY(ios, opts.Output); err != nil {
+				return err
+			}
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runEncode(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame)")
+	f.StringVar(&typ, "type", "", "message type of bare payloads: a name (tool_call, Tool-Call, ...) or 1-8; inferred when absent")
+	f.StringVar(&seq, "seq", "1", "sequence id of the first frame; +1 per frame")
+	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
+	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{"instruction", "tool_call", "tool_result", "status", "error", "heartbeat", "context_request", "context_response"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func parseSeq(s string) (uint32, error) {
+	u, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || u > math.MaxUint32 {
+		return 0, fmt.Errorf("want a whole number from 0 to 4294967295, found %q", s)
+	}
+	return uint32(u), nil
+}
+
+// parseTimestamp reads Unix milliseconds (all 64 bits) or an RFC 3339 time.
+func parseTimestamp(s string) (uint64, error) {
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return u, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if ms := t.UnixMilli(); ms >= 0 && t.Nanosecond()%int(time.Millisecond) == 0 {
+			return uint64(ms), nil
+		}
+		return 0, fmt.Errorf("%q is before 1970 or has digits below the millisecond", s)
+	}
+	return 0, fmt.Errorf("want a whole number of milliseconds from 0 to 18446744073709551615 or an RFC 3339 time, found %q", s)
+}
+
+func runEncode(opts *EncodeOptions) error {
+	out := newOutput(opts.IO, opts.Output)
+	w := binary.NewWriter(out, opts.Compress)
+	seq := uint64(opts.Seq)
+	var payload []byte
+	for _, name := range opts.Inputs {
+		in, err := openInput(opts.IO, name)
+		if err != nil {
+			out.Abort()
+			return err
+		}
+		jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize)})
+		for {
+			v, pos, err := jr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				in.Close()
+				out.Abort()
+				return jsonReadError(in.Name, err)
+			}
+			h, p, err := frameFor(opts, jr, v, pos, seq)
+			if err != nil {
+				in.Close()
+				out.Abort()
+				return positionedError(in.Name, err)
+			}
+			if payload, err = jsonv.AppendCompact(payload[:0], p); err != nil {
+				// The stream reader accepted the value, so this cannot happen
+				// unless the two disagree; report it all the same.
+				in.Close()
+				out.Abort()
+				return invalidError(fmt.Errorf("%s:%s: %s", in.Name, pos, jsonv.Message(err)), "")
+			}
+			if _, err := w.WriteFrame(h, payload); err != nil {
+				in.Close()
+				out.Abort()
+				var ee *ExitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return invalidError(fmt.Errorf("%s:%s: %w", in.Name, pos, err), "")
+			}
+			seq++
+		}
+		in.Close()
+	}
+	return out.Commit()
+}
+
+// frameFor builds the header for one value and returns the payload to write.
+func frameFor(opts *EncodeOptions, jr *jsonv.Reader, v []byte, pos jsonv.Position, seq uint64) (binary.Header, []byte, error) {
+	var h binary.Header
+	rec, err := binary.ParseRecord(v)
+	if err != nil {
+		var re *binary.RecordError
+		if errors.As(err, &re) {
+			return h, nil, jr.ErrorAt(pos.Offset+re.Offset, re.Pointer, re.Msg)
+		}
+		return h, nil, err
+	}
+	h.Version = binary.Version
+	if rec.Version != nil {
+		h.Version = *rec.Version
+	}
+	switch {
+	case rec.Type != nil:
+		h.Type = *rec.Type
+	case opts.Type != 0:
+		h.Type = opts.Type
+	default:
+		t, err := binary.InferType(rec.Payload)
+		if err != nil {
+			se := jr.ErrorAt(pos.Offset+rec.PayloadStart, "", "cannot tell the message type: "+err.Error())
+			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se,
+				Hint: "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"}
+		}
+		h.Type = t
+	}
+	if rec.SequenceID != nil {
+		h.SequenceID = *rec.SequenceID
+	} else {
+		if seq > math.MaxUint32 {
+			se := jr.ErrorAt(pos.Offset, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
+			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: "start lower with --seq"}
+		}
+		h.SequenceID = uint32(seq)
+	}
+	switch {
+	case rec.Timestamp != nil:
+		h.Timestamp = *rec.Timestamp
+	case opts.Timestamp != nil:
+		h.Timestamp = *opts.Timestamp
+	default:
+		h.Timestamp = uint64(opts.Now().UnixMilli())
+	}
+	return h, rec.Payload, nil
+}
+
+// jsonReadError reports an error of the JSON stream reader.
+func jsonReadError(name string, err error) error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
+	}
+	if errors.Is(err, jsonv.ErrTooLarge) {
+		return invalidError(fmt.Errorf("%s: %w", name, err), "raise --max-frame-size if such values are expected")
+	}
+	return readError(name, err)
+}
+
+// positionedError prefixes a positioned error with the file name.
+func positionedError(name string, err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if se, ok := ee.Err.(*jsonv.SyntaxError); ok {
+			ee.Err = fmt.Errorf("%s:%w", name, se)
+			ee.Excerpt = se
+		}
+		return ee
+	}
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
+	}
+	return invalidError(fmt.Errorf("%s: %w", name, err), "")
+}

@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const stdinName = "<stdin>"
+
+// input is one named input stream.
+type input struct {
+	Name string
+	R    io.Reader
+	f    *os.File
+}
+
+func (in *input) Close() {
+	if in.f != nil {
+		in.f.Close()
+	}
+}
+
+// inputNames returns the inputs to read: the arguments, or stdin when there
+// are none. Reading a terminal with no arguments is a usage error, since it
+// is almost always a mistake.
+func inputNames(ios *IOStreams, args []string, cmdPath string) ([]string, error) {
+	if len(args) == 0 {
+		if ios.IsStdinTTY() {
+			return nil, usageErrorf(fmt.Sprintf("give a FILE, or pipe data in: cat capture.bin | %s", cmdPath),
+				"no input: standard input is a terminal")
+		}
+		return []string{"-"}, nil
+	}
+	return args, nil
+}
+
+// openInput opens a named input; "-" is stdin.
+func openInput(ios *IOStreams, name string) (*input, error) {
+	if name == "-" {
+		return &input{Name: stdinName, R: ios.In}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, ioErrorf("cannot read %s: %s", name, pathErrText(err))
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, ioErrorf("cannot read %s: it is a directory", name)
+	}
+	return &input{Name: name, R: f, f: f}, nil
+}
+
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readError wraps an error met while reading an input.
+func readError(name string, err error) error {
+	return ioErrorf("cannot read %s: %s", name, pathErrText(err))
+}
+
+// output is where a command writes. "" and "-" are stdout; a file is written
+// to a temporary file in the same folder, created on first write, and
+// renamed over the target by Commit, so that a failed run leaves no partial
+// output and -o may name an input.
+type output struct {
+	ios    *IOStreams
+	path   string // "" for stdout
+	tmp    *os.File
+	w      *bufio.Writer
+	failed error
+}
+
+func newOutput(ios *IOStreams, path string) *output {
+	o := &output{ios: ios}
+	if path != "" && path != "-" {
+		o.path = path
+	} else {
+		o.w = bufio.NewWriterSize(ios.Out, 256<<10)
+	}
+	return o
+}
+
+// Name is the output's name for messages.
+func (o *output) Name() string {
+	if o.path == "" {
+		return "<stdout>"
+	}
+	return o.path
+}
+
+// refuseBinaryTTY is the usage error for binary output bound for a terminal.
+func refuseBinaryTTY(ios *IOStreams, oflag string) error {
+	if oflag == "" && ios.IsStdoutTTY() {
+		return usageErrorf("redirect or pipe the output, name a file with -o FILE, or force it with -o -",
+			"refusing to write binary frames to a terminal")
+	}
+	return nil
+}
+
+func (o *output) open() error {
+	if o.w != nil {
+		return nil
+	}
+	dir := filepath.Dir(o.path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(o.path)+".tmp-*")
+	if err != nil {
+		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
+	}
+	o.tmp = f
+	o.w = bufio.NewWriterSize(f, 256<<10)
+	return nil
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	if o.failed != nil {
+		return 0, o.failed
+	}
+	if err := o.open(); err != nil {
+		o.failed = err
+		return 0, err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		return n, o.failed
+	}
+	return n, nil
+}
+
+// Commit flushes the output and, for a file, puts it in place.
+func (o *output) Commit() error {
+	if o.failed != nil {
+		o.Abort()
+		return o.failed
+	}
+	if err := o.open(); err != nil {
+		return err
+	}
+	if err := o.w.Flush(); err != nil {
+		o.Abort()
+		return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+	}
+	if o.tmp == nil {
+		return nil
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(o.path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	name := o.tmp.Name()
+	err := o.tmp.Chmod(mode)
+	if err == nil {
+		err = o.tmp.Close()
+	} else {
+		o.tmp.Close()
+	}
+	o.tmp = nil
+	if err == nil {
+		err = os.Rename(name, o.path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
+	}
+	return nil
+}
+
+// Abort discards a file output; stdout output written so far is flushed,
+// since a stream consumer has seen it already in part.
+func (o *output) Abort() {
+	if o.tmp != nil {
+		name := o.tmp.Name()
+		o.tmp.Close()
+		os.Remove(name)
+		o.tmp = nil
+		return
+	}
+	if o.w != nil && o.path == "" {
+		o.w.Flush()
+	}
+}
+
+// parseSize reads a byte size such as 1048576, 64KiB, 64k, 64MB or 1GiB.
+// All units are powers of 1024.
+func parseSize(s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	var n int
+	if _, err := fmt.Sscanf(t, "%d", &n); err != nil || fmt.Sprint(n) != t || n <= 0 {
+		return 0, fmt.Errorf("invalid size %q (want a positive number of bytes, such as 1048576, 64KiB or 64MiB)", s)
+	}
+	if n > (1<<31-1)/mult {
+		return 0, fmt.Errorf("size %q is too large (at most 2GiB)", s)
+	}
+	return n * mult, nil
+}

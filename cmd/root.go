@@ -1,0 +1,115 @@
+// Package cmd is toonkit's command-line interface: a thin cobra layer over
+// the libraries in pkg/.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X github.com/toonkit/toonkit/cmd.version=v1.2.3".
+var version = ""
+
+// Version returns the version from ldflags, or from the module's build info.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "-dirty"
+				}
+			}
+		}
+		if v == "" || v == "(devel)" {
+			v = "devel"
+			if rev != "" {
+				v += "+" + rev[:min(12, len(rev))] + dirty
+			}
+		}
+		return v
+	}
+	return "devel"
+}
+
+// Main runs toonkit with the process's arguments and returns the exit code.
+func Main() int {
+	return Run(System(), os.Args[1:])
+}
+
+// Run runs toonkit with the given streams and arguments and returns the exit code.
+func Run(ios *IOStreams, args []string) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	ran := false
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		ran = true
+		switch ios.ColorMode {
+		case "auto", "always", "never":
+			return nil
+		}
+		return usageErrorf("", "invalid --color %q (want auto, always or never)", ios.ColorMode)
+	}
+	c, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	r := newReporter(ios)
+	code := exitCode(err, ran)
+	var ee *ExitError
+	if code == ExitUsage && !(errors.As(err, &ee) && ee.Hint != "") && c != nil {
+		err = &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("run '%s --help' for usage", c.CommandPath())}
+	}
+	return r.report(err, ran)
+}
+
+// NewRootCmd builds the whole command tree on the given streams.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "toonkit",
+		Short: "Encode, decode, inspect and check TOON agent messages",
+		Long: `toonkit is a Swiss-army knife for the message formats that agent systems call
+"TOON" and the JSON envelopes around them. It reads standard input or files
+and writes standard output, so it fits in shell pipelines and CI steps.
+
+Formats in this version: binary (Kado TOON frames: an 18-byte header and a
+JSON payload, optionally RLE-compressed) and json/ndjson.`,
+		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
+  toonkit decode capture.bin
+  toonkit inspect capture.bin`,
+		Version:       Version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("toonkit {{.Version}}\n")
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
+	})
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&ios.ColorMode, "color", "auto", "when to use color: auto, always or never")
+	pf.BoolVarP(&ios.Quiet, "quiet", "q", false, "print no warnings, notes or hints on stderr")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+
+	root.AddCommand(
+		newEncodeCmd(ios, nil),
+		newDecodeCmd(ios, nil),
+		newInspectCmd(ios, nil),
+	)
+	return root
+}

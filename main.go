@@ -1,0 +1,9 @@
+package main
+
+import (
+	"os"
+
+	"github.com/toonkit/toonkit/cmd"
+)
+
+func main() { os.Exit(cmd.Main()) }

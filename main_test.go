@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/toonkit/toonkit/cmd"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"toonkit": func() { os.Exit(cmd.Main()) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: exact stdout, stderr
+// and exit codes of the real binary, for good and bad input.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// A clean environment: no color variables leak in from the caller.
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("CLICOLOR", "")
+			env.Setenv("CLICOLOR_FORCE", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"unhex": cmdUnhex,
+			"hexof": cmdHexof,
+		},
+		RequireExplicitExec: false,
+	})
+}
+
+// cmdUnhex writes the bytes of a hex file: "unhex IN OUT". White space and
+// anything after '#' on a line are ignored; "NxHH" repeats byte HH N times.
+func cmdUnhex(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: unhex IN.hex OUT")
+	}
+	src := ts.ReadFile(args[0])
+	var out []byte
+	for _, line := range strings.Split(src, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for _, word := range strings.Fields(line) {
+			count := 1
+			if n, b, ok := strings.Cut(word, "x"); ok {
+				var err error
+				if count, err = atoi(n); err != nil {
+					ts.Fatalf("unhex: bad repeat %q", word)
+				}
+				word = b
+			}
+			b, err := hex.DecodeString(word)
+			if err != nil {
+				ts.Fatalf("unhex: %v", err)
+			}
+			for ; count > 0; count-- {
+				out = append(out, b...)
+			}
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o644))
+}
+
+// cmdHexof prints a file's bytes as lowercase hex, 16 bytes a line: "hexof FILE".
+func cmdHexof(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hexof FILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var sb strings.Builder
+	for i := 0; i < len(b); i += 16 {
+		sb.WriteString(hex.EncodeToString(b[i:min(i+16, len(b))]))
+		sb.WriteByte('\n')
+	}
+	ts.Stdout().Write([]byte(sb.String()))
+}
+
+func atoi(s string) (int, error) {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, os.ErrInvalid
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
+}
+

@@ -1,0 +1,304 @@
+package binary
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// Frame is one frame as read from a stream. Payload is the payload as it is
+// on the wire (compressed or not); it is valid until the next call to Next.
+type Frame struct {
+	Index  int   // 0-based position in the stream
+	Offset int64 // absolute byte offset of the first header byte
+	Header Header
+	Raw    []byte // the HeaderSize header bytes followed by the payload
+}
+
+// Payload returns the wire payload (after the header).
+func (f *Frame) Payload() []byte { return f.Raw[HeaderSize:] }
+
+// Compressed reports whether the payload starts with the magic byte 0x5A.
+func (f *Frame) Compressed() bool { return IsCompressed(f.Payload()) }
+
+// Size is the number of bytes the frame occupies in the stream.
+func (f *Frame) Size() int { return len(f.Raw) }
+
+// ReaderOptions configure a Reader.
+type ReaderOptions struct {
+	// MaxFrameSize bounds a payload, on the wire and decompressed.
+	// 0 means DefaultMaxFrameSize.
+	MaxFrameSize int
+	// BaseOffset is the absolute offset of the first byte of the stream
+	// (for inputs read after a skip).
+	BaseOffset int64
+}
+
+// Reader reads frames back to back from a stream, in memory bounded by the
+// largest frame. Payload lengths never size an allocation before the bytes
+// have arrived.
+type Reader struct {
+	r     io.Reader
+	max   int
+	buf   []byte
+	pos   int   // start of unread data in buf
+	end   int   // end of data in buf
+	base  int64 // absolute offset of buf[0]
+	eof   bool
+	rerr  error // a read error other than io.EOF
+	index int
+	err   error // the error of the frame at pos, until Resync
+	frame Frame
+	unrle []byte
+	jsonb []byte
+}
+
+const initialBuffer = 64 << 10
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader, opts ReaderOptions) *Reader {
+	maxSize := opts.MaxFrameSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFrameSize
+	}
+	return &Reader{r: r, max: maxSize, base: opts.BaseOffset, buf: make([]byte, initialBuffer)}
+}
+
+// MaxFrameSize returns the payload limit in force.
+func (r *Reader) MaxFrameSize() int { return r.max }
+
+// Offset returns the absolute offset of the next unread byte.
+func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
+
+// fill makes at least n bytes available from pos, unless the stream ends
+// first. It reports how many are available.
+func (r *Reader) fill(n int) int {
+	for r.end-r.pos < n && !r.eof && r.rerr == nil {
+		if r.pos > 0 && (len(r.buf)-r.pos < n || r.end == len(r.buf)) {
+			copy(r.buf, r.buf[r.pos:r.end])
+			r.end -= r.pos
+			r.base += int64(r.pos)
+			r.pos = 0
+		}
+		if r.end == len(r.buf) {
+			// Grow by at most the bytes already here, so that a length field
+			// never sizes an allocation ahead of the data.
+			grow := min(max(len(r.buf), initialBuffer), n-r.end+initialBuffer)
+			nb := make([]byte, len(r.buf)+grow)
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		}
+		m, err := r.r.Read(r.buf[r.end:])
+		r.end += m
+		if err == io.EOF {
+			r.eof = true
+		} else if err != nil {
+			r.rerr = err
+		}
+	}
+	return r.end - r.pos
+}
+
+// Next returns the next frame. At the clean end of the stream it returns
+// io.EOF; a frame that breaks a rule gives a *FrameError, returned again by
+// every call until Resync; a read error is returned as it is.
+func (r *Reader) Next() (*Frame, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	avail := r.fill(HeaderSize)
+	if avail == 0 {
+		if r.rerr != nil {
+			return nil, r.rerr
+		}
+		return nil, io.EOF
+	}
+	off := r.Offset()
+	if avail < HeaderSize {
+		if r.rerr != nil {
+			return nil, r.rerr
+		}
+		return nil, r.fail(&FrameError{Kind: TruncatedHeader, Field: "header", ByteOffset: off + int64(avail),
+			Expected: fmt.Sprintf("%d header bytes", HeaderSize), Found: fmt.Sprintf("only %d %s", avail, plural(avail, "byte remains", "bytes remain"))})
+	}
+	h := ParseHeader(r.buf[r.pos:])
+	if err := h.Check(r.max); err != nil {
+		fe := err.(*FieldError)
+		return nil, r.fail(&FrameError{Kind: fe.Kind, Field: fe.Field, ByteOffset: off + int64(fe.Offset), Expected: fe.Expected, Found: fe.Found})
+	}
+	need := HeaderSize + int(h.PayloadLength)
+	if got := r.fill(need); got < need {
+		if r.rerr != nil {
+			return nil, r.rerr
+		}
+		left := got - HeaderSize
+		return nil, r.fail(&FrameError{Kind: TruncatedPayload, Field: "payloadLength", ByteOffset: off + OffPayloadLength,
+			Expected: fmt.Sprintf("%d payload bytes", h.PayloadLength), Found: fmt.Sprintf("only %d %s", left, plural(left, "byte remains", "bytes remain"))})
+	}
+	r.frame = Frame{Index: r.index, Offset: off, Header: h, Raw: r.buf[r.pos : r.pos+need]}
+	r.pos += need
+	r.index++
+	return &r.frame, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (r *Reader) fail(e *FrameError) error {
+	e.Frame = r.index
+	e.Offset = r.Offset()
+	e.Header = append([]byte(nil), r.buf[r.pos:min(r.end, r.pos+HeaderSize)]...)
+	r.err = e
+	return e
+}
+
+// Resync moves past a frame that failed: it looks for the next plausible
+// header after the failed frame's first byte (or after a frame whose payload
+// failed, given to Skip) and reports how many bytes it passed over. When no
+// header is found before the end, all remaining bytes are skipped and the
+// next call to Next returns io.EOF; found reports whether a header was found.
+func (r *Reader) Resync() (skipped int64, found bool) {
+	if r.err == nil {
+		return 0, false
+	}
+	r.err = nil
+	start := r.Offset()
+	r.pos++
+	for {
+		avail := r.fill(HeaderSize + 1)
+		if avail == 0 {
+			return r.Offset() - start, false
+		}
+		if k := bytes.IndexByte(r.buf[r.pos:r.end], Version); k < 0 {
+			r.pos = r.end
+			continue
+		} else if k > 0 {
+			r.pos += k
+			continue
+		}
+		if r.plausible(r.buf[r.pos:r.end]) {
+			r.index++
+			return r.Offset() - start, true
+		}
+		if avail < HeaderSize {
+			// Too short for a header: the rest is skipped.
+			r.pos = r.end
+			continue
+		}
+		r.pos++
+	}
+}
+
+// plausible tells whether b starts with something that looks like a frame:
+// version 1, a known type, a length within the limit, and a payload that can
+// begin a JSON document or a compressed body.
+func (r *Reader) plausible(b []byte) bool {
+	if len(b) < HeaderSize || b[0] != Version || !MessageType(b[1]).Valid() {
+		return false
+	}
+	h := ParseHeader(b)
+	if h.PayloadLength == 0 || uint64(h.PayloadLength) > uint64(r.max) {
+		return false
+	}
+	if len(b) == HeaderSize {
+		return true
+	}
+	switch b[HeaderSize] {
+	case '{', '[', '"', '-', 't', 'f', 'n', ' ', '\t', '\r', '\n', CompressionMagic:
+		return true
+	}
+	return b[HeaderSize] >= '0' && b[HeaderSize] <= '9'
+}
+
+// JSON returns the frame's payload as compact JSON: decompressed when it is
+// compressed, without white space between tokens, strings in their minimal
+// escaping, numbers as written. The result is valid until the next call.
+// A payload that is not JSON gives a *FrameError.
+func (r *Reader) JSON(f *Frame) ([]byte, error) {
+	wire := f.Payload()
+	src := wire
+	payloadAt := f.Offset + HeaderSize
+	if IsCompressed(wire) {
+		var err error
+		r.unrle, err = AppendUnRLE(r.unrle[:0], wire[1:], r.max)
+		if err != nil {
+			return nil, &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset, ByteOffset: payloadAt, Field: "payload",
+				Err: err, Header: append([]byte(nil), f.Raw[:HeaderSize]...)}
+		}
+		src = r.unrle
+	}
+	var err error
+	r.jsonb, err = jsonv.AppendCompact(r.jsonb[:0], src)
+	if err != nil {
+		fe := &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset, ByteOffset: payloadAt, Field: "payload",
+			Expected: "JSON", Found: describeStart(src), Header: append([]byte(nil), f.Raw[:HeaderSize]...)}
+		rel := jsonv.ErrorOffset(err)
+		if rel >= 0 && !IsCompressed(wire) {
+			fe.ByteOffset = payloadAt + rel
+		}
+		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err)}
+		if len(src) > 0 && !validStart(src) {
+			fe.Err = nil
+		} else {
+			fe.Expected, fe.Found = "", ""
+		}
+		return nil, fe
+	}
+	return r.jsonb, nil
+}
+
+// PayloadError is a JSON syntax error inside a payload.
+type PayloadError struct {
+	Offset     int64 // within the (decompressed) payload; -1 when unknown
+	Compressed bool
+	Msg        string
+}
+
+func (e *PayloadError) Error() string {
+	where := "payload"
+	if e.Compressed {
+		where = "decompressed payload"
+	}
+	if e.Offset < 0 {
+		return fmt.Sprintf("not valid JSON: %s", e.Msg)
+	}
+	return fmt.Sprintf("not valid JSON: %s (byte %d of the %s)", e.Msg, e.Offset, where)
+}
+
+func validStart(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[', '"', '-', 't', 'f', 'n':
+			return true
+		}
+		return c >= '0' && c <= '9'
+	}
+	return false
+}
+
+func describeStart(b []byte) string {
+	if len(b) == 0 {
+		return "an empty payload"
+	}
+	c := b[0]
+	if c >= 0x20 && c < 0x7F {
+		return fmt.Sprintf("byte 0x%02X (%q)", c, rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02X", c)
+}
+
+// IsFrameError reports whether err is a *FrameError (a rule broken by the
+// input, as opposed to an I/O error).
+func IsFrameError(err error) bool {
+	var fe *FrameError
+	return errors.As(err, &fe)
+}

@@ -1,0 +1,158 @@
+package binary
+
+import (
+	"bytes"
+	"fmt"
+)
+
+const rleEscape = 0xFF
+
+// AppendRLE appends the RLE body of src (without the magic byte) to dst,
+// exactly as the Kado TypeScript encoder writes it: runs are cut into pieces
+// of at most 255 bytes; a piece of 4 or more equal bytes, and a piece of 0xFF
+// bytes of any length, is written FF b n; other pieces are written verbatim.
+func AppendRLE(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		b := src[i]
+		j := i + 1
+		for j < len(src) && src[j] == b {
+			j++
+		}
+		for run := j - i; run > 0; {
+			n := min(run, 255)
+			if n >= 4 || b == rleEscape {
+				dst = append(dst, rleEscape, b, byte(n))
+			} else {
+				for k := 0; k < n; k++ {
+					dst = append(dst, b)
+				}
+			}
+			run -= n
+		}
+		i = j
+	}
+	return dst
+}
+
+// AppendUnRLE appends the decompression of an RLE body (without the magic
+// byte) to dst. FF b n gives n copies of b (n = 0 gives nothing); an FF with
+// fewer than two bytes after it is taken literally, as the reference decoder
+// does. The output may not grow beyond limit bytes (limit <= 0: no limit);
+// the check happens before anything is allocated for a run.
+func AppendUnRLE(dst, src []byte, limit int) ([]byte, error) {
+	start := len(dst)
+	over := func(extra int) bool { return limit > 0 && len(dst)-start+extra > limit }
+	for len(src) > 0 {
+		k := bytes.IndexByte(src, rleEscape)
+		if k < 0 || len(src)-k < 3 {
+			if over(len(src)) {
+				return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+			}
+			return append(dst, src...), nil
+		}
+		if over(k) {
+			return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+		}
+		dst = append(dst, src[:k]...)
+		b, n := src[k+1], int(src[k+2])
+		if over(n) {
+			return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+		}
+		for ; n > 0; n-- {
+			dst = append(dst, b)
+		}
+		src = src[k+3:]
+	}
+	return dst, nil
+}
+
+// RLEOddity is something a decompressor accepts but an encoder never writes.
+type RLEOddity struct {
+	Offset int    // within the body
+	What   string // "truncated escape" or "zero count"
+}
+
+// RLEOddities lists the places in an RLE body that the TypeScript encoder
+// would never produce: an FF escape cut short, and a zero count.
+func RLEOddities(body []byte) []RLEOddity {
+	var out []RLEOddity
+	for i := 0; i < len(body); {
+		k := bytes.IndexByte(body[i:], rleEscape)
+		if k < 0 {
+			break
+		}
+		i += k
+		if len(body)-i < 3 {
+			out = append(out, RLEOddity{Offset: i, What: "truncated escape"})
+			break
+		}
+		if body[i+2] == 0 {
+			out = append(out, RLEOddity{Offset: i, What: "zero count"})
+		}
+		i += 3
+	}
+	return out
+}
+
+// CompressMode chooses when payloads are compressed.
+type CompressMode int
+
+const (
+	// CompressAuto compresses a payload longer than CompressionThreshold when
+	// its RLE body is shorter than the payload, as the TypeScript encoder does.
+	CompressAuto CompressMode = iota
+	// CompressAlways compresses every payload.
+	CompressAlways
+	// CompressNever never compresses.
+	CompressNever
+)
+
+// ParseCompressMode parses "auto", "always" or "never".
+func ParseCompressMode(s string) (CompressMode, error) {
+	switch s {
+	case "auto":
+		return CompressAuto, nil
+	case "always":
+		return CompressAlways, nil
+	case "never":
+		return CompressNever, nil
+	}
+	return 0, fmt.Errorf("invalid compress mode %q (want auto, always or never)", s)
+}
+
+func (m CompressMode) String() string {
+	return [...]string{"auto", "always", "never"}[m]
+}
+
+// AppendPayload appends the wire form of a JSON payload to dst: either the
+// payload as is, or 0x5A followed by its RLE body, according to mode. It
+// reports whether it compressed.
+func AppendPayload(dst, payload []byte, mode CompressMode) ([]byte, bool) {
+	switch mode {
+	case CompressNever:
+		return append(dst, payload...), false
+	case CompressAuto:
+		if len(payload) <= CompressionThreshold {
+			return append(dst, payload...), false
+		}
+	}
+	start := len(dst)
+	dst = append(dst, CompressionMagic)
+	dst = AppendRLE(dst, payload)
+	if mode == CompressAuto && len(dst)-start-1 >= len(payload) {
+		return append(dst[:start], payload...), false
+	}
+	return dst, true
+}
+
+// IsCompressed reports whether a wire payload is compressed (first byte 0x5A).
+func IsCompressed(wire []byte) bool { return len(wire) > 0 && wire[0] == CompressionMagic }
+
+// AppendDecompressed appends the JSON bytes of a wire payload to dst,
+// decompressing it when it starts with 0x5A.
+func AppendDecompressed(dst, wire []byte, limit int) ([]byte, error) {
+	if IsCompressed(wire) {
+		return AppendUnRLE(dst, wire[1:], limit)
+	}
+	return append(dst, wire...), nil
+}

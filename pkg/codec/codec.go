@@ -1,0 +1,102 @@
+// Package codec is toonkit's format registry: the names of the formats,
+// their aliases, and detection of a format from the first bytes of an input.
+package codec
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Format is a canonical format name, as given to --from and --to.
+type Format string
+
+// The formats of DESIGN.md.
+const (
+	JSON       Format = "json"
+	NDJSON     Format = "ndjson"
+	Binary     Format = "binary"
+	Tabular    Format = "tabular"
+	TOON       Format = "toon"
+	Chiffon    Format = "chiffon"
+	Trace      Format = "trace"
+	Narratoria Format = "narratoria"
+)
+
+var aliases = map[string]Format{
+	"json": JSON, "ndjson": NDJSON, "jsonl": NDJSON,
+	"binary": Binary, "kado": Binary, "frame": Binary,
+	"tabular": Tabular, "a2a": Tabular, "toon": TOON,
+	"chiffon": Chiffon, "trace": Trace, "aop": Trace,
+	"narratoria": Narratoria, "tool": Narratoria,
+}
+
+// Names returns every accepted name of the given formats (canonical names
+// and aliases), sorted, for help text and completion.
+func Names(formats ...Format) []string {
+	var out []string
+	for name, f := range aliases {
+		for _, g := range formats {
+			if f == g {
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse resolves a format name or alias (any case) among the formats a
+// command supports.
+func Parse(name string, supported ...Format) (Format, error) {
+	f, ok := aliases[strings.ToLower(strings.TrimSpace(name))]
+	if ok {
+		for _, s := range supported {
+			if s == f {
+				return f, nil
+			}
+		}
+	}
+	var list []string
+	for _, s := range supported {
+		list = append(list, string(s))
+	}
+	if ok {
+		return "", fmt.Errorf("format %q is not supported here (supported: %s)", name, strings.Join(list, ", "))
+	}
+	return "", fmt.Errorf("unknown format %q (supported: %s)", name, strings.Join(list, ", "))
+}
+
+// Detection is the outcome of Detect.
+type Detection struct {
+	Format Format // "" when nothing fits
+	Why    string // what was seen, for messages
+}
+
+// Detect names the format of an input from its first bytes (give at least
+// the first 64 if there are that many). Binary frames start with version
+// byte 0x01 and a type byte 0x01..0x08; tabular text starts with "@toon";
+// JSON starts (after white space) with '{' or '['.
+func Detect(prefix []byte) Detection {
+	if len(prefix) == 0 {
+		return Detection{Why: "the input is empty"}
+	}
+	if len(prefix) >= 2 && prefix[0] == 0x01 && prefix[1] >= 0x01 && prefix[1] <= 0x08 {
+		return Detection{Format: Binary, Why: fmt.Sprintf("version byte 0x01 and type byte 0x%02X", prefix[1])}
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(t, []byte("@toon")):
+		return Detection{Format: Tabular, Why: `it starts with "@toon"`}
+	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
+		return Detection{Format: JSON, Why: fmt.Sprintf("it starts with %q", t[0])}
+	case len(t) == 0:
+		return Detection{Why: "the input holds only white space"}
+	}
+	c := prefix[0]
+	if c >= 0x20 && c < 0x7F {
+		return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X (%q)", c, rune(c))}
+	}
+	return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X", c)}
+}

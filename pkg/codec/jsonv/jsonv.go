@@ -1,0 +1,272 @@
+// Package jsonv is toonkit's JSON value model: a stream of raw JSON values
+// read with go-json-experiment's jsontext, with member order, number literals
+// and positions kept. Duplicate names and invalid UTF-8 are errors.
+package jsonv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// DefaultMaxValueSize bounds one JSON value read from a stream.
+const DefaultMaxValueSize = 64 << 20
+
+// Position is a place in a text input. Line and Column are 1-based; Column
+// counts characters (runes), not bytes.
+type Position struct {
+	Offset int64
+	Line   int
+	Column int
+}
+
+func (p Position) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+
+// SyntaxError is malformed JSON at a position, with the line it stands on.
+type SyntaxError struct {
+	Pos     Position
+	Pointer string // JSON pointer of the value being read, when known
+	Msg     string
+	Excerpt string // the line of the error, possibly cut to a window
+	Caret   int    // the column of the error within Excerpt, 0-based, in runes
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Pointer != "" {
+		return fmt.Sprintf("%s: %s (at %s)", e.Pos, e.Msg, e.Pointer)
+	}
+	return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+}
+
+// ErrTooLarge is returned when one value passes the size limit.
+var ErrTooLarge = errors.New("JSON value too large")
+
+// Message turns a jsontext error into a short sentence without the package
+// prefix and offsets.
+func Message(err error) string {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && se.Err != nil {
+		err = se.Err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	return msg
+}
+
+// AppendCompact appends the compact form of one JSON value to dst: no
+// whitespace between tokens, strings with the minimal escaping that
+// JavaScript's JSON.stringify uses, numbers exactly as written. On error
+// dst is returned unchanged and the error is a *jsontext.SyntacticError
+// whose ByteOffset is relative to src.
+func AppendCompact(dst, src []byte) ([]byte, error) {
+	n := len(dst)
+	out, err := jsontext.AppendFormat(dst, src)
+	if err != nil {
+		return dst[:n], err
+	}
+	return out, nil
+}
+
+// ErrorOffset returns the byte offset a jsontext error points at, or -1.
+func ErrorOffset(err error) int64 {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		return se.ByteOffset
+	}
+	return -1
+}
+
+// Options configure a Reader.
+type Options struct {
+	// MaxValueSize bounds the bytes of one value (and the space before it);
+	// 0 means DefaultMaxValueSize.
+	MaxValueSize int64
+}
+
+// Reader reads a stream of JSON values: one document, NDJSON, or values
+// back to back with optional white space between them.
+type Reader struct {
+	rec *recorder
+	dec *jsontext.Decoder
+	err error
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader, opts Options) *Reader {
+	limit := opts.MaxValueSize
+	if limit <= 0 {
+		limit = DefaultMaxValueSize
+	}
+	rec := &recorder{r: r, limit: limit, line: 1}
+	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec)}
+}
+
+// Next returns the next value and the position where it starts. The value is
+// valid until the next call. At the end of the stream it returns io.EOF.
+func (r *Reader) Next() (jsontext.Value, Position, error) {
+	if r.err != nil {
+		return nil, Position{}, r.err
+	}
+	r.rec.advance(r.dec.InputOffset())
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		if err == io.EOF {
+			r.err = io.EOF
+			return nil, Position{}, io.EOF
+		}
+		r.err = r.syntaxError(err)
+		return nil, Position{}, r.err
+	}
+	start := r.dec.InputOffset() - int64(len(v))
+	return v, r.rec.position(start), nil
+}
+
+// Position returns the position of an absolute byte offset at or after the
+// start of the last value returned.
+func (r *Reader) Position(off int64) Position { return r.rec.position(off) }
+
+// ErrorAt builds a SyntaxError for a message at an absolute offset that lies
+// within the last value returned.
+func (r *Reader) ErrorAt(off int64, pointer, msg string) *SyntaxError {
+	e := &SyntaxError{Pos: r.rec.position(off), Pointer: pointer, Msg: msg}
+	e.Excerpt, e.Caret = r.rec.excerpt(off)
+	return e
+}
+
+func (r *Reader) syntaxError(err error) error {
+	var ioe *ioError
+	if errors.As(err, &ioe) {
+		return ioe.err
+	}
+	off := ErrorOffset(err)
+	if off < 0 {
+		off = r.dec.InputOffset()
+	}
+	var ptr string
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		ptr = string(se.JSONPointer)
+	}
+	e := r.ErrorAt(off, ptr, Message(err))
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		e.Pointer = ""
+	}
+	return e
+}
+
+// ioError marks an error of the underlying reader so that it is returned
+// as it is, not as a syntax error.
+type ioError struct{ err error }
+
+func (e *ioError) Error() string { return e.err.Error() }
+func (e *ioError) Unwrap() error { return e.err }
+
+// recorder passes reads through and keeps the bytes since the start of the
+// current value, so that positions and excerpts can be given for them.
+type recorder struct {
+	r     io.Reader
+	limit int64
+
+	kept     []byte // bytes from keptBase on
+	keptBase int64
+	line     int    // line number at keptBase
+	col      int    // column (runes since line start) at keptBase
+	prefix   []byte // up to excerptMax bytes of the line before keptBase
+}
+
+const excerptMax = 72
+
+func (c *recorder) Read(p []byte) (int, error) {
+	if int64(len(c.kept)) > c.limit {
+		return 0, &ioError{fmt.Errorf("%w: a value passes %d bytes (the limit is set by --max-frame-size)", ErrTooLarge, c.limit)}
+	}
+	n, err := c.r.Read(p)
+	c.kept = append(c.kept, p[:n]...)
+	if err != nil && err != io.EOF {
+		err = &ioError{err}
+	}
+	return n, err
+}
+
+// advance forgets the bytes before off, keeping line and column counts.
+func (c *recorder) advance(off int64) {
+	k := int(off - c.keptBase)
+	if k <= 0 {
+		return
+	}
+	gone := c.kept[:k]
+	if nl := bytes.LastIndexByte(gone, '\n'); nl >= 0 {
+		c.line += bytes.Count(gone, []byte{'\n'})
+		c.col = utf8.RuneCount(gone[nl+1:])
+		c.prefix = append(c.prefix[:0], tail(gone[nl+1:])...)
+	} else {
+		c.col += utf8.RuneCount(gone)
+		c.prefix = append(c.prefix, tail(gone)...)
+		c.prefix = append(c.prefix[:0], tail(c.prefix)...)
+	}
+	c.kept = append(c.kept[:0], c.kept[k:]...)
+	c.keptBase = off
+}
+
+func tail(b []byte) []byte {
+	if len(b) <= excerptMax {
+		return b
+	}
+	b = b[len(b)-excerptMax:]
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+func (c *recorder) position(off int64) Position {
+	k := int(min(max(off-c.keptBase, 0), int64(len(c.kept))))
+	seg := c.kept[:k]
+	p := Position{Offset: off, Line: c.line, Column: c.col + 1}
+	if nl := bytes.LastIndexByte(seg, '\n'); nl >= 0 {
+		p.Line += bytes.Count(seg, []byte{'\n'})
+		p.Column = utf8.RuneCount(seg[nl+1:]) + 1
+	} else {
+		p.Column += utf8.RuneCount(seg)
+	}
+	return p
+}
+
+// excerpt returns the line around off, cut to a window, and the caret's
+// rune index within it.
+func (c *recorder) excerpt(off int64) (string, int) {
+	k := int(min(max(off-c.keptBase, 0), int64(len(c.kept))))
+	var before []byte
+	if nl := bytes.LastIndexByte(c.kept[:k], '\n'); nl >= 0 {
+		before = c.kept[nl+1 : k]
+	} else {
+		before = append(append([]byte(nil), c.prefix...), c.kept[:k]...)
+	}
+	before = tail(before)
+	after := c.kept[k:]
+	if nl := bytes.IndexAny(after, "\r\n"); nl >= 0 {
+		after = after[:nl]
+	}
+	if len(after) > excerptMax {
+		after = after[:excerptMax]
+		for len(after) > 0 && !utf8.Valid(after) {
+			after = after[:len(after)-1]
+		}
+	}
+	line := strings.ToValidUTF8(string(before)+string(after), "\uFFFD")
+	line = strings.Map(func(r rune) rune {
+		if r == '\t' || r < 0x20 || r == 0x7F {
+			return ' '
+		}
+		return r
+	}, line)
+	return line, utf8.RuneCount(before)
+}
