@@ -73,6 +73,14 @@ func (r *Reader) MaxFrameSize() int { return r.max }
 // Offset returns the absolute offset of the next unread byte.
 func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
 
+// Buffered returns the bytes read from the stream but not yet consumed; they
+// start at Offset(). After Next has failed with a *FrameError they start at
+// the failed frame's first byte and hold at least what the reader looked at
+// (the header, and for a truncated payload every byte up to the end of the
+// stream), for display. The slice is valid until the next call to Next or
+// Resync and must not be modified.
+func (r *Reader) Buffered() []byte { return r.buf[r.pos:r.end] }
+
 // fill makes at least n bytes available from pos, unless the stream ends
 // first. It reports how many are available.
 func (r *Reader) fill(n int) int {
@@ -243,7 +251,7 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		if rel >= 0 && !IsCompressed(wire) {
 			fe.ByteOffset = payloadAt + rel
 		}
-		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err)}
+		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err), Pointer: jsonv.ErrorPointer(err)}
 		if len(src) > 0 && !validStart(src) {
 			fe.Err = nil
 		} else {
@@ -259,6 +267,7 @@ type PayloadError struct {
 	Offset     int64 // within the (decompressed) payload; -1 when unknown
 	Compressed bool
 	Msg        string
+	Pointer    string // JSON pointer of the value, when known
 }
 
 func (e *PayloadError) Error() string {
@@ -266,10 +275,14 @@ func (e *PayloadError) Error() string {
 	if e.Compressed {
 		where = "decompressed payload"
 	}
-	if e.Offset < 0 {
-		return fmt.Sprintf("not valid JSON: %s", e.Msg)
+	msg := "not valid JSON: " + e.Msg
+	if e.Pointer != "" {
+		msg = "not valid JSON at " + e.Pointer + ": " + e.Msg
 	}
-	return fmt.Sprintf("not valid JSON: %s (byte %d of the %s)", e.Msg, e.Offset, where)
+	if e.Offset < 0 {
+		return msg
+	}
+	return fmt.Sprintf("%s (byte %d of the %s)", msg, e.Offset, where)
 }
 
 func validStart(b []byte) bool {

@@ -75,6 +75,10 @@ func AppendCompact(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
+// Valid reports whether b is exactly one valid JSON value (no duplicate
+// names, valid UTF-8).
+func Valid(b []byte) bool { return jsontext.Value(b).IsValid() }
+
 // ErrorOffset returns the byte offset a jsontext error points at, or -1.
 func ErrorOffset(err error) int64 {
 	var se *jsontext.SyntacticError
@@ -82,6 +86,15 @@ func ErrorOffset(err error) int64 {
 		return se.ByteOffset
 	}
 	return -1
+}
+
+// ErrorPointer returns the JSON pointer a jsontext error points at, or "".
+func ErrorPointer(err error) string {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		return string(se.JSONPointer)
+	}
+	return ""
 }
 
 // Options configure a Reader.

@@ -1,0 +1,134 @@
+package binary
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+func seedFrames(f *testing.F) {
+	var stream []byte
+	for i, p := range []string{`{"instruction":"x"}`, `{}`, `{"success":true,"data":"` + string(bytes.Repeat([]byte{'a'}, 1500)) + `","duration":1}`} {
+		stream, _, _ = AppendFrame(stream, Header{Version: 1, Type: MessageType(i%8 + 1), SequenceID: uint32(i)}, []byte(p), CompressAuto)
+	}
+	f.Add(stream)
+	f.Add(stream[:30])
+	f.Add([]byte{1, 1, 0xff, 0xff, 0xff, 0xff})
+	f.Add(append([]byte{1, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0x5A, 0xFF, 0x7B))
+	f.Add([]byte(`{"instruction":"x"}`))
+}
+
+// FuzzReader: no input makes the frame reader panic, loop, or hand out a
+// frame that disagrees with its header; payloads given as JSON are valid.
+func FuzzReader(f *testing.F) {
+	seedFrames(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		const limit = 1 << 16
+		r := NewReader(bytes.NewReader(in), ReaderOptions{MaxFrameSize: limit})
+		var consumed int64
+		for steps := 0; steps <= len(in)+1; steps++ {
+			fr, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				var fe *FrameError
+				if !errors.As(err, &fe) {
+					t.Fatalf("non-frame error from a byte slice: %v", err)
+				}
+				skipped, _ := r.Resync()
+				if skipped <= 0 {
+					t.Fatalf("Resync made no progress")
+				}
+				consumed += skipped
+				continue
+			}
+			if fr.Offset != consumed || fr.Size() != HeaderSize+int(fr.Header.PayloadLength) {
+				t.Fatalf("frame at %d (want %d) size %d header %+v", fr.Offset, consumed, fr.Size(), fr.Header)
+			}
+			consumed += int64(fr.Size())
+			if js, err := r.JSON(fr); err == nil {
+				if len(js) > limit || !jsonv.Valid(js) {
+					t.Fatalf("bad JSON handed out: %q", js)
+				}
+			}
+		}
+		t.Fatalf("reader did not finish in %d steps", len(in)+1)
+	})
+}
+
+// FuzzDecompress: any body decompresses without panicking, within the limit.
+func FuzzDecompress(f *testing.F) {
+	f.Add([]byte{0xFF, 'A', 0xFF, 0xFF, 'A', 4})
+	f.Add([]byte{0xFF})
+	f.Add([]byte{'a', 0xFF, 0})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		const limit = 4096
+		out, err := AppendUnRLE(nil, body, limit)
+		if err == nil && len(out) > limit {
+			t.Fatalf("output of %d bytes passes the limit", len(out))
+		}
+		if err != nil && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("unexpected error %v", err)
+		}
+		RLEOddities(body)
+	})
+}
+
+// FuzzCompressRoundTrip: decompress∘compress is the identity, in every mode,
+// and compression never emits an oddity the decoder would flag.
+func FuzzCompressRoundTrip(f *testing.F) {
+	f.Add([]byte("AAAA"), uint8(0))
+	f.Add(bytes.Repeat([]byte{0xFF}, 300), uint8(1))
+	f.Add(bytes.Repeat([]byte{'x'}, 2000), uint8(2))
+	f.Fuzz(func(t *testing.T, in []byte, mode uint8) {
+		body := AppendRLE(nil, in)
+		if odd := RLEOddities(body); len(odd) > 0 {
+			t.Fatalf("encoder wrote oddities %v", odd)
+		}
+		back, err := AppendUnRLE(nil, body, 0)
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("round trip failed: %v", err)
+		}
+		wire, compressed := AppendPayload(nil, in, CompressMode(mode%3))
+		if compressed != IsCompressed(wire) && len(in) > 0 && in[0] == CompressionMagic {
+			return // an uncompressed payload that starts with the magic is ambiguous; JSON never does
+		}
+		back, err = AppendDecompressed(nil, wire, 0)
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("payload round trip failed in mode %d: %v", mode%3, err)
+		}
+	})
+}
+
+// FuzzFrameRoundTrip: decode∘encode is the identity on header and payload.
+func FuzzFrameRoundTrip(f *testing.F) {
+	f.Add(uint8(1), uint64(1735689600123), uint32(1), []byte(`{"instruction":"x"}`), uint8(0))
+	f.Add(uint8(3), uint64(1<<63), uint32(1<<31), []byte(`{"success":true,"data":"`+string(bytes.Repeat([]byte{' '}, 2000))+`"}`), uint8(0))
+	f.Fuzz(func(t *testing.T, typ uint8, ts uint64, seq uint32, payload []byte, mode uint8) {
+		compact, err := jsonv.AppendCompact(nil, payload)
+		if err != nil {
+			return
+		}
+		h := Header{Version: 1, Type: MessageType(typ%8 + 1), Timestamp: ts, SequenceID: seq}
+		frame, written, err := AppendFrame(nil, h, compact, CompressMode(mode%3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(bytes.NewReader(frame), ReaderOptions{})
+		fr, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Header != written || written.Type != h.Type || written.Timestamp != ts || written.SequenceID != seq {
+			t.Fatalf("header %+v, wrote %+v", fr.Header, written)
+		}
+		js, err := r.JSON(fr)
+		if err != nil || !bytes.Equal(js, compact) {
+			t.Fatalf("payload %q, want %q (%v)", js, compact, err)
+		}
+	})
+}

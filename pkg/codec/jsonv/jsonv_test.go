@@ -1,0 +1,185 @@
+package jsonv
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestAppendCompact(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{ "a" : 1 , "b" : [ 1.50, -0, 1e+20 ] }`, `{"a":1,"b":[1.50,-0,1e+20]}`},
+		{`{"z":1,"a":2}`, `{"z":1,"a":2}`},             // member order kept
+		{`"caf\u00e9 \/ \u2028"`, "\"café / \u2028\""}, // minimal escaping, as JSON.stringify
+		{`"\u0001\u001f\b\f\n\r\t\"\\"`, `"\u0001\u001f\b\f\n\r\t\"\\"`},
+		{`"<&>"`, `"<&>"`},
+		{`"\ud83d\ude00"`, `"😀"`},
+		{"123456789012345678901234567890", "123456789012345678901234567890"},
+	}
+	for _, c := range cases {
+		got, err := AppendCompact([]byte("prefix:"), []byte(c.in))
+		if err != nil || string(got) != "prefix:"+c.want {
+			t.Errorf("AppendCompact(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`{"a":1,"a":2}`, "\"\xff\"", `{`, `[1,]`, `01`, `"\ud800"`, `1 2`, ``} {
+		got, err := AppendCompact([]byte("keep"), []byte(bad))
+		if err == nil {
+			t.Errorf("AppendCompact(%q) accepted", bad)
+		}
+		if string(got) != "keep" {
+			t.Errorf("AppendCompact(%q) left %q in dst", bad, got)
+		}
+	}
+}
+
+func readAll(t *testing.T, r *Reader) ([]string, []Position, error) {
+	t.Helper()
+	var vals []string
+	var pos []Position
+	for {
+		v, p, err := r.Next()
+		if err == io.EOF {
+			return vals, pos, nil
+		}
+		if err != nil {
+			return vals, pos, err
+		}
+		vals = append(vals, string(v))
+		pos = append(pos, p)
+	}
+}
+
+func TestReaderStreams(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		vals []string
+		pos  []string
+	}{
+		{"one document", "{\n  \"a\": 1\n}\n", []string{"{\n  \"a\": 1\n}"}, []string{"1:1"}},
+		{"ndjson", "{\"a\":1}\n{\"b\":2}\n\n[3]\n", []string{`{"a":1}`, `{"b":2}`, `[3]`}, []string{"1:1", "2:1", "4:1"}},
+		{"back to back", `{"a":1}{"b":2} 3 "x"`, []string{`{"a":1}`, `{"b":2}`, `3`, `"x"`}, []string{"1:1", "1:8", "1:16", "1:18"}},
+		{"columns count runes", `["é"] ["€"]`, []string{`["é"]`, `["€"]`}, []string{"1:1", "1:7"}},
+		{"empty", "  \n", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, r := range map[string]*Reader{
+				"whole":    NewReader(strings.NewReader(c.in), Options{}),
+				"one byte": NewReader(iotest.OneByteReader(strings.NewReader(c.in)), Options{}),
+			} {
+				vals, pos, err := readAll(t, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Join(vals, "|") != strings.Join(c.vals, "|") {
+					t.Fatalf("values %q, want %q", vals, c.vals)
+				}
+				var ps []string
+				for _, p := range pos {
+					ps = append(ps, p.String())
+				}
+				if strings.Join(ps, " ") != strings.Join(c.pos, " ") {
+					t.Fatalf("positions %v, want %v", ps, c.pos)
+				}
+			}
+		})
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	cases := []struct {
+		name, in, msg, excerpt string
+		caret                  int
+	}{
+		{"bad token on line 3", "{\"a\":1}\n{\"b\":2}\n{\"c\": x}\n", "3:7: invalid character 'x' at start of value (at /c)", `{"c": x}`, 6},
+		{"unexpected end", "{\"a\":\n", "2:1: unexpected end of input", "", 0},
+		{"duplicate", `{"a":1,"a":2}`, `1:8: duplicate object member name (at /a)`, `{"a":1,"a":2}`, 7},
+		{"invalid utf-8", "[\"\xff\"]", "1:3: invalid UTF-8 (at /0)", "[\"\uFFFD\"]", 2},
+		{"after unicode", `{"é": tru}`, "1:10: invalid character '}' in literal true (expecting 'e') (at /é)", `{"é": tru}`, 9},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := readAll(t, NewReader(strings.NewReader(c.in), Options{}))
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want a *SyntaxError", err)
+			}
+			if se.Error() != c.msg || se.Excerpt != c.excerpt || se.Caret != c.caret {
+				t.Fatalf("got %q excerpt %q caret %d\nwant %q excerpt %q caret %d", se.Error(), se.Excerpt, se.Caret, c.msg, c.excerpt, c.caret)
+			}
+		})
+	}
+}
+
+func TestReaderLimit(t *testing.T) {
+	in := `{"a":"` + strings.Repeat("x", 100000) + `"}`
+	_, _, err := readAll(t, NewReader(strings.NewReader(in), Options{MaxValueSize: 1000}))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	// Many small values pass a small limit: it is per value.
+	many := strings.Repeat(`{"a":"xxxxxxxxxx"}`+"\n", 10000)
+	vals, _, err := readAll(t, NewReader(strings.NewReader(many), Options{MaxValueSize: 1000}))
+	if err != nil || len(vals) != 10000 {
+		t.Fatalf("%d values, %v", len(vals), err)
+	}
+}
+
+func TestReaderReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	_, _, err := readAll(t, NewReader(iotest.ErrReader(boom), Options{}))
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the read error", err)
+	}
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		t.Fatalf("a read error became a syntax error: %v", err)
+	}
+}
+
+func TestLongLineExcerpt(t *testing.T) {
+	in := `[` + strings.Repeat(`1,`, 500) + ` x]`
+	_, _, err := readAll(t, NewReader(strings.NewReader(in), Options{}))
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatal(err)
+	}
+	if len([]rune(se.Excerpt)) > 2*excerptMax+1 || []rune(se.Excerpt)[se.Caret] != 'x' {
+		t.Fatalf("excerpt %q caret %d", se.Excerpt, se.Caret)
+	}
+	if se.Pos.Column != 1003 {
+		t.Fatalf("column %d", se.Pos.Column)
+	}
+}
+
+// FuzzReader: any input is read to the end or to an error, never a panic,
+// and every value handed out is valid JSON.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{"{\"a\":1}\n[2]", `{"a":`, "\"\xff\"", `{}{}`, "1 2 3", `{"a":1,"a":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := NewReader(strings.NewReader(string(in)), Options{MaxValueSize: 1 << 16})
+		for i := 0; i <= len(in); i++ {
+			v, p, err := r.Next()
+			if err != nil {
+				var se *SyntaxError
+				if err != io.EOF && !errors.As(err, &se) && !errors.Is(err, ErrTooLarge) {
+					t.Fatalf("unexpected error type %T: %v", err, err)
+				}
+				if se != nil && (se.Pos.Line < 1 || se.Pos.Column < 1 || se.Caret > len([]rune(se.Excerpt))) {
+					t.Fatalf("bad position %+v", se)
+				}
+				return
+			}
+			if !Valid(v) || p.Line < 1 || p.Column < 1 || p.Offset < 0 || p.Offset >= int64(len(in)) {
+				t.Fatalf("value %q at %+v", v, p)
+			}
+		}
+		t.Fatal("reader did not finish")
+	})
+}
