@@ -94,4 +94,3 @@ func atoi(s string) (int, error) {
 	}
 	return n, nil
 }
-

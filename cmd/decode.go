@@ -137,7 +137,7 @@ func runDecode(opts *DecodeOptions) error {
 				return readError(in.Name, err)
 			}
 			bad++
-			ferr := frameError(in.Name, err)
+			ferr := frameError(in.Name, err, opts.KeepGoing)
 			if !opts.KeepGoing {
 				in.Close()
 				out.Abort()
@@ -181,35 +181,35 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// requireBinary checks by detection that an input holds binary frames.
+// requireBinary checks by detection that an input holds binary frames. An
+// empty input holds zero frames.
 func requireBinary(name string, br *bufio.Reader) error {
 	prefix, err := br.Peek(64)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return readError(name, err)
 	}
 	d := codec.Detect(prefix)
-	if d.Format == codec.Binary {
+	if d.Format == codec.Binary || len(prefix) == 0 {
 		return nil
 	}
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
 		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)
 	}
-	if len(prefix) == 0 {
-		return invalidError(fmt.Errorf("%s: no frames: the input is empty", name), "")
-	}
 	return invalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
 }
 
 // frameError turns a reader error into a user-facing one with the file name
 // and a hint where one is known.
-func frameError(name string, err error) error {
+func frameError(name string, err error, keepGoing bool) error {
 	var fe *binary.FrameError
 	if !errors.As(err, &fe) {
 		return invalidError(fmt.Errorf("%s: %w", name, err), "")
 	}
 	hint := ""
 	switch {
+	case keepGoing:
+		// The run goes on; the notes that follow say what was skipped.
 	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == binary.BadVersion || fe.Kind == binary.BadType || fe.Kind == binary.TruncatedHeader):
 		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
 		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {

@@ -73,7 +73,7 @@ EXIT STATUS
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
 			if to == "" {
-				return usageErrorf("toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary)")
+				return usageErrorf("for example: toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary)")
 			}
 			if opts.To, err = codec.Parse(to, codec.Binary); err != nil {
 				return usageErrorf("", "--to: %v", err)
@@ -254,7 +254,7 @@ func jsonReadError(name string, err error) error {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
 	}
 	if errors.Is(err, jsonv.ErrTooLarge) {
-		return invalidError(fmt.Errorf("%s: %w", name, err), "raise --max-frame-size if such values are expected")
+		return invalidError(fmt.Errorf("%s:%w", name, err), "raise --max-frame-size if such values are expected")
 	}
 	return readError(name, err)
 }

@@ -18,9 +18,9 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./pkg/codec/binary
 
-// records returns a compact TOOL_RESULT payload of about n bytes: an array
+// benchRecords returns a compact TOOL_RESULT payload of about n bytes: an array
 // of records, with no long runs of one byte (RLE does not pay).
-func records(rng *rand.Rand, n int) []byte {
+func benchRecords(rng *rand.Rand, n int) []byte {
 	b := []byte(`{"success":true,"data":[`)
 	for i := 0; len(b) < n-40; i++ {
 		if i > 0 {
@@ -33,9 +33,9 @@ func records(rng *rand.Rand, n int) []byte {
 	return fmt.Appendf(b, `],"duration":%d}`, rng.IntN(5000))
 }
 
-// source returns a compact CONTEXT_RESPONSE payload of about n bytes: a
+// benchSource returns a compact CONTEXT_RESPONSE payload of about n bytes: a
 // source file indented with spaces, so that RLE pays.
-func source(rng *rand.Rand, n int) []byte {
+func benchSource(rng *rand.Rand, n int) []byte {
 	var s strings.Builder
 	depth := 0
 	for s.Len() < n-80 {
@@ -59,23 +59,23 @@ func source(rng *rand.Rand, n int) []byte {
 	return append(b, '}')
 }
 
-type payload struct {
+type benchPayload struct {
 	typ  binary.MessageType
 	json []byte
 }
 
-// payloads returns count compact payloads of 1-64 KB, log-uniform, half of
+// benchPayloadsOf returns count compact payloads of 1-64 KB, log-uniform, half of
 // them with runs.
-func payloads(count int) []payload {
+func benchPayloadsOf(count int) []benchPayload {
 	rng := rand.New(rand.NewPCG(1, 2))
-	out := make([]payload, count)
+	out := make([]benchPayload, count)
 	for i := range out {
 		n := 1024 << rng.IntN(7) // 1, 2, 4, ..., 64 KB
 		n = n/2 + rng.IntN(n/2)
 		if i%2 == 0 {
-			out[i] = payload{binary.ToolResult, records(rng, n)}
+			out[i] = benchPayload{binary.ToolResult, benchRecords(rng, n)}
 		} else {
-			out[i] = payload{binary.ContextResponse, source(rng, n)}
+			out[i] = benchPayload{binary.ContextResponse, benchSource(rng, n)}
 		}
 		// Canonical compact form, as toonkit writes it.
 		c, err := jsonv.AppendCompact(nil, out[i].json)
@@ -87,8 +87,8 @@ func payloads(count int) []payload {
 	return out
 }
 
-// stream returns a capture of frames of the payloads, with CompressAuto.
-func stream(ps []payload) []byte {
+// benchStreamOf returns a capture of frames of the payloads, with CompressAuto.
+func benchStreamOf(ps []benchPayload) []byte {
 	var b []byte
 	for i, p := range ps {
 		var err error
@@ -101,8 +101,8 @@ func stream(ps []payload) []byte {
 }
 
 var (
-	benchPayloads = payloads(256) // about 4 MB of JSON
-	benchStream   = stream(benchPayloads)
+	benchPayloads = benchPayloadsOf(256) // about 4 MB of JSON
+	benchStream   = benchStreamOf(benchPayloads)
 )
 
 func BenchmarkReaderNext(b *testing.B) {
@@ -172,18 +172,18 @@ func BenchmarkDecodeLoop(b *testing.B) {
 	}
 }
 
-func rleInputs() map[string][]byte {
+func benchRLEInputs() map[string][]byte {
 	rng := rand.New(rand.NewPCG(3, 4))
 	return map[string][]byte{
-		"runs":   source(rng, 32<<10),
-		"noruns": records(rng, 32<<10),
+		"runs":   benchSource(rng, 32<<10),
+		"noruns": benchRecords(rng, 32<<10),
 		"ff":     bytes.Repeat([]byte{'a', 0xFF, 'b', 'b', 'b', 'b', 'b', 'b'}, 4<<10),
 	}
 }
 
 func BenchmarkAppendRLE(b *testing.B) {
 	for _, name := range []string{"runs", "noruns", "ff"} {
-		src := rleInputs()[name]
+		src := benchRLEInputs()[name]
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
@@ -198,7 +198,7 @@ func BenchmarkAppendRLE(b *testing.B) {
 // BenchmarkAppendUnRLE decompresses RLE bodies; bytes are decompressed bytes.
 func BenchmarkAppendUnRLE(b *testing.B) {
 	for _, name := range []string{"runs", "noruns", "ff"} {
-		src := rleInputs()[name]
+		src := benchRLEInputs()[name]
 		body := binary.AppendRLE(nil, src)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
@@ -223,9 +223,9 @@ func BenchmarkAppendFrame(b *testing.B) {
 		name string
 		p    []byte
 	}{
-		{"runs", source(rng, 32<<10)},
-		{"noruns", records(rng, 32<<10)},
-		{"small", records(rng, 900)},
+		{"runs", benchSource(rng, 32<<10)},
+		{"noruns", benchRecords(rng, 32<<10)},
+		{"small", benchRecords(rng, 900)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -323,7 +323,7 @@ func TestReaderErrors(t *testing.T) {
 		msg    string
 	}{
 		{"truncated header", append(append([]byte{}, frame0...), 1, 1, 0), 0, 1, TruncatedHeader,
-			"frame 1 at byte 23: header: expected 18 header bytes, found only 3 bytes remain"},
+			"frame 1 at byte 20: header: expected 18 header bytes, found only 3 bytes remain"},
 		{"bad version", append(append([]byte{}, frame0...), append([]byte{2}, good(2)[1:]...)...), 0, 1, BadVersion,
 			"frame 1 at byte 20: version: expected 1, found 2 (0x02)"},
 		{"bad type", append([]byte{1, 9}, good(2)[2:]...), 0, 0, BadType,

@@ -129,7 +129,7 @@ func (r *Reader) Next() (*Frame, error) {
 		if r.rerr != nil {
 			return nil, r.rerr
 		}
-		return nil, r.fail(&FrameError{Kind: TruncatedHeader, Field: "header", ByteOffset: off + int64(avail),
+		return nil, r.fail(&FrameError{Kind: TruncatedHeader, Field: "header", ByteOffset: off,
 			Expected: fmt.Sprintf("%d header bytes", HeaderSize), Found: fmt.Sprintf("only %d %s", avail, plural(avail, "byte remains", "bytes remain"))})
 	}
 	h := ParseHeader(r.buf[r.pos:])

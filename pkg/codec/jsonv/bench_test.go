@@ -16,9 +16,9 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./pkg/codec/jsonv
 
-// payload returns a compact JSON payload of about n bytes: an array of
+// benchPayload returns a compact JSON payload of about n bytes: an array of
 // records and a string with escapes and non-ASCII text.
-func payload(rng *rand.Rand, n int) []byte {
+func benchPayload(rng *rand.Rand, n int) []byte {
 	b := []byte(`{"success":true,"data":[`)
 	for i := 0; len(b) < n-200; i++ {
 		if i > 0 {
@@ -31,14 +31,14 @@ func payload(rng *rand.Rand, n int) []byte {
 	return fmt.Appendf(b, `],"log":"%s","duration":%d}`, strings.Repeat(`    indented\n`, 8), rng.IntN(5000))
 }
 
-// ndjson returns about 4 MB of lines in the shape `toonkit decode` prints,
+// benchNDJSON is about 4 MB of lines in the shape `toonkit decode` prints,
 // with payloads of 1-64 KB.
-var ndjson = func() []byte {
+var benchNDJSON = func() []byte {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var out []byte
 	for i := 0; len(out) < 4<<20; i++ {
 		n := 1024 << rng.IntN(7)
-		p := payload(rng, n/2+rng.IntN(n/2))
+		p := benchPayload(rng, n/2+rng.IntN(n/2))
 		out = fmt.Appendf(out, `{"header":{"version":1,"type":3,"typeName":"TOOL_RESULT","payloadLength":%d,"timestamp":%d,"sequenceId":%d,"compressed":false},"payload":`,
 			len(p), 1735689600123+i, i+1)
 		out = append(out, p...)
@@ -48,11 +48,11 @@ var ndjson = func() []byte {
 }()
 
 func BenchmarkReaderNext(b *testing.B) {
-	b.SetBytes(int64(len(ndjson)))
+	b.SetBytes(int64(len(benchNDJSON)))
 	b.ReportAllocs()
-	br := bytes.NewReader(ndjson)
+	br := bytes.NewReader(benchNDJSON)
 	for b.Loop() {
-		br.Reset(ndjson)
+		br.Reset(benchNDJSON)
 		r := jsonv.NewReader(br, jsonv.Options{})
 		for {
 			if _, _, err := r.Next(); err == io.EOF {
@@ -68,9 +68,9 @@ func BenchmarkReaderNext(b *testing.B) {
 // (encode's and decode's case) and one that is indented.
 func BenchmarkAppendCompact(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	compact := payload(rng, 32<<10)
+	compact := benchPayload(rng, 32<<10)
 	var indented bytes.Buffer
-	if err := indent(&indented, compact); err != nil {
+	if err := benchIndent(&indented, compact); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -91,8 +91,8 @@ func BenchmarkAppendCompact(b *testing.B) {
 	}
 }
 
-// indent writes src with two-space indentation, one member per line.
-func indent(w *bytes.Buffer, src []byte) error {
+// benchIndent writes src with two-space indentation, one member per line.
+func benchIndent(w *bytes.Buffer, src []byte) error {
 	depth, inString, escaped := 0, false, false
 	newline := func() {
 		w.WriteByte('\n')

@@ -46,6 +46,18 @@ func (e *SyntaxError) Error() string {
 // ErrTooLarge is returned when one value passes the size limit.
 var ErrTooLarge = errors.New("JSON value too large")
 
+// TooLargeError is a value that passes the size limit. It matches ErrTooLarge.
+type TooLargeError struct {
+	Pos   Position // where the value starts
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: a JSON value passes the limit of %d bytes", e.Pos, e.Limit)
+}
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
 // Message turns a jsontext error into a short sentence without the package
 // prefix and offsets.
 func Message(err error) string {
@@ -107,9 +119,10 @@ type Options struct {
 // Reader reads a stream of JSON values: one document, NDJSON, or values
 // back to back with optional white space between them.
 type Reader struct {
-	rec *recorder
-	dec *jsontext.Decoder
-	err error
+	rec   *recorder
+	dec   *jsontext.Decoder
+	err   error
+	limit int64
 }
 
 // NewReader returns a Reader of r.
@@ -119,7 +132,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 		limit = DefaultMaxValueSize
 	}
 	rec := &recorder{r: r, limit: limit, line: 1}
-	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec)}
+	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec), limit: limit}
 }
 
 // Next returns the next value and the position where it starts. The value is
@@ -139,6 +152,10 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		return nil, Position{}, r.err
 	}
 	start := r.dec.InputOffset() - int64(len(v))
+	if int64(len(v)) > r.limit {
+		r.err = &TooLargeError{Pos: r.rec.position(start), Limit: r.limit}
+		return nil, Position{}, r.err
+	}
 	return v, r.rec.position(start), nil
 }
 
@@ -157,6 +174,9 @@ func (r *Reader) ErrorAt(off int64, pointer, msg string) *SyntaxError {
 func (r *Reader) syntaxError(err error) error {
 	var ioe *ioError
 	if errors.As(err, &ioe) {
+		if errors.Is(ioe.err, ErrTooLarge) {
+			return &TooLargeError{Pos: r.rec.position(r.rec.valueStart()), Limit: r.limit}
+		}
 		return ioe.err
 	}
 	off := ErrorOffset(err)
@@ -199,7 +219,7 @@ const excerptMax = 72
 
 func (c *recorder) Read(p []byte) (int, error) {
 	if int64(len(c.kept)) > c.limit {
-		return 0, &ioError{fmt.Errorf("%w: a value passes %d bytes (the limit is set by --max-frame-size)", ErrTooLarge, c.limit)}
+		return 0, &ioError{ErrTooLarge}
 	}
 	n, err := c.r.Read(p)
 	c.kept = append(c.kept, p[:n]...)
@@ -207,6 +227,13 @@ func (c *recorder) Read(p []byte) (int, error) {
 		err = &ioError{err}
 	}
 	return n, err
+}
+
+// valueStart is the offset of the first byte after keptBase that is not
+// white space: where the value being read starts.
+func (c *recorder) valueStart() int64 {
+	t := bytes.TrimLeft(c.kept, " \t\r\n")
+	return c.keptBase + int64(len(c.kept)-len(t))
 }
 
 // advance forgets the bytes before off, keeping line and column counts.
