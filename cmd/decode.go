@@ -51,10 +51,10 @@ EXIT STATUS
 		Example: `  # one NDJSON line per frame
   toonkit decode capture.bin
 
-  # only the payloads, for jq
-  toonkit decode --payload capture.bin | jq -r .instruction
+  # only the payloads, one JSON document per line
+  toonkit decode --payload capture.bin > payloads.ndjson
 
-  # salvage what can be read from a damaged capture
+  # salvage what can be read from a damaged capture (exit status 1: it has bad frames)
   toonkit decode --keep-going damaged.bin -o frames.ndjson`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {

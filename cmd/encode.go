@@ -67,8 +67,8 @@ EXIT STATUS
   # a payload whose type cannot be inferred
   echo '{"type":"file","path":"src/config.ts"}' | toonkit encode --to binary --type context_request -o req.bin
 
-  # decode, edit with jq, and encode again
-  toonkit decode capture.bin | jq -c '.payload.progress? //= 0' | toonkit encode --to binary -o edited.bin`,
+  # decode, edit the records, and encode them again
+  toonkit decode capture.bin | sed 's/"analyzing"/"testing"/' | toonkit encode --to binary -o edited.bin`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error

@@ -1,0 +1,226 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+func TestColorDecisions(t *testing.T) {
+	cases := []struct {
+		mode string
+		env  map[string]string
+		tty  bool
+		want bool
+	}{
+		{"auto", nil, true, true},
+		{"auto", nil, false, false},
+		{"auto", map[string]string{"NO_COLOR": "1"}, true, false},
+		{"auto", map[string]string{"CLICOLOR": "0"}, true, false},
+		{"auto", map[string]string{"CLICOLOR": "1"}, true, true},
+		{"auto", map[string]string{"CLICOLOR_FORCE": "1"}, false, true},
+		{"auto", map[string]string{"CLICOLOR_FORCE": "0"}, false, false},
+		{"auto", map[string]string{"CLICOLOR_FORCE": "1", "NO_COLOR": "1"}, false, false},
+		{"always", map[string]string{"NO_COLOR": "1"}, false, true},
+		{"never", map[string]string{"CLICOLOR_FORCE": "1"}, true, false},
+	}
+	for _, c := range cases {
+		ios, _, _, _ := Test()
+		ios.ColorMode = c.mode
+		ios.Getenv = func(k string) string { return c.env[k] }
+		ios.SetStdoutTTY(c.tty)
+		ios.SetStderrTTY(!c.tty)
+		if got := ios.ColorStdout(); got != c.want {
+			t.Errorf("mode %s env %v tty %v: ColorStdout = %v", c.mode, c.env, c.tty, got)
+		}
+		// Decisions are per stream: stderr has the opposite TTY.
+		if c.mode == "auto" && len(c.env) == 0 && ios.ColorStderr() == c.want {
+			t.Errorf("stderr followed stdout's terminal")
+		}
+	}
+}
+
+func run(t *testing.T, ios *IOStreams, args ...string) int {
+	t.Helper()
+	return Run(ios, args)
+}
+
+func TestEncodeFlagParsing(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *EncodeOptions
+	c := newEncodeCmd(ios, func(o *EncodeOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--to", "kado", "--type", "Tool-Call", "--seq", "7", "--timestamp", "2025-01-01T00:00:00.123Z", "--compress", "never", "-o", "x.bin", "a.json", "-"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.To != "binary" || got.Type != binary.ToolCall || got.Seq != 7 || *got.Timestamp != 1735689600123 ||
+		got.Compress != binary.CompressNever || got.Output != "x.bin" || got.MaxFrameSize != 64<<20 {
+		t.Fatalf("options %+v", got)
+	}
+	if diff := cmp.Diff([]string{"a.json", "-"}, got.Inputs); diff != "" {
+		t.Fatal(diff)
+	}
+	// Defaults: type inferred, seq 1, timestamp now, compress auto, stdin.
+	c = newEncodeCmd(ios, func(o *EncodeOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--to", "binary"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Type != 0 || got.Seq != 1 || got.Timestamp != nil || got.Compress != binary.CompressAuto || got.Inputs[0] != "-" {
+		t.Fatalf("defaults %+v", got)
+	}
+}
+
+func TestDecodeFlagParsing(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *DecodeOptions
+	c := newDecodeCmd(ios, func(o *DecodeOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--from", "FRAME", "--payload", "--keep-going", "--max-frame-size", "1MiB", "a.bin", "b.bin"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.From != "binary" || !got.Payload || !got.KeepGoing || got.MaxFrameSize != 1<<20 || len(got.Inputs) != 2 {
+		t.Fatalf("options %+v", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int{"1": 1, "1024": 1024, "64KiB": 64 << 10, "64k": 64 << 10, "64MB": 64 << 20, "64mib": 64 << 20, "1GiB": 1 << 30, "10b": 10}
+	for in, want := range good {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "1.5M", "abc", "64 XB", "4GiB", "0x10"} {
+		if got, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "m.json")
+	os.WriteFile(good, []byte(`{"instruction":"x"}`), 0o644)
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"instruction":`), 0o644)
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"encode", "--to", "binary", "--timestamp", "1", good}, ExitOK},
+		{[]string{"encode", "--to", "binary", bad}, ExitInvalid},
+		{[]string{"encode", "--to", "binary", "--bogus"}, ExitUsage},
+		{[]string{"encode", "--to", "binary", filepath.Join(dir, "missing")}, ExitIO},
+		{[]string{"frobnicate"}, ExitUsage},
+		{[]string{"--color", "sometimes", "decode", good}, ExitUsage},
+		{[]string{"decode", good}, ExitInvalid},
+		{[]string{"decode", dir}, ExitIO},
+	}
+	for _, c := range cases {
+		ios, _, _, _ := Test()
+		if got := run(t, ios, c.args...); got != c.code {
+			t.Errorf("toonkit %s: exit %d, want %d", strings.Join(c.args, " "), got, c.code)
+		}
+	}
+}
+
+// Binary output is refused on a terminal unless -o - says so.
+func TestBinaryRefusedOnTerminal(t *testing.T) {
+	ios, in, out, errOut := Test()
+	ios.SetStdoutTTY(true)
+	in.WriteString(`{"instruction":"x"}`)
+	if code := run(t, ios, "encode", "--to", "binary"); code != ExitUsage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("wrote %d bytes to the terminal", out.Len())
+	}
+	want := "toonkit: error: refusing to write binary frames to a terminal\n" +
+		"toonkit: hint: redirect or pipe the output, name a file with -o FILE, or force it with -o -\n"
+	if errOut.String() != want {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+	ios, in, out, _ = Test()
+	ios.SetStdoutTTY(true)
+	in.WriteString(`{"instruction":"x"}`)
+	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", "-o", "-"); code != ExitOK || out.Len() != 37 {
+		t.Fatalf("-o -: exit %d, %d bytes", code, out.Len())
+	}
+}
+
+// Reading a terminal with no FILE is a usage error, not a silent wait.
+func TestNoInputFromTerminal(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetStdinTTY(true)
+	if code := run(t, ios, "decode"); code != ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(errOut.String(), "no input: standard input is a terminal") {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+}
+
+// Errors are colored on a terminal stderr only, and -q drops hints.
+func TestErrorColorAndQuiet(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetStderrTTY(true)
+	run(t, ios, "encode")
+	if !strings.Contains(errOut.String(), "\x1b[31;1merror\x1b[0;22m") {
+		t.Fatalf("no color on a terminal: %q", errOut.String())
+	}
+	ios, _, _, errOut = Test()
+	run(t, ios, "-q", "encode")
+	if errOut.String() != "toonkit: error: encode needs --to FORMAT (supported: binary)\n" {
+		t.Fatalf("quiet stderr %q", errOut.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	ios, _, out, _ := Test()
+	old := version
+	version = "v1.2.3"
+	defer func() { version = old }()
+	if code := run(t, ios, "--version"); code != 0 || out.String() != "toonkit v1.2.3\n" {
+		t.Fatalf("exit %d, %q", code, out.String())
+	}
+	version = ""
+	if v := Version(); v == "" {
+		t.Fatal("no fallback version")
+	}
+}
+
+// -o writes through a temporary file: a failure leaves the target as it was.
+func TestOutputAtomic(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.bin")
+	os.WriteFile(target, []byte("precious"), 0o600)
+	in := filepath.Join(dir, "in.ndjson")
+	os.WriteFile(in, []byte("{\"instruction\":\"a\"}\n{\"oops\n"), 0o644)
+	ios, _, _, _ := Test()
+	if code := run(t, ios, "encode", "--to", "binary", in, "-o", target); code != ExitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "precious" {
+		t.Fatalf("target changed to %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	// Success replaces it and keeps its mode.
+	os.WriteFile(in, []byte(`{"instruction":"a"}`), 0o644)
+	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", in, "-o", target); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	st, _ := os.Stat(target)
+	b, _ := os.ReadFile(target)
+	if st.Mode().Perm() != 0o600 || !bytes.HasPrefix(b, []byte{1, 1}) {
+		t.Fatalf("mode %v, content % x", st.Mode().Perm(), b[:2])
+	}
+}

@@ -1,0 +1,80 @@
+package cmd
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/testbin"
+)
+
+// Every example in every command's --help runs, in a folder holding the
+// files the examples name (copied from testdata/demo), with the exit status
+// its comment announces (0 unless the comment says "exit status N").
+func TestHelpExamples(t *testing.T) {
+	bin := testbin.Build(t, "..")
+	root := NewRootCmd(func() *IOStreams { ios, _, _, _ := Test(); return ios }())
+	status := regexp.MustCompile(`exit status (\d+)`)
+	ran := 0
+	for _, c := range append(root.Commands(), root) {
+		want := 0
+		for _, line := range strings.Split(c.Example, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if strings.HasPrefix(line, "#") {
+				want = 0
+				if m := status.FindStringSubmatch(line); m != nil {
+					want, _ = strconv.Atoi(m[1])
+				}
+				continue
+			}
+			t.Run(c.Name()+"/"+line, func(t *testing.T) {
+				dir := exampleDir(t)
+				sh := exec.Command("sh", "-c", line)
+				sh.Dir = dir
+				sh.Env = testbin.Env(bin)
+				out, err := sh.CombinedOutput()
+				got := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					got = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Fatalf("exit status %d, want %d\n%s", got, want, out)
+				}
+			})
+			ran++
+		}
+	}
+	if ran < 8 {
+		t.Fatalf("only %d examples found", ran)
+	}
+}
+
+// exampleDir is a fresh folder with the sample files the examples use.
+func exampleDir(t *testing.T) string {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"capture.bin":     "../testdata/demo/capture.bin",
+		"damaged.bin":     "../testdata/demo/damaged.bin",
+		"session.ndjson":  "../testdata/demo/session.ndjson",
+		"messages.ndjson": "../testdata/demo/messages.ndjson",
+		"msg.json":        "../testdata/demo/msg.json",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

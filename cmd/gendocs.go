@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// docsRoot is the command tree as the generated files describe it: no
+// terminal, default flags.
+func docsRoot() *cobra.Command {
+	ios, _, _, _ := Test()
+	root := NewRootCmd(ios)
+	root.DisableAutoGenTag = true
+	return root
+}
+
+// Completions returns the shell completion scripts by file name
+// (toonkit.bash, toonkit.zsh, toonkit.fish, toonkit.ps1).
+func Completions() (map[string][]byte, error) {
+	root := docsRoot()
+	out := map[string][]byte{}
+	for name, gen := range map[string]func(*bytes.Buffer) error{
+		"toonkit.bash": func(b *bytes.Buffer) error { return root.GenBashCompletionV2(b, true) },
+		"toonkit.zsh":  func(b *bytes.Buffer) error { return root.GenZshCompletion(b) },
+		"toonkit.fish": func(b *bytes.Buffer) error { return root.GenFishCompletion(b, true) },
+		"toonkit.ps1":  func(b *bytes.Buffer) error { return root.GenPowerShellCompletionWithDesc(b) },
+	} {
+		var b bytes.Buffer
+		if err := gen(&b); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = b.Bytes()
+	}
+	return out, nil
+}
+
+// manDate is fixed so that the man pages are reproducible.
+var manDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ManPages returns the man pages (section 1) by file name.
+func ManPages() (map[string][]byte, error) {
+	dir, err := os.MkdirTemp("", "toonkit-man-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	header := &doc.GenManHeader{Title: "TOONKIT", Section: "1", Date: &manDate, Source: "toonkit", Manual: "toonkit manual"}
+	if err := doc.GenManTree(docsRoot(), header, dir); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = b
+	}
+	return out, nil
+}
+
+// WriteFiles replaces the files of dir with the given ones.
+func WriteFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := os.ReadDir(dir)
+	for _, e := range old {
+		if _, keep := files[e.Name()]; !keep && !e.IsDir() {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
