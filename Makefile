@@ -46,7 +46,7 @@ man:
 	$(GO) run ./scripts/gendocs -man docs/man
 
 golden:
-	$(GO) test -count=1 ./... -run Golden -args -update
+	$(GO) test -count=1 ./pkg/inspect/ -run Golden -update
 
 clean:
 	rm -rf bin

@@ -218,7 +218,7 @@ func frameError(name string, err error, keepGoing bool) error {
 	case fe.Kind == binary.TooLarge:
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
-		hint = fmt.Sprintf("'toonkit inspect --skip %d %s' shows the bytes; --keep-going skips bad frames", fe.Offset, name)
+		hint = fmt.Sprintf("'toonkit inspect --frame %d %s' shows the bytes; --keep-going skips bad frames", fe.Frame, name)
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }

@@ -1,10 +1,303 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/inspect"
+)
 
 // InspectOptions are the options of `toonkit inspect`.
-type InspectOptions struct{ IO *IOStreams }
+type InspectOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	Frame        int   // the only frame to show (0-based); -1: every frame
+	Skip         int64 // bytes to pass over first
+	Length       int64 // bytes to read from there; 0: to the end
+	JSON         bool
+	MaxFrameSize int
+}
 
 func newInspectCmd(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Command {
-	return &cobra.Command{Use: "inspect", Hidden: true}
+	opts := &InspectOptions{IO: ios, Frame: -1}
+	var frame, skip, length, maxSize string
+	c := &cobra.Command{
+		Use:   "inspect [FILE...|-]",
+		Short: "Show binary TOON frames byte by byte, with every check",
+		Long: `Inspect shows a capture of Kado binary TOON frames the way you want to see it
+when something is wrong. For each frame:
+
+  - the 18 header bytes, each field in its own color, and a table of the
+    fields: name, offset, raw bytes, decoded value (the type by name, the
+    timestamp also as ISO-8601 UTC) and the outcome of its check;
+  - the payload as a hexdump, colored by byte category (NUL, printable,
+    white space, other control, non-ASCII), with "*" for lines equal to the
+    line before; offsets are those of the input, as xxd gives them;
+  - whether the payload is RLE-compressed, its size on the wire and
+    decompressed, any RLE oddity, and the payload as indented JSON, or where
+    it stops being JSON.
+
+A frame that breaks a rule (version, type, payloadLength above
+--max-frame-size, a header or payload cut short) is shown with the bytes at
+fault marked (a line of ^ under them); inspect then looks for the next
+plausible header, says how many bytes it skipped and where it resumes, and
+goes on. A summary closes the view.
+
+Frames are numbered from 0, as decode numbers them in its messages, and
+counted from where reading starts (--skip). With --frame only that frame is
+shown, and the summary and the exit status are about it alone. With
+--length a frame that runs past the end of the window is shown as cut off,
+not as an error.
+
+--json writes the same facts as NDJSON: one object per frame ("kind":
+"frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
+absolute offsets and the raw bytes of every header field in hex.
+
+Several files are inspected in order, each introduced by its name; "-" or
+no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
+CLICOLOR_FORCE; piped output has none unless asked for.
+
+EXIT STATUS
+  0  every frame is valid
+  1  a frame broke a rule, a payload is not JSON, or --frame is not there
+     (the view is printed in full all the same)
+  2  usage error
+  3  an input could not be read or the output could not be written`,
+		Example: `  # every frame of a capture
+  toonkit inspect capture.bin
+
+  # a damaged capture: the bad frames marked, and exit status 1
+  toonkit inspect damaged.bin
+
+  # only the frame that decode complained about (exit status 1: it is bad)
+  toonkit inspect --frame 3 damaged.bin
+
+  # 300 bytes from byte 0x587 on; offsets agree with xxd -s 0x587 -l 300
+  toonkit inspect --skip 0x587 --length 300 capture.bin
+
+  # the offsets of the bad frames, with jq
+  toonkit inspect --json damaged.bin | jq -c 'select(.kind == "frame" and .status != "ok") | .offset'
+
+  # in color, through a pager
+  toonkit inspect --color always capture.bin | less -R
+
+  # a frame made on the spot
+  echo '{"instruction":"ping"}' | toonkit encode --to binary | toonkit inspect`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if c.Flags().Changed("frame") {
+				n, err := strconv.Atoi(strings.TrimSpace(frame))
+				if err != nil || n < 0 {
+					return usageErrorf("frames are numbered from 0, as in decode's messages", "--frame: want a frame number from 0, found %q", frame)
+				}
+				opts.Frame = n
+			}
+			if opts.Skip, err = parseOffset(skip); err != nil {
+				return usageErrorf("", "--skip: %v", err)
+			}
+			if c.Flags().Changed("length") {
+				if opts.Length, err = parseOffset(length); err != nil {
+					return usageErrorf("", "--length: %v", err)
+				}
+				if opts.Length == 0 {
+					return usageErrorf("leave --length out to read to the end", "--length: want at least 1 byte, found %q", length)
+				}
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runInspect(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&frame, "frame", "", "show only frame `N` (from 0, as in decode's messages)")
+	f.StringVarP(&skip, "skip", "s", "0", "start `N` bytes into the input (decimal, 0x hex, or 4KiB); offsets stay those of the input")
+	f.StringVarP(&length, "length", "n", "", "read only `N` bytes from there (decimal, 0x hex, or 4KiB)")
+	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	return c
+}
+
+// parseOffset reads a byte count or offset: decimal, 0x hex, or a size with
+// a unit (64KiB); zero is allowed.
+func parseOffset(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "0" {
+		return 0, nil
+	}
+	if strings.HasPrefix(t, "-") {
+		return 0, fmt.Errorf("want a number of bytes from 0, found %q", s)
+	}
+	if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
+		n, err := strconv.ParseInt(h, 16, 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid hex number %q", s)
+		}
+		return n, nil
+	}
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return n, nil
+	}
+	n, err := parseSize(t)
+	if err != nil {
+		return 0, fmt.Errorf("invalid number of bytes %q (want decimal such as 1024, hex such as 0x400, or a size such as 4KiB)", s)
+	}
+	return int64(n), nil
+}
+
+// inspectColors maps the roles of the view to terminal attributes: header
+// fields each in their own color, bytes by category as hexyl colors them,
+// JSON as jq colors it.
+var inspectColors = map[inspect.Role][]color.Attribute{
+	inspect.FileName:        {color.Bold},
+	inspect.FrameTitle:      {color.Bold},
+	inspect.Label:           {color.Bold, color.Underline},
+	inspect.Offset:          {color.Faint},
+	inspect.Dim:             {color.Faint},
+	inspect.HeaderVersion:   {color.Bold, color.FgMagenta},
+	inspect.HeaderType:      {color.Bold, color.FgCyan},
+	inspect.HeaderLength:    {color.Bold, color.FgYellow},
+	inspect.HeaderTimestamp: {color.Bold, color.FgBlue},
+	inspect.HeaderSequence:  {color.Bold, color.FgGreen},
+	inspect.ByteNull:        {color.FgHiBlack},
+	inspect.BytePrintable:   {color.FgCyan},
+	inspect.ByteWhitespace:  {color.FgGreen},
+	inspect.ByteOther:       {color.FgMagenta},
+	inspect.ByteNonASCII:    {color.FgYellow},
+	inspect.JSONKey:         {color.FgBlue, color.Bold},
+	inspect.JSONString:      {color.FgGreen},
+	inspect.JSONNumber:      nil,
+	inspect.JSONLiteral:     nil,
+	inspect.JSONNull:        {color.FgHiBlack},
+	inspect.JSONPunct:       {color.Bold},
+	inspect.OK:              {color.FgGreen},
+	inspect.Error:           {color.Bold, color.FgRed},
+	inspect.Warning:         {color.FgYellow},
+	inspect.Invalid:         {color.ReverseVideo, color.FgRed},
+}
+
+// inspectStyle returns the Style of the view on stdout, or nil for plain
+// text.
+func inspectStyle(ios *IOStreams) inspect.Style {
+	if !ios.ColorStdout() {
+		return nil
+	}
+	fns := map[inspect.Role]func(string) string{}
+	for _, r := range inspect.Roles() {
+		fns[r] = paint(true, inspectColors[r]...)
+	}
+	return func(r inspect.Role, s string) string {
+		if f, ok := fns[r]; ok {
+			return f(s)
+		}
+		return s
+	}
+}
+
+func runInspect(opts *InspectOptions) error {
+	ios := opts.IO
+	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	iopts := inspect.Options{
+		Style:        inspectStyle(ios),
+		MaxFrameSize: opts.MaxFrameSize,
+		Skip:         opts.Skip,
+		Length:       opts.Length,
+		OnlyFrame:    opts.Frame >= 0,
+		Frame:        opts.Frame,
+	}
+	if opts.JSON {
+		iopts.Format = inspect.JSON
+		iopts.Style = nil
+	}
+	ins := inspect.New(out, iopts)
+	writeErr := func(err error) error {
+		return ioErrorf("cannot write <stdout>: %s", pathErrText(err))
+	}
+
+	// What went wrong, per input in order, reported after the view.
+	var problems []error
+	salvage := false // some input has good frames and bad ones
+	tooLarge := false
+	code := ExitOK
+	for _, name := range opts.Inputs {
+		in, err := openInput(ios, name)
+		if err != nil {
+			problems = append(problems, err)
+			code = ExitIO
+			continue
+		}
+		s, err := ins.Inspect(in.Name, in.R)
+		in.Close()
+		var we *inspect.WriteError
+		var re *inspect.ReadError
+		switch {
+		case errors.As(err, &we):
+			return writeErr(we.Err)
+		case errors.As(err, &re):
+			problems = append(problems, readError(in.Name, re.Err))
+			code = ExitIO
+		case err != nil:
+			return err
+		}
+		salvage = salvage || s.Valid > 0 && s.Invalid > 0
+		for _, p := range s.Problems {
+			tooLarge = tooLarge || p.Kind == binary.TooLarge
+		}
+		if p := frameProblem(in.Name, opts, s); p != nil {
+			problems = append(problems, p)
+			if code == ExitOK {
+				code = ExitInvalid
+			}
+		}
+	}
+	if _, err := ins.Close(); err != nil {
+		var we *inspect.WriteError
+		if errors.As(err, &we) {
+			return writeErr(we.Err)
+		}
+		return err
+	}
+	if err := out.Flush(); err != nil {
+		return writeErr(err)
+	}
+	rep := newReporter(ios)
+	for _, p := range problems {
+		rep.report(p, true)
+	}
+	if tooLarge {
+		rep.hint("raise --max-frame-size if such frames are expected")
+	}
+	if salvage && opts.Frame < 0 {
+		rep.hint("'toonkit decode --keep-going' skips the bad frames and decodes the others")
+	}
+	if code != ExitOK {
+		return reported(code)
+	}
+	return nil
+}
+
+// frameProblem says what was wrong in one input, or nil.
+func frameProblem(name string, opts *InspectOptions, s inspect.Summary) error {
+	switch {
+	case opts.Frame >= 0 && !s.FrameFound:
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, inspect.NoFrame(opts.Frame, s.Indices))}
+	case s.Invalid == 1 && len(s.Problems) > 0:
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, s.Problems[0])}
+	case s.Invalid > 1 && len(s.Problems) > 0:
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d bad frames; the first: %s", name, s.Invalid, s.Problems[0])}
+	}
+	return nil
 }

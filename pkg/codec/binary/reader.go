@@ -81,6 +81,18 @@ func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
 // Resync and must not be modified.
 func (r *Reader) Buffered() []byte { return r.buf[r.pos:r.end] }
 
+// Peek returns up to n bytes from Offset() on, reading more from the stream
+// when fewer are buffered; it returns fewer only at the end of the stream or
+// after a read error (which a later call to Next reports). After
+// Next has failed with a *FrameError the bytes start at the failed frame's
+// first byte, so that a caller can show what follows a bad header before it
+// calls Resync. The slice is valid until the next call to Next, Peek or
+// Resync and must not be modified.
+func (r *Reader) Peek(n int) []byte {
+	avail := r.fill(n)
+	return r.buf[r.pos : r.pos+min(avail, max(n, 0))]
+}
+
 // fill makes at least n bytes available from pos, unless the stream ends
 // first. It reports how many are available.
 func (r *Reader) fill(n int) int {
@@ -167,9 +179,10 @@ func (r *Reader) fail(e *FrameError) error {
 	return e
 }
 
-// Resync moves past a frame that failed: it looks for the next plausible
-// header after the failed frame's first byte (or after a frame whose payload
-// failed, given to Skip) and reports how many bytes it passed over. When no
+// Resync moves past a frame whose header or length failed: it looks for the
+// next plausible header after the failed frame's first byte and reports how
+// many bytes it passed over. (A frame whose payload is not JSON needs no
+// Resync: its length was good and the reader is already past it.) When no
 // header is found before the end, all remaining bytes are skipped and the
 // next call to Next returns io.EOF; found reports whether a header was found.
 func (r *Reader) Resync() (skipped int64, found bool) {
@@ -252,7 +265,7 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 			fe.ByteOffset = payloadAt + rel
 		}
 		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err), Pointer: jsonv.ErrorPointer(err)}
-		if len(src) > 0 && !validStart(src) {
+		if !validStart(src) {
 			fe.Err = nil
 		} else {
 			fe.Expected, fe.Found = "", ""

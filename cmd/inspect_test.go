@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/inspect"
+)
+
+func TestInspectFlagParsing(t *testing.T) {
+	tests := []struct {
+		args []string
+		want InspectOptions
+	}{
+		{nil, InspectOptions{Inputs: []string{"-"}, Frame: -1, MaxFrameSize: binary.DefaultMaxFrameSize}},
+		{[]string{"a.bin", "-", "b.bin"}, InspectOptions{Inputs: []string{"a.bin", "-", "b.bin"}, Frame: -1, MaxFrameSize: 64 << 20}},
+		{[]string{"--frame", "0", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 0, MaxFrameSize: 64 << 20}},
+		{[]string{"--frame=12", "--json", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 12, JSON: true, MaxFrameSize: 64 << 20}},
+		{[]string{"--skip", "0x400", "--length", "256", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, Skip: 1024, Length: 256, MaxFrameSize: 64 << 20}},
+		{[]string{"-s", "4KiB", "-n", "0X10", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, Skip: 4096, Length: 16, MaxFrameSize: 64 << 20}},
+		{[]string{"--max-frame-size", "1k", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, MaxFrameSize: 1024}},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := Test()
+		var got *InspectOptions
+		c := newInspectCmd(ios, func(o *InspectOptions) error { got = o; return nil })
+		c.SetArgs(tt.args)
+		if err := c.Execute(); err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+			continue
+		}
+		tt.want.IO = ios
+		if got.IO != ios || strings.Join(got.Inputs, ",") != strings.Join(tt.want.Inputs, ",") ||
+			got.Frame != tt.want.Frame || got.Skip != tt.want.Skip || got.Length != tt.want.Length ||
+			got.JSON != tt.want.JSON || got.MaxFrameSize != tt.want.MaxFrameSize {
+			t.Errorf("%v: got %+v, want %+v", tt.args, *got, tt.want)
+		}
+	}
+}
+
+func TestInspectUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--frame", "-1", "a.bin"},
+		{"--frame", "x", "a.bin"},
+		{"--skip", "-1", "a.bin"},
+		{"--skip", "0x", "a.bin"},
+		{"--length", "0", "a.bin"},
+		{"--length", "1.5", "a.bin"},
+		{"--max-frame-size", "0", "a.bin"},
+	} {
+		ios, _, out, errOut := Test()
+		called := false
+		c := newInspectCmd(ios, func(*InspectOptions) error { called = true; return nil })
+		c.SilenceErrors, c.SilenceUsage = true, true
+		c.SetArgs(args)
+		err := c.Execute()
+		if called || err == nil {
+			t.Errorf("%v: accepted", args)
+			continue
+		}
+		if code := exitCode(err, true); code != ExitUsage {
+			t.Errorf("%v: exit code %d, want %d (%v)", args, code, ExitUsage, err)
+		}
+		if out.Len() > 0 || errOut.Len() > 0 {
+			t.Errorf("%v: wrote %q %q", args, out, errOut)
+		}
+	}
+
+	// Through the root command, flag syntax errors are usage errors too.
+	ios, _, _, errOut := Test()
+	if code := Run(ios, []string{"inspect", "--json=maybe", "a.bin"}); code != ExitUsage {
+		t.Errorf("--json=maybe: exit code %d", code)
+	}
+
+	// No FILE and a terminal on stdin is a usage error too.
+	ios, _, _, errOut = Test()
+	ios.SetStdinTTY(true)
+	if code := Run(ios, []string{"inspect"}); code != ExitUsage {
+		t.Errorf("inspect on a terminal: exit code %d", code)
+	}
+	if !strings.Contains(errOut.String(), "no input: standard input is a terminal") {
+		t.Errorf("stderr: %s", errOut)
+	}
+}
+
+func TestParseOffset(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"17", 17, true}, {" 17 ", 17, true}, {"0x40", 64, true}, {"0XfF", 255, true},
+		{"4KiB", 4096, true}, {"1m", 1 << 20, true}, {"9000000000", 9000000000, true},
+		{"-1", 0, false}, {"0x", 0, false}, {"0xg", 0, false}, {"1.5", 0, false}, {"", 0, false}, {"k", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseOffset(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseOffset(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestInspectStyle(t *testing.T) {
+	ios, _, _, _ := Test()
+	if inspectStyle(ios) != nil {
+		t.Errorf("a pipe got colors")
+	}
+	ios.ColorMode = "always"
+	st := inspectStyle(ios)
+	if st == nil {
+		t.Fatal("--color always gave no colors")
+	}
+	for _, r := range inspect.Roles() {
+		if _, ok := inspectColors[r]; !ok {
+			t.Errorf("no color for role %v", r)
+		}
+	}
+	if got := st(inspect.Invalid, "02"); got != "\x1b[7;31m02\x1b[27;0m" {
+		t.Errorf("Invalid: %q", got)
+	}
+	if got := st(inspect.JSONNumber, "1"); got != "1" {
+		t.Errorf("numbers are plain, as in jq: %q", got)
+	}
+}
+
+func TestInspectRun(t *testing.T) {
+	frame, _, err := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat, Timestamp: 1735689600123, SequenceID: 1}, []byte(`{}`), binary.CompressNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, in, out, errOut := Test()
+	in.Write(frame)
+	if code := Run(ios, []string{"inspect"}); code != ExitOK {
+		t.Fatalf("exit code %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out.String(), "==> <stdin> <==\n\nframe 0 at byte 0 (0x0): HEARTBEAT, seq 1, 20 bytes\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if bytes.ContainsRune(out.Bytes(), 0x1b) {
+		t.Errorf("escape codes on a pipe")
+	}
+
+	// A bad frame: the view in full on stdout, exit 1.
+	ios, in, out, errOut = Test()
+	in.Write(append([]byte{2}, frame[1:]...))
+	if code := Run(ios, []string{"inspect", "-"}); code != ExitInvalid {
+		t.Fatalf("exit code %d", code)
+	}
+	if !strings.Contains(out.String(), "^^  INVALID: version") || !strings.Contains(out.String(), "\nsummary\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if errOut.String() != "toonkit: error: <stdin>: frame 0 at byte 0: version: expected 1, found 2 (0x02)\n" {
+		t.Errorf("stderr: %q", errOut)
+	}
+}

@@ -1,0 +1,418 @@
+// Package inspect renders a capture of Kado binary TOON frames for a person
+// (an annotated, optionally colored view: header fields, a hexdump of the
+// payload, the payload as indented JSON) or for a program (NDJSON facts, one
+// object per frame). It reads one frame at a time, in memory bounded by the
+// largest frame, whatever the size of the input.
+//
+// The package knows nothing of terminals: colors come from a Style supplied
+// by the caller, which is given a Role for each piece of text.
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// Format is the kind of output.
+type Format int
+
+const (
+	// Text is the annotated view for a person.
+	Text Format = iota
+	// JSON is NDJSON: one object per frame and per skip, and a summary.
+	JSON
+)
+
+// Style colors a piece of text according to its role. A nil Style gives
+// plain text. A Style must not change the text it is given other than by
+// wrapping it (in escape codes, say).
+type Style func(Role, string) string
+
+// Options configure an Inspector.
+type Options struct {
+	Format Format
+	// Style colors the Text view; nil is plain text.
+	Style Style
+	// MaxFrameSize bounds a payload, on the wire and decompressed;
+	// 0 means binary.DefaultMaxFrameSize.
+	MaxFrameSize int
+	// Skip is the number of bytes to pass over before reading. Offsets in
+	// the output stay those of the input.
+	Skip int64
+	// Length is the number of bytes to read from there; 0 means to the end.
+	Length int64
+	// OnlyFrame shows only the frame with index Frame (0-based, counted
+	// from where reading starts); the summary and the counts are then
+	// about that frame alone.
+	OnlyFrame bool
+	Frame     int
+}
+
+// Summary counts what an Inspector saw.
+type Summary struct {
+	Files      int
+	Frames     int   // frames met: valid, invalid and cut
+	Valid      int   // frames that broke no rule and hold JSON
+	Invalid    int   // frames that broke a rule or do not hold JSON
+	Cut        int   // frames cut off by Options.Length, not checked
+	Compressed int   // frames with an RLE-compressed payload
+	Bytes      int64 // bytes covered by the frames and skips counted
+	Skipped    int64 // bytes passed over to find the next plausible header
+	Errors     int   // broken rules (a frame may break more than one)
+	Warnings   int   // RLE oddities
+
+	// Indices is the number of frame indices met in the input (for a
+	// message when Options.Frame is not there); FrameFound reports whether
+	// the selected frame was found.
+	Indices    int
+	FrameFound bool
+
+	// Problems lists the invalid frames, in order, up to MaxProblems.
+	Problems []Problem
+}
+
+// MaxProblems bounds Summary.Problems.
+const MaxProblems = 100
+
+// Problem is an invalid frame, for a message.
+type Problem struct {
+	Kind   binary.Problem // BadPayload for a payload that is not JSON
+	Frame  int
+	Offset int64  // the byte that broke the rule
+	Msg    string // as decode says it: "version: expected 1, found 2 (0x02)"
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("frame %d at byte %d: %s", p.Frame, p.Offset, p.Msg)
+}
+
+func (s *Summary) add(o Summary) {
+	s.Files += o.Files
+	s.Frames += o.Frames
+	s.Valid += o.Valid
+	s.Invalid += o.Invalid
+	s.Cut += o.Cut
+	s.Compressed += o.Compressed
+	s.Bytes += o.Bytes
+	s.Skipped += o.Skipped
+	s.Errors += o.Errors
+	s.Warnings += o.Warnings
+	s.Indices += o.Indices
+	s.FrameFound = s.FrameFound || o.FrameFound
+	for _, p := range o.Problems {
+		if len(s.Problems) < MaxProblems {
+			s.Problems = append(s.Problems, p)
+		}
+	}
+}
+
+// ReadError is an error of the input reader. What was read before it has
+// been rendered.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// WriteError is an error of the output writer.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// Inspector renders inputs one after the other, then a summary.
+type Inspector struct {
+	w     *errWriter
+	opts  Options
+	max   int
+	total Summary
+	files int
+
+	// scratch, reused from frame to frame
+	unrle, compact, line []byte
+}
+
+// New returns an Inspector that writes to w.
+func New(w io.Writer, opts Options) *Inspector {
+	m := opts.MaxFrameSize
+	if m <= 0 {
+		m = binary.DefaultMaxFrameSize
+	}
+	return &Inspector{w: &errWriter{w: w}, opts: opts, max: m}
+}
+
+// Render inspects one input and writes the summary: New, Inspect, Close.
+func Render(w io.Writer, r io.Reader, name string, opts Options) (Summary, error) {
+	in := New(w, opts)
+	if _, err := in.Inspect(name, r); err != nil {
+		return in.total, err
+	}
+	return in.Close()
+}
+
+// Close writes the closing summary and returns the totals of every input.
+// When no input was inspected it writes nothing.
+func (in *Inspector) Close() (Summary, error) {
+	if in.w.err != nil {
+		return in.total, &WriteError{in.w.err}
+	}
+	if in.files == 0 {
+		return in.total, nil
+	}
+	if in.opts.Format == JSON {
+		in.line = appendSummaryJSON(in.line[:0], &in.opts, in.total)
+		in.w.Write(in.line)
+	} else {
+		in.writeSummaryText(in.total)
+	}
+	if in.w.err != nil {
+		return in.total, &WriteError{in.w.err}
+	}
+	return in.total, nil
+}
+
+// Inspect reads one input to its end (or to the end of the selected frame)
+// and writes its view, introduced by name. It returns the counts of this
+// input; a *ReadError or *WriteError stops it.
+func (in *Inspector) Inspect(name string, r io.Reader) (Summary, error) {
+	in.files++
+	s := Summary{Files: 1}
+	err := in.inspect(name, r, &s)
+	in.total.add(s)
+	if err == nil && in.w.err != nil {
+		err = &WriteError{in.w.err}
+	}
+	return s, err
+}
+
+func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
+	o := &in.opts
+	if o.Format == Text {
+		in.writeFileTitle(name)
+	}
+	skipped, err := skip(r, o.Skip)
+	if err != nil {
+		return &ReadError{err}
+	}
+	win := &window{r: r, n: o.Length, limited: o.Length > 0}
+	rd := binary.NewReader(win, binary.ReaderOptions{MaxFrameSize: in.max, BaseOffset: o.Skip})
+	fc := &frameContext{name: name}
+	if skipped < o.Skip {
+		in.note(fc, fmt.Sprintf("the input ends at byte %d, before --skip %d", skipped, o.Skip))
+		return nil
+	}
+	met := false
+	for {
+		if in.w.err != nil {
+			return nil
+		}
+		f, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		met = true
+		if err == nil {
+			s.Indices = f.Index + 1
+			if o.OnlyFrame && f.Index != o.Frame {
+				if f.Index > o.Frame {
+					break
+				}
+				continue
+			}
+			rep := in.analyze(rd, f)
+			in.count(s, rep)
+			in.render(fc, rep)
+			if o.OnlyFrame {
+				s.FrameFound = true
+				break
+			}
+			continue
+		}
+		var fe *binary.FrameError
+		if !errors.As(err, &fe) {
+			return &ReadError{err}
+		}
+		s.Indices = fe.Frame + 1
+		selected := !o.OnlyFrame || fe.Frame == o.Frame
+		if o.OnlyFrame && fe.Frame > o.Frame {
+			break
+		}
+		// For a truncation the reader has read to the end: every byte left
+		// is buffered.
+		var pending []byte
+		buffered := len(rd.Buffered())
+		if selected {
+			pending = append(pending, rd.Peek(maxDamagedDump+binary.HeaderSize)...)
+		}
+		if (fe.Kind == binary.TruncatedHeader || fe.Kind == binary.TruncatedPayload) && win.cutShort() {
+			if selected {
+				rep := in.analyzeCut(fe, pending, buffered)
+				in.count(s, rep)
+				in.render(fc, rep)
+				s.FrameFound = true
+			}
+			break
+		}
+		n, found := rd.Resync()
+		if !selected {
+			continue
+		}
+		rep := in.analyzeBad(fe, pending, buffered, n, found)
+		in.count(s, rep)
+		in.render(fc, rep)
+		if o.OnlyFrame {
+			s.FrameFound = true
+			break
+		}
+	}
+	if win.err != nil {
+		return &ReadError{win.err}
+	}
+	if !met && o.Format == Text {
+		what := "the input is empty"
+		if o.Skip > 0 {
+			what = fmt.Sprintf("nothing after byte %d", o.Skip)
+		}
+		in.note(fc, "no frames: "+what)
+	} else if o.OnlyFrame && !s.FrameFound && o.Format == Text {
+		in.note(fc, noFrameText(o.Frame, s.Indices))
+	}
+	return nil
+}
+
+// NoFrame says that a selected frame is not in an input that holds indices
+// frame indices.
+func NoFrame(frame, indices int) string { return noFrameText(frame, indices) }
+
+func noFrameText(frame, indices int) string {
+	switch indices {
+	case 0:
+		return fmt.Sprintf("no frame %d: the input holds no frames", frame)
+	case 1:
+		return fmt.Sprintf("no frame %d: the input holds only frame 0", frame)
+	}
+	return fmt.Sprintf("no frame %d: the input holds frames 0-%d", frame, indices-1)
+}
+
+func (in *Inspector) count(s *Summary, rep *report) {
+	s.Frames++
+	switch {
+	case rep.cut:
+		s.Cut++
+		s.Bytes += int64(rep.avail)
+	case len(rep.errors) > 0:
+		s.Invalid++
+	default:
+		s.Valid++
+	}
+	if rep.ok && rep.compressed {
+		s.Compressed++
+	}
+	if rep.ok {
+		s.Bytes += int64(rep.size)
+	}
+	if rep.skip != nil {
+		s.Bytes += rep.skip.bytes
+		s.Skipped += rep.skip.bytes
+	}
+	s.Errors += len(rep.errors)
+	s.Warnings += len(rep.warnings)
+	if rep.problem != nil && len(s.Problems) < MaxProblems {
+		s.Problems = append(s.Problems, *rep.problem)
+	}
+}
+
+// skip passes over n bytes of r: by seeking when r can seek, else by
+// reading. It returns how many bytes it passed over.
+func skip(r io.Reader, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	if sk, ok := r.(io.Seeker); ok {
+		if cur, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			end, err := sk.Seek(0, io.SeekEnd)
+			if err == nil {
+				to := min(cur+n, end)
+				if _, err := sk.Seek(to, io.SeekStart); err == nil {
+					return to - cur, nil
+				}
+			}
+			// Not seekable after all (a pipe, say): put it back and read.
+			if _, err := sk.Seek(cur, io.SeekStart); err != nil {
+				return 0, err
+			}
+		}
+	}
+	m, err := io.CopyN(io.Discard, r, n)
+	if err == io.EOF {
+		err = nil
+	}
+	return m, err
+}
+
+// window reads at most n bytes of r when limited. When it has given all n,
+// it looks one byte further to tell whether the input went on (cutShort).
+type window struct {
+	r       io.Reader
+	n       int64
+	limited bool
+	probed  bool
+	more    bool
+	err     error // a read error other than io.EOF
+}
+
+func (w *window) Read(p []byte) (int, error) {
+	if !w.limited {
+		n, err := w.r.Read(p)
+		w.keep(err)
+		return n, err
+	}
+	if w.n <= 0 {
+		if !w.probed {
+			w.probed = true
+			var b [1]byte
+			k, err := io.ReadFull(w.r, b[:])
+			w.more = k > 0
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				w.keep(err)
+			}
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > w.n {
+		p = p[:w.n]
+	}
+	n, err := w.r.Read(p)
+	w.n -= int64(n)
+	w.keep(err)
+	return n, err
+}
+
+func (w *window) keep(err error) {
+	if err != nil && err != io.EOF && w.err == nil {
+		w.err = err
+	}
+}
+
+// cutShort reports whether the window ended before the input did.
+func (w *window) cutShort() bool { return w.limited && w.n <= 0 && w.probed && w.more }
+
+// errWriter keeps the first write error and drops writes after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+	return n, err
+}
