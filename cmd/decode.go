@@ -123,10 +123,13 @@ func runDecode(opts *DecodeOptions) error {
 						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
 						line = append(line, '\n')
 					}
-					if _, err := out.Write(line); err != nil {
+					if _, err := out.Write(line); err == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+						err = out.Flush()
+					}
+					if out.failed != nil {
 						in.Close()
 						out.Abort()
-						return err
+						return out.failed
 					}
 					continue
 				}
@@ -184,14 +187,20 @@ func plural(n int, one, many string) string {
 // requireBinary checks by detection that an input holds binary frames. An
 // empty input holds zero frames.
 func requireBinary(name string, br *bufio.Reader) error {
-	prefix, err := br.Peek(64)
+	// Two bytes decide for binary; asking for more would hold back a live
+	// stream whose first frame is short.
+	prefix, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return readError(name, err)
+	}
+	if len(prefix) == 0 || codec.Detect(prefix).Format == codec.Binary {
+		return nil
+	}
+	prefix, err = br.Peek(64)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return readError(name, err)
 	}
 	d := codec.Detect(prefix)
-	if d.Format == codec.Binary || len(prefix) == 0 {
-		return nil
-	}
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
 		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)

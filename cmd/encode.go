@@ -191,6 +191,13 @@ func runEncode(opts *EncodeOptions) error {
 				}
 				return invalidError(fmt.Errorf("%s:%s: %w", in.Name, pos, err), "")
 			}
+			if jr.Buffered() == 0 {
+				if err := out.Flush(); err != nil {
+					in.Close()
+					out.Abort()
+					return err
+				}
+			}
 			seq++
 		}
 		in.Close()

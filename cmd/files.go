@@ -138,6 +138,20 @@ func (o *output) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Flush passes buffered output on. Commands call it when their input has
+// nothing more buffered, so that a live stream (tail -f capture | toonkit
+// decode) is not held back, while a file is still written in large blocks.
+func (o *output) Flush() error {
+	if o.failed != nil || o.w == nil {
+		return o.failed
+	}
+	if err := o.w.Flush(); err != nil {
+		o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		return o.failed
+	}
+	return nil
+}
+
 // Commit flushes the output and, for a file, puts it in place.
 func (o *output) Commit() error {
 	if o.failed != nil {

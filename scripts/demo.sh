@@ -5,22 +5,22 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tk=${1:-bin/toonkit}
 d=testdata/demo
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; echo "(exit status $?)"; }
+# step CMD: show a shell command line, run it, and show its exit status.
+step() { printf '\n\033[1m$ %s\033[0m\n' "$1"; bash -o pipefail -c "$1"; echo "(exit status $?)"; }
 
 echo "toonkit demo: $("$tk" --version)"
 echo "testdata/demo/capture.bin holds $(wc -c < $d/capture.bin) bytes: a Kado orchestrator/subagent session as binary TOON frames."
 
-# 1. The debugging view of one compressed frame, then the whole capture's summary.
-step "$tk" inspect --frame 2 $d/capture.bin
-# 2. Decode the capture to NDJSON records, and only the payloads.
-step "$tk" decode $d/capture.bin
-step "$tk" decode --payload $d/capture.bin
+# 1. The debugging view of one compressed frame.
+step "$tk inspect --frame 2 $d/capture.bin"
+# 2. Decode the capture to NDJSON records, and only the payloads (cut to 120 columns here).
+step "$tk decode $d/capture.bin | cut -c1-120"
+step "$tk decode --payload $d/capture.bin | cut -c1-120"
 # 3. Decode and encode again: the same bytes.
-printf '\n\033[1m$ %s\033[0m\n' "$tk decode $d/capture.bin | $tk encode --to binary | cmp - $d/capture.bin"
-"$tk" decode $d/capture.bin | "$tk" encode --to binary | cmp - $d/capture.bin && echo "identical"
+step "$tk decode $d/capture.bin | $tk encode --to binary | cmp - $d/capture.bin && echo identical"
 # 4. A damaged capture: inspect shows the bad bytes and resynchronises;
 #    decode stops at the first bad frame, or salvages with --keep-going.
-step "$tk" inspect --frame 3 $d/damaged.bin
-step "$tk" decode --payload $d/damaged.bin
-step "$tk" decode --payload --keep-going $d/damaged.bin
+step "$tk inspect --frame 3 $d/damaged.bin"
+step "$tk decode --payload $d/damaged.bin | cut -c1-120"
+step "$tk decode --payload --keep-going $d/damaged.bin | cut -c1-120"
 exit 0

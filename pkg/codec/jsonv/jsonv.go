@@ -159,6 +159,11 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	return v, r.rec.position(start), nil
 }
 
+// Buffered reports how many bytes other than white space have been read from
+// the underlying reader but not yet consumed: when it is 0, the next call to
+// Next may block.
+func (r *Reader) Buffered() int { return len(bytes.TrimLeft(r.dec.UnreadBuffer(), " \t\r\n")) }
+
 // Position returns the position of an absolute byte offset at or after the
 // start of the last value returned.
 func (r *Reader) Position(off int64) Position { return r.rec.position(off) }

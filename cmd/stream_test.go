@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"bufio"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// A live stream is passed on record by record: each output line appears
+// while the input is still open, not when it ends or a buffer fills.
+func TestLiveStreams(t *testing.T) {
+	frame := func(seq uint32) []byte {
+		b, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat, SequenceID: seq}, []byte(`{}`), binary.CompressNever)
+		return b
+	}
+	cases := []struct {
+		name  string
+		args  []string
+		input func(i int) []byte
+		read  func(r *bufio.Reader) error
+	}{
+		{"decode", []string{"decode", "--payload"}, func(i int) []byte { return frame(uint32(i)) },
+			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
+		{"encode", []string{"encode", "--to", "binary", "--timestamp", "1"}, func(int) []byte { return []byte("{}\n") },
+			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			ios, _, _, _ := Test()
+			ios.In, ios.Out = inR, outW
+			done := make(chan int)
+			go func() { code := Run(ios, c.args); outW.Close(); done <- code }()
+			out := bufio.NewReader(outR)
+			for i := 0; i < 3; i++ {
+				go inW.Write(c.input(i))
+				got := make(chan error)
+				go func() { got <- c.read(out) }()
+				select {
+				case err := <-got:
+					if err != nil {
+						t.Fatalf("record %d: %v", i, err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("record %d was held back while the input stayed open", i)
+				}
+			}
+			inW.Close()
+			io.Copy(io.Discard, out)
+			if code := <-done; code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+		})
+	}
+}
