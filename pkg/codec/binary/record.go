@@ -67,31 +67,43 @@ func (e *RecordError) Error() string {
 // object with exactly the members "header" (an object) and "payload" is a
 // record: its header fields version, type, typeName, timestamp and
 // sequenceId are checked to fit their fields; payloadLength and compressed
-// are accepted and recomputed. Any other value is a bare payload.
+// are accepted and recomputed. Any other value is a bare payload. v must be
+// one valid JSON value, as jsonv.Reader returns it.
 func ParseRecord(v jsontext.Value) (Record, error) {
 	bare := Record{Payload: v}
 	if v.Kind() != '{' {
 		return bare, nil
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(v))
-	if _, err := dec.ReadToken(); err != nil {
+	header, headerAt, payload, payloadAt, split := splitRecord(v)
+	if !split {
+		header, headerAt, payload, payloadAt = splitRecordSlow(v)
+	}
+	if header == nil || payload == nil || header.Kind() != '{' {
 		return bare, nil
 	}
-	var header, payload jsontext.Value
-	var headerAt, payloadAt int64
+	return parseHeader(header, headerAt, payload, payloadAt)
+}
+
+// splitRecordSlow finds the members of a {"header":...,"payload":...}
+// object with a decoder. header or payload is nil when v is not a record.
+func splitRecordSlow(v jsontext.Value) (header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64) {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, 0, nil, 0
+	}
 	n := 0
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return bare, nil
+			return nil, 0, nil, 0
 		}
 		name := tok.String()
 		if name != "header" && name != "payload" {
-			return bare, nil // not a record; do not read the rest
+			return nil, 0, nil, 0 // not a record; do not read the rest
 		}
 		val, err := dec.ReadValue()
 		if err != nil {
-			return bare, nil
+			return nil, 0, nil, 0
 		}
 		at := dec.InputOffset() - int64(len(val))
 		val = v[at : at+int64(len(val))] // ReadValue's result is voided by the next read
@@ -102,9 +114,141 @@ func ParseRecord(v jsontext.Value) (Record, error) {
 			payload, payloadAt = val, at
 		}
 	}
-	if n != 2 || header == nil || payload == nil || header.Kind() != '{' {
-		return bare, nil
+	if n != 2 {
+		return nil, 0, nil, 0
 	}
+	return header, headerAt, payload, payloadAt
+}
+
+// splitRecord is splitRecordSlow for a v that is valid JSON (as jsonv.Reader
+// returns it): it finds the members' bounds without validating them again,
+// by a structural scan. It reports ok = false, and the caller falls back on
+// splitRecordSlow, for anything unusual (an escaped name, bad structure).
+func splitRecord(v []byte) (header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64, ok bool) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return nil, 0, nil, 0, false
+	}
+	i = skipSpace(v, i+1)
+	if i < len(v) && v[i] == '}' {
+		return nil, 0, nil, 0, skipSpace(v, i+1) == len(v) // {}: not a record
+	}
+	for n := 0; ; n++ {
+		if i >= len(v) || v[i] != '"' {
+			return nil, 0, nil, 0, false
+		}
+		end := skipString(v, i)
+		if end < 0 {
+			return nil, 0, nil, 0, false
+		}
+		name := v[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return nil, 0, nil, 0, false
+		}
+		isHeader := string(name) == "header"
+		if !isHeader && string(name) != "payload" || n == 2 {
+			return nil, 0, nil, 0, true // not a record
+		}
+		i = skipSpace(v, end)
+		if i >= len(v) || v[i] != ':' {
+			return nil, 0, nil, 0, false
+		}
+		i = skipSpace(v, i+1)
+		end = skipValue(v, i)
+		if end < 0 {
+			return nil, 0, nil, 0, false
+		}
+		if isHeader {
+			header, headerAt = v[i:end], int64(i)
+		} else {
+			payload, payloadAt = v[i:end], int64(i)
+		}
+		i = skipSpace(v, end)
+		if i >= len(v) {
+			return nil, 0, nil, 0, false
+		}
+		switch v[i] {
+		case ',':
+			i = skipSpace(v, i+1)
+		case '}':
+			if skipSpace(v, i+1) != len(v) || n != 1 {
+				return nil, 0, nil, 0, n == 0 && skipSpace(v, i+1) == len(v)
+			}
+			return header, headerAt, payload, payloadAt, true
+		default:
+			return nil, 0, nil, 0, false
+		}
+	}
+}
+
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string that starts at v[i], or -1.
+func skipString(v []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(v[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		bs := 0
+		for bs < j-i-1 && v[j-1-bs] == '\\' {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// skipValue returns the offset after the value that starts at v[i], or -1,
+// looking only at brackets and string quotes.
+func skipValue(v []byte, i int) int {
+	if i >= len(v) {
+		return -1
+	}
+	switch v[i] {
+	case '"':
+		return skipString(v, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(v); j++ {
+			switch v[j] {
+			case '"':
+				e := skipString(v, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(v) {
+		switch v[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64) (Record, error) {
 	rec := Record{IsRecord: true, Payload: payload, PayloadStart: payloadAt}
 	var typeName string
 	var typeNameAt int64
@@ -115,9 +259,8 @@ func ParseRecord(v jsontext.Value) (Record, error) {
 		name := tok.String()
 		val, _ := hd.ReadValue()
 		at := headerAt + hd.InputOffset() - int64(len(val))
-		ptr := "/header/" + escapePointer(name)
 		fail := func(format string, args ...any) error {
-			return &RecordError{Offset: at, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+			return &RecordError{Offset: at, Pointer: "/header/" + escapePointer(name), Msg: fmt.Sprintf(format, args...)}
 		}
 		switch name {
 		case "version":
@@ -198,9 +341,9 @@ func wholeNumber(v jsontext.Value, max uint64) (uint64, bool) {
 	return u, true
 }
 
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func escapePointer(s string) string { return pointerEscaper.Replace(s) }
 
 // InferType names the message type of a bare payload from its top-level
 // keys: instruction → INSTRUCTION, toolName+args → TOOL_CALL, success →

@@ -2,7 +2,9 @@ package binary
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 const rleEscape = 0xFF
@@ -12,8 +14,26 @@ const rleEscape = 0xFF
 // of at most 255 bytes; a piece of 4 or more equal bytes, and a piece of 0xFF
 // bytes of any length, is written FF b n; other pieces are written verbatim.
 func AppendRLE(dst, src []byte) []byte {
+	lit := 0 // start of the bytes not yet written
 	for i := 0; i < len(src); {
+		if len(src)-i >= 9 {
+			// Look at 6 positions at once: a piece that needs an escape
+			// starts where 4 bytes are equal or at an 0xFF byte.
+			x := le.Uint64(src[i:])
+			z := zeroBytes(x ^ le.Uint64(src[i+1:])) // byte k: src[i+k] == src[i+k+1]
+			c := (z&(z>>8)&(z>>16) | zeroBytes(^x)) & 0x0000_8080_8080_8080
+			if c == 0 {
+				i += 6
+				continue
+			}
+			i += bits.TrailingZeros64(c) >> 3
+		}
 		b := src[i]
+		if b != rleEscape && (len(src)-i < 4 || src[i+1] != b || src[i+2] != b || src[i+3] != b) {
+			i++ // not the start of a piece that needs an escape
+			continue
+		}
+		dst = append(dst, src[lit:i]...)
 		j := i + 1
 		for j < len(src) && src[j] == b {
 			j++
@@ -29,10 +49,20 @@ func AppendRLE(dst, src []byte) []byte {
 			}
 			run -= n
 		}
-		i = j
+		i, lit = j, j
 	}
-	return dst
+	return append(dst, src[lit:]...)
 }
+
+// zeroBytes has the top bit set in each byte of the result where v has a
+// zero byte, and no other bit.
+func zeroBytes(v uint64) uint64 {
+	const lo7 = 0x7f7f_7f7f_7f7f_7f7f
+	t := (v & lo7) + lo7
+	return ^(t | v | lo7)
+}
+
+var le = binary.LittleEndian
 
 // AppendUnRLE appends the decompression of an RLE body (without the magic
 // byte) to dst. FF b n gives n copies of b (n = 0 gives nothing); an FF with

@@ -5,9 +5,11 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -248,17 +250,40 @@ func (c *recorder) advance(off int64) {
 		return
 	}
 	gone := c.kept[:k]
-	if nl := bytes.LastIndexByte(gone, '\n'); nl >= 0 {
-		c.line += bytes.Count(gone, []byte{'\n'})
-		c.col = utf8.RuneCount(gone[nl+1:])
+	// The bytes are those of values already read, so valid UTF-8: runes are
+	// counted by skipping continuation bytes. Newlines are found forwards
+	// (LastIndexByte is a byte loop; in NDJSON the one newline is first).
+	if n := bytes.Count(gone, []byte{'\n'}); n > 0 {
+		nl := bytes.IndexByte(gone, '\n')
+		if n > 1 {
+			nl = bytes.LastIndexByte(gone, '\n')
+		}
+		c.line += n
+		c.col = runeCountValid(gone[nl+1:])
 		c.prefix = append(c.prefix[:0], tail(gone[nl+1:])...)
 	} else {
-		c.col += utf8.RuneCount(gone)
+		c.col += runeCountValid(gone)
 		c.prefix = append(c.prefix, tail(gone)...)
 		c.prefix = append(c.prefix[:0], tail(c.prefix)...)
 	}
 	c.kept = append(c.kept[:0], c.kept[k:]...)
 	c.keptBase = off
+}
+
+// runeCountValid is utf8.RuneCount for valid UTF-8, 8 bytes at a time.
+func runeCountValid(b []byte) int {
+	n := len(b)
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		n -= bits.OnesCount64(x &^ (x << 1) & 0x8080_8080_8080_8080)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c&0xC0 == 0x80 {
+			n--
+		}
+	}
+	return n
 }
 
 func tail(b []byte) []byte {

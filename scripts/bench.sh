@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# scripts/bench.sh [TOONKIT]: toonkit's speed and memory marks, beside jq, in one run.
+#
+# Generates a capture of Kado binary frames (1-64 KB payloads, some compressed)
+# and its NDJSON with scripts/genbench, then measures on the same machine:
+#   toonkit decode capture.bin                            MB/s of frame input
+#   toonkit encode --to binary --timestamp 1 capture.ndjson   MB/s of NDJSON input
+#   jq -c . capture.ndjson                                MB/s of NDJSON input
+# each REPS times (median reported), with the peak RSS of each from
+# /usr/bin/time -v (the largest over the runs), the peak RSS of decode and
+# encode on an input twice as large (each file twice over), and the wall time
+# of `toonkit --version` and of decoding one small frame (median of
+# STARTUP_REPS runs). It checks that decode prints the generated NDJSON and
+# that decode | encode gives the capture back byte for byte.
+#
+# Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; peak RSS
+# <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
+# MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
+#
+# Environment:
+#   BENCH_MB            size of the capture in MB (default 200)
+#   BENCH_REPS          repetitions of each throughput measure (default 5)
+#   BENCH_STARTUP_REPS  repetitions of each startup measure (default 21)
+#   BENCH_DIR           where the run's folder is made (default bench-out/,
+#                       git-ignored); the folder and its ~1.2 GB of inputs
+#                       are removed at the end unless BENCH_KEEP=1
+#   BENCH_SEED          generator seed (default 1)
+#   BENCH_TIME          GNU time (default /usr/bin/time; gtime on macOS)
+set -euo pipefail
+
+tk=${1:-bin/toonkit}
+mb=${BENCH_MB:-200}
+reps=${BENCH_REPS:-5}
+sreps=${BENCH_STARTUP_REPS:-21}
+seed=${BENCH_SEED:-1}
+gnutime=${BENCH_TIME:-/usr/bin/time}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() { echo "bench.sh: $*" >&2; exit 2; }
+note() { echo "bench.sh: $*" >&2; }
+
+[[ -x $tk && ! -d $tk ]] || die "no toonkit binary at $tk (build it with: make build)"
+tk=$(cd "$(dirname "$tk")" && pwd)/$(basename "$tk")
+[[ $mb =~ ^[0-9]+$ && $mb -ge 1 ]] || die "BENCH_MB must be a whole number of MB, found '$mb'"
+[[ $reps =~ ^[0-9]+$ && $reps -ge 1 && $sreps =~ ^[0-9]+$ && $sreps -ge 1 ]] || die "BENCH_REPS and BENCH_STARTUP_REPS must be whole numbers >= 1"
+command -v go >/dev/null || die "go is needed to build scripts/genbench (https://go.dev/dl/)"
+
+base=${BENCH_DIR:-$root/bench-out}
+mkdir -p "$base"
+dir=$(mktemp -d "$(cd "$base" && pwd)/run.XXXXXX")
+cleanup() {
+	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
+		note "inputs kept in $dir"
+	else
+		rm -rf "$dir"
+	fi
+}
+trap cleanup EXIT
+
+# ---- tools ----
+have_jq=0
+if command -v jq >/dev/null; then
+	have_jq=1
+	jq_path=$(command -v jq)
+else
+	note "jq not found: the jq columns are skipped (install it with: sudo apt-get install jq)"
+fi
+have_time=0
+if command -v "$gnutime" >/dev/null && "$gnutime" -v true >/dev/null 2>&1; then
+	have_time=1
+else
+	note "GNU time ($gnutime -v) not found: peak RSS is skipped (install it with: sudo apt-get install time)"
+fi
+
+# now_ns prints the wall clock in nanoseconds, without a fork when bash has
+# EPOCHREALTIME (5.0+).
+if [[ -n ${EPOCHREALTIME:-} ]]; then
+	now_ns() {
+		local t=${EPOCHREALTIME/[.,]/}
+		REPLY=$((10#$t * 1000))
+	}
+else
+	now_ns() { REPLY=$(date +%s%N); }
+fi
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+maxof() { printf '%s\n' "$@" | sort -n | tail -n 1; }
+
+# measure N CMD...: runs CMD N times with stdout to /dev/null; sets MED_NS
+# (median wall time) and MAX_KB (largest peak RSS in KiB, "" without GNU time).
+measure() {
+	local n=$1 i t0 rc
+	shift
+	local times=() rss=()
+	for ((i = 0; i < n; i++)); do
+		now_ns
+		t0=$REPLY
+		if ((have_time)); then
+			"$gnutime" -v -o "$dir/time.txt" "$@" >/dev/null && rc=0 || rc=$?
+		else
+			"$@" >/dev/null && rc=0 || rc=$?
+		fi
+		now_ns
+		((rc == 0)) || die "failed (exit $rc): $*"
+		times+=($((REPLY - t0)))
+		if ((have_time)); then
+			rss+=("$(awk -F': *' '/Maximum resident set size/ {print $2}' "$dir/time.txt")")
+		fi
+	done
+	MED_NS=$(median "${times[@]}")
+	MAX_KB=""
+	if ((have_time)); then MAX_KB=$(maxof "${rss[@]}"); fi
+}
+
+# wall N CMD...: median wall time of CMD in ns, without /usr/bin/time, in MED_NS.
+wall() {
+	local n=$1 i t0
+	shift
+	local times=()
+	"$@" >/dev/null 2>&1 || die "failed: $*"
+	"$@" >/dev/null 2>&1
+	for ((i = 0; i < n; i++)); do
+		now_ns
+		t0=$REPLY
+		"$@" >/dev/null 2>&1
+		now_ns
+		times+=($((REPLY - t0)))
+	done
+	MED_NS=$(median "${times[@]}")
+}
+
+mbps() { awk -v b="$1" -v ns="$2" 'BEGIN {printf "%.1f", b / 1e6 / (ns / 1e9)}'; }
+ms() { awk -v ns="$1" 'BEGIN {printf "%.2f", ns / 1e6}'; }
+mib() { awk -v kb="$1" 'BEGIN {printf "%.1f", kb / 1024}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.1fx", a / b; else print "n/a"}'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a <= b)}'; }
+size() { wc -c <"$1" | tr -d ' '; }
+
+# ---- machine ----
+cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)
+echo "== toonkit bench ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+echo "machine:  $(nproc) CPU, ${cpu:-unknown CPU}, $(uname -sr)"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+echo "load:     $load (1, 5, 15 min) before the run"
+if awk -v l="${load%% *}" -v n="$(nproc)" 'BEGIN {exit !(l + 0 > n / 2)}'; then
+	echo "          other work is running on this machine: the figures may come out low"
+fi
+echo "go:       $(go version)"
+echo "toonkit:  $tk ($("$tk" --version 2>&1 | head -n 1))"
+if ((have_jq)); then echo "jq:       $jq_path ($(jq --version 2>&1))"; fi
+echo
+
+# ---- inputs ----
+note "building scripts/genbench"
+(cd "$root" && go build -o "$dir/genbench" ./scripts/genbench)
+note "generating ${mb} MB of frames in $dir"
+"$dir/genbench" -mb "$mb" -seed "$seed" -o "$dir/capture.bin" -ndjson "$dir/capture.ndjson" 2>"$dir/gen.txt" ||
+	{ cat "$dir/gen.txt" >&2; die "genbench failed"; }
+cat "$dir/capture.bin" "$dir/capture.bin" >"$dir/capture2x.bin"
+cat "$dir/capture.ndjson" "$dir/capture.ndjson" >"$dir/capture2x.ndjson"
+printf '{"instruction":"Write unit tests for the UserService class"}\n' |
+	"$tk" encode --to binary --timestamp 1735689600123 -o "$dir/small.bin"
+bin_bytes=$(size "$dir/capture.bin")
+nd_bytes=$(size "$dir/capture.ndjson")
+
+# ---- checks ----
+failures=0
+note "checking decode and decode | encode"
+if "$tk" decode "$dir/capture.bin" >"$dir/decoded.ndjson" && cmp -s "$dir/decoded.ndjson" "$dir/capture.ndjson"; then
+	chk_decode=PASS
+else
+	chk_decode=FAIL
+	failures=$((failures + 1))
+	cmp "$dir/decoded.ndjson" "$dir/capture.ndjson" >&2 || true
+fi
+if "$tk" decode "$dir/capture.bin" | "$tk" encode --to binary >"$dir/roundtrip.bin" && cmp -s "$dir/roundtrip.bin" "$dir/capture.bin"; then
+	chk_round=PASS
+else
+	chk_round=FAIL
+	failures=$((failures + 1))
+	cmp "$dir/roundtrip.bin" "$dir/capture.bin" >&2 || true
+fi
+rm -f "$dir/decoded.ndjson" "$dir/roundtrip.bin"
+
+# ---- measures ----
+note "decode x$reps"
+measure "$reps" "$tk" decode "$dir/capture.bin"
+dec_ns=$MED_NS dec_kb=$MAX_KB
+note "encode x$reps"
+measure "$reps" "$tk" encode --to binary --timestamp 1 "$dir/capture.ndjson"
+enc_ns=$MED_NS enc_kb=$MAX_KB
+jq_ns="" jq_kb=""
+if ((have_jq)); then
+	note "jq -c . x$reps"
+	measure "$reps" jq -c . "$dir/capture.ndjson"
+	jq_ns=$MED_NS jq_kb=$MAX_KB
+fi
+dec2_kb="" enc2_kb=""
+if ((have_time)); then
+	note "decode and encode on the 2x input, x$reps"
+	measure "$reps" "$tk" decode "$dir/capture2x.bin"
+	dec2_kb=$MAX_KB
+	measure "$reps" "$tk" encode --to binary --timestamp 1 "$dir/capture2x.ndjson"
+	enc2_kb=$MAX_KB
+fi
+note "startup x$sreps"
+wall "$sreps" "$tk" --version
+ver_ns=$MED_NS
+wall "$sreps" "$tk" decode "$dir/small.bin"
+small_ns=$MED_NS
+jqver_ns=""
+if ((have_jq)); then
+	wall "$sreps" jq --version
+	jqver_ns=$MED_NS
+fi
+
+# ---- table ----
+row() { printf '%-38s %12s %11s %8s  %s\n' "$@"; }
+# check COND...: RES is PASS when COND holds; a FAIL is counted.
+check() {
+	if "$@"; then
+		RES=PASS
+	else
+		RES=FAIL
+		failures=$((failures + 1))
+	fi
+}
+dec_mbps=$(mbps "$bin_bytes" "$dec_ns")
+enc_mbps=$(mbps "$nd_bytes" "$enc_ns")
+jq_mbps=""
+if ((have_jq)); then jq_mbps=$(mbps "$nd_bytes" "$jq_ns"); fi
+vsjq() { if ((have_jq)); then ratio "$@"; else echo n/a; fi; }
+
+echo "input: capture.bin $bin_bytes bytes ($(awk -v b="$bin_bytes" 'BEGIN{printf "%.1f", b/1e6}') MB), capture.ndjson $nd_bytes bytes ($(awk -v b="$nd_bytes" 'BEGIN{printf "%.1f", b/1e6}') MB); the 2x inputs are each file twice over"
+sed 's/^genbench: */  /' "$dir/gen.txt"
+echo "throughput: median of $reps runs; peak RSS: largest of the runs (/usr/bin/time -v); startup: median of $sreps runs"
+echo "vs jq: toonkit's figure over jq's (MB/s: higher is better; MiB and ms: lower is better)"
+echo
+row "measure" "value" "mark" "vs jq" "result"
+row "-------" "-----" "----" "-----" "------"
+
+check ge "$dec_mbps" 200
+row "decode MB/s (frame input)" "$dec_mbps" ">= 200" "$(vsjq "$dec_mbps" "$jq_mbps")" "$RES"
+if ((have_jq)); then
+	r=$(ratio "$dec_mbps" "$jq_mbps")
+	check ge "${r%x}" 10
+	row "decode vs jq, MB/s ratio" "$r" ">= 10x" "" "$RES"
+	row "  same content, wall-time ratio" "$(ratio "$jq_ns" "$dec_ns")" "" "" "(info)"
+else
+	row "decode vs jq" "n/a" ">= 10x" "n/a" "SKIP (no jq)"
+fi
+check ge "$enc_mbps" 100
+row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
+if ((have_jq)); then
+	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
+fi
+
+if ((have_time)); then
+	lim=65536 # KiB: 64 MiB
+	check le "$dec_kb" $lim
+	row "decode peak RSS MiB" "$(mib "$dec_kb")" "<= 64" "$(vsjq "$dec_kb" "$jq_kb")" "$RES"
+	check le "$dec2_kb" $lim
+	row "decode peak RSS MiB, 2x input" "$(mib "$dec2_kb")" "<= 64" "" "$RES"
+	# Constant memory: the 2x input may take at most 25% + 4 MiB more than
+	# the 1x input (a garbage-collected heap's peak varies from run to run).
+	check le "$dec2_kb" "$((dec_kb * 5 / 4 + 4096))"
+	row "  growth 1x -> 2x" "$(ratio "$dec2_kb" "$dec_kb")" "flat" "" "$RES"
+	check le "$enc_kb" $lim
+	row "encode peak RSS MiB" "$(mib "$enc_kb")" "<= 64" "$(vsjq "$enc_kb" "$jq_kb")" "$RES"
+	check le "$enc2_kb" $lim
+	row "encode peak RSS MiB, 2x input" "$(mib "$enc2_kb")" "<= 64" "" "$RES"
+	check le "$enc2_kb" "$((enc_kb * 5 / 4 + 4096))"
+	row "  growth 1x -> 2x" "$(ratio "$enc2_kb" "$enc_kb")" "flat" "" "$RES"
+	if ((have_jq)); then
+		row "jq -c . peak RSS MiB" "$(mib "$jq_kb")" "" "1.0x" "(reference)"
+	fi
+else
+	row "peak RSS" "n/a" "<= 64" "n/a" "SKIP (no GNU time)"
+fi
+
+check le "$ver_ns" 15000000
+row "toonkit --version ms" "$(ms "$ver_ns")" "<= 15" "$(vsjq "$ver_ns" "$jqver_ns")" "$RES"
+check le "$small_ns" 15000000
+row "decode one small frame ms" "$(ms "$small_ns")" "<= 15" "" "$RES"
+if ((have_jq)); then
+	row "jq --version ms" "$(ms "$jqver_ns")" "" "1.0x" "(reference)"
+fi
+
+row "decode prints the generated NDJSON" "" "identical" "" "$chk_decode"
+row "decode | encode gives capture.bin" "" "cmp equal" "" "$chk_round"
+echo
+if ((failures > 0)); then
+	echo "bench: $failures FAIL"
+	exit 1
+fi
+echo "bench: all marks met"

@@ -1,0 +1,710 @@
+// Command genbench writes a deterministic capture of Kado binary TOON frames
+// for scripts/bench.sh, and the NDJSON that `toonkit decode` prints for it.
+//
+//	go run ./scripts/genbench -mb 200 -o bench-out/capture.bin -ndjson bench-out/capture.ndjson
+//
+// Payloads are compact JSON of 1-64 KB (log-uniform), spread over the eight
+// message types and shaped like real traffic: TOOL_RESULT with arrays of
+// records or file contents, INSTRUCTION prose with code blocks, STATUS with
+// progress bars and logs, ERROR with stack traces, and so on. A share of
+// the payloads (-runs, 0.4 by default) carry long runs of one byte (space
+// indentation, padding, progress bars, rules, base64 zero fill) so that
+// --compress auto compresses them; the others are prose, records and
+// tab-indented code, which RLE does not shrink, though the odd 4-byte run in
+// a number or an id still makes some of them compress. With the defaults
+// about 47% of the frames are compressed. The same seed gives the same bytes.
+//
+// Memory stays constant: one payload at a time, streamed to the outputs.
+// A summary (frames, bytes, compressed share, per type) goes to stderr.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+func main() {
+	mb := flag.Float64("mb", 200, "stop once the capture holds at least this many MB (10^6 bytes) of frames")
+	frames := flag.Int("frames", 0, "stop after this many frames instead (0: use -mb)")
+	out := flag.String("o", "capture.bin", "capture `FILE` of binary frames")
+	nd := flag.String("ndjson", "", "also write the NDJSON that `toonkit decode` prints to `FILE`")
+	seed := flag.Uint64("seed", 1, "PRNG seed")
+	minSize := flag.Int("min", 1024, "smallest payload target in bytes")
+	maxSize := flag.Int("max", 62<<10, "largest payload target in bytes (no payload passes 64 KiB)")
+	runShare := flag.Float64("runs", 0.4, "share of payloads built with long runs of one byte")
+	quiet := flag.Bool("q", false, "no summary on stderr")
+	flag.Parse()
+	if *minSize < 2 || *maxSize < *minSize || *runShare < 0 || *runShare > 1 {
+		fmt.Fprintln(os.Stderr, "genbench: need 2 <= -min <= -max and 0 <= -runs <= 1")
+		os.Exit(2)
+	}
+	g := &gen{
+		rng:     rand.New(rand.NewPCG(*seed, 0x70_6f_6f_6e_6b_69_74)),
+		min:     *minSize,
+		max:     *maxSize,
+		runs:    *runShare,
+		ts:      1735689600000,
+		payload: make([]byte, 0, 80<<10),
+	}
+	st, err := g.run(*out, *nd, int64(*mb*1e6), *frames)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "genbench:", err)
+		os.Exit(1)
+	}
+	if !*quiet {
+		st.print()
+	}
+}
+
+type stats struct {
+	frames, compressed        int
+	binBytes, ndBytes         int64
+	payloadBytes, wireBytes   int64
+	minPayload, maxPayload    int
+	byType, compByType        [9]int
+	withRuns, withRunsComp    int
+	withoutRuns, noRunsButCmp int
+}
+
+func (s *stats) print() {
+	pct := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return 100 * float64(a) / float64(b)
+	}
+	fmt.Fprintf(os.Stderr, "genbench: %d frames, %d bytes of frames (%.1f MB)", s.frames, s.binBytes, float64(s.binBytes)/1e6)
+	if s.ndBytes > 0 {
+		fmt.Fprintf(os.Stderr, ", %d bytes of NDJSON (%.1f MB)", s.ndBytes, float64(s.ndBytes)/1e6)
+	}
+	fmt.Fprintln(os.Stderr)
+	fmt.Fprintf(os.Stderr, "genbench: JSON payloads %d-%d bytes, mean %d\n", s.minPayload, s.maxPayload, s.payloadBytes/int64(max(s.frames, 1)))
+	fmt.Fprintf(os.Stderr, "genbench: compressed by --compress auto: %d of %d frames (%.1f%%); payload bytes %d -> %d on the wire (%.1f%%)\n",
+		s.compressed, s.frames, pct(s.compressed, s.frames), s.payloadBytes, s.wireBytes, 100*float64(s.wireBytes)/float64(max(s.payloadBytes, 1)))
+	fmt.Fprintf(os.Stderr, "genbench:   built with runs: %d, compressed %d (%.1f%%); built without: %d, compressed all the same %d (%.1f%%)\n",
+		s.withRuns, s.withRunsComp, pct(s.withRunsComp, s.withRuns), s.withoutRuns, s.noRunsButCmp, pct(s.noRunsButCmp, s.withoutRuns))
+	for _, t := range binary.MessageTypes() {
+		fmt.Fprintf(os.Stderr, "genbench:   %-16s %6d frames, %6d compressed\n", t, s.byType[t], s.compByType[t])
+	}
+}
+
+type gen struct {
+	rng      *rand.Rand
+	min, max int
+	runs     float64
+	ts       uint64
+	seq      uint32
+	payload  []byte
+	compact  []byte
+	frame    []byte
+	line     []byte
+}
+
+func (g *gen) run(binPath, ndPath string, limit int64, maxFrames int) (st stats, err error) {
+	bf, err := os.Create(binPath)
+	if err != nil {
+		return st, err
+	}
+	defer bf.Close()
+	bw := bufio.NewWriterSize(bf, 1<<20)
+	var nw *bufio.Writer
+	if ndPath != "" {
+		nf, err := os.Create(ndPath)
+		if err != nil {
+			return st, err
+		}
+		defer nf.Close()
+		nw = bufio.NewWriterSize(nf, 1<<20)
+	}
+	st.minPayload = math.MaxInt
+	for {
+		if maxFrames > 0 && st.frames >= maxFrames || maxFrames <= 0 && st.binBytes >= limit {
+			break
+		}
+		typ, withRuns := g.next()
+		// The payload must be in the compact form toonkit writes, or decode
+		// | encode would not give the capture back byte for byte.
+		g.compact, err = jsonv.AppendCompact(g.compact[:0], g.payload)
+		if err != nil {
+			return st, fmt.Errorf("generated payload %d is not JSON: %v", st.frames, err)
+		}
+		g.seq++
+		g.ts += uint64(1 + g.rng.IntN(250))
+		h := binary.Header{Version: binary.Version, Type: typ, Timestamp: g.ts, SequenceID: g.seq}
+		g.frame, h, err = binary.AppendFrame(g.frame[:0], h, g.compact, binary.CompressAuto)
+		if err != nil {
+			return st, err
+		}
+		comp := binary.IsCompressed(g.frame[binary.HeaderSize:])
+		if _, err := bw.Write(g.frame); err != nil {
+			return st, err
+		}
+		if nw != nil {
+			g.line = binary.AppendRecord(g.line[:0], h, comp, g.compact)
+			g.line = append(g.line, '\n')
+			if _, err := nw.Write(g.line); err != nil {
+				return st, err
+			}
+			st.ndBytes += int64(len(g.line))
+		}
+		st.frames++
+		st.binBytes += int64(len(g.frame))
+		st.payloadBytes += int64(len(g.compact))
+		st.wireBytes += int64(h.PayloadLength)
+		st.minPayload = min(st.minPayload, len(g.compact))
+		st.maxPayload = max(st.maxPayload, len(g.compact))
+		st.byType[typ]++
+		if withRuns {
+			st.withRuns++
+		} else {
+			st.withoutRuns++
+		}
+		if comp {
+			st.compressed++
+			st.compByType[typ]++
+			if withRuns {
+				st.withRunsComp++
+			} else {
+				st.noRunsButCmp++
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return st, err
+	}
+	if nw != nil {
+		if err := nw.Flush(); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// next builds the next payload in g.payload and returns its type and whether
+// it was built with long runs.
+func (g *gen) next() (binary.MessageType, bool) {
+	// A log-uniform size target: many small frames, some large ones.
+	lo, hi := math.Log(float64(g.min)), math.Log(float64(g.max))
+	target := int(math.Exp(lo + g.rng.Float64()*(hi-lo)))
+	runs := g.rng.Float64() < g.runs
+	want := target
+	for try := 0; ; try++ {
+		t := g.build(target, runs)
+		// Escaping and the last item overshoot the target: aim again so that
+		// every payload stays within [min, 64 KiB].
+		n := len(g.payload)
+		if n >= g.min && n <= 64<<10 || try == 8 {
+			return t, runs
+		}
+		target = max(2, target*want/n)
+		if n < g.min {
+			target += g.min - n
+		}
+	}
+}
+
+func (g *gen) build(target int, runs bool) binary.MessageType {
+	b := g.payload[:0]
+	// Traffic mix: tool results dominate a real capture.
+	var t binary.MessageType
+	switch r := g.rng.IntN(100); {
+	case r < 35:
+		t = binary.ToolResult
+	case r < 50:
+		t = binary.ToolCall
+	case r < 62:
+		t = binary.Instruction
+	case r < 72:
+		t = binary.ContextResponse
+	case r < 80:
+		t = binary.Status
+	case r < 87:
+		t = binary.Error
+	case r < 94:
+		t = binary.ContextRequest
+	default:
+		t = binary.Heartbeat
+	}
+	switch t {
+	case binary.Instruction:
+		b = g.instruction(b, target, runs)
+	case binary.ToolCall:
+		b = g.toolCall(b, target, runs)
+	case binary.ToolResult:
+		b = g.toolResult(b, target, runs)
+	case binary.Status:
+		b = g.status(b, target, runs)
+	case binary.Error:
+		b = g.errorMsg(b, target, runs)
+	case binary.Heartbeat:
+		b = g.heartbeat(b, target, runs)
+	case binary.ContextRequest:
+		b = g.contextRequest(b, target, runs)
+	case binary.ContextResponse:
+		b = g.contextResponse(b, target, runs)
+	}
+	g.payload = b
+	return t
+}
+
+// ---- payloads ----
+
+func (g *gen) instruction(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"instruction":`...)
+	var text []byte
+	text = append(text, "## Task\n\n"...)
+	for len(text) < target-200 {
+		text = g.paragraph(text)
+		text = append(text, "\n\n"...)
+		if g.rng.IntN(3) == 0 {
+			text = append(text, "```ts\n"...)
+			text = g.code(text, 200+g.rng.IntN(800), runs)
+			text = append(text, "```\n\n"...)
+		}
+		if runs && g.rng.IntN(4) == 0 {
+			text = append(text, strings.Repeat("-", 40+g.rng.IntN(40))...)
+			text = append(text, "\n\n"...)
+		}
+	}
+	b = appendString(b, string(text))
+	b = append(b, `,"priority":"`...)
+	b = append(b, pick(g.rng, priorities)...)
+	b = append(b, `","taskId":"`...)
+	b = g.uuid(b)
+	b = append(b, `","constraints":{"maxTokens":`...)
+	b = strconv.AppendInt(b, int64(1024*(1+g.rng.IntN(16))), 10)
+	b = append(b, `,"timeoutMs":`...)
+	b = strconv.AppendInt(b, int64(2500+250*g.rng.IntN(100)), 10)
+	b = append(b, `,"allowTools":[`...)
+	for i, n := 0, 1+g.rng.IntN(5); i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, pick(g.rng, toolNames))
+	}
+	return append(b, "]}}"...)
+}
+
+func (g *gen) toolCall(b []byte, target int, runs bool) []byte {
+	tool := pick(g.rng, toolNames)
+	b = append(b, `{"toolName":`...)
+	b = appendString(b, tool)
+	b = append(b, `,"args":{"path":`...)
+	b = appendString(b, g.path())
+	switch g.rng.IntN(3) {
+	case 0: // a file write: code
+		b = append(b, `,"content":`...)
+		b = appendString(b, string(g.code(nil, target-150, runs)))
+		b = append(b, `,"createDirs":true`...)
+	case 1: // a patch
+		b = append(b, `,"edits":[`...)
+		for i := 0; len(b) < target; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"startLine":`...)
+			b = strconv.AppendInt(b, int64(1+g.rng.IntN(2000)), 10)
+			b = append(b, `,"endLine":`...)
+			b = strconv.AppendInt(b, int64(1+g.rng.IntN(2000)), 10)
+			b = append(b, `,"newText":`...)
+			b = appendString(b, string(g.code(nil, 100+g.rng.IntN(600), runs)))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	default: // a search with many patterns
+		b = append(b, `,"patterns":[`...)
+		for i := 0; len(b) < target; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, pick(g.rng, identifiers)+"\\s*\\("+pick(g.rng, words)+".*")
+		}
+		b = append(b, `],"caseSensitive":false,"maxResults":`...)
+		b = strconv.AppendInt(b, int64(50+g.rng.IntN(500)), 10)
+	}
+	b = append(b, `},"callId":"`...)
+	b = g.uuid(b)
+	return append(b, `"}`...)
+}
+
+func (g *gen) toolResult(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, g.rng.IntN(20) != 0)
+	b = append(b, `,"data":`...)
+	switch k := g.rng.IntN(3); {
+	case k == 0 && runs: // a file read: space-indented source
+		b = appendString(b, string(g.code(nil, target-80, true)))
+	case k == 0: // query rows as a table rendered with tabs
+		var s []byte
+		for len(s) < target-80 {
+			s = append(s, pick(g.rng, identifiers)...)
+			s = append(s, '\t')
+			s = strconv.AppendInt(s, int64(g.rng.IntN(100000)), 10)
+			s = append(s, '\t')
+			s = append(s, pick(g.rng, words)...)
+			s = append(s, '\n')
+		}
+		b = appendString(b, string(s))
+	default: // an array of records
+		b = append(b, '[')
+		for i := 0; len(b) < target-60; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = g.record(b, i, runs)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"duration":`...)
+	b = strconv.AppendInt(b, int64(g.rng.IntN(5000)), 10)
+	return append(b, '}')
+}
+
+func (g *gen) record(b []byte, i int, runs bool) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(731562+i*7+g.rng.IntN(7)), 10)
+	b = append(b, `,"name":`...)
+	name := pick(g.rng, names) + " " + pick(g.rng, surnames)
+	if runs { // a fixed-width column, padded with spaces
+		name += strings.Repeat(" ", max(0, 32-len(name)))
+	}
+	b = appendString(b, name)
+	b = append(b, `,"email":`...)
+	b = appendString(b, strings.ToLower(pick(g.rng, names))+"."+strconv.Itoa(g.rng.IntN(1000))+"@"+pick(g.rng, domains))
+	b = append(b, `,"active":`...)
+	b = strconv.AppendBool(b, g.rng.IntN(4) != 0)
+	b = append(b, `,"score":`...)
+	b = strconv.AppendFloat(b, math.Round(g.rng.Float64()*10000)/100, 'f', -1, 64)
+	b = append(b, `,"tags":[`...)
+	for j, n := 0, g.rng.IntN(4); j < n; j++ {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, pick(g.rng, words))
+	}
+	b = append(b, `],"city":`...)
+	b = appendString(b, pick(g.rng, cities))
+	b = append(b, `,"createdAt":"2025-`...)
+	b = append(b, fmt.Sprintf("%02d-%02dT%02d:%02d:%02d.%03dZ", 1+g.rng.IntN(12), 1+g.rng.IntN(28), g.rng.IntN(24), g.rng.IntN(60), g.rng.IntN(60), g.rng.IntN(1000))...)
+	b = append(b, `","balance":`...)
+	b = strconv.AppendInt(b, int64(g.rng.IntN(2000000))-500000, 10)
+	if runs && g.rng.IntN(3) == 0 {
+		b = append(b, `,"reserved":"`...)
+		b = append(b, strings.Repeat("0", 16+g.rng.IntN(48))...)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+func (g *gen) status(b []byte, target int, runs bool) []byte {
+	progress := math.Round(g.rng.Float64()*1000) / 1000
+	b = append(b, `{"status":`...)
+	b = appendString(b, pick(g.rng, statuses))
+	b = append(b, `,"progress":`...)
+	b = strconv.AppendFloat(b, progress, 'f', -1, 64)
+	if runs {
+		w := 60
+		done := int(progress * float64(w))
+		b = append(b, `,"bar":"[`...)
+		b = append(b, strings.Repeat("#", done)...)
+		b = append(b, strings.Repeat(" ", w-done)...)
+		b = append(b, `]"`...)
+	}
+	b = append(b, `,"log":[`...)
+	for i := 0; len(b) < target-20; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		line := fmt.Sprintf("%s %-5s %s", g.clock(), pick(g.rng, levels), g.sentence())
+		if runs && g.rng.IntN(3) == 0 {
+			line += strings.Repeat(".", 8+g.rng.IntN(40)) + " ok"
+		}
+		b = appendString(b, line)
+	}
+	return append(b, "]}"...)
+}
+
+func (g *gen) errorMsg(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"code":`...)
+	b = appendString(b, pick(g.rng, errorCodes))
+	b = append(b, `,"message":`...)
+	b = appendString(b, "File not found: "+g.path()+" ("+g.sentence()+")")
+	b = append(b, `,"stack":`...)
+	var s []byte
+	s = append(s, "Error: "...)
+	s = append(s, g.sentence()...)
+	for len(s) < target-120 {
+		s = append(s, '\n')
+		if runs {
+			s = append(s, "    "...)
+		} else {
+			s = append(s, '\t')
+		}
+		s = append(s, "at "...)
+		s = append(s, pick(g.rng, identifiers)...)
+		s = append(s, '.')
+		s = append(s, pick(g.rng, identifiers)...)
+		s = append(s, " ("...)
+		s = append(s, g.path()...)
+		s = fmt.Appendf(s, ":%d:%d)", 1+g.rng.IntN(900), 1+g.rng.IntN(80))
+	}
+	b = appendString(b, string(s))
+	b = append(b, `,"retryable":`...)
+	b = strconv.AppendBool(b, g.rng.IntN(2) == 0)
+	return append(b, '}')
+}
+
+func (g *gen) heartbeat(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"agent":"subagent-`...)
+	b = strconv.AppendInt(b, int64(g.rng.IntN(64)), 10)
+	b = append(b, `","uptimeMs":`...)
+	b = strconv.AppendInt(b, int64(g.rng.IntN(1<<31)), 10)
+	b = append(b, `,"samples":[`...)
+	for i := 0; len(b) < target-20; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"t":`...)
+		b = strconv.AppendUint(b, g.ts-uint64(i*1000), 10)
+		b = append(b, `,"cpu":`...)
+		b = strconv.AppendFloat(b, math.Round(g.rng.Float64()*1000)/10, 'f', -1, 64)
+		b = append(b, `,"rssKb":`...)
+		b = strconv.AppendInt(b, int64(20000+g.rng.IntN(400000)), 10)
+		b = append(b, `,"queue":`...)
+		b = strconv.AppendInt(b, int64(g.rng.IntN(40)), 10)
+		if runs {
+			b = append(b, `,"spark":"`...)
+			for k := 0; k < 4; k++ {
+				b = append(b, strings.Repeat(pick(g.rng, sparks), 2+g.rng.IntN(8))...)
+			}
+			b = append(b, '"')
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+func (g *gen) contextRequest(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"type":"file","path":`...)
+	b = appendString(b, g.path())
+	b = append(b, `,"reason":`...)
+	b = appendString(b, g.sentence())
+	b = append(b, `,"related":[`...)
+	for i := 0; len(b) < target-20; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"path":`...)
+		b = appendString(b, g.path())
+		b = append(b, `,"lines":[`...)
+		from := 1 + g.rng.IntN(3000)
+		b = strconv.AppendInt(b, int64(from), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(from+g.rng.IntN(200)), 10)
+		b = append(b, `],"why":`...)
+		why := g.sentence()
+		if runs && g.rng.IntN(2) == 0 {
+			why = strings.Repeat("=", 24) + " " + why + " " + strings.Repeat("=", 24)
+		}
+		b = appendString(b, why)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+func (g *gen) contextResponse(b []byte, target int, runs bool) []byte {
+	b = append(b, `{"type":"file","path":`...)
+	b = appendString(b, g.path())
+	if runs && g.rng.IntN(3) == 0 {
+		// A binary asset as base64 with long zero-filled stretches ("AAAA...").
+		b = append(b, `,"encoding":"base64","content":"`...)
+		for len(b) < target-30 {
+			if g.rng.IntN(4) == 0 {
+				b = append(b, strings.Repeat("A", 40+g.rng.IntN(400))...)
+			} else {
+				for i := 0; i < 76; i++ {
+					b = append(b, base64Chars[g.rng.IntN(64)])
+				}
+			}
+		}
+		b = append(b, '"')
+	} else {
+		b = append(b, `,"encoding":"utf-8","content":`...)
+		b = appendString(b, string(g.code(nil, target-80, runs)))
+	}
+	b = append(b, `,"sha256":"`...)
+	for i := 0; i < 64; i++ {
+		b = append(b, "0123456789abcdef"[g.rng.IntN(16)])
+	}
+	return append(b, `"}`...)
+}
+
+// ---- text ----
+
+// code appends source text of about n bytes: indented with spaces (runs)
+// or with tabs (no runs).
+func (g *gen) code(b []byte, n int, spaces bool) []byte {
+	end := len(b) + n
+	depth := 0
+	for len(b) < end {
+		ind := depth
+		if spaces {
+			b = append(b, strings.Repeat("    ", ind)...)
+		} else {
+			b = append(b, strings.Repeat("\t", ind)...)
+		}
+		switch r := g.rng.IntN(10); {
+		case r < 2 && depth < 6:
+			b = fmt.Appendf(b, "%s %s(%s: %s) {", pick(g.rng, keywords), pick(g.rng, identifiers), pick(g.rng, identifiers), pick(g.rng, typeNames))
+			depth++
+		case r < 4 && depth > 0:
+			b = append(b, '}')
+			depth--
+		case r < 5:
+			b = fmt.Appendf(b, "// %s", g.sentence())
+		case r < 6:
+			b = fmt.Appendf(b, "const %s = %q;", pick(g.rng, identifiers), pick(g.rng, words)+" "+pick(g.rng, unicodeWords))
+		default:
+			b = fmt.Appendf(b, "%s.%s(%s, %d);", pick(g.rng, identifiers), pick(g.rng, identifiers), pick(g.rng, identifiers), g.rng.IntN(1000))
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func (g *gen) paragraph(b []byte) []byte {
+	for i, n := 0, 3+g.rng.IntN(6); i < n; i++ {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, g.sentence()...)
+	}
+	return b
+}
+
+func (g *gen) sentence() string {
+	var sb strings.Builder
+	n := 6 + g.rng.IntN(12)
+	for i := 0; i < n; i++ {
+		w := pick(g.rng, words)
+		if g.rng.IntN(25) == 0 {
+			w = pick(g.rng, unicodeWords)
+		} else if g.rng.IntN(30) == 0 {
+			w = `"` + pick(g.rng, identifiers) + `"`
+		}
+		if i == 0 && w[0] >= 'a' && w[0] <= 'z' {
+			w = string(w[0]-'a'+'A') + w[1:]
+		}
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(w)
+	}
+	sb.WriteByte('.')
+	return sb.String()
+}
+
+func (g *gen) path() string {
+	var sb strings.Builder
+	sb.WriteString(pick(g.rng, roots))
+	for i, n := 0, 1+g.rng.IntN(3); i < n; i++ {
+		sb.WriteByte('/')
+		sb.WriteString(pick(g.rng, dirs))
+	}
+	sb.WriteByte('/')
+	sb.WriteString(pick(g.rng, identifiers))
+	sb.WriteString(pick(g.rng, exts))
+	return sb.String()
+}
+
+func (g *gen) clock() string {
+	return fmt.Sprintf("%02d:%02d:%02d.%03d", g.rng.IntN(24), g.rng.IntN(60), g.rng.IntN(60), g.rng.IntN(1000))
+}
+
+func (g *gen) uuid(b []byte) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < 36; i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			b = append(b, '-')
+		case 14:
+			b = append(b, '4')
+		default:
+			b = append(b, hex[g.rng.IntN(16)])
+		}
+	}
+	return b
+}
+
+// appendString appends s as a JSON string with the escaping of JavaScript's
+// JSON.stringify (the form toonkit writes).
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+func pick(r *rand.Rand, list []string) string { return list[r.IntN(len(list))] }
+
+const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+var (
+	words = strings.Fields(`the a service user request handler returns cache layer token agent
+		orchestrator subagent tool result schema field value stream frame payload header
+		parse validate encode decode retry timeout budget context file path module import
+		export class function method interface type config option default error warning
+		test coverage branch commit merge review deploy build release metric latency
+		throughput memory buffer queue worker task plan step update state event log trace
+		span signature key record table row column index query filter sort limit offset
+		batch page cursor session credential scope permission role policy audit check`)
+	unicodeWords = []string{"café", "naïve", "Grüße", "日本語", "données", "über", "façade", "😀", "→", "Ωmega", "snowman ☃", "Ελληνικά", "тест", "中文字符"}
+	identifiers  = strings.Fields(`userService fetchUser handleRequest parseFrame encodePayload tokenCache
+		retryPolicy buildIndex queryRows validateSchema renderTable loadConfig writeFile readFile
+		sessionStore emitEvent traceSpan computeHash mergeBranches listFiles resolvePath
+		openStream closeStream flushBuffer nextFrame decodeHeader applyPatch runTests`)
+	typeNames  = []string{"string", "number", "boolean", "User", "Frame", "Buffer", "Promise<void>", "Record<string, unknown>", "Options"}
+	keywords   = []string{"function", "async function", "export function", "if", "for", "while", "class", "switch"}
+	toolNames  = []string{"file_read", "file_write", "file_patch", "grep", "run_tests", "shell", "http_get", "sql_query", "list_dir", "git_diff"}
+	priorities = []string{"low", "normal", "high", "urgent"}
+	names      = []string{"Alice", "Bob", "Chloé", "Dmitri", "Eve", "Farah", "Gustavo", "Hiroshi", "Ines", "José", "Kwame", "Lena", "Mei", "Noah", "Olga", "Priya"}
+	surnames   = []string{"Martin", "Nakamura", "O'Brien", "Schmidt", "García", "Okafor", "Novak", "Rossi", "Kim", "Dubois", "Singh", "Lindqvist"}
+	domains    = []string{"example.com", "kado.dev", "mail.test", "corp.example.org"}
+	cities     = []string{"Lyon", "Osaka", "Nairobi", "São Paulo", "Kraków", "Montréal", "Zürich", "Austin", "Pune", "Reykjavík"}
+	statuses   = []string{"analyzing", "planning", "editing", "testing", "waiting", "summarizing", "indexing"}
+	levels     = []string{"INFO", "DEBUG", "WARN", "ERROR"}
+	errorCodes = []string{"TOOL_FAILED", "TIMEOUT", "NOT_FOUND", "PERMISSION_DENIED", "INVALID_ARGS", "RATE_LIMITED"}
+	sparks     = []string{"▁", "▂", "▃", "▅", "▇", "_", "-", "="}
+	roots      = []string{"src", "packages/orchestrator/src", "packages/shared/src", "apps/web", "services/ai-engine", "test"}
+	dirs       = []string{"toon", "services", "handlers", "utils", "models", "api", "internal", "lib", "components", "fixtures"}
+	exts       = []string{".ts", ".tsx", ".py", ".go", ".json", ".md", ".test.ts"}
+)
