@@ -1,7 +1,9 @@
 # toonkit: `make test` is what CI runs (see .ci/run).
 GO       ?= go
 BIN      ?= bin/toonkit
-PREFIX   ?= $(HOME)/.local
+# make install puts toonkit where `go install` does ($GOBIN, or $GOPATH/bin),
+# or in $(PREFIX)/bin when PREFIX is given: PREFIX=/usr/local sudo make install
+PREFIX   ?=
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -s -w -X github.com/toonkit/toonkit/cmd.version=$(VERSION)
 FUZZTIME ?= 20s
@@ -14,8 +16,16 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 install:
+ifeq ($(PREFIX),)
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' .
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+	 echo "installed $$dir/toonkit"; \
+	 case ":$$PATH:" in *":$$dir:"*) ;; *) echo "note: $$dir is not on your PATH; add it, or run: PREFIX=/usr/local make install";; esac
+else
+	mkdir -p $(PREFIX)/bin
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(PREFIX)/bin/toonkit .
-	@echo "installed $(PREFIX)/bin/toonkit (make sure $(PREFIX)/bin is on your PATH)"
+	@echo "installed $(PREFIX)/bin/toonkit"
+endif
 
 # Runs toonkit's main jobs on the sample files in testdata/demo.
 demo: build
