@@ -118,13 +118,16 @@ func runDecode(opts *DecodeOptions) error {
 				if js, err = rd.JSON(f); err == nil {
 					frames++
 					if opts.Payload {
-						line = append(append(line[:0], js...), '\n')
+						out.Write(js)
+						out.Write(newline)
 					} else {
-						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
-						line = append(line, '\n')
+						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
+						out.Write(line[:len(line)-1]) // the record up to its payload
+						out.Write(js)
+						out.Write(recordEnd)
 					}
-					if _, err := out.Write(line); err == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
-						err = out.Flush()
+					if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+						out.Flush()
 					}
 					if out.failed != nil {
 						in.Close()
@@ -147,7 +150,7 @@ func runDecode(opts *DecodeOptions) error {
 				return ferr
 			}
 			rep.report(ferr, true)
-			resync(rep, rd, err)
+			resync(rep, rd, f, err)
 		}
 		in.Close()
 	}
@@ -161,15 +164,26 @@ func runDecode(opts *DecodeOptions) error {
 	return nil
 }
 
-// resync moves a reader past a bad frame (a header or length failure) and
-// says how far it went. A payload failure needs no resync: its length was
-// good, and the reader is already past it.
-func resync(rep *reporter, rd *binary.Reader, err error) {
+var newline, recordEnd = []byte("\n"), []byte("}\n")
+
+// resync moves a reader past a bad frame and says how far it went. After a
+// payload that is not JSON, the frame's length is trusted when what follows
+// looks like a header; f is that frame (nil for a header failure).
+func resync(rep *reporter, rd *binary.Reader, f *binary.Frame, err error) {
 	var fe *binary.FrameError
-	if !errors.As(err, &fe) || fe.Kind == binary.BadPayload {
+	if !errors.As(err, &fe) {
 		return
 	}
-	skipped, found := rd.Resync()
+	var skipped int64
+	var found bool
+	if fe.Kind == binary.BadPayload {
+		if skipped, found = rd.SkipBadPayload(f); skipped == 0 {
+			return
+		}
+		rep.notef("the frame's payloadLength does not lead to a header; resynchronising from byte %d", fe.Offset+1)
+	} else {
+		skipped, found = rd.Resync()
+	}
 	if !found {
 		rep.notef("skipped %d %s to the end: no further frame found", skipped, plural(int(skipped), "byte", "bytes"))
 		return
@@ -224,7 +238,7 @@ func frameError(name string, err error, keepGoing bool) error {
 		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
 			hint = fmt.Sprintf("the input looks like JSON; to make frames from it: toonkit encode --to binary %s", name)
 		}
-	case fe.Kind == binary.TooLarge:
+	case fe.Kind == binary.TooLarge || errors.Is(err, binary.ErrTooLarge):
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
 		hint = fmt.Sprintf("'toonkit inspect --frame %d %s' shows the bytes; --keep-going skips bad frames", fe.Frame, name)

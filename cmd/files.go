@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 const stdinName = "<stdin>"
@@ -69,16 +71,22 @@ func readError(name string, err error) error {
 	return ioErrorf("cannot read %s: %s", name, pathErrText(err))
 }
 
-// output is where a command writes. "" and "-" are stdout; a file is written
-// to a temporary file in the same folder, created on first write, and
-// renamed over the target by Commit, so that a failed run leaves no partial
-// output and -o may name an input.
+// output is where a command writes. "" and "-" are stdout. A regular file
+// (or a new one) is written to a temporary file in the same folder, created
+// on first write, and renamed over the target by Commit, so that a failed
+// run leaves no partial output and -o may name an input; a symlink is
+// followed to its target first. Anything else that exists (a device such as
+// /dev/null, a FIFO, a terminal) is written in place.
 type output struct {
-	ios    *IOStreams
-	path   string // "" for stdout
-	tmp    *os.File
-	w      *bufio.Writer
-	failed error
+	ios     *IOStreams
+	path    string // "" for stdout
+	target  string // path with symlinks resolved
+	tmp     *os.File
+	direct  *os.File // a non-regular file written in place
+	w       *bufio.Writer
+	mode    fs.FileMode
+	replace bool // the target exists: keep its mode
+	failed  error
 }
 
 func newOutput(ios *IOStreams, path string) *output {
@@ -112,14 +120,49 @@ func (o *output) open() error {
 	if o.w != nil {
 		return nil
 	}
-	dir := filepath.Dir(o.path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(o.path)+".tmp-*")
+	fail := func(err error) error { return ioErrorf("cannot write %s: %s", o.path, pathErrText(err)) }
+	o.target = o.path
+	if t, err := filepath.EvalSymlinks(o.path); err == nil {
+		o.target = t
+	}
+	st, err := os.Stat(o.target)
+	switch {
+	case err == nil && st.IsDir():
+		return ioErrorf("cannot write %s: it is a directory", o.path)
+	case err == nil && !st.Mode().IsRegular():
+		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
+		if err != nil {
+			return fail(err)
+		}
+		o.direct = f
+		o.w = bufio.NewWriterSize(f, 256<<10)
+		return nil
+	case err == nil:
+		o.replace, o.mode = true, st.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return fail(err)
+	}
+	f, err := createTemp(o.target)
 	if err != nil {
-		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
+		return fail(err)
 	}
 	o.tmp = f
+	trackTemp(f.Name())
 	o.w = bufio.NewWriterSize(f, 256<<10)
 	return nil
+}
+
+// createTemp creates a new file beside target, with the permissions a new
+// file gets from the umask.
+func createTemp(target string) (*os.File, error) {
+	dir, base := filepath.Split(target)
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
+			return f, err
+		}
+	}
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -165,24 +208,29 @@ func (o *output) Commit() error {
 		o.Abort()
 		return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
 	}
+	if o.direct != nil {
+		if err := o.direct.Close(); err != nil {
+			return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
+		}
+		o.direct = nil
+		return nil
+	}
 	if o.tmp == nil {
 		return nil
 	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(o.path); err == nil {
-		mode = st.Mode().Perm()
-	}
 	name := o.tmp.Name()
-	err := o.tmp.Chmod(mode)
-	if err == nil {
-		err = o.tmp.Close()
-	} else {
-		o.tmp.Close()
+	var err error
+	if o.replace {
+		err = o.tmp.Chmod(o.mode)
+	}
+	if cerr := o.tmp.Close(); err == nil {
+		err = cerr
 	}
 	o.tmp = nil
 	if err == nil {
-		err = os.Rename(name, o.path)
+		err = os.Rename(name, o.target)
 	}
+	untrackTemp(name)
 	if err != nil {
 		os.Remove(name)
 		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
@@ -197,11 +245,50 @@ func (o *output) Abort() {
 		name := o.tmp.Name()
 		o.tmp.Close()
 		os.Remove(name)
+		untrackTemp(name)
 		o.tmp = nil
+		return
+	}
+	if o.direct != nil {
+		o.w.Flush()
+		o.direct.Close()
+		o.direct = nil
 		return
 	}
 	if o.w != nil && o.path == "" {
 		o.w.Flush()
+	}
+}
+
+// Temporary files in progress, removed by removeTemps when a signal ends
+// the run.
+var temps struct {
+	sync.Mutex
+	names map[string]bool
+}
+
+func trackTemp(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[name] = true
+}
+
+func untrackTemp(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.names, name)
+}
+
+// removeTemps deletes every temporary output file still in progress.
+func removeTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	for name := range temps.names {
+		os.Remove(name)
+		delete(temps.names, name)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -44,7 +46,20 @@ func Version() string {
 }
 
 // Main runs toonkit with the process's arguments and returns the exit code.
+// SIGINT, SIGTERM and SIGHUP end the run without leaving a temporary output
+// file behind, with the shell's exit status for the signal (128 + its number).
 func Main() int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		removeTemps()
+		code := 130
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
 	return Run(System(), os.Args[1:])
 }
 

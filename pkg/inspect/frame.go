@@ -238,19 +238,10 @@ func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
 			}
 			rep.warnings = append(rep.warnings, problem{field: "payload", offset: at, size: size, msg: msg})
 		}
-		// Only the size is needed here: the reader's JSON check below
-		// decompresses again, with the same limit.
-		if out, err := kado.AppendUnRLE(in.unrle[:0], body, in.max); err == nil {
-			in.unrle = out
-			rep.decompressed = len(out)
-		} else {
-			rep.decompressed = -1
-		}
-	} else {
-		rep.decompressed = len(wire)
 	}
 	// The reader's check words a failure exactly as decode reports it.
 	js, err := rd.JSON(f)
+	rep.decompressed = rd.DecompressedLen()
 	if err != nil {
 		var fe *kado.FrameError
 		if !errors.As(err, &fe) {

@@ -9,6 +9,7 @@
 package inspect
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -219,9 +220,27 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 				if f.Index > o.Frame {
 					break
 				}
+				// A payload that is not JSON may have a wrong length: move
+				// on as decode does, so that frame numbers agree with it.
+				if _, err := rd.JSON(f); err != nil {
+					rd.SkipBadPayload(f)
+				}
 				continue
 			}
 			rep := in.analyze(rd, f)
+			if rep.problem != nil {
+				// The report's bytes live in the reader's buffer, which
+				// moving on may reuse: keep copies.
+				rep.header = bytes.Clone(rep.header)
+				rep.payload = bytes.Clone(rep.payload)
+				for i := range rep.fields {
+					fl := &rep.fields[i]
+					fl.raw = rep.header[fl.off : fl.off+len(fl.raw)]
+				}
+				if n, found := rd.SkipBadPayload(f); n > 0 {
+					rep.skip = &skipInfo{from: f.Offset, bytes: n, found: found, resume: f.Offset + n}
+				}
+			}
 			in.count(s, rep)
 			in.render(fc, rep)
 			if o.OnlyFrame {
@@ -310,7 +329,7 @@ func (in *Inspector) count(s *Summary, rep *report) {
 	if rep.ok && rep.compressed {
 		s.Compressed++
 	}
-	if rep.ok {
+	if rep.ok && rep.skip == nil {
 		s.Bytes += int64(rep.size)
 	}
 	if rep.skip != nil {

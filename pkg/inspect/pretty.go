@@ -23,9 +23,22 @@ func (p *printer) prettyJSON(indent string, js []byte) error {
 
 var errUnexpected = errors.New("unexpected end of JSON")
 
+// maxPrettyDepth is the nesting below which values are printed on one line,
+// so that a deeply nested payload does not blow the view up with
+// indentation (the output stays proportional to the payload).
+const maxPrettyDepth = 32
+
 func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) error {
 	switch k := dec.PeekKind(); k {
 	case '{', '[':
+		if depth >= maxPrettyDepth {
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			p.str(JSONPunct, safeString(v))
+			return nil
+		}
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}

@@ -133,7 +133,7 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 			p.plain(indent)
 			p.str(Error, "INVALID: payload: "+rep.jsonErr.msg)
 			p.nl()
-			return
+			break // on to the skip note, if the length was not trusted
 		}
 		p.plain(indent)
 		p.str(Label, "JSON:")

@@ -41,19 +41,20 @@ type ReaderOptions struct {
 // largest frame. Payload lengths never size an allocation before the bytes
 // have arrived.
 type Reader struct {
-	r     io.Reader
-	max   int
-	buf   []byte
-	pos   int   // start of unread data in buf
-	end   int   // end of data in buf
-	base  int64 // absolute offset of buf[0]
-	eof   bool
-	rerr  error // a read error other than io.EOF
-	index int
-	err   error // the error of the frame at pos, until Resync
-	frame Frame
-	unrle []byte
-	jsonb []byte
+	r            io.Reader
+	max          int
+	buf          []byte
+	pos          int   // start of unread data in buf
+	end          int   // end of data in buf
+	base         int64 // absolute offset of buf[0]
+	eof          bool
+	rerr         error // a read error other than io.EOF
+	index        int
+	err          error // the error of the frame at pos, until Resync
+	frame        Frame
+	unrle        []byte
+	jsonb        []byte
+	decompressed int // size of the last payload JSON looked at; -1: it did not decompress
 }
 
 const initialBuffer = 64 << 10
@@ -217,6 +218,26 @@ func (r *Reader) Resync() (skipped int64, found bool) {
 	}
 }
 
+// SkipBadPayload moves on after a frame whose payload failed JSON (f must be
+// the frame the last Next returned). When the frame's length leads to the
+// end of the stream or to something that starts like a header (version 1
+// and a known type), the length is trusted: the reader is already past the
+// frame and skipped is 0. Otherwise the length itself is suspect, and the
+// reader looks for the next plausible header after the frame's first byte,
+// as Resync does; skipped counts from the frame's first byte.
+func (r *Reader) SkipBadPayload(f *Frame) (skipped int64, found bool) {
+	size := f.Size()
+	r.pos = int(f.Offset - r.base) // Next's bytes are still buffered: nothing was read since
+	avail := r.fill(size + 2)
+	if avail == size || (avail >= size+2 && r.buf[r.pos+size] == Version && MessageType(r.buf[r.pos+size+1]).Valid()) {
+		r.pos += size
+		return 0, avail > size
+	}
+	r.index-- // the frame is counted again by Resync when it finds the next one
+	r.err = &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset}
+	return r.Resync()
+}
+
 // plausible tells whether b starts with something that looks like a frame:
 // version 1, a known type, a length within the limit, and a payload that can
 // begin a JSON document or a compressed body.
@@ -246,10 +267,13 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 	wire := f.Payload()
 	src := wire
 	payloadAt := f.Offset + HeaderSize
+	r.decompressed = len(wire)
 	if IsCompressed(wire) {
 		var err error
 		r.unrle, err = AppendUnRLE(r.unrle[:0], wire[1:], r.max)
+		r.decompressed = len(r.unrle)
 		if err != nil {
+			r.decompressed = -1
 			return nil, &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset, ByteOffset: payloadAt, Field: "payload",
 				Err: err, Header: append([]byte(nil), f.Raw[:HeaderSize]...)}
 		}
@@ -274,6 +298,10 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 	}
 	return r.jsonb, nil
 }
+
+// DecompressedLen is the size of the payload that the last call to JSON
+// looked at, after decompression; -1 when decompression failed.
+func (r *Reader) DecompressedLen() int { return r.decompressed }
 
 // PayloadError is a JSON syntax error inside a payload.
 type PayloadError struct {
