@@ -220,16 +220,16 @@ func (r *Reader) Resync() (skipped int64, found bool) {
 
 // SkipBadPayload moves on after a frame whose payload failed JSON (f must be
 // the frame the last Next returned). When the frame's length leads to the
-// end of the stream or to something that starts like a header (version 1
-// and a known type), the length is trusted: the reader is already past the
-// frame and skipped is 0. Otherwise the length itself is suspect, and the
+// end of the stream or to a version byte (a header, even a damaged one,
+// which Next then reports), the length is trusted: the reader is already
+// past the frame and skipped is 0. Otherwise the length itself is suspect, and the
 // reader looks for the next plausible header after the frame's first byte,
 // as Resync does; skipped counts from the frame's first byte.
 func (r *Reader) SkipBadPayload(f *Frame) (skipped int64, found bool) {
 	size := f.Size()
 	r.pos = int(f.Offset - r.base) // Next's bytes are still buffered: nothing was read since
-	avail := r.fill(size + 2)
-	if avail == size || (avail >= size+2 && r.buf[r.pos+size] == Version && MessageType(r.buf[r.pos+size+1]).Valid()) {
+	avail := r.fill(size + 1)
+	if avail == size || r.buf[r.pos+size] == Version {
 		r.pos += size
 		return 0, avail > size
 	}
