@@ -144,6 +144,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		return nil, Position{}, r.err
 	}
 	r.rec.advance(r.dec.InputOffset())
+	r.rec.between = r.Buffered() == 0
 	v, err := r.dec.ReadValue()
 	if err != nil {
 		if err == io.EOF {
@@ -220,13 +221,51 @@ type recorder struct {
 	line     int    // line number at keptBase
 	col      int    // column (runes since line start) at keptBase
 	prefix   []byte // up to excerptMax bytes of the line before keptBase
+
+	// between is set while the decoder holds nothing but white space:
+	// white space read then is dropped before it reaches the decoder (which
+	// would buffer it all), and counted in dropped, so that offsets given
+	// out are those of the input.
+	between bool
+	dropped int64
 }
 
 const excerptMax = 72
 
 func (c *recorder) Read(p []byte) (int, error) {
-	if int64(len(c.kept)) > c.limit {
+	if c.between {
+		c.advance(c.keptBase + int64(len(c.kept))) // only white space is kept
+		for {
+			n, err := c.r.Read(p)
+			ws := n - len(bytes.TrimLeft(p[:n], " \t\r\n"))
+			c.count(p[:ws])
+			c.dropped += int64(ws)
+			if ws < n {
+				c.between = false
+				n = copy(p, p[ws:n])
+				c.kept = append(c.kept, p[:n]...)
+			} else if err == nil {
+				continue
+			} else {
+				n = 0
+			}
+			if err != nil && err != io.EOF {
+				err = &ioError{err}
+			}
+			return n, err
+		}
+	}
+	// White space before a value is not part of it: forget it, so that
+	// the limit does not count it.
+	if ws := len(c.kept) - len(bytes.TrimLeft(c.kept, " \t\r\n")); ws > 0 {
+		c.advance(c.keptBase + int64(ws))
+	}
+	room := c.limit + 1 - int64(len(c.kept))
+	if room <= 0 {
 		return 0, &ioError{ErrTooLarge}
+	}
+	if int64(len(p)) > room {
+		p = p[:room] // never hold more than the limit (and one byte to tell)
 	}
 	n, err := c.r.Read(p)
 	c.kept = append(c.kept, p[:n]...)
@@ -249,23 +288,7 @@ func (c *recorder) advance(off int64) {
 	if k <= 0 {
 		return
 	}
-	gone := c.kept[:k]
-	// The bytes are those of values already read, so valid UTF-8: runes are
-	// counted by skipping continuation bytes. Newlines are found forwards
-	// (LastIndexByte is a byte loop; in NDJSON the one newline is first).
-	if n := bytes.Count(gone, []byte{'\n'}); n > 0 {
-		nl := bytes.IndexByte(gone, '\n')
-		if n > 1 {
-			nl = bytes.LastIndexByte(gone, '\n')
-		}
-		c.line += n
-		c.col = runeCountValid(gone[nl+1:])
-		c.prefix = append(c.prefix[:0], tail(gone[nl+1:])...)
-	} else {
-		c.col += runeCountValid(gone)
-		c.prefix = append(c.prefix, tail(gone)...)
-		c.prefix = append(c.prefix[:0], tail(c.prefix)...)
-	}
+	c.count(c.kept[:k])
 	c.kept = append(c.kept[:0], c.kept[k:]...)
 	c.keptBase = off
 }
@@ -286,6 +309,26 @@ func runeCountValid(b []byte) int {
 	return n
 }
 
+// count moves the line and column counters, and the excerpt prefix, past
+// the bytes gone, which are valid UTF-8 (read values, or white space).
+func (c *recorder) count(gone []byte) {
+	// Runes are counted by skipping continuation bytes. Newlines are found
+	// forwards (LastIndexByte is a byte loop; in NDJSON the one newline is first).
+	if n := bytes.Count(gone, []byte{'\n'}); n > 0 {
+		nl := bytes.IndexByte(gone, '\n')
+		if n > 1 {
+			nl = bytes.LastIndexByte(gone, '\n')
+		}
+		c.line += n
+		c.col = runeCountValid(gone[nl+1:])
+		c.prefix = append(c.prefix[:0], tail(gone[nl+1:])...)
+	} else {
+		c.col += runeCountValid(gone)
+		c.prefix = append(c.prefix, tail(gone)...)
+		c.prefix = append(c.prefix[:0], tail(c.prefix)...)
+	}
+}
+
 func tail(b []byte) []byte {
 	if len(b) <= excerptMax {
 		return b
@@ -300,7 +343,7 @@ func tail(b []byte) []byte {
 func (c *recorder) position(off int64) Position {
 	k := int(min(max(off-c.keptBase, 0), int64(len(c.kept))))
 	seg := c.kept[:k]
-	p := Position{Offset: off, Line: c.line, Column: c.col + 1}
+	p := Position{Offset: off + c.dropped, Line: c.line, Column: c.col + 1}
 	if nl := bytes.LastIndexByte(seg, '\n'); nl >= 0 {
 		p.Line += bytes.Count(seg, []byte{'\n'})
 		p.Column = utf8.RuneCount(seg[nl+1:]) + 1

@@ -2,7 +2,9 @@ package jsonv
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -182,4 +184,57 @@ func FuzzReader(f *testing.F) {
 		}
 		t.Fatal("reader did not finish")
 	})
+}
+
+// spaces is a reader of n white-space bytes (lines of spaces) then tail.
+type spaces struct {
+	n, off int64
+	tail   string
+}
+
+func (s *spaces) Read(p []byte) (int, error) {
+	if s.n <= 0 {
+		if s.tail == "" {
+			return 0, io.EOF
+		}
+		n := copy(p, s.tail)
+		s.tail = s.tail[n:]
+		return n, nil
+	}
+	n := int(min(int64(len(p)), s.n))
+	for i := range p[:n] {
+		p[i] = ' '
+		if (s.off+int64(i))%80 == 79 {
+			p[i] = '\n'
+		}
+	}
+	s.off += int64(n)
+	s.n -= int64(n)
+	return n, nil
+}
+
+// White space between values is not buffered, however much of it there is:
+// 256 MiB of it costs a few MiB, and positions after it are still right.
+func TestWhiteSpaceIsNotBuffered(t *testing.T) {
+	const n = 256 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := NewReader(&spaces{n: n, tail: "{\"a\":1}\n  {\"b\": x}"}, Options{})
+	v, p, err := r.Next()
+	if err != nil || string(v) != `{"a":1}` {
+		t.Fatalf("Next = %s, %v", v, err)
+	}
+	if p.Offset != n || p.Line != n/80+1 || p.Column != n%80+1 {
+		t.Fatalf("position %+v", p)
+	}
+	_, _, err = r.Next()
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Error() != fmt.Sprintf("%d:9: invalid character 'x' at start of value (at /b)", n/80+2) {
+		t.Fatalf("err = %v", err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Fatalf("allocated %d MiB reading white space", alloc>>20)
+	}
 }
