@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 func TestAppendCompact(t *testing.T) {
@@ -180,6 +182,16 @@ func FuzzReader(f *testing.F) {
 			}
 			if !Valid(v) || p.Line < 1 || p.Column < 1 || p.Offset < 0 || p.Offset >= int64(len(in)) {
 				t.Fatalf("value %q at %+v", v, p)
+			}
+			// The position is where the value stands in the input.
+			if !bytes.HasPrefix(in[p.Offset:], v) {
+				t.Fatalf("value %q is not at offset %d of %q", v, p.Offset, in)
+			}
+			before := in[:p.Offset]
+			line := bytes.Count(before, []byte{'\n'}) + 1
+			col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+			if p.Line != line || p.Column != col {
+				t.Fatalf("value %q at %d:%d, want %d:%d", v, p.Line, p.Column, line, col)
 			}
 		}
 		t.Fatal("reader did not finish")
