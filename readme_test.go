@@ -11,7 +11,7 @@ import (
 )
 
 // Every example in README.md runs: each "$ command" line of a ```console
-// block is run by sh from the top of the repository, and its output
+// block is run by bash (with pipefail) from the top of the repository, and its output
 // (stdout and stderr together) must be exactly the lines below it.
 func TestReadmeExamples(t *testing.T) {
 	bin := testbin.Build(t, ".")
@@ -39,7 +39,7 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	for _, ex := range examples {
 		t.Run(ex.cmd, func(t *testing.T) {
-			sh := exec.Command("sh", "-c", ex.cmd)
+			sh := exec.Command("bash", "-o", "pipefail", "-c", ex.cmd)
 			sh.Env = testbin.Env(bin)
 			got, err := sh.CombinedOutput()
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -190,8 +191,8 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, out.String())
 	}
 	version = ""
-	if v := Version(); v == "" {
-		t.Fatal("no fallback version")
+	if v := Version(); !regexp.MustCompile(`^(devel(\+[0-9a-f]{1,12}(-dirty)?)?|v\d+\.\d+\.\d+\S*)$`).MatchString(v) {
+		t.Fatalf("fallback version %q is neither devel[+revision] nor a module version", v)
 	}
 }
 

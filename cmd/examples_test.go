@@ -36,7 +36,8 @@ func TestHelpExamples(t *testing.T) {
 			}
 			t.Run(c.Name()+"/"+line, func(t *testing.T) {
 				dir := exampleDir(t)
-				sh := exec.Command("sh", "-c", line)
+				// pipefail: a failure anywhere in a pipeline counts.
+				sh := exec.Command("bash", "-o", "pipefail", "-c", line)
 				sh.Dir = dir
 				sh.Env = testbin.Env(bin)
 				out, err := sh.CombinedOutput()

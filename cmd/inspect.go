@@ -81,11 +81,11 @@ EXIT STATUS
   # 300 bytes from byte 0x587 on; offsets agree with xxd -s 0x587 -l 300
   toonkit inspect --skip 0x587 --length 300 capture.bin
 
-  # the offsets of the bad frames, with jq
-  toonkit inspect --json damaged.bin | jq -c 'select(.kind == "frame" and .status != "ok") | .offset'
+  # the facts as NDJSON, for jq: here the lines of the bad frames (exit status 1)
+  toonkit inspect --json damaged.bin | grep '"status":"invalid"'
 
-  # in color, through a pager
-  toonkit inspect --color always capture.bin | less -R
+  # in color, kept for a pager (less -R view.txt)
+  toonkit inspect --color always capture.bin > view.txt
 
   # a frame made on the spot
   echo '{"instruction":"ping"}' | toonkit encode --to binary | toonkit inspect`,

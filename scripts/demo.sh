@@ -5,8 +5,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tk=${1:-bin/toonkit}
 d=testdata/demo
+bold='' plain=''
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
 # step CMD: show a shell command line, run it, and show its exit status.
-step() { printf '\n\033[1m$ %s\033[0m\n' "$1"; bash -o pipefail -c "$1"; echo "(exit status $?)"; }
+step() { printf '\n%s$ %s%s\n' "$bold" "$1" "$plain"; bash -o pipefail -c "$1"; echo "(exit status $?)"; }
 
 echo "toonkit demo: $("$tk" --version)"
 echo "testdata/demo/capture.bin holds $(wc -c < $d/capture.bin) bytes: a Kado orchestrator/subagent session as binary TOON frames."

@@ -69,7 +69,8 @@ func TestParseMessageType(t *testing.T) {
 		"instruction": Instruction, "INSTRUCTION": Instruction, "tool_call": ToolCall, "Tool-Call": ToolCall,
 		"tool-result": ToolResult, "status": Status, "error": Error, "heartbeat": Heartbeat,
 		"context_request": ContextRequest, "CONTEXT-RESPONSE": ContextResponse,
-		"1": Instruction, "8": ContextResponse, "0x02": ToolCall, "0x08": ContextResponse,
+		"1": Instruction, "8": ContextResponse, "0x02": ToolCall, "0x08": ContextResponse, "0X3": ToolResult,
+		" 4 ": Status, "05": Error, // decimal, never octal
 	}
 	for in, want := range good {
 		got, err := ParseMessageType(in)
@@ -77,7 +78,7 @@ func TestParseMessageType(t *testing.T) {
 			t.Errorf("ParseMessageType(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "9", "0x09", "256", "-1", "toolcall", "tool call", "1.0"} {
+	for _, in := range []string{"", "0", "9", "0x09", "256", "-1", "toolcall", "tool call", "1.0", "010", "0b11", "0o7"} {
 		if got, err := ParseMessageType(in); err == nil {
 			t.Errorf("ParseMessageType(%q) = %v, want an error", in, got)
 		}

@@ -85,7 +85,11 @@ func ParseMessageType(s string) (MessageType, error) {
 			return t, nil
 		}
 	}
-	if n, err := strconv.ParseUint(s, 0, 64); err == nil {
+	num, base := strings.TrimSpace(s), 10
+	if h, ok := strings.CutPrefix(strings.ToLower(num), "0x"); ok {
+		num, base = h, 16
+	}
+	if n, err := strconv.ParseUint(num, base, 64); err == nil {
 		if t := MessageType(n); n <= 0xFF && t.Valid() {
 			return t, nil
 		}

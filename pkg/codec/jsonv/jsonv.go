@@ -80,14 +80,27 @@ func Message(err error) string {
 // JavaScript's JSON.stringify uses, numbers exactly as written. On error
 // dst is returned unchanged and the error is a *jsontext.SyntacticError
 // whose ByteOffset is relative to src.
+//
+// A string holding a lone surrogate escape ("\ud800", half of an emoji) is
+// valid output of JSON.stringify and json.dumps, so it is accepted; the
+// value's strings are then kept exactly as written, escapes and all.
 func AppendCompact(dst, src []byte) ([]byte, error) {
 	n := len(dst)
 	out, err := jsontext.AppendFormat(dst, src)
 	if err != nil {
+		if utf8.Valid(src) {
+			if out, err := jsontext.AppendFormat(dst[:n], src, loneSurrogates...); err == nil {
+				return out, nil
+			}
+		}
 		return dst[:n], err
 	}
 	return out, nil
 }
+
+// loneSurrogates are the options that accept escaped lone surrogates (raw
+// invalid UTF-8 is checked apart, since these options accept it too).
+var loneSurrogates = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.PreserveRawStrings(true)}
 
 // Valid reports whether b is exactly one valid JSON value (no duplicate
 // names, valid UTF-8).
@@ -102,13 +115,37 @@ func ErrorOffset(err error) int64 {
 	return -1
 }
 
-// ErrorPointer returns the JSON pointer a jsontext error points at, or "".
+// ErrorPointer returns the JSON pointer a jsontext error points at, or "",
+// shortened by ShortPointer.
 func ErrorPointer(err error) string {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		return string(se.JSONPointer)
+		return ShortPointer(string(se.JSONPointer))
 	}
 	return ""
+}
+
+// maxPointer is the longest JSON pointer put in a message.
+const maxPointer = 80
+
+// ShortPointer keeps a JSON pointer short enough for a one-line message: a
+// longer one (deep nesting) keeps its first token and its last tokens, with
+// "/…" for those left out.
+func ShortPointer(p string) string {
+	if len(p) <= maxPointer {
+		return p
+	}
+	head := p
+	if i := strings.IndexByte(p[1:], '/'); i >= 0 && i < maxPointer/2 {
+		head = p[:i+1]
+	} else {
+		head = ""
+	}
+	tail := p[len(p)-(maxPointer-len(head)-2):]
+	if i := strings.IndexByte(tail, '/'); i >= 0 {
+		tail = tail[i:]
+	}
+	return head + "/…" + tail
 }
 
 // Options configure a Reader.
@@ -134,7 +171,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 		limit = DefaultMaxValueSize
 	}
 	rec := &recorder{r: r, limit: limit, line: 1}
-	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec), limit: limit}
+	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec, jsontext.AllowInvalidUTF8(true)), limit: limit}
 }
 
 // Next returns the next value and the position where it starts. The value is
@@ -155,6 +192,25 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		return nil, Position{}, r.err
 	}
 	start := r.dec.InputOffset() - int64(len(v))
+	if !utf8.Valid(v) {
+		// The decoder accepts escaped lone surrogates, and with them raw
+		// invalid UTF-8, which is an error here.
+		var bad int64
+		for i := 0; i < len(v); {
+			r, size := utf8.DecodeRune(v[i:])
+			if r == utf8.RuneError && size == 1 {
+				bad = int64(i)
+				break
+			}
+			i += size
+		}
+		ptr := ""
+		if _, err := jsontext.AppendFormat(nil, v); ErrorOffset(err) == bad {
+			ptr = ErrorPointer(err)
+		}
+		r.err = r.ErrorAt(start+bad, ptr, "invalid UTF-8")
+		return nil, Position{}, r.err
+	}
 	if int64(len(v)) > r.limit {
 		r.err = &TooLargeError{Pos: r.rec.position(start), Limit: r.limit}
 		return nil, Position{}, r.err
@@ -191,11 +247,7 @@ func (r *Reader) syntaxError(err error) error {
 	if off < 0 {
 		off = r.dec.InputOffset()
 	}
-	var ptr string
-	var se *jsontext.SyntacticError
-	if errors.As(err, &se) {
-		ptr = string(se.JSONPointer)
-	}
+	ptr := ErrorPointer(err)
 	e := r.ErrorAt(off, ptr, Message(err))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Pointer = ""

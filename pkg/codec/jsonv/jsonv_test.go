@@ -21,6 +21,10 @@ func TestAppendCompact(t *testing.T) {
 		{`"<&>"`, `"<&>"`},
 		{`"\ud83d\ude00"`, `"😀"`},
 		{"123456789012345678901234567890", "123456789012345678901234567890"},
+		// A lone surrogate, as JSON.stringify writes half an emoji: kept,
+		// and the value's strings then exactly as written.
+		{`"\ud800"`, `"\ud800"`},
+		{`{ "a" : "\u00e9\udc00", "b": [1] }`, `{"a":"\u00e9\udc00","b":[1]}`},
 	}
 	for _, c := range cases {
 		got, err := AppendCompact([]byte("prefix:"), []byte(c.in))
@@ -28,7 +32,7 @@ func TestAppendCompact(t *testing.T) {
 			t.Errorf("AppendCompact(%s) = %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{`{"a":1,"a":2}`, "\"\xff\"", `{`, `[1,]`, `01`, `"\ud800"`, `1 2`, ``} {
+	for _, bad := range []string{`{"a":1,"a":2}`, "\"\xff\"", `["\ud800", "`+"\xff"+`"]`, `{`, `[1,]`, `01`, `1 2`, ``} {
 		got, err := AppendCompact([]byte("keep"), []byte(bad))
 		if err == nil {
 			t.Errorf("AppendCompact(%q) accepted", bad)
@@ -68,6 +72,7 @@ func TestReaderStreams(t *testing.T) {
 		{"back to back", `{"a":1}{"b":2} 3 "x"`, []string{`{"a":1}`, `{"b":2}`, `3`, `"x"`}, []string{"1:1", "1:8", "1:16", "1:18"}},
 		{"columns count runes", `["é"] ["€"]`, []string{`["é"]`, `["€"]`}, []string{"1:1", "1:7"}},
 		{"empty", "  \n", nil, nil},
+		{"lone surrogate", `["\ud83d"] 1`, []string{`["\ud83d"]`, `1`}, []string{"1:1", "1:12"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,6 +108,7 @@ func TestReaderErrors(t *testing.T) {
 		{"unexpected end", "{\"a\":\n", "2:1: unexpected end of input", "", 0},
 		{"duplicate", `{"a":1,"a":2}`, `1:8: duplicate object member name (at /a)`, `{"a":1,"a":2}`, 7},
 		{"invalid utf-8", "[\"\xff\"]", "1:3: invalid UTF-8 (at /0)", "[\"\uFFFD\"]", 2},
+		{"invalid utf-8 after a lone surrogate", "{\"a\":\"\\ud800\",\n \"b\":\"x\xff\"}", "2:8: invalid UTF-8", " \"b\":\"x\uFFFD\"}", 7},
 		{"after unicode", `{"é": tru}`, "1:10: invalid character '}' in literal true (expecting 'e') (at /é)", `{"é": tru}`, 9},
 	}
 	for _, c := range cases {
@@ -248,5 +254,20 @@ func TestWhiteSpaceIsNotBuffered(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
 		t.Fatalf("allocated %d MiB reading white space", alloc>>20)
+	}
+}
+
+func TestShortPointer(t *testing.T) {
+	if got := ShortPointer("/a/b"); got != "/a/b" {
+		t.Errorf("short pointer changed: %q", got)
+	}
+	deep := "/payload" + strings.Repeat("/0", 5000) + "/name"
+	got := ShortPointer(deep)
+	if len(got) > maxPointer+4 || !strings.HasPrefix(got, "/payload/…/0/") || !strings.HasSuffix(got, "/0/name") {
+		t.Errorf("ShortPointer(deep) = %q", got)
+	}
+	_, _, err := readAll(t, NewReader(strings.NewReader(strings.Repeat("[", 3000)+"x"), Options{}))
+	if err == nil || len(err.Error()) > 200 {
+		t.Errorf("error for deep nesting: %d bytes", len(err.Error()))
 	}
 }
