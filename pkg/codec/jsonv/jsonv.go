@@ -426,12 +426,14 @@ func (c *recorder) excerpt(off int64) (string, int) {
 			after = after[:len(after)-1]
 		}
 	}
-	line := strings.ToValidUTF8(string(before)+string(after), "\uFFFD")
-	line = strings.Map(func(r rune) rune {
-		if r == '\t' || r < 0x20 || r == 0x7F {
-			return ' '
-		}
-		return r
-	}, line)
-	return line, utf8.RuneCount(before)
+	clean := func(b []byte) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\t' || r < 0x20 || r == 0x7F {
+				return ' '
+			}
+			return r
+		}, strings.ToValidUTF8(string(b), "\uFFFD"))
+	}
+	head := clean(before)
+	return head + clean(after), utf8.RuneCountInString(head)
 }

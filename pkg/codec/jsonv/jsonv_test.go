@@ -32,7 +32,7 @@ func TestAppendCompact(t *testing.T) {
 			t.Errorf("AppendCompact(%s) = %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{`{"a":1,"a":2}`, "\"\xff\"", `["\ud800", "`+"\xff"+`"]`, `{`, `[1,]`, `01`, `1 2`, ``} {
+	for _, bad := range []string{`{"a":1,"a":2}`, "\"\xff\"", `["\ud800", "` + "\xff" + `"]`, `{`, `[1,]`, `01`, `1 2`, ``} {
 		got, err := AppendCompact([]byte("keep"), []byte(bad))
 		if err == nil {
 			t.Errorf("AppendCompact(%q) accepted", bad)
