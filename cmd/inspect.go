@@ -217,6 +217,7 @@ func runInspect(opts *InspectOptions) error {
 		Length:       opts.Length,
 		OnlyFrame:    opts.Frame >= 0,
 		Frame:        opts.Frame,
+		Flush:        out.Flush, // a live capture is shown frame by frame
 	}
 	if opts.JSON {
 		iopts.Format = inspect.JSON

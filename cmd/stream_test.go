@@ -26,6 +26,8 @@ func TestLiveStreams(t *testing.T) {
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 		{"encode", []string{"encode", "--to", "binary", "--timestamp", "1"}, func(int) []byte { return []byte("{}\n") },
 			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
+		{"inspect", []string{"inspect", "--json"}, func(i int) []byte { return frame(uint32(i)) },
+			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

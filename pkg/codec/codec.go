@@ -82,6 +82,9 @@ func Detect(prefix []byte) Detection {
 	if len(prefix) == 0 {
 		return Detection{Why: "the input is empty"}
 	}
+	if len(prefix) == 1 && prefix[0] == 0x01 {
+		return Detection{Format: Binary, Why: "version byte 0x01 (and nothing after it)"}
+	}
 	if len(prefix) >= 2 && prefix[0] == 0x01 && prefix[1] >= 0x01 && prefix[1] <= 0x08 {
 		return Detection{Format: Binary, Why: fmt.Sprintf("version byte 0x01 and type byte 0x%02X", prefix[1])}
 	}

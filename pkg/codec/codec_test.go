@@ -11,6 +11,7 @@ func TestDetect(t *testing.T) {
 		{"\x01\x01<\x00\x00\x00", Binary, "version byte 0x01 and type byte 0x01"},
 		{"\x01\x08", Binary, "version byte 0x01 and type byte 0x08"},
 		{"\x01\x09", "", "it starts with byte 0x01"},
+		{"\x01", Binary, "version byte 0x01 (and nothing after it)"},
 		{"\x02\x01", "", "it starts with byte 0x02"},
 		{"@toon 1.0\n@keys a\n", Tabular, `it starts with "@toon"`},
 		{"  \n{\"a\":1}", JSON, `it starts with '{'`},

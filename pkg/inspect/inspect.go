@@ -50,6 +50,10 @@ type Options struct {
 	// about that frame alone.
 	OnlyFrame bool
 	Frame     int
+	// Flush, when set, is called after a frame is shown whenever the input
+	// has nothing more buffered, so that a live capture (tail -f) is shown
+	// frame by frame through a buffered writer.
+	Flush func() error
 }
 
 // Summary counts what an Inspector saw.
@@ -243,6 +247,7 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 			}
 			in.count(s, rep)
 			in.render(fc, rep)
+			in.flushIdle(rd)
 			if o.OnlyFrame {
 				s.FrameFound = true
 				break
@@ -270,6 +275,8 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 				rep := in.analyzeCut(fe, pending, buffered)
 				in.count(s, rep)
 				in.render(fc, rep)
+				in.flushIdle(rd)
+			in.flushIdle(rd)
 				s.FrameFound = true
 			}
 			break
@@ -299,6 +306,16 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 		in.note(fc, noFrameText(o.Frame, s.Indices))
 	}
 	return nil
+}
+
+// flushIdle calls Options.Flush when the reader has nothing buffered: the
+// next read may wait for the input.
+func (in *Inspector) flushIdle(rd *binary.Reader) {
+	if in.opts.Flush != nil && in.w.err == nil && len(rd.Buffered()) == 0 {
+		if err := in.opts.Flush(); err != nil {
+			in.w.err = err
+		}
+	}
 }
 
 // NoFrame says that a selected frame is not in an input that holds indices

@@ -171,8 +171,29 @@ func NewReader(r io.Reader, opts Options) *Reader {
 		limit = DefaultMaxValueSize
 	}
 	rec := &recorder{r: r, limit: limit, line: 1}
+	rec.r, rec.dropped = stripBOM(r)
 	return &Reader{rec: rec, dec: jsontext.NewDecoder(rec, jsontext.AllowInvalidUTF8(true)), limit: limit}
 }
+
+// stripBOM passes over a UTF-8 byte order mark at the start of r, which
+// RFC 8259 lets a parser ignore, and says how many bytes it dropped.
+func stripBOM(r io.Reader) (io.Reader, int64) {
+	var head [3]byte
+	n, err := io.ReadFull(r, head[:])
+	if n == 3 && string(head[:]) == "\xEF\xBB\xBF" {
+		return r, 3
+	}
+	rest := io.MultiReader(bytes.NewReader(head[:n]), r)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		rest = io.MultiReader(bytes.NewReader(head[:n]), errReader{err})
+	}
+	return rest, 0
+}
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Next returns the next value and the position where it starts. The value is
 // valid until the next call. At the end of the stream it returns io.EOF.

@@ -72,6 +72,7 @@ func TestReaderStreams(t *testing.T) {
 		{"back to back", `{"a":1}{"b":2} 3 "x"`, []string{`{"a":1}`, `{"b":2}`, `3`, `"x"`}, []string{"1:1", "1:8", "1:16", "1:18"}},
 		{"columns count runes", `["é"] ["€"]`, []string{`["é"]`, `["€"]`}, []string{"1:1", "1:7"}},
 		{"empty", "  \n", nil, nil},
+		{"byte order mark", "\xEF\xBB\xBF{\"a\":1}\n[2]", []string{`{"a":1}`, `[2]`}, []string{"1:1", "2:1"}},
 		{"lone surrogate", `["\ud83d"] 1`, []string{`["\ud83d"]`, `1`}, []string{"1:1", "1:12"}},
 	}
 	for _, c := range cases {
