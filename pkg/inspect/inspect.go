@@ -276,7 +276,7 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 				in.count(s, rep)
 				in.render(fc, rep)
 				in.flushIdle(rd)
-			in.flushIdle(rd)
+				in.flushIdle(rd)
 				s.FrameFound = true
 			}
 			break
