@@ -23,6 +23,9 @@ func (p *printer) prettyJSON(indent string, js []byte) error {
 
 var errUnexpected = errors.New("unexpected end of JSON")
 
+// maxShownString is the longest string shown whole in the JSON view.
+const maxShownString = 4 << 10
+
 // maxPrettyDepth is the nesting below which values are printed on one line,
 // so that a deeply nested payload does not blow the view up with
 // indentation (the output stays proportional to the payload).
@@ -104,6 +107,19 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 	}
 	switch v.Kind() {
 	case '"':
+		if len(v) > maxShownString {
+			// The hexdump above has every byte; here a long string is cut.
+			cut := maxShownString
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			if i := bytes.LastIndexByte(v[:cut], '\\'); i >= cut-6 {
+				cut = i // do not cut an escape in two
+			}
+			p.str(JSONString, safeString(v[:cut]))
+			p.str(Dim, fmt.Sprintf(`…" (%d bytes in all)`, len(v)))
+			return nil
+		}
 		p.str(JSONString, safeString(v))
 	case '0':
 		p.str(JSONNumber, string(v))

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 const rleEscape = 0xFF
@@ -70,6 +71,13 @@ var le = binary.LittleEndian
 // does. The output may not grow beyond limit bytes (limit <= 0: no limit);
 // the check happens before anything is allocated for a run.
 func AppendUnRLE(dst, src []byte, limit int) ([]byte, error) {
+	// Size the output once: growing by doubling would hold up to twice
+	// the limit (and a copy) for a payload near it.
+	size := UnRLELen(src)
+	if limit > 0 && size > limit {
+		return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+	}
+	dst = slices.Grow(dst, size)
 	start := len(dst)
 	over := func(extra int) bool { return limit > 0 && len(dst)-start+extra > limit }
 	for len(src) > 0 {
@@ -94,6 +102,20 @@ func AppendUnRLE(dst, src []byte, limit int) ([]byte, error) {
 		src = src[k+3:]
 	}
 	return dst, nil
+}
+
+// UnRLELen is the size of the decompression of an RLE body.
+func UnRLELen(src []byte) int {
+	n := 0
+	for len(src) > 0 {
+		k := bytes.IndexByte(src, rleEscape)
+		if k < 0 || len(src)-k < 3 {
+			return n + len(src)
+		}
+		n += k + int(src[k+2])
+		src = src[k+3:]
+	}
+	return n
 }
 
 // RLEOddity is something a decompressor accepts but an encoder never writes.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -86,6 +87,7 @@ func Message(err error) string {
 // value's strings are then kept exactly as written, escapes and all.
 func AppendCompact(dst, src []byte) ([]byte, error) {
 	n := len(dst)
+	dst = slices.Grow(dst, len(src)) // the compact form is never longer
 	out, err := jsontext.AppendFormat(dst, src)
 	if err != nil {
 		if utf8.Valid(src) {
