@@ -51,3 +51,23 @@ func TestResyncAfterWrongLength(t *testing.T) {
 		t.Fatalf("no resync note:\n%s", out.String())
 	}
 }
+
+// A long string is cut in the JSON view (the hexdump above has every byte),
+// so a payload near the limit does not make a view several times its size.
+func TestLongStringIsCut(t *testing.T) {
+	payload := `{"instruction":"` + strings.Repeat("é", 50000) + `"}`
+	frame, _, err := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Instruction}, []byte(payload), kado.CompressAlways)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := Render(&out, bytes.NewReader(frame), "long.bin", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > 32<<10 {
+		t.Fatalf("%d bytes of output", out.Len())
+	}
+	if !strings.Contains(out.String(), `é…" (100002 bytes in all)`) {
+		t.Fatalf("no cut note:\n%s", out.String())
+	}
+}

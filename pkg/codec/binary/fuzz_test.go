@@ -71,6 +71,9 @@ func FuzzDecompress(f *testing.F) {
 		if err == nil && len(out) > limit {
 			t.Fatalf("output of %d bytes passes the limit", len(out))
 		}
+		if err == nil && len(out) != UnRLELen(body) {
+			t.Fatalf("UnRLELen = %d, output %d bytes", UnRLELen(body), len(out))
+		}
 		if err != nil && !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("unexpected error %v", err)
 		}
