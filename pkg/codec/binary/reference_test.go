@@ -50,6 +50,18 @@ func TestAppendRLEMatchesReference(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("input % x\nAppendRLE % x\nreference % x", src, got, want)
 		}
+		// The auto rule, with the early give-up: compress when longer than
+		// 1024 bytes and the body is shorter than the payload.
+		for _, long := range [][]byte{src, bytes.Repeat(src, 1+1100/(len(src)+1))} {
+			body := appendRLEReference(nil, long)
+			wire, c := AppendPayload([]byte("pre"), long, CompressAuto)
+			if wantC := len(long) > 1024 && len(body) < len(long); c != wantC {
+				t.Fatalf("auto compressed=%v for %d bytes with a %d-byte body", c, len(long), len(body))
+			}
+			if c && !bytes.Equal(wire, append([]byte("pre\x5a"), body...)) || !c && !bytes.Equal(wire, append([]byte("pre"), long...)) {
+				t.Fatalf("auto wire form wrong for % x", long)
+			}
+		}
 	}
 }
 

@@ -15,6 +15,15 @@ const rleEscape = 0xFF
 // of at most 255 bytes; a piece of 4 or more equal bytes, and a piece of 0xFF
 // bytes of any length, is written FF b n; other pieces are written verbatim.
 func AppendRLE(dst, src []byte) []byte {
+	dst, _ = appendRLEMax(dst, src, -1)
+	return dst
+}
+
+// appendRLEMax is AppendRLE that gives up, with ok false, as soon as dst
+// would grow past maxLen bytes (maxLen < 0: no bound), so that a payload
+// that does not compress is not written out twice.
+func appendRLEMax(dst, src []byte, maxLen int) (out []byte, ok bool) {
+	over := func(n int) bool { return maxLen >= 0 && len(dst)+n > maxLen }
 	lit := 0 // start of the bytes not yet written
 	for i := 0; i < len(src); {
 		if len(src)-i >= 9 {
@@ -34,6 +43,9 @@ func AppendRLE(dst, src []byte) []byte {
 			i++ // not the start of a piece that needs an escape
 			continue
 		}
+		if over(i - lit + 3) {
+			return dst, false
+		}
 		dst = append(dst, src[lit:i]...)
 		j := i + 1
 		for j < len(src) && src[j] == b {
@@ -52,7 +64,10 @@ func AppendRLE(dst, src []byte) []byte {
 		}
 		i, lit = j, j
 	}
-	return append(dst, src[lit:]...)
+	if over(len(src) - lit) {
+		return dst, false
+	}
+	return append(dst, src[lit:]...), true
 }
 
 // zeroBytes has the top bit set in each byte of the result where v has a
@@ -180,21 +195,35 @@ func (m CompressMode) String() string {
 // payload as is, or 0x5A followed by its RLE body, according to mode. It
 // reports whether it compressed.
 func AppendPayload(dst, payload []byte, mode CompressMode) ([]byte, bool) {
+	if out, ok := compressInto(dst, payload, mode); ok {
+		return out, true
+	}
+	return append(dst, payload...), false
+}
+
+// compressInto appends 0x5A and the RLE body of payload to dst when mode
+// says the payload is to be compressed (in auto mode: longer than
+// CompressionThreshold, and the body shorter than the payload). Otherwise
+// it returns dst as it was and false.
+func compressInto(dst, payload []byte, mode CompressMode) ([]byte, bool) {
 	switch mode {
 	case CompressNever:
-		return append(dst, payload...), false
+		return dst, false
 	case CompressAuto:
 		if len(payload) <= CompressionThreshold {
-			return append(dst, payload...), false
+			return dst, false
 		}
 	}
 	start := len(dst)
-	dst = append(dst, CompressionMagic)
-	dst = AppendRLE(dst, payload)
-	if mode == CompressAuto && len(dst)-start-1 >= len(payload) {
-		return append(dst[:start], payload...), false
+	maxLen := -1
+	if mode == CompressAuto {
+		maxLen = start + len(payload) // the body must be shorter than the payload
 	}
-	return dst, true
+	out, ok := appendRLEMax(append(dst, CompressionMagic), payload, maxLen)
+	if !ok {
+		return dst[:start], false
+	}
+	return out, true
 }
 
 // IsCompressed reports whether a wire payload is compressed (first byte 0x5A).

@@ -36,14 +36,23 @@ func NewWriter(w io.Writer, mode CompressMode) *Writer {
 }
 
 // WriteFrame writes one frame whose payload is the given compact JSON.
-// It returns the header as written (with PayloadLength set).
+// It returns the header as written (with PayloadLength set). A payload that
+// goes out uncompressed is written as it is, not copied.
 func (w *Writer) WriteFrame(h Header, payload []byte) (Header, error) {
-	var err error
-	w.buf, h, err = AppendFrame(w.buf[:0], h, payload, w.mode)
-	if err != nil {
+	wire := payload
+	if body, ok := compressInto(w.buf[:0], payload, w.mode); ok {
+		wire, w.buf = body, body
+	}
+	if uint64(len(wire)) > math.MaxUint32 {
+		return h, fmt.Errorf("payload of %d bytes does not fit the 32-bit payloadLength", len(wire))
+	}
+	h.PayloadLength = uint32(len(wire))
+	var hdr [HeaderSize]byte
+	AppendHeader(hdr[:0], h)
+	if _, err := w.w.Write(hdr[:]); err != nil {
 		return h, err
 	}
-	_, err = w.w.Write(w.buf)
+	_, err := w.w.Write(wire)
 	if cap(w.buf) > 4<<20 {
 		w.buf = nil // do not keep a huge buffer after one huge frame
 	}
