@@ -151,7 +151,6 @@ func runEncode(opts *EncodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
 	w := binary.NewWriter(out, opts.Compress)
 	seq := uint64(opts.Seq)
-	var payload []byte
 	for _, name := range opts.Inputs {
 		in, err := openInput(opts.IO, name)
 		if err != nil {
@@ -175,13 +174,9 @@ func runEncode(opts *EncodeOptions) error {
 				out.Abort()
 				return positionedError(in.Name, err)
 			}
-			if payload, err = jsonv.AppendCompact(payload[:0], p); err != nil {
-				// The stream reader accepted the value, so this cannot happen
-				// unless the two disagree; report it all the same.
-				in.Close()
-				out.Abort()
-				return invalidError(fmt.Errorf("%s:%s: %s", in.Name, pos, jsonv.Message(err)), "")
-			}
+			// The reader has checked the value and counted its lines: it
+			// may be compacted where it stands.
+			payload := jsonv.CompactInPlace(p)
 			if _, err := w.WriteFrame(h, payload); err != nil {
 				in.Close()
 				out.Abort()

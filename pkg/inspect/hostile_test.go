@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"bytes"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -69,5 +71,27 @@ func TestLongStringIsCut(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `é…" (100002 bytes in all)`) {
 		t.Fatalf("no cut note:\n%s", out.String())
+	}
+}
+
+// A compressed frame whose payload decompresses to the size limit costs
+// inspect that payload, once: the pretty printer reads it in place.
+func TestBombCostsItsSize(t *testing.T) {
+	const limit = 8 << 20
+	payload := `{"instruction":"` + strings.Repeat("a", limit-18) + `"}`
+	frame, _, err := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Instruction}, []byte(payload), kado.CompressAlways)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := Render(io.Discard, bytes.NewReader(frame), "bomb.bin", Options{MaxFrameSize: limit})
+	runtime.ReadMemStats(&after)
+	if err != nil || s.Valid != 1 {
+		t.Fatalf("summary %+v, %v", s, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit+2<<20 {
+		t.Fatalf("inspecting a %d-byte frame that decompresses to %d MiB allocated %.1f MiB", len(frame), limit>>20, float64(alloc)/(1<<20))
 	}
 }

@@ -14,7 +14,7 @@ import (
 // each line starting with indent, as jq does: member order, number literals
 // and string escapes kept, empty objects and arrays as {} and [].
 func (p *printer) prettyJSON(indent string, js []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(js))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(js)) // read in place, not copied
 	p.plain(indent)
 	err := p.jsonValue(dec, indent, 0)
 	p.nl()

@@ -369,8 +369,8 @@ func TestReaderDoesNotTrustLength(t *testing.T) {
 	if _, err := r.Next(); err == nil {
 		t.Fatal("no error")
 	}
-	if cap(r.buf) > 1<<20 {
-		t.Fatalf("buffer grew to %d bytes for a 25-byte input", cap(r.buf))
+	if cap(r.in.Buf) > 1<<20 {
+		t.Fatalf("buffer grew to %d bytes for a 25-byte input", cap(r.in.Buf))
 	}
 }
 

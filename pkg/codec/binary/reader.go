@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/toonkit/toonkit/internal/inbuf"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -41,14 +42,8 @@ type ReaderOptions struct {
 // largest frame. Payload lengths never size an allocation before the bytes
 // have arrived.
 type Reader struct {
-	r            io.Reader
+	in           inbuf.Buffer
 	max          int
-	buf          []byte
-	pos          int   // start of unread data in buf
-	end          int   // end of data in buf
-	base         int64 // absolute offset of buf[0]
-	eof          bool
-	rerr         error // a read error other than io.EOF
 	index        int
 	err          error // the error of the frame at pos, until Resync
 	frame        Frame
@@ -65,14 +60,15 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxFrameSize
 	}
-	return &Reader{r: r, max: maxSize, base: opts.BaseOffset, buf: make([]byte, initialBuffer)}
+	return &Reader{max: maxSize, in: inbuf.Buffer{R: r, Base: opts.BaseOffset,
+		First: initialBuffer, Steady: initialBuffer, Max: HeaderSize + maxSize + initialBuffer}}
 }
 
 // MaxFrameSize returns the payload limit in force.
 func (r *Reader) MaxFrameSize() int { return r.max }
 
 // Offset returns the absolute offset of the next unread byte.
-func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
+func (r *Reader) Offset() int64 { return r.in.Base + int64(r.in.Pos) }
 
 // Buffered returns the bytes read from the stream but not yet consumed; they
 // start at Offset(). After Next has failed with a *FrameError they start at
@@ -80,7 +76,7 @@ func (r *Reader) Offset() int64 { return r.base + int64(r.pos) }
 // (the header, and for a truncated payload every byte up to the end of the
 // stream), for display. The slice is valid until the next call to Next or
 // Resync and must not be modified.
-func (r *Reader) Buffered() []byte { return r.buf[r.pos:r.end] }
+func (r *Reader) Buffered() []byte { return r.in.Buf[r.in.Pos:r.in.End] }
 
 // Peek returns up to n bytes from Offset() on, reading more from the stream
 // when fewer are buffered; it returns fewer only at the end of the stream or
@@ -90,37 +86,8 @@ func (r *Reader) Buffered() []byte { return r.buf[r.pos:r.end] }
 // calls Resync. The slice is valid until the next call to Next, Peek or
 // Resync and must not be modified.
 func (r *Reader) Peek(n int) []byte {
-	avail := r.fill(n)
-	return r.buf[r.pos : r.pos+min(avail, max(n, 0))]
-}
-
-// fill makes at least n bytes available from pos, unless the stream ends
-// first. It reports how many are available.
-func (r *Reader) fill(n int) int {
-	for r.end-r.pos < n && !r.eof && r.rerr == nil {
-		if r.pos > 0 && (len(r.buf)-r.pos < n || r.end == len(r.buf)) {
-			copy(r.buf, r.buf[r.pos:r.end])
-			r.end -= r.pos
-			r.base += int64(r.pos)
-			r.pos = 0
-		}
-		if r.end == len(r.buf) {
-			// Grow by at most the bytes already here, so that a length field
-			// never sizes an allocation ahead of the data.
-			grow := min(max(len(r.buf), initialBuffer), n-r.end+initialBuffer)
-			nb := make([]byte, len(r.buf)+grow)
-			copy(nb, r.buf[:r.end])
-			r.buf = nb
-		}
-		m, err := r.r.Read(r.buf[r.end:])
-		r.end += m
-		if err == io.EOF {
-			r.eof = true
-		} else if err != nil {
-			r.rerr = err
-		}
-	}
-	return r.end - r.pos
+	avail := r.in.Fill(n)
+	return r.in.Buf[r.in.Pos : r.in.Pos+min(avail, max(n, 0))]
 }
 
 // Next returns the next frame. At the clean end of the stream it returns
@@ -130,37 +97,37 @@ func (r *Reader) Next() (*Frame, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	avail := r.fill(HeaderSize)
+	avail := r.in.Fill(HeaderSize)
 	if avail == 0 {
-		if r.rerr != nil {
-			return nil, r.rerr
+		if r.in.ReadErr != nil {
+			return nil, r.in.ReadErr
 		}
 		return nil, io.EOF
 	}
 	off := r.Offset()
 	if avail < HeaderSize {
-		if r.rerr != nil {
-			return nil, r.rerr
+		if r.in.ReadErr != nil {
+			return nil, r.in.ReadErr
 		}
 		return nil, r.fail(&FrameError{Kind: TruncatedHeader, Field: "header", ByteOffset: off,
 			Expected: fmt.Sprintf("%d header bytes", HeaderSize), Found: fmt.Sprintf("only %d %s", avail, plural(avail, "byte remains", "bytes remain"))})
 	}
-	h := ParseHeader(r.buf[r.pos:])
+	h := ParseHeader(r.in.Buf[r.in.Pos:])
 	if err := h.Check(r.max); err != nil {
 		fe := err.(*FieldError)
 		return nil, r.fail(&FrameError{Kind: fe.Kind, Field: fe.Field, ByteOffset: off + int64(fe.Offset), Expected: fe.Expected, Found: fe.Found})
 	}
 	need := HeaderSize + int(h.PayloadLength)
-	if got := r.fill(need); got < need {
-		if r.rerr != nil {
-			return nil, r.rerr
+	if got := r.in.Fill(need); got < need {
+		if r.in.ReadErr != nil {
+			return nil, r.in.ReadErr
 		}
 		left := got - HeaderSize
 		return nil, r.fail(&FrameError{Kind: TruncatedPayload, Field: "payloadLength", ByteOffset: off + OffPayloadLength,
 			Expected: fmt.Sprintf("%d payload bytes", h.PayloadLength), Found: fmt.Sprintf("only %d %s", left, plural(left, "byte remains", "bytes remain"))})
 	}
-	r.frame = Frame{Index: r.index, Offset: off, Header: h, Raw: r.buf[r.pos : r.pos+need]}
-	r.pos += need
+	r.frame = Frame{Index: r.index, Offset: off, Header: h, Raw: r.in.Buf[r.in.Pos : r.in.Pos+need]}
+	r.in.Pos += need
 	r.index++
 	return &r.frame, nil
 }
@@ -175,7 +142,7 @@ func plural(n int, one, many string) string {
 func (r *Reader) fail(e *FrameError) error {
 	e.Frame = r.index
 	e.Offset = r.Offset()
-	e.Header = append([]byte(nil), r.buf[r.pos:min(r.end, r.pos+HeaderSize)]...)
+	e.Header = append([]byte(nil), r.in.Buf[r.in.Pos:min(r.in.End, r.in.Pos+HeaderSize)]...)
 	r.err = e
 	return e
 }
@@ -192,29 +159,29 @@ func (r *Reader) Resync() (skipped int64, found bool) {
 	}
 	r.err = nil
 	start := r.Offset()
-	r.pos++
+	r.in.Pos++
 	for {
-		avail := r.fill(HeaderSize + 1)
+		avail := r.in.Fill(HeaderSize + 1)
 		if avail == 0 {
 			return r.Offset() - start, false
 		}
-		if k := bytes.IndexByte(r.buf[r.pos:r.end], Version); k < 0 {
-			r.pos = r.end
+		if k := bytes.IndexByte(r.in.Buf[r.in.Pos:r.in.End], Version); k < 0 {
+			r.in.Pos = r.in.End
 			continue
 		} else if k > 0 {
-			r.pos += k
+			r.in.Pos += k
 			continue
 		}
-		if r.plausible(r.buf[r.pos:r.end]) {
+		if r.plausible(r.in.Buf[r.in.Pos:r.in.End]) {
 			r.index++
 			return r.Offset() - start, true
 		}
 		if avail < HeaderSize {
 			// Too short for a header: the rest is skipped.
-			r.pos = r.end
+			r.in.Pos = r.in.End
 			continue
 		}
-		r.pos++
+		r.in.Pos++
 	}
 }
 
@@ -227,10 +194,10 @@ func (r *Reader) Resync() (skipped int64, found bool) {
 // as Resync does; skipped counts from the frame's first byte.
 func (r *Reader) SkipBadPayload(f *Frame) (skipped int64, found bool) {
 	size := f.Size()
-	r.pos = int(f.Offset - r.base) // Next's bytes are still buffered: nothing was read since
-	avail := r.fill(size + 1)
-	if avail == size || r.buf[r.pos+size] == Version {
-		r.pos += size
+	r.in.Pos = int(f.Offset - r.in.Base) // Next's bytes are still buffered: nothing was read since
+	avail := r.in.Fill(size + 1)
+	if avail == size || r.in.Buf[r.in.Pos+size] == Version {
+		r.in.Pos += size
 		return 0, avail > size
 	}
 	r.index-- // the frame is counted again by Resync when it finds the next one
@@ -279,9 +246,7 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		}
 		src = r.unrle
 	}
-	var err error
-	r.jsonb, err = jsonv.AppendCompact(r.jsonb[:0], src)
-	if err != nil {
+	if err := jsonv.Check(src); err != nil {
 		fe := &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset, ByteOffset: payloadAt, Field: "payload",
 			Expected: "JSON", Found: describeStart(src), Header: append([]byte(nil), f.Raw[:HeaderSize]...)}
 		rel := jsonv.ErrorOffset(err)
@@ -296,7 +261,16 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		}
 		return nil, fe
 	}
-	return r.jsonb, nil
+	if IsCompressed(wire) {
+		r.unrle = jsonv.CompactInPlace(r.unrle) // ours: no copy
+		return r.unrle, nil
+	}
+	// The wire bytes are the stream's: copied only when not compact already.
+	out := jsonv.Compacted(r.jsonb, src)
+	if len(src) > 0 && len(out) > 0 && &out[0] != &src[0] {
+		r.jsonb = out
+	}
+	return out, nil
 }
 
 // DecompressedLen is the size of the payload that the last call to JSON

@@ -87,7 +87,7 @@ func ParseRecord(v jsontext.Value) (Record, error) {
 // splitRecordSlow finds the members of a {"header":...,"payload":...}
 // object with a decoder. header or payload is nil when v is not a record.
 func splitRecordSlow(v jsontext.Value) (header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64) {
-	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(v)) // in place, not copied
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, 0, nil, 0
 	}
@@ -252,7 +252,7 @@ func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, 
 	rec := Record{IsRecord: true, Payload: payload, PayloadStart: payloadAt}
 	var typeName string
 	var typeNameAt int64
-	hd := jsontext.NewDecoder(bytes.NewReader(header))
+	hd := jsontext.NewDecoder(bytes.NewBuffer(header)) // in place, not copied
 	hd.ReadToken()
 	for hd.PeekKind() != '}' {
 		tok, _ := hd.ReadToken()
@@ -320,7 +320,7 @@ func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, 
 }
 
 func unquote(v jsontext.Value, s *string) error {
-	tok, err := jsontext.NewDecoder(bytes.NewReader(v)).ReadToken()
+	tok, err := jsontext.NewDecoder(bytes.NewBuffer(v)).ReadToken() // in place, not copied
 	if err != nil {
 		return err
 	}
@@ -356,7 +356,7 @@ func InferType(payload jsontext.Value) (MessageType, error) {
 	}
 	keys := map[string]bool{}
 	var order []string
-	dec := jsontext.NewDecoder(bytes.NewReader(payload))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(payload)) // in place, not copied
 	if _, err := dec.ReadToken(); err != nil {
 		return 0, err
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestAppendCompact(t *testing.T) {
@@ -21,10 +23,12 @@ func TestAppendCompact(t *testing.T) {
 		{`"<&>"`, `"<&>"`},
 		{`"\ud83d\ude00"`, `"😀"`},
 		{"123456789012345678901234567890", "123456789012345678901234567890"},
+		{`"\u001F\u0022\u005c\u0041\uD83D\uDE00"`, `"\u001f\"\\A😀"`},
 		// A lone surrogate, as JSON.stringify writes half an emoji: kept,
-		// and the value's strings then exactly as written.
+		// lowercase, and the rest of the string made minimal as usual.
 		{`"\ud800"`, `"\ud800"`},
-		{`{ "a" : "\u00e9\udc00", "b": [1] }`, `{"a":"\u00e9\udc00","b":[1]}`},
+		{`{ "a" : "\u00e9\uDC00", "b": [1] }`, `{"a":"é\udc00","b":[1]}`},
+		{`"\ud800\u0041\udbff\udfff\ud800"`, "\"\\ud800A\U0010FFFF\\ud800\""},
 	}
 	for _, c := range cases {
 		got, err := AppendCompact([]byte("prefix:"), []byte(c.in))
@@ -270,5 +274,115 @@ func TestShortPointer(t *testing.T) {
 	_, _, err := readAll(t, NewReader(strings.NewReader(strings.Repeat("[", 3000)+"x"), Options{}))
 	if err == nil || len(err.Error()) > 200 {
 		t.Errorf("error for deep nesting: %d bytes", len(err.Error()))
+	}
+}
+
+// FuzzCompact: the hand-written compact form is exactly jsontext's (which
+// is JSON.stringify's) for every valid value, in place or not.
+func FuzzCompact(f *testing.F) {
+	for _, s := range []string{`{ "a" : [1, 2.50, -0] }`, `"\u0041\/\u00e9\uD83D\uDE00\u001F"`, `"\ud800"`, "[\"\\\"\", \"\\\\\", \"\\b\\f\\n\\r\\t\"]", "\"\u2028<&>\x7f\"", ` true `, `{"a":{"b":[{}]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := AppendCompact(nil, in)
+		if jsontext.Value(in).IsValid() {
+			want, werr := jsontext.AppendFormat(nil, in)
+			if werr != nil || err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("AppendCompact(%q) = %q, %v; jsontext gives %q, %v", in, got, err, want, werr)
+			}
+		}
+		if err != nil {
+			return
+		}
+		if !Valid(got) {
+			t.Fatalf("compact form %q of %q is not valid", got, in)
+		}
+		if again, _ := AppendCompact(nil, got); !bytes.Equal(again, got) {
+			t.Fatalf("compacting %q again gives %q", got, again)
+		}
+		if c := Compacted(nil, in); !bytes.Equal(c, got) {
+			t.Fatalf("Compacted(%q) = %q, want %q", in, c, got)
+		}
+		if c := CompactInPlace(bytes.Clone(in)); !bytes.Equal(c, got) {
+			t.Fatalf("CompactInPlace(%q) = %q, want %q", in, c, got)
+		}
+	})
+}
+
+func TestCompactedDoesNotCopyCompactInput(t *testing.T) {
+	src := []byte(`{"a":"x\"y\n","b":[1,true,null]}`)
+	if got := Compacted(nil, src); &got[0] != &src[0] {
+		t.Fatal("Compacted copied a value that is compact already")
+	}
+	buf := make([]byte, 0, 64)
+	if got := Compacted(buf, []byte(`{ "a": 1 }`)); string(got) != `{"a":1}` || &got[:1][0] != &buf[:1][0] {
+		t.Fatalf("Compacted = %q, not in the buffer given", got)
+	}
+}
+
+func TestReaderScansEveryShape(t *testing.T) {
+	in := "{\"a\":\"}\\\"]\"}[\"\\\\\"]\"s\\\"\"1 -2.5e3\ttrue\nnull{\"b\":[[],{}]}\"\"[]"
+	want := []string{`{"a":"}\"]"}`, `["\\"]`, `"s\""`, `1`, `-2.5e3`, `true`, `null`, `{"b":[[],{}]}`, `""`, `[]`}
+	for name, r := range map[string]*Reader{
+		"whole":    NewReader(strings.NewReader(in), Options{}),
+		"one byte": NewReader(iotest.OneByteReader(strings.NewReader(in)), Options{}),
+	} {
+		vals, _, err := readAll(t, r)
+		if err != nil || strings.Join(vals, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: %q, %v; want %q", name, vals, err, want)
+		}
+	}
+	for in, msg := range map[string]string{
+		`{"a":1}x`:   "1:8: invalid character 'x' at start of value",
+		`[1}`:        "1:3: invalid character '}' after array element (expecting ',' or ']')",
+		`{"a":1}]`:   "1:8: invalid character ']' at start of value",
+		`truex`:      "1:5: invalid character 'x' at start of value",
+		`"abc`:       "1:5: unexpected end of input",
+		"[1,\n2,":    "2:3: unexpected end of input",
+		`[[[1]]] [[`: "1:11: unexpected end of input",
+	} {
+		_, _, err := readAll(t, NewReader(strings.NewReader(in), Options{}))
+		if err == nil || err.Error() != msg {
+			t.Errorf("%q: %v; want %s", in, err, msg)
+		}
+	}
+}
+
+// A value of the size limit costs the reader its own size once (the buffer
+// it grows into, and the smaller ones before it), and compacting it in
+// place costs nothing: about twice the limit in all, never a multiple.
+func TestValueAtTheLimitCostsItsSize(t *testing.T) {
+	const limit = 16 << 20
+	body := strings.Repeat("x y ", (limit-16)/4)
+	in := "  { \"a\" : \"" + body + "\" }\n"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := NewReader(strings.NewReader(in), Options{MaxValueSize: limit})
+	v, _, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := CompactInPlace(v)
+	runtime.ReadMemStats(&after)
+	if len(c) != len(body)+8 {
+		t.Fatalf("compact value of %d bytes, want %d", len(c), len(body)+8)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*limit+(1<<20) {
+		t.Fatalf("reading and compacting a %d MiB value allocated %d MiB", limit>>20, alloc>>20)
+	}
+	// One byte more passes the limit, and costs no more.
+	twice := in + `["` + body + body + `"]`
+	runtime.ReadMemStats(&before)
+	r = NewReader(strings.NewReader(twice), Options{MaxValueSize: limit})
+	if _, _, err = r.Next(); err == nil {
+		_, _, err = r.Next()
+	}
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*limit+(1<<20) {
+		t.Fatalf("a value past the limit allocated %d MiB", alloc>>20)
 	}
 }

@@ -1,0 +1,300 @@
+package jsonv
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"math/bits"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/inbuf"
+)
+
+// Options configure a Reader.
+type Options struct {
+	// MaxValueSize bounds the bytes of one value; 0 means
+	// DefaultMaxValueSize. White space between values is not counted.
+	MaxValueSize int64
+}
+
+// Reader reads a stream of JSON values: one document, NDJSON, or values
+// back to back with optional white space between them.
+//
+// It reads each value with jsontext in place in its buffer. The stream is read through one buffer
+// that holds the value being read and never more than the size limit and a
+// read's worth: white space between values is not kept, however much of it
+// there is, and a value costs its own size, once.
+type Reader struct {
+	in    inbuf.Buffer
+	limit int64
+	err   error // the error Next returns from now on
+
+	mark    int64       // absolute offset that lc describes
+	lc      lineCounter // line and column at mark
+	start   int64       // absolute offset of the last value
+	startLC lineCounter // line and column at start
+	last    []byte      // the last value (or the bytes of the value that failed)
+	started bool
+	dec     jsontext.Decoder
+}
+
+// firstSize is the initial buffer; readSize the buffer of a longer
+// stream, and the most read ahead of a value.
+const firstSize, readSize = 32 << 10, 512 << 10
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader, opts Options) *Reader {
+	limit := opts.MaxValueSize
+	if limit <= 0 {
+		limit = DefaultMaxValueSize
+	}
+	rd := &Reader{limit: limit}
+	rd.in = inbuf.Buffer{R: r, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
+		Drop: func([]byte) { rd.countTo(rd.in.Base + int64(rd.in.Pos)) }}
+	rd.lc.line = 1
+	return rd
+}
+
+// countTo moves the line counter to the absolute offset off, which must lie
+// between mark and the end of the buffered bytes.
+func (r *Reader) countTo(off int64) {
+	if off <= r.mark {
+		return
+	}
+	r.lc.count(r.in.Buf[r.mark-r.in.Base : off-r.in.Base])
+	r.mark = off
+}
+
+// Next returns the next value and the position where it starts. The value is
+// valid until the next call; the caller may change its bytes (compact it in
+// place) once it no longer needs positions within it. At the end of the
+// stream it returns io.EOF.
+func (r *Reader) Next() (jsontext.Value, Position, error) {
+	if r.err != nil {
+		return nil, Position{}, r.err
+	}
+	if !r.started {
+		// A UTF-8 byte order mark, which RFC 8259 lets a parser ignore, is
+		// skipped; offsets still count it, columns do not.
+		r.started = true
+		if r.in.Fill(1) > 0 && r.in.Buf[0] == 0xEF && r.in.Fill(3) >= 3 && string(r.in.Buf[:3]) == "\xEF\xBB\xBF" {
+			r.in.Pos, r.mark = 3, 3
+		}
+	}
+	// Skip white space.
+	for {
+		b := r.in.Buf[r.in.Pos:r.in.End]
+		t := bytes.TrimLeft(b, " \t\r\n")
+		r.in.Pos += len(b) - len(t)
+		if len(t) > 0 {
+			break
+		}
+		if r.in.Fill(1) == 0 {
+			r.err = io.EOF
+			if r.in.ReadErr != nil {
+				r.err = r.in.ReadErr
+			}
+			return nil, Position{}, r.err
+		}
+	}
+	r.start = r.in.Base + int64(r.in.Pos)
+	r.countTo(r.start)
+	r.startLC.set(&r.lc)
+	// Read the value with jsontext, in place in the buffer; when it runs
+	// past the bytes buffered, read more and start again (the buffer at
+	// least doubles each time, so a value is parsed about twice at worst).
+	var n int
+	for {
+		b := r.in.Buf[r.in.Pos:r.in.End]
+		v, err := r.parse(b)
+		n = len(v)
+		if err == nil && (r.in.EOF || n < len(b) || !isScalarStart(b[0])) {
+			break // a number or literal at the end of the bytes may go on
+		}
+		if err != nil && (r.in.EOF || !errors.Is(err, io.ErrUnexpectedEOF)) {
+			r.last = b
+			r.err = r.syntaxError(err)
+			return nil, Position{}, r.err
+		}
+		if int64(len(b)) > r.limit {
+			break
+		}
+		if r.in.More() == len(b) {
+			if r.in.ReadErr != nil {
+				r.err = r.in.ReadErr
+				return nil, Position{}, r.err
+			}
+			if !r.in.EOF {
+				break // the buffer is full: the value passes the limit
+			}
+		}
+	}
+	if int64(n) > r.limit || n == 0 {
+		r.last = nil
+		r.err = &TooLargeError{Pos: r.startLC.position(r.start), Limit: r.limit}
+		return nil, Position{}, r.err
+	}
+	v := r.in.Buf[r.in.Pos : r.in.Pos+n]
+	r.last = v
+	if !utf8.Valid(v) {
+		// Raw invalid UTF-8, which the decoder accepts along with escaped
+		// lone surrogates.
+		r.err = r.syntaxError(Check(v))
+		return nil, Position{}, r.err
+	}
+	r.in.Pos += n
+	// Count the value now, so that the caller may change its bytes.
+	r.lc.count(v)
+	r.mark = r.start + int64(len(v))
+	return v, r.startLC.position(r.start), nil
+}
+
+// Buffered reports how many bytes other than white space have been read from
+// the underlying reader but not yet consumed: when it is 0, the next call to
+// Next may block.
+func (r *Reader) Buffered() int { return len(bytes.TrimLeft(r.in.Buf[r.in.Pos:r.in.End], " \t\r\n")) }
+
+// Position returns the position of an absolute byte offset within the last
+// value returned (or just after it).
+func (r *Reader) Position(off int64) Position {
+	k := int(min(max(off-r.start, 0), int64(len(r.last))))
+	p := r.startLC
+	p.count(r.last[:k])
+	return p.position(r.start + int64(k))
+}
+
+// ErrorAt builds a SyntaxError for a message at an absolute offset that lies
+// within the last value returned.
+func (r *Reader) ErrorAt(off int64, pointer, msg string) *SyntaxError {
+	e := &SyntaxError{Pos: r.Position(off), Pointer: pointer, Msg: msg}
+	e.Excerpt, e.Caret = r.excerpt(off)
+	return e
+}
+
+func (r *Reader) syntaxError(err error) error {
+	rel := ErrorOffset(err)
+	if rel < 0 {
+		rel = int64(len(r.last))
+	}
+	e := r.ErrorAt(r.start+rel, ErrorPointer(err), Message(err))
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		e.Pointer = ""
+	}
+	return e
+}
+
+// parse reads the value b starts with, in place.
+func (r *Reader) parse(b []byte) (jsontext.Value, error) {
+	r.dec.Reset(bytes.NewBuffer(b), loneSurrogates...)
+	return r.dec.ReadValue()
+}
+
+// isScalarStart reports whether c starts a number or a literal, which have
+// no closing character.
+func isScalarStart(c byte) bool {
+	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n'
+}
+
+// lineCounter is a line and column, and the end of the line before them
+// for excerpts.
+type lineCounter struct {
+	line   int
+	col    int    // runes since the line start
+	prefix []byte // up to excerptMax bytes of the line before
+}
+
+const excerptMax = 72
+
+func (c *lineCounter) set(o *lineCounter) {
+	c.line, c.col = o.line, o.col
+	c.prefix = append(c.prefix[:0], o.prefix...)
+}
+
+func (c *lineCounter) position(off int64) Position {
+	return Position{Offset: off, Line: c.line, Column: c.col + 1}
+}
+
+// count moves the counter past gone.
+func (c *lineCounter) count(gone []byte) {
+	// Runes are counted by skipping continuation bytes. Newlines are found
+	// forwards (LastIndexByte is a byte loop; in NDJSON the one newline is first).
+	if n := bytes.Count(gone, []byte{'\n'}); n > 0 {
+		nl := bytes.IndexByte(gone, '\n')
+		if n > 1 {
+			nl = bytes.LastIndexByte(gone, '\n')
+		}
+		c.line += n
+		c.col = runeCount(gone[nl+1:])
+		c.prefix = append(c.prefix[:0], tail(gone[nl+1:])...)
+	} else {
+		c.col += runeCount(gone)
+		c.prefix = append(c.prefix, tail(gone)...)
+		c.prefix = append(c.prefix[:0], tail(c.prefix)...)
+	}
+}
+
+// runeCount is utf8.RuneCount, 8 bytes at a time (an invalid byte counts as
+// a rune only when it is not a continuation byte).
+func runeCount(b []byte) int {
+	n := len(b)
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		n -= bits.OnesCount64(x &^ (x << 1) & 0x8080_8080_8080_8080)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c&0xC0 == 0x80 {
+			n--
+		}
+	}
+	return n
+}
+
+func tail(b []byte) []byte {
+	if len(b) <= excerptMax {
+		return b
+	}
+	b = b[len(b)-excerptMax:]
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// excerpt returns the line around off, which lies within the last value,
+// cut to a window, and the caret's rune index within it.
+func (r *Reader) excerpt(off int64) (string, int) {
+	v := r.last
+	k := int(min(max(off-r.start, 0), int64(len(v))))
+	var before []byte
+	if nl := bytes.LastIndexByte(v[:k], '\n'); nl >= 0 {
+		before = v[nl+1 : k]
+	} else {
+		before = append(append([]byte(nil), r.startLC.prefix...), v[:k]...)
+	}
+	before = tail(before)
+	after := v[k:]
+	if nl := bytes.IndexAny(after, "\r\n"); nl >= 0 {
+		after = after[:nl]
+	}
+	if len(after) > excerptMax {
+		after = after[:excerptMax]
+		for len(after) > 0 && !utf8.Valid(after) {
+			after = after[:len(after)-1]
+		}
+	}
+	clean := func(b []byte) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\t' || r < 0x20 || r == 0x7F {
+				return ' '
+			}
+			return r
+		}, strings.ToValidUTF8(string(b), "\uFFFD"))
+	}
+	head := clean(before)
+	return head + clean(after), utf8.RuneCountInString(head)
+}
