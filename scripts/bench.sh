@@ -15,6 +15,10 @@
 #
 # Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; peak RSS
 # <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
+# Then peak RSS on inputs of one value at the 64 MiB limit (genbench
+# -limit-dir): decode and inspect of a compressed frame that decompresses to
+# 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
+# <= 2.5 x the limit (160 MiB), jq -c . on the same value beside it.
 # MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
 #
 # Environment:
@@ -204,6 +208,28 @@ if ((have_time)); then
 	measure "$reps" "$tk" encode --to binary --timestamp 1 "$dir/capture2x.ndjson"
 	enc2_kb=$MAX_KB
 fi
+# One value at the size limit (64 MiB, the default --max-frame-size): a frame
+# or a value is held whole so that nothing partial is written, so it costs its
+# own size, and the buffer that grows to hold it; never a multiple of it.
+lim_names=() lim_kbs=()
+if ((have_time)); then
+	note "one value at the 64 MiB limit, x$reps each"
+	mkdir -p "$dir/limit"
+	"$dir/genbench" -limit-dir "$dir/limit" || die "genbench -limit-dir failed"
+	for job in "decode bomb.bin" "decode big.bin" "inspect bomb.bin" "inspect big.bin" "encode --to binary big.json"; do
+		read -r -a args <<<"$job"
+		last=${args[${#args[@]} - 1]}
+		unset 'args[${#args[@]}-1]'
+		measure "$reps" "$tk" "${args[@]}" "$dir/limit/$last"
+		lim_names+=("$job") lim_kbs+=("$MAX_KB")
+	done
+	if ((have_jq)); then
+		measure 1 jq -c . "$dir/limit/big.json"
+		lim_names+=("jq -c . big.json") lim_kbs+=("$MAX_KB")
+	fi
+	rm -rf "$dir/limit"
+fi
+
 note "startup x$sreps"
 wall "$sreps" "$tk" --version
 ver_ns=$MED_NS
@@ -277,6 +303,20 @@ if ((have_time)); then
 	fi
 else
 	row "peak RSS" "n/a" "<= 64" "n/a" "SKIP (no GNU time)"
+fi
+
+if ((have_time)); then
+	# bomb.bin: a 0.8 MB compressed frame whose payload is 64 MiB of JSON;
+	# big.bin: an uncompressed 64 MiB payload; big.json: a 64 MiB value with
+	# white space to take out. Mark: 2.5 x the limit.
+	for i in "${!lim_names[@]}"; do
+		if [[ ${lim_names[$i]} == jq* ]]; then
+			row "  ${lim_names[$i]}" "$(mib "${lim_kbs[$i]}")" "" "" "(reference)"
+			continue
+		fi
+		check le "${lim_kbs[$i]}" $((lim * 5 / 2))
+		row "peak RSS MiB, ${lim_names[$i]/--to binary /}" "$(mib "${lim_kbs[$i]}")" "<= 160" "" "$RES"
+	done
 fi
 
 check le "$ver_ns" 15000000

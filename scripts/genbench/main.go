@@ -42,7 +42,16 @@ func main() {
 	maxSize := flag.Int("max", 62<<10, "largest payload target in bytes (no payload passes 64 KiB)")
 	runShare := flag.Float64("runs", 0.4, "share of payloads built with long runs of one byte")
 	quiet := flag.Bool("q", false, "no summary on stderr")
+	limitDir := flag.String("limit-dir", "", "instead, write inputs that each hold one value at the size limit to `DIR`: bomb.bin, big.bin, big.json")
+	limitSize := flag.Int("limit-size", binary.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
 	flag.Parse()
+	if *limitDir != "" {
+		if err := writeLimitInputs(*limitDir, *limitSize); err != nil {
+			fmt.Fprintln(os.Stderr, "genbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *minSize < 2 || *maxSize < *minSize || *runShare < 0 || *runShare > 1 {
 		fmt.Fprintln(os.Stderr, "genbench: need 2 <= -min <= -max and 0 <= -runs <= 1")
 		os.Exit(2)
@@ -708,3 +717,33 @@ var (
 	dirs       = []string{"toon", "services", "handlers", "utils", "models", "api", "internal", "lib", "components", "fixtures"}
 	exts       = []string{".ts", ".tsx", ".py", ".go", ".json", ".md", ".test.ts"}
 )
+
+// writeLimitInputs writes three inputs of one value each, at the size limit:
+// bomb.bin, a compressed frame that decompresses to a payload of exactly the
+// limit; big.bin, an uncompressed frame of a payload of exactly the limit;
+// big.json, a value of exactly the limit with white space to take out.
+func writeLimitInputs(dir string, limit int) error {
+	const head, foot = `{"instruction":"`, `"}`
+	payload := make([]byte, 0, limit)
+	payload = append(payload, head...)
+	for len(payload) < limit-len(foot) {
+		payload = append(payload, "abcdefgh"[len(payload)%8])
+	}
+	payload = append(payload, foot...)
+	h := binary.Header{Version: binary.Version, Type: binary.Instruction, Timestamp: 1735689600000, SequenceID: 1}
+	write := func(name string, wire []byte) error {
+		h.PayloadLength = uint32(len(wire))
+		return os.WriteFile(dir+"/"+name, append(binary.AppendHeader(nil, h), wire...), 0o644)
+	}
+	if err := write("big.bin", payload); err != nil {
+		return err
+	}
+	runs := append(append([]byte(head), strings.Repeat(" ", limit-len(head)-len(foot))...), foot...)
+	if err := write("bomb.bin", binary.AppendRLE([]byte{binary.CompressionMagic}, runs)); err != nil {
+		return err
+	}
+	const spacedHead, spacedFoot = `{ "instruction" : "`, `" }`
+	spaced := append([]byte(spacedHead), payload[len(head):len(head)+limit-len(spacedHead)-len(spacedFoot)]...)
+	spaced = append(spaced, spacedFoot...)
+	return os.WriteFile(dir+"/big.json", spaced, 0o644)
+}
