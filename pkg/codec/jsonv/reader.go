@@ -276,8 +276,21 @@ func (r *Reader) excerpt(off int64) (string, int) {
 	} else {
 		before = append(append([]byte(nil), r.startLC.prefix...), v[:k]...)
 	}
+	return excerptOf(before, v[k:])
+}
+
+// Excerpt returns the line around byte col of line (a line of text, without
+// its line end), cut to a window, and the caret's rune index within it.
+func Excerpt(line []byte, col int) (string, int) {
+	col = min(max(col, 0), len(line))
+	return excerptOf(line[:col], line[col:])
+}
+
+// excerptOf joins the end of before and the start of after (up to a line
+// end) into a one-line excerpt, control characters blanked, and says where
+// the caret goes.
+func excerptOf(before, after []byte) (string, int) {
 	before = tail(before)
-	after := v[k:]
 	if nl := bytes.IndexAny(after, "\r\n"); nl >= 0 {
 		after = after[:nl]
 	}

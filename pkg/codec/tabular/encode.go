@@ -1,0 +1,336 @@
+// Package tabular is the Genesis A2A "TOON 1.0" tabular text: an array of
+// objects written as a `@toon 1.0` line, a `@keys` line and one CSV-like row
+// per object. See docs/formats/tabular.md.
+//
+// The format cannot say everything JSON can (a string that looks like a
+// number, an empty string, a missing key, nesting): the Encoder reports
+// every cell that would not read back as it was, so that a caller can refuse
+// to write a lossy table.
+package tabular
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// Magic is the first line of a table, without its newline.
+const Magic = "@toon 1.0"
+
+// KeySet collects the keys of a stream of objects: their union, in the order
+// they are first seen.
+type KeySet struct {
+	keys  []string
+	index map[string]int
+	dec   jsontext.Decoder
+}
+
+// Add adds the member names of obj, which must be a valid JSON object.
+func (k *KeySet) Add(obj []byte) error {
+	if k.index == nil {
+		k.index = map[string]int{}
+	}
+	return eachMember(&k.dec, obj, func(name, _ []byte) {
+		if _, ok := k.index[string(name)]; !ok {
+			k.index[string(name)] = len(k.keys)
+			k.keys = append(k.keys, string(name))
+		}
+	})
+}
+
+// Keys returns the keys collected, in first-seen order.
+func (k *KeySet) Keys() []string { return k.keys }
+
+// ErrNotObject is returned for a row that is not a JSON object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// NotObjectError is a row that is not a JSON object; it matches ErrNotObject.
+type NotObjectError struct{ Found string }
+
+func (e *NotObjectError) Error() string   { return "expected an object, found " + e.Found }
+func (e *NotObjectError) Is(t error) bool { return t == ErrNotObject }
+
+// eachMember calls f with each member of the JSON object obj (a valid JSON
+// value): its name unquoted (valid during the call) and its value as
+// written.
+func eachMember(d *jsontext.Decoder, obj []byte, f func(name, value []byte)) error {
+	if k := firstByte(obj); k != '{' {
+		return &NotObjectError{Found: kindName(k)}
+	}
+	d.Reset(bytes.NewBuffer(obj), jsontext.AllowInvalidUTF8(true))
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	var scratch []byte
+	for d.PeekKind() != '}' {
+		raw, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			scratch, _ = jsontext.AppendUnquote(scratch[:0], raw)
+			name = scratch
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		f(name, v)
+	}
+	return nil
+}
+
+func firstByte(b []byte) byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// kindName names the kind of JSON value that starts with c.
+func kindName(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case 0:
+		return "nothing"
+	}
+	return "a number"
+}
+
+// Lossy is a cell that would not read back as it was written.
+type Lossy struct {
+	Row   int    // 0-based index of the row (the object in the array)
+	Key   string // the key of the cell
+	Value string // the value as JSON, cut to 60 characters
+	Why   string // what it would read back as
+}
+
+func (l Lossy) String() string {
+	return fmt.Sprintf("row %d, key %q: %s %s", l.Row, l.Key, l.Value, l.Why)
+}
+
+// Encoder writes a table for a fixed list of keys.
+type Encoder struct {
+	keys  []string
+	index map[string]int
+	cells [][]byte // the value of each key in the current row, nil when absent
+	row   int
+	dec   jsontext.Decoder
+	buf   []byte
+}
+
+// NewEncoder returns an Encoder of rows with the given keys (the union of
+// all rows' keys, from a KeySet).
+func NewEncoder(keys []string) *Encoder {
+	e := &Encoder{keys: keys, index: make(map[string]int, len(keys)), cells: make([][]byte, len(keys))}
+	for i, k := range keys {
+		e.index[k] = i
+	}
+	return e
+}
+
+// AppendHeader appends the `@toon 1.0` and `@keys` lines. With no keys at
+// all (rows of empty objects) the keys line is `@keys` alone, so that it
+// differs from `@keys ` with the one key "".
+func (e *Encoder) AppendHeader(dst []byte) []byte {
+	dst = append(dst, Magic+"\n@keys"...)
+	for i, k := range e.keys {
+		if i == 0 {
+			dst = append(dst, ' ')
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = appendEscaped(dst, k)
+	}
+	return append(dst, '\n')
+}
+
+// AppendRow appends the row of obj, a valid JSON object whose keys are all
+// among the Encoder's. Each cell that would not read back as it was is
+// reported to lossy (which may be nil); the row is written all the same.
+func (e *Encoder) AppendRow(dst []byte, obj []byte, lossy func(Lossy)) ([]byte, error) {
+	clear(e.cells)
+	var unknown string
+	err := eachMember(&e.dec, obj, func(name, v []byte) {
+		i, ok := e.index[string(name)]
+		if !ok {
+			unknown = string(name)
+			return
+		}
+		e.cells[i] = v
+	})
+	if err != nil {
+		return dst, err
+	}
+	if unknown != "" {
+		return dst, fmt.Errorf("key %q is not among the table's keys", unknown)
+	}
+	for i, v := range e.cells {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var why string
+		dst, why = e.appendCell(dst, v)
+		if why != "" && lossy != nil {
+			lossy(Lossy{Row: e.row, Key: e.keys[i], Value: shortJSON(v), Why: why})
+		}
+	}
+	e.row++
+	return append(dst, '\n'), nil
+}
+
+// appendCell appends the cell of value v (nil: the key is missing) and says
+// why it would not read back as v, or "".
+func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
+	if v == nil {
+		return dst, "is missing, and reads back as null"
+	}
+	switch v[0] {
+	case 'n':
+		return dst, ""
+	case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return append(dst, v...), ""
+	case '"':
+		s, err := jsontext.AppendUnquote(e.buf[:0], v)
+		e.buf = s
+		if err != nil {
+			// A lone surrogate escape: keep the string as written, quotes
+			// and all, which reads back as a string all the same.
+			return appendEscaped(dst, string(v)), "holds a lone surrogate escape, and reads back as its JSON text"
+		}
+		return appendEscaped(dst, string(s)), stringLoss(s)
+	}
+	// An object or an array: compact JSON, escaped.
+	c := jsonv.Compacted(e.buf[:0], v)
+	if len(c) > 0 && len(v) > 0 && &c[0] != &v[0] {
+		e.buf = c
+	}
+	why := ""
+	if nested(c) {
+		why = "nests deeper than the one level the format allows"
+	}
+	return appendEscaped(dst, string(c)), why
+}
+
+// stringLoss says what the text of a string cell reads back as when that is
+// not the same string, or "".
+func stringLoss(s []byte) string {
+	switch {
+	case len(s) == 0:
+		return "is an empty string, which reads back as null"
+	case string(s) == "true" || string(s) == "false":
+		return "is a string that reads back as a boolean"
+	case IsNumber(s):
+		return "is a string that reads back as a number"
+	case (s[0] == '{' || s[0] == '[') && jsonv.Valid(s):
+		return "is a string of JSON, which reads back as that JSON value"
+	}
+	return ""
+}
+
+// nested reports whether the compact JSON container c holds a container.
+func nested(c []byte) bool {
+	inStr := false
+	for i := 1; i < len(c)-1; i++ {
+		switch b := c[i]; {
+		case inStr && b == '\\':
+			i++
+		case b == '"':
+			inStr = !inStr
+		case !inStr && (b == '{' || b == '['):
+			return true
+		}
+	}
+	return false
+}
+
+// shortJSON is v compact, cut to 60 characters for a message.
+func shortJSON(v []byte) string {
+	if v == nil {
+		return "(missing)"
+	}
+	s := string(jsonv.Compacted(nil, v))
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		s = string(r[:57]) + "…"
+	}
+	return s
+}
+
+// appendEscaped appends s with `\` `,` LF and CR escaped.
+func appendEscaped(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexAny(s, "\\,\n\r")
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:i]...)
+		switch s[i] {
+		case '\\':
+			dst = append(dst, `\\`...)
+		case ',':
+			dst = append(dst, `\c`...)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		}
+		s = s[i+1:]
+	}
+}
+
+// IsNumber reports whether s matches the JSON number grammar.
+func IsNumber(s []byte) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i == len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i == len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(s)
+}

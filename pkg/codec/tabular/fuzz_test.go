@@ -1,0 +1,82 @@
+package tabular
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// FuzzDecode: any text is read to the end or to a positioned error, never a
+// panic, and every row is a valid JSON object.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{"@toon 1.0\n@keys id,name\n1,Alice\n2,Bob\n", "@toon 1.0\r\n@keys a\r\n\\c\\n\\\\\r\n", "@toon 1.2\n@keys\n\n", "@toon 1.0\n@keys \n\n", "@toon 1.0\n@keys a,b\n[1\\c2],{\"a\":1}\n", "@toon 1.0\n@keys a\nx\\q\n", "@toon 2\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d := NewDecoder(bytes.NewReader(in), DecoderOptions{MaxLineSize: 1 << 12})
+		for i := 0; i <= len(in)+1; i++ {
+			obj, line, err := d.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				var se *jsonv.SyntaxError
+				if errors.As(err, &se) && (se.Pos.Line < 1 || se.Pos.Column < 1 || se.Caret > len([]rune(se.Excerpt))) {
+					t.Fatalf("bad position %+v", se)
+				}
+				return
+			}
+			if line < 3 || !jsonv.Valid(obj) || obj[0] != '{' {
+				t.Fatalf("row %q on line %d", obj, line)
+			}
+		}
+		t.Fatal("the decoder did not finish")
+	})
+}
+
+// FuzzRoundTrip: for any JSON array of objects, the table either reads back
+// as exactly the input, or the encoder reports lossy cells.
+func FuzzRoundTrip(f *testing.F) {
+	for _, s := range []string{`[{"id":1,"name":"Alice"},{"id":2,"name":"Bob"}]`, `[{"a":"42"},{"a":""}]`, `[{"a,b":"x\ny\r\\c"},{"c":null}]`, `[{"a":[1,2],"b":{"c":true}}]`, `[{"a":"[1]"}]`, `[{}]`, `[{"":1}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !jsonv.Valid(in) || firstByte(in) != '[' {
+			return
+		}
+		d := jsontext.NewDecoder(bytes.NewReader(in))
+		d.ReadToken()
+		var rows [][]byte
+		for d.PeekKind() != ']' {
+			v, err := d.ReadValue()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v[0] != '{' {
+				return // not an array of objects
+			}
+			rows = append(rows, bytes.Clone(v))
+		}
+		var strs []string
+		for _, r := range rows {
+			strs = append(strs, string(r))
+		}
+		text, lossy := encodeAll(t, strs...)
+		back, err := decodeAll(text, nil)
+		if err != nil {
+			t.Fatalf("the table of %s does not read back: %v\n%s", in, err, text)
+		}
+		want, _ := jsonv.AppendCompact(nil, in)
+		if back != string(want) && len(lossy) == 0 {
+			t.Fatalf("%s read back as %s, and no cell was reported lossy\n%s", want, back, text)
+		}
+		if back == string(want) && len(lossy) > 0 && !strings.Contains(lossy[0].Why, "nests deeper") {
+			t.Fatalf("%s round-trips, yet %v was reported", want, lossy)
+		}
+	})
+}
