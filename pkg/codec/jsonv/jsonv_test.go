@@ -178,6 +178,17 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// Elements: every element handed out is valid JSON too.
+		er := NewReader(strings.NewReader(string(in)), Options{MaxValueSize: 1 << 16, Elements: true})
+		for i := 0; ; i++ {
+			v, _, err := er.Next()
+			if err != nil {
+				break
+			}
+			if !Valid(v) || i > len(in) {
+				t.Fatalf("element %q of %q", v, in)
+			}
+		}
 		r := NewReader(strings.NewReader(string(in)), Options{MaxValueSize: 1 << 16})
 		for i := 0; i <= len(in); i++ {
 			v, p, err := r.Next()
@@ -385,4 +396,62 @@ func TestValueAtTheLimitCostsItsSize(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*limit+(1<<20) {
 		t.Fatalf("a value past the limit allocated %d MiB", alloc>>20)
 	}
+}
+
+// With Elements, a top-level array gives its elements, each within the
+// size limit, so that an array of records streams.
+func TestReaderElements(t *testing.T) {
+	in := "[{\"a\":1},\n {\"b\":[2]} ]\n[]\n[ 3 ,\"x\"]{\"c\":4}"
+	for name, r := range map[string]*Reader{
+		"whole":    NewReader(strings.NewReader(in), Options{Elements: true}),
+		"one byte": NewReader(iotest.OneByteReader(strings.NewReader(in)), Options{Elements: true}),
+	} {
+		vals, pos, err := readAll(t, r)
+		var ps []string
+		for _, p := range pos {
+			ps = append(ps, p.String())
+		}
+		if err != nil || strings.Join(vals, "|") != `{"a":1}|{"b":[2]}|3|"x"|{"c":4}` || strings.Join(ps, " ") != "1:2 2:2 4:3 4:6 4:10" {
+			t.Errorf("%s: %q at %v, %v", name, vals, ps, err)
+		}
+	}
+	for in, msg := range map[string]string{
+		"[1 2]":               "1:4: invalid character '2' after array element (expecting ',' or ']')",
+		"[1,\n":               "2:1: unexpected end of input (an array is not closed)",
+		"[1,]":                "1:4: invalid character ']' at start of value (at /1)",
+		"[{\"a\":1,\"a\":2}]": "1:9: duplicate object member name (at /0/a)",
+	} {
+		_, _, err := readAll(t, NewReader(strings.NewReader(in), Options{Elements: true}))
+		if err == nil || err.Error() != msg {
+			t.Errorf("%q: %v; want %s", in, err, msg)
+		}
+	}
+	// Elements of a large array count against the limit one by one.
+	big := "[" + strings.Repeat(`{"a":"xxxxxxxxxx"},`, 20000) + "{}]"
+	vals, _, err := readAll(t, NewReader(strings.NewReader(big), Options{Elements: true, MaxValueSize: 100}))
+	if err != nil || len(vals) != 20001 {
+		t.Fatalf("%d elements, %v", len(vals), err)
+	}
+}
+
+// FuzzIndent: the indented form is jsontext's multiline form, and compacts
+// back to the value.
+func FuzzIndent(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":{}},[]],"c":"x\"y,{"}`, `[]`, `"s"`, `[[[]]]`, `{"":{"":[null,true]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := AppendCompact(nil, in)
+		if err != nil || !jsontext.Value(in).IsValid() {
+			return
+		}
+		got := AppendIndent(nil, c, "", "  ")
+		want, err := jsontext.AppendFormat(nil, c, jsontext.Multiline(true), jsontext.WithIndent("  "), jsontext.SpaceAfterColon(true))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("AppendIndent(%s) =\n%s\njsontext gives\n%s", c, got, want)
+		}
+		if back, _ := AppendCompact(nil, got); !bytes.Equal(back, c) {
+			t.Fatalf("indented %s compacts to %s", c, back)
+		}
+	})
 }

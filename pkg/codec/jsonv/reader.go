@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/bits"
@@ -19,6 +20,11 @@ type Options struct {
 	// MaxValueSize bounds the bytes of one value; 0 means
 	// DefaultMaxValueSize. White space between values is not counted.
 	MaxValueSize int64
+	// Elements makes a top-level array give its elements one by one
+	// (each within MaxValueSize) instead of itself: a JSON array of
+	// records streams in constant memory. Other top-level values are
+	// given as they are.
+	Elements bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -40,6 +46,9 @@ type Reader struct {
 	last    []byte      // the last value (or the bytes of the value that failed)
 	started bool
 	dec     jsontext.Decoder
+	opts    Options
+	inArray bool // within a top-level array (Elements)
+	elem    int  // index of the next element
 }
 
 // firstSize is the initial buffer; readSize the buffer of a longer
@@ -52,7 +61,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if limit <= 0 {
 		limit = DefaultMaxValueSize
 	}
-	rd := &Reader{limit: limit}
+	rd := &Reader{limit: limit, opts: opts}
 	rd.in = inbuf.Buffer{R: r, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { rd.countTo(rd.in.Base + int64(rd.in.Pos)) }}
 	rd.lc.line = 1
@@ -85,21 +94,43 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 			r.in.Pos, r.mark = 3, 3
 		}
 	}
-	// Skip white space.
 	for {
-		b := r.in.Buf[r.in.Pos:r.in.End]
-		t := bytes.TrimLeft(b, " \t\r\n")
-		r.in.Pos += len(b) - len(t)
-		if len(t) > 0 {
-			break
-		}
-		if r.in.Fill(1) == 0 {
-			r.err = io.EOF
-			if r.in.ReadErr != nil {
-				r.err = r.in.ReadErr
+		c, ok := r.skipSpace()
+		if !ok {
+			if r.err == io.EOF && r.inArray {
+				r.err = r.errorHere("unexpected end of input (an array is not closed)")
 			}
 			return nil, Position{}, r.err
 		}
+		if !r.opts.Elements {
+			break
+		}
+		if r.inArray {
+			if c == ']' {
+				r.in.Pos++
+				r.inArray = false
+				continue
+			}
+			if r.elem > 0 {
+				if c != ',' {
+					r.err = r.errorHere(fmt.Sprintf("invalid character %s after array element (expecting ',' or ']')", quoteChar(r.in.Buf[r.in.Pos:r.in.End])))
+					return nil, Position{}, r.err
+				}
+				r.in.Pos++
+				if _, ok := r.skipSpace(); !ok {
+					if r.err == io.EOF {
+						r.err = r.errorHere("unexpected end of input (an array is not closed)")
+					}
+					return nil, Position{}, r.err
+				}
+			}
+			break
+		}
+		if c != '[' {
+			break
+		}
+		r.in.Pos++
+		r.inArray, r.elem = true, 0
 	}
 	r.start = r.in.Base + int64(r.in.Pos)
 	r.countTo(r.start)
@@ -147,10 +178,42 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		return nil, Position{}, r.err
 	}
 	r.in.Pos += n
+	if r.inArray {
+		r.elem++
+	}
 	// Count the value now, so that the caller may change its bytes.
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
 	return v, r.startLC.position(r.start), nil
+}
+
+// skipSpace passes over white space and returns the next byte; false at
+// the end of the stream or on a read error, which r.err then holds.
+func (r *Reader) skipSpace() (byte, bool) {
+	for {
+		b := r.in.Buf[r.in.Pos:r.in.End]
+		t := bytes.TrimLeft(b, " \t\r\n")
+		r.in.Pos += len(b) - len(t)
+		if len(t) > 0 {
+			return t[0], true
+		}
+		if r.in.Fill(1) == 0 {
+			r.err = io.EOF
+			if r.in.ReadErr != nil {
+				r.err = r.in.ReadErr
+			}
+			return 0, false
+		}
+	}
+}
+
+// errorHere is a syntax error at the next unread byte, outside any value.
+func (r *Reader) errorHere(msg string) *SyntaxError {
+	r.start = r.in.Base + int64(r.in.Pos)
+	r.countTo(r.start)
+	r.startLC.set(&r.lc)
+	r.last = r.in.Buf[r.in.Pos:r.in.End]
+	return r.ErrorAt(r.start, "", msg)
 }
 
 // Buffered reports how many bytes other than white space have been read from
@@ -180,7 +243,11 @@ func (r *Reader) syntaxError(err error) error {
 	if rel < 0 {
 		rel = int64(len(r.last))
 	}
-	e := r.ErrorAt(r.start+rel, ErrorPointer(err), Message(err))
+	ptr := ErrorPointer(err)
+	if r.inArray {
+		ptr = ShortPointer(fmt.Sprintf("/%d%s", r.elem, ptr))
+	}
+	e := r.ErrorAt(r.start+rel, ptr, Message(err))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Pointer = ""
 	}
