@@ -113,7 +113,8 @@ func kindName(c byte) string {
 	return "a number"
 }
 
-// Lossy is a cell that would not read back as it was written.
+// Lossy is a cell that would not read back as it was written (or, from a
+// Checker, a cell nested deeper than the spec allows).
 type Lossy struct {
 	Row   int    // 0-based index of the row (the object in the array)
 	Key   string // the key of the cell
@@ -133,6 +134,7 @@ type Encoder struct {
 	row   int
 	dec   jsontext.Decoder
 	buf   []byte
+	buf2  []byte
 }
 
 // NewEncoder returns an Encoder of rows with the given keys (the union of
@@ -221,11 +223,7 @@ func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
 	if len(c) > 0 && len(v) > 0 && &c[0] != &v[0] {
 		e.buf = c
 	}
-	why := ""
-	if nested(c) {
-		why = "nests deeper than the one level the format allows"
-	}
-	return appendEscaped(dst, string(c)), why
+	return appendEscaped(dst, string(c)), ""
 }
 
 // stringLoss says what the text of a string cell reads back as when that is
@@ -244,8 +242,15 @@ func stringLoss(s []byte) string {
 	return ""
 }
 
-// nested reports whether the compact JSON container c holds a container.
-func nested(c []byte) bool {
+// Deep reports whether the valid JSON value v is a container that holds a
+// container: a cell nested deeper than the one level the A2A spec allows.
+// toonkit reads such a cell back exactly, but a Genesis sender falls back to
+// JSON for such data, so it is worth a warning, and --to auto avoids it.
+func Deep(v []byte) bool {
+	c := bytes.TrimSpace(v)
+	if len(c) == 0 || c[0] != '{' && c[0] != '[' {
+		return false
+	}
 	inStr := false
 	for i := 1; i < len(c)-1; i++ {
 		switch b := c[i]; {
