@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/tabular"
 )
 
 // DecodeOptions are the options of `toonkit decode`.
@@ -27,7 +28,7 @@ func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Comman
 	var maxSize string
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
-		Short: "Decode binary TOON frames to NDJSON",
+		Short: "Decode binary TOON frames (or a tabular TOON table) to NDJSON",
 		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
 RLE-compressed or not) and writes one NDJSON line per frame:
 
@@ -36,7 +37,10 @@ RLE-compressed or not) and writes one NDJSON line per frame:
 
 Payloads are written as compact JSON with member order and number literals
 kept. With --payload only the payloads are written. Binary input is
-recognised without --from. Several files are read in order; "-" or no FILE
+recognised without --from.
+
+A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
+per row, the short form of "toonkit convert --to ndjson". Several files are read in order; "-" or no FILE
 reads standard input.
 
 A bad frame stops the run with an error that names the file, the frame index
@@ -54,6 +58,9 @@ EXIT STATUS
   # only the payloads, one JSON document per line
   toonkit decode --payload capture.bin > payloads.ndjson
 
+  # the rows of a table, one object per line
+  toonkit decode users.toon
+
   # salvage what can be read from a damaged capture (exit status 1: it has bad frames)
   toonkit decode --keep-going damaged.bin -o frames.ndjson`,
 		Args: cobra.ArbitraryArgs,
@@ -63,9 +70,9 @@ EXIT STATUS
 				return err
 			}
 			if opts.From != "" {
-				f, err := codec.Parse(opts.From, codec.Binary)
+				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular)
 				if err != nil {
-					return usageErrorf("decode reads binary frames: --from binary", "--from: %v", err)
+					return usageErrorf("decode reads binary frames and tables: --from binary or --from tabular", "--from: %v", err)
 				}
 				opts.From = string(f)
 			}
@@ -79,12 +86,12 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame); detected when absent")
+	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame) or tabular (alias a2a); detected when absent")
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -100,6 +107,21 @@ func runDecode(opts *DecodeOptions) error {
 			return err
 		}
 		br := bufio.NewReaderSize(in.R, 64<<10)
+		if opts.From == string(codec.Tabular) || opts.From == "" && isTable(br) {
+			if opts.Payload {
+				in.Close()
+				out.Abort()
+				return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
+			}
+			n, err := decodeTable(in, br, out)
+			frames += n
+			in.Close()
+			if err != nil {
+				out.Abort()
+				return err
+			}
+			continue
+		}
 		if opts.From == "" {
 			if err := requireBinary(in.Name, br); err != nil {
 				in.Close()
@@ -244,4 +266,34 @@ func frameError(name string, err error, keepGoing bool) error {
 		hint = fmt.Sprintf("'toonkit inspect --frame %d %s' shows the bytes; --keep-going skips bad frames", fe.Frame, name)
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
+}
+
+// isTable reports whether the input starts like a table ("@toon").
+func isTable(br *bufio.Reader) bool {
+	d, err := sniff(br)
+	return err == nil && d.Format == codec.Tabular
+}
+
+// decodeTable writes the rows of a table as NDJSON and says how many.
+func decodeTable(in *input, br *bufio.Reader, out *output) (int, error) {
+	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
+	n := 0
+	for {
+		rec, err := src.next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		out.Write(rec)
+		out.Write(newline)
+		if out.failed == nil && src.idle() {
+			out.Flush()
+		}
+		if out.failed != nil {
+			return n, out.failed
+		}
+		n++
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/tokens"
 )
 
 // EncodeOptions are the options of `toonkit encode`.
@@ -26,16 +27,25 @@ type EncodeOptions struct {
 	Output       string
 	MaxFrameSize int
 	Now          func() time.Time
+	Lossy        bool
+	Stats        bool
+	Tokenizer    string
 }
 
 func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
 	opts := &EncodeOptions{IO: ios, Now: time.Now}
 	var to, typ, seq, ts, compress, maxSize string
 	c := &cobra.Command{
-		Use:   "encode --to binary [FILE...|-]",
-		Short: "Encode JSON values as binary TOON frames",
+		Use:   "encode --to binary|tabular [FILE...|-]",
+		Short: "Encode JSON values as binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
-back) and writes one Kado binary TOON frame per value, byte for byte as the
+back; a top-level array gives its elements).
+
+--to tabular writes them, objects all, as a Genesis A2A table: the short form
+of "toonkit convert --to tabular", with its --lossy and --stats (see
+'toonkit help convert').
+
+--to binary writes one Kado binary TOON frame per value, byte for byte as the
 Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
 payload as compact JSON, RLE-compressed when that pays (--compress auto).
 
@@ -68,15 +78,34 @@ EXIT STATUS
   echo '{"type":"file","path":"src/config.ts"}' | toonkit encode --to binary --type context_request -o req.bin
 
   # decode, edit the records, and encode them again
-  toonkit decode capture.bin | sed 's/"analyzing"/"testing"/' | toonkit encode --to binary -o edited.bin`,
+  toonkit decode capture.bin | sed 's/"analyzing"/"testing"/' | toonkit encode --to binary -o edited.bin
+
+  # a JSON array of objects as a table, with token statistics
+  echo '[{"id":1,"name":"Alice"},{"id":2,"name":"Bob"}]' | toonkit encode --to tabular --stats`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
 			if to == "" {
-				return usageErrorf("for example: toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary)")
+				return usageErrorf("for example: toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary, tabular)")
 			}
-			if opts.To, err = codec.Parse(to, codec.Binary); err != nil {
+			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular); err != nil {
 				return usageErrorf("", "--to: %v", err)
+			}
+			if opts.To == codec.Tabular {
+				for _, name := range []string{"type", "seq", "timestamp", "compress"} {
+					if c.Flags().Changed(name) {
+						return usageErrorf("", "--%s applies to --to binary only", name)
+					}
+				}
+			} else {
+				for _, name := range []string{"lossy", "stats", "tokenizer"} {
+					if c.Flags().Changed(name) {
+						return usageErrorf("", "--%s applies to --to tabular only", name)
+					}
+				}
+			}
+			if c.Flags().Changed("tokenizer") && !opts.Stats {
+				return usageErrorf("add --stats", "--tokenizer applies to --stats only")
 			}
 			if typ != "" {
 				if opts.Type, err = binary.ParseMessageType(typ); err != nil {
@@ -99,8 +128,10 @@ EXIT STATUS
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
-			if err := refuseBinaryTTY(ios, opts.Output); err != nil {
-				return err
+			if opts.To == codec.Binary {
+				if err := refuseBinaryTTY(ios, opts.Output); err != nil {
+					return err
+				}
 			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
@@ -108,18 +139,25 @@ EXIT STATUS
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.To == codec.Tabular {
+				return runConvert(&ConvertOptions{IO: ios, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
+					Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
+			}
 			return runEncode(opts)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame)")
+	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame) or tabular (alias a2a)")
+	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
+	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.StringVar(&typ, "type", "", "message type of bare payloads: a name (tool_call, Tool-Call, ...) or 1-8; inferred when absent")
 	f.StringVar(&seq, "seq", "1", "sequence id of the first frame; +1 per frame")
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
-	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{"instruction", "tool_call", "tool_result", "status", "error", "heartbeat", "context_request", "context_response"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -168,7 +206,9 @@ func runEncode(opts *EncodeOptions) error {
 				out.Abort()
 				return jsonReadError(in.Name, err)
 			}
-			h, p, err := frameFor(opts, jr, v, pos, seq)
+			h, p, err := frameFor(opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
+				return jr.ErrorAt(pos.Offset+rel, ptr, msg)
+			}, v, seq)
 			if err != nil {
 				in.Close()
 				out.Abort()
@@ -201,13 +241,14 @@ func runEncode(opts *EncodeOptions) error {
 }
 
 // frameFor builds the header for one value and returns the payload to write.
-func frameFor(opts *EncodeOptions, jr *jsonv.Reader, v []byte, pos jsonv.Position, seq uint64) (binary.Header, []byte, error) {
+// errAt makes the error for a message at an offset within v.
+func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte, seq uint64) (binary.Header, []byte, error) {
 	var h binary.Header
 	rec, err := binary.ParseRecord(v)
 	if err != nil {
 		var re *binary.RecordError
 		if errors.As(err, &re) {
-			return h, nil, jr.ErrorAt(pos.Offset+re.Offset, re.Pointer, re.Msg)
+			return h, nil, errAt(re.Offset, re.Pointer, re.Msg)
 		}
 		return h, nil, err
 	}
@@ -223,7 +264,7 @@ func frameFor(opts *EncodeOptions, jr *jsonv.Reader, v []byte, pos jsonv.Positio
 	default:
 		t, err := binary.InferType(rec.Payload)
 		if err != nil {
-			se := jr.ErrorAt(pos.Offset+rec.PayloadStart, "", "cannot tell the message type: "+err.Error())
+			se := errAt(rec.PayloadStart, "", "cannot tell the message type: "+err.Error())
 			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se,
 				Hint: "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"}
 		}
@@ -233,7 +274,7 @@ func frameFor(opts *EncodeOptions, jr *jsonv.Reader, v []byte, pos jsonv.Positio
 		h.SequenceID = *rec.SequenceID
 	} else {
 		if seq > math.MaxUint32 {
-			se := jr.ErrorAt(pos.Offset, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
+			se := errAt(0, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
 			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: "start lower with --seq"}
 		}
 		h.SequenceID = uint32(seq)

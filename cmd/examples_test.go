@@ -62,18 +62,16 @@ func TestHelpExamples(t *testing.T) {
 // exampleDir is a fresh folder with the sample files the examples use.
 func exampleDir(t *testing.T) string {
 	dir := t.TempDir()
-	for name, src := range map[string]string{
-		"capture.bin":     "../testdata/demo/capture.bin",
-		"damaged.bin":     "../testdata/demo/damaged.bin",
-		"session.ndjson":  "../testdata/demo/session.ndjson",
-		"messages.ndjson": "../testdata/demo/messages.ndjson",
-		"msg.json":        "../testdata/demo/msg.json",
-	} {
-		b, err := os.ReadFile(src)
+	entries, err := os.ReadDir("../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("../testdata/demo", e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -99,10 +99,12 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 and writes standard output, so it fits in shell pipelines and CI steps.
 
 Formats in this version: binary (Kado TOON frames: an 18-byte header and a
-JSON payload, optionally RLE-compressed) and json/ndjson.`,
+JSON payload, optionally RLE-compressed), tabular (Genesis A2A tabular TOON
+text) and json/ndjson.`,
 		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
   toonkit decode capture.bin
-  toonkit inspect capture.bin`,
+  toonkit inspect capture.bin
+  toonkit convert --to tabular --stats users.json`,
 		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -124,6 +126,7 @@ JSON payload, optionally RLE-compressed) and json/ndjson.`,
 	root.AddCommand(
 		newEncodeCmd(ios, nil),
 		newDecodeCmd(ios, nil),
+		newConvertCmd(ios, nil),
 		newInspectCmd(ios, nil),
 	)
 	return root

@@ -22,3 +22,7 @@ f3=${off[3]} f5=${off[5]} end=${off[-1]}
   tail -c +"$((f5 + 1))" "$d/capture.bin" | head -c "$((end - f5 - 10))"
 } > "$d/damaged.bin"
 echo "wrote $d/capture.bin ($(wc -c < "$d/capture.bin") bytes) and $d/damaged.bin ($(wc -c < "$d/damaged.bin") bytes)"
+# The tables: users.json as a table, and the capture as a table (one row per frame).
+"$tk" convert --to tabular "$d/users.json" -o "$d/users.toon"
+"$tk" convert --to tabular -q "$d/capture.bin" -o "$d/capture.toon"
+echo "wrote $d/users.toon and $d/capture.toon"

@@ -3,6 +3,7 @@ package binary
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -407,4 +408,70 @@ func InferType(payload jsontext.Value) (MessageType, error) {
 		names = append(names, t.String())
 	}
 	return 0, fmt.Errorf("the keys fit several message types: %s", strings.Join(names, ", "))
+}
+
+// FlatRecordKeys are the columns of a capture as a table: the header
+// fields of decode's record, then the payload.
+var FlatRecordKeys = []string{"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed", "payload"}
+
+// AppendFlatRecord appends the flat form of a record, its header fields
+// beside the payload (the row of a capture as a table):
+//
+//	{"version":1,"type":1,"typeName":"INSTRUCTION","payloadLength":60,
+//	"timestamp":1735689600123,"sequenceId":1,"compressed":false,"payload":...}
+func AppendFlatRecord(dst []byte, h Header, compressed bool, payload []byte) []byte {
+	start := len(dst)
+	dst = AppendRecord(dst, h, compressed, payload)
+	// {"header":{FIELDS},"payload":P} becomes {FIELDS,"payload":P}.
+	rec := dst[start:]
+	fields := rec[len(`{"header":{`):bytes.Index(rec, []byte(`},"payload":`))]
+	flat := make([]byte, 0, len(rec))
+	flat = append(append(append(flat, '{'), fields...), `,"payload":`...)
+	flat = append(append(flat, payload...), '}')
+	return append(dst[:start], flat...)
+}
+
+// UnflattenRecord gives the record form of v when v is a flat record: an
+// object whose members are exactly FlatRecordKeys, in any order. It appends
+// {"header":{...},"payload":...} to dst and reports true; otherwise it
+// returns dst unchanged and false. v must be valid JSON.
+func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
+	if v.Kind() != '{' {
+		return dst, false
+	}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(v)) // in place, not copied
+	if _, err := dec.ReadToken(); err != nil {
+		return dst, false
+	}
+	var vals [8]jsontext.Value
+	seen := 0
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return dst, false
+		}
+		i := slices.Index(FlatRecordKeys, tok.String())
+		if i < 0 || vals[i] != nil {
+			return dst, false
+		}
+		val, err := dec.ReadValue()
+		if err != nil {
+			return dst, false
+		}
+		at := dec.InputOffset() - int64(len(val))
+		vals[i] = v[at : at+int64(len(val))]
+		seen++
+	}
+	if seen != len(FlatRecordKeys) {
+		return dst, false
+	}
+	dst = append(dst, `{"header":{`...)
+	for i, k := range FlatRecordKeys[:7] {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(append(append(dst, '"'), k...), `":`...), vals[i]...)
+	}
+	dst = append(append(dst, `},"payload":`...), vals[7]...)
+	return append(dst, '}'), true
 }

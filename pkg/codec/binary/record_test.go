@@ -99,3 +99,23 @@ func TestInferType(t *testing.T) {
 		}
 	}
 }
+
+// A capture as a table has flat rows; they read back as records.
+func TestFlatRecord(t *testing.T) {
+	h := Header{Version: 1, Type: ToolCall, PayloadLength: 39, Timestamp: 1735689600123, SequenceID: 7}
+	payload := []byte(`{"toolName":"read","args":{"path":"a"}}`)
+	flat := AppendFlatRecord([]byte("x"), h, false, payload)
+	want := `x{"version":1,"type":2,"typeName":"TOOL_CALL","payloadLength":39,"timestamp":1735689600123,"sequenceId":7,"compressed":false,"payload":{"toolName":"read","args":{"path":"a"}}}`
+	if string(flat) != want {
+		t.Fatalf("AppendFlatRecord = %s", flat)
+	}
+	nested, ok := UnflattenRecord([]byte("y"), flat[1:])
+	if !ok || string(nested) != "y"+string(AppendRecord(nil, h, false, payload)) {
+		t.Fatalf("UnflattenRecord = %s, %v", nested, ok)
+	}
+	for _, v := range []string{`{"type":1,"payload":{}}`, `[1]`, `{"version":1,"type":2,"typeName":"X","payloadLength":1,"timestamp":1,"sequenceId":1,"compressed":false,"payload":{},"extra":1}`} {
+		if out, ok := UnflattenRecord(nil, []byte(v)); ok || out != nil {
+			t.Errorf("UnflattenRecord(%s) = %s, %v", v, out, ok)
+		}
+	}
+}

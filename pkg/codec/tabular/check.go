@@ -70,7 +70,7 @@ func (c *Checker) Add(obj []byte, lossy func(Lossy)) error {
 	if n < len(c.keys.keys) && c.short == nil {
 		for i, h := range c.have {
 			if !h {
-				c.short = &Lossy{Row: row, Key: c.keys.keys[i], Value: "(missing)", Why: "is missing, and reads back as null"}
+				c.short = &Lossy{Row: row, Key: c.keys.keys[i], Why: missingWhy}
 				break
 			}
 		}
@@ -113,7 +113,7 @@ func (c *Checker) Report() Report {
 	switch {
 	case missing == 0:
 	case c.count0 < k:
-		r.FirstMissing = &Lossy{Row: 0, Key: c.keys.keys[c.count0], Value: "(missing)", Why: "is missing, and reads back as null"}
+		r.FirstMissing = &Lossy{Row: 0, Key: c.keys.keys[c.count0], Why: missingWhy}
 	default:
 		r.FirstMissing = c.short
 	}

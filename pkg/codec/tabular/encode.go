@@ -118,11 +118,14 @@ func kindName(c byte) string {
 type Lossy struct {
 	Row   int    // 0-based index of the row (the object in the array)
 	Key   string // the key of the cell
-	Value string // the value as JSON, cut to 60 characters
+	Value string // the value as JSON, cut to 60 characters; "" when missing
 	Why   string // what it would read back as
 }
 
 func (l Lossy) String() string {
+	if l.Value == "" {
+		return fmt.Sprintf("row %d, key %q: %s", l.Row, l.Key, l.Why)
+	}
 	return fmt.Sprintf("row %d, key %q: %s %s", l.Row, l.Key, l.Value, l.Why)
 }
 
@@ -201,7 +204,7 @@ func (e *Encoder) AppendRow(dst []byte, obj []byte, lossy func(Lossy)) ([]byte, 
 // why it would not read back as v, or "".
 func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
 	if v == nil {
-		return dst, "is missing, and reads back as null"
+		return dst, missingWhy
 	}
 	switch v[0] {
 	case 'n':
@@ -225,6 +228,8 @@ func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
 	}
 	return appendEscaped(dst, string(c)), ""
 }
+
+const missingWhy = "missing, reads back as null"
 
 // stringLoss says what the text of a string cell reads back as when that is
 // not the same string, or "".
@@ -268,7 +273,7 @@ func Deep(v []byte) bool {
 // shortJSON is v compact, cut to 60 characters for a message.
 func shortJSON(v []byte) string {
 	if v == nil {
-		return "(missing)"
+		return ""
 	}
 	s := string(jsonv.Compacted(nil, v))
 	if utf8.RuneCountInString(s) > 60 {

@@ -1,0 +1,446 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/tabular"
+	"github.com/toonkit/toonkit/pkg/tokens"
+)
+
+// ConvertOptions are the options of `toonkit convert`.
+type ConvertOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	From         codec.Format // "": detected per input
+	To           codec.Format // or "auto"
+	Compact      bool
+	Lossy        bool
+	Stats        bool
+	Tokenizer    string
+	Verbose      bool
+	Output       string
+	MaxFrameSize int
+	Compress     binary.CompressMode
+	Now          func() time.Time
+}
+
+// auto is --to auto: the table when the spec's negotiation picks it,
+// compact JSON otherwise.
+const auto codec.Format = "auto"
+
+func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
+	opts := &ConvertOptions{IO: ios, Now: time.Now}
+	var from, to, maxSize, compress string
+	c := &cobra.Command{
+		Use:   "convert [--from F] --to T [FILE...|-]",
+		Short: "Convert records between JSON, NDJSON, tabular TOON and binary frames",
+		Long: `Convert reads records in one encoding and writes them in another:
+
+  json      a JSON array of records (a top-level array gives its elements;
+            other top-level values are records themselves); written
+            indented by two spaces, or on one line with -c
+  ndjson    one record per line
+  tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
+  binary    Kado binary frames; read as decode's records, written from them
+  auto      (--to only) tabular when the A2A spec's negotiation picks it:
+            at least 2 objects, keys shared at least 70%, nesting at most one
+            level, lossless, and more than 20% smaller than compact JSON;
+            compact JSON otherwise (--verbose says which, and why)
+
+The input format is detected per file without --from: binary frames start
+with 0x01 and a type byte, a table with "@toon", JSON with { or [.
+
+A table must read back as exactly its input. When it would not (a string
+that reads back as a number, boolean, null or JSON; an empty string; a
+missing key), --to tabular writes nothing, names the first offending cells
+and exits 1; --lossy converts anyway and lists every lossy cell. A capture as
+a table has one row per frame, with the columns version, type, typeName,
+payloadLength, timestamp, sequenceId, compressed and payload; such rows
+convert back to frames.
+
+--stats prints, on stderr, the bytes, characters and tokens of the input as
+compact JSON and of the output, counted with a real tokenizer (o200k_base,
+or --tokenizer cl100k_base).
+
+EXIT STATUS
+  0  every record converted
+  1  the input is invalid, or the table would be lossy (without --lossy)
+  2  usage error
+  3  an input could not be read or the output could not be written`,
+		Example: `  # a JSON array as a table, with token statistics
+  toonkit convert --to tabular --stats users.json
+
+  # a table back to indented JSON
+  toonkit convert --to json users.toon
+
+  # NDJSON to a JSON array on one line
+  toonkit convert --from ndjson --to json -c events.ndjson
+
+  # a capture of frames as a table, and back to frames
+  toonkit convert --to tabular capture.bin -o capture.toon
+  toonkit convert --to binary capture.toon -o capture-again.bin
+
+  # the smaller of tabular and JSON, saying which
+  toonkit convert --to auto --verbose users.json`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if to == "" {
+				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, tabular, binary, auto)")
+			}
+			if strings.EqualFold(to, "auto") {
+				opts.To = auto
+			} else if opts.To, err = codec.Parse(to, convertFormats...); err != nil {
+				return usageErrorf("", "--to: %v", err)
+			}
+			if from != "" {
+				if opts.From, err = codec.Parse(from, convertFormats...); err != nil {
+					return usageErrorf("", "--from: %v", err)
+				}
+			}
+			if err := checkConvertFlags(opts, c); err != nil {
+				return err
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.Compress, err = binary.ParseCompressMode(compress); err != nil {
+				return usageErrorf("", "--compress: %v", err)
+			}
+			if opts.To == codec.Binary {
+				if err := refuseBinaryTTY(ios, opts.Output); err != nil {
+					return err
+				}
+			}
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runConvert(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&from, "from", "", "input format: json, ndjson, tabular or binary; detected when absent")
+	f.StringVar(&to, "to", "", "output format: json, ndjson, tabular, binary or auto")
+	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
+	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
+	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
+	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto: say which format was chosen and why")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
+	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
+	formats := []string{"json", "ndjson", "jsonl", "tabular", "a2a", "binary", "kado", "frame"}
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+// checkConvertFlags refuses flags that do not apply to the output format.
+func checkConvertFlags(opts *ConvertOptions, c *cobra.Command) error {
+	set := func(name string) bool { return c.Flags().Changed(name) }
+	switch {
+	case set("compact") && opts.To != codec.JSON:
+		return usageErrorf("", "-c/--compact applies to --to json only")
+	case set("lossy") && opts.To != codec.Tabular:
+		return usageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
+	case set("verbose") && opts.To != auto:
+		return usageErrorf("", "--verbose applies to --to auto only")
+	case set("compress") && opts.To != codec.Binary:
+		return usageErrorf("", "--compress applies to --to binary only")
+	case set("tokenizer") && !opts.Stats:
+		return usageErrorf("add --stats", "--tokenizer applies to --stats only")
+	case set("tokenizer") && !slices.Contains(tokens.Encodings, opts.Tokenizer):
+		return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
+	}
+	return nil
+}
+
+func runConvert(opts *ConvertOptions) error {
+	var st *stats
+	if opts.Stats {
+		var err error
+		if st, err = newStats(opts.Tokenizer); err != nil {
+			return err
+		}
+	}
+	out := newOutput(opts.IO, opts.Output)
+	var w io.Writer = out
+	if st != nil {
+		w = io.MultiWriter(out, st.out)
+	}
+	var err error
+	if opts.To == codec.Tabular || opts.To == auto {
+		err = convertTable(opts, out, w, st)
+	} else {
+		err = convertStream(opts, out, w, st)
+	}
+	if err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if st != nil {
+		return st.print(opts.IO, opts.To)
+	}
+	return nil
+}
+
+// convertStream converts record by record, flushing the output whenever the
+// input has nothing more buffered (a live stream).
+func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
+	var snk sink
+	bs := &binarySink{opts: EncodeOptions{Now: opts.Now}, seq: 1}
+	switch opts.To {
+	case codec.JSON:
+		snk = &jsonSink{w: w, compact: opts.Compact}
+	case codec.NDJSON:
+		snk = &ndjsonSink{w: w}
+	case codec.Binary:
+		bs.w = binary.NewWriter(w, opts.Compress)
+		snk = bs
+	}
+	for _, name := range opts.Inputs {
+		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		if err != nil {
+			return err
+		}
+		bs.src = src
+		for {
+			rec, err := src.next()
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				st.record(rec)
+				err = snk.write(rec)
+			}
+			if err == nil && out.failed == nil && src.idle() {
+				err = out.Flush()
+			}
+			if err = failure(out, err); err != nil {
+				src.close()
+				return err
+			}
+		}
+		src.close()
+	}
+	return failure(out, snk.end())
+}
+
+// failure prefers the output's own error (which names the output) to the
+// error a writer returned for it.
+func failure(out *output, err error) error {
+	if out.failed != nil {
+		return out.failed
+	}
+	return err
+}
+
+// convertTable writes a table (or, --to auto, the table or compact JSON)
+// in two passes: the first collects the keys and checks every cell, so that
+// nothing is written when the table would be lossy; the second writes.
+// A regular file is read twice; other inputs are kept in a temporary file
+// of their records between the passes.
+func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
+	rep := newReporter(opts.IO)
+	var chk tabular.Checker
+	spools := map[int]*os.File{}
+	defer func() {
+		for _, f := range spools {
+			name := f.Name()
+			f.Close()
+			os.Remove(name)
+			untrackTemp(name)
+		}
+	}()
+	type rowFile struct {
+		first int
+		name  string
+	}
+	var files []rowFile // the file each row comes from
+	fileOf := func(row int) string {
+		name := ""
+		for _, f := range files {
+			if f.first <= row {
+				name = f.name
+			}
+		}
+		return name
+	}
+	type loss struct {
+		file string
+		l    tabular.Lossy
+	}
+	var losses []loss
+	nonObject := ""
+	for i, name := range opts.Inputs {
+		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		if err != nil {
+			return err
+		}
+		src.flat = true
+		files = append(files, rowFile{first: chk.Report().Rows, name: src.name})
+		var spool *os.File
+		if !isRegular(src.in) {
+			if spool, err = os.CreateTemp("", "toonkit-*.ndjson"); err != nil {
+				src.close()
+				return ioErrorf("cannot keep the input for a second pass: %s", pathErrText(err))
+			}
+			trackTemp(spool.Name())
+			spools[i] = spool
+		}
+		sw := newSpoolWriter(spool)
+		for {
+			rec, err := src.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				src.close()
+				return err
+			}
+			st.record(rec)
+			err = chk.Add(rec, func(l tabular.Lossy) {
+				if len(losses) < 5 {
+					losses = append(losses, loss{src.name, l})
+				}
+			})
+			if errors.Is(err, tabular.ErrNotObject) {
+				if opts.To == auto {
+					nonObject = fmt.Sprintf("%s: record %d is not an object", src.where(), chk.Report().Rows)
+					err = nil
+				} else {
+					src.close()
+					return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
+				}
+			}
+			if err != nil {
+				src.close()
+				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "")
+			}
+			if err := sw.write(rec); err != nil {
+				src.close()
+				return err
+			}
+		}
+		src.close()
+		if err := sw.done(); err != nil {
+			return err
+		}
+	}
+	r := chk.Report()
+	table := opts.To == codec.Tabular
+	if opts.To == auto {
+		why := ""
+		if nonObject != "" {
+			table, why = false, nonObject
+		} else {
+			table, why = r.Pays()
+		}
+		if opts.Verbose {
+			if table {
+				rep.notef("auto: tabular: %s", why)
+			} else {
+				rep.notef("auto: JSON: %s", why)
+			}
+		}
+	} else if r.Lossy > 0 && !opts.Lossy {
+		if r.FirstMissing != nil {
+			losses = append(losses, loss{fileOf(r.FirstMissing.Row), *r.FirstMissing})
+			slices.SortStableFunc(losses, func(a, b loss) int { return a.l.Row - b.l.Row })
+		}
+		for _, l := range losses[:min(len(losses), 5)] {
+			rep.errorf("%s: %s", l.file, l.l)
+		}
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
+			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
+	}
+	if table && r.Deep > 0 {
+		more := ""
+		if r.Deep > 1 {
+			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, plural(int(r.Deep-1), "cell", "cells"))
+		}
+		rep.warnf("%s: %s%s", fileOf(r.FirstDeep.Row), *r.FirstDeep, more)
+	}
+	// The second pass.
+	enc := tabular.NewEncoder(r.Keys)
+	var js *jsonSink
+	var line []byte
+	if table {
+		line = enc.AppendHeader(line)
+		if _, err := w.Write(line); err != nil {
+			return failure(out, err)
+		}
+	} else {
+		js = &jsonSink{w: w, compact: true}
+	}
+	for i, name := range opts.Inputs {
+		var src *source
+		var err error
+		if spool := spools[i]; spool != nil {
+			if _, err := spool.Seek(0, io.SeekStart); err != nil {
+				return ioErrorf("cannot read back the kept input: %s", pathErrText(err))
+			}
+			src = spoolSource(spool, files[i].name, opts.MaxFrameSize)
+		} else if src, err = openSource(opts.IO, name, opts.From, opts.MaxFrameSize); err != nil {
+			return err
+		}
+		src.flat = true
+		for {
+			rec, err := src.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				src.close()
+				return err
+			}
+			if table {
+				line, err = enc.AppendRow(line[:0], rec, func(l tabular.Lossy) {
+					rep.warnf("%s: %s", fileOf(l.Row), l)
+				})
+				if err == nil {
+					_, err = w.Write(line)
+				}
+			} else {
+				err = js.write(rec)
+			}
+			if err = failure(out, err); err != nil {
+				src.close()
+				return err
+			}
+		}
+		src.close()
+	}
+	if js != nil {
+		return failure(out, js.end())
+	}
+	if r.Lossy > 0 {
+		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
+	}
+	return nil
+}
+
+func isRegular(in *input) bool {
+	f, ok := in.R.(*os.File)
+	if !ok || in.Name == "<stdin>" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,265 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/tabular"
+)
+
+// The encodings that convert reads and writes.
+var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary}
+
+// source reads the records of one input as compact JSON values: the
+// elements of a JSON array (or the values of a JSON stream), NDJSON lines,
+// the rows of a table, or the frames of a capture as decode's records.
+type source struct {
+	name   string
+	format codec.Format
+	in     *input
+	br     *bufio.Reader
+	flat   bool // binary frames as flat records (the rows of a table)
+
+	jr  *jsonv.Reader
+	td  *tabular.Decoder
+	bd  *binary.Reader
+	rec []byte
+
+	// The position of the last record, for messages.
+	pos   jsonv.Position
+	frame int
+}
+
+// openSource opens an input and, without from, detects its format.
+func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*source, error) {
+	in, err := openInput(ios, name)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{name: in.Name, in: in, br: bufio.NewReaderSize(in.R, 64<<10), format: from}
+	if s.format == "" {
+		d, err := sniff(s.br)
+		if err != nil {
+			in.Close()
+			return nil, readError(in.Name, err)
+		}
+		switch d.Format {
+		case codec.JSON, codec.Tabular, codec.Binary:
+			s.format = d.Format
+		case "":
+			if _, err := s.br.Peek(1); err == io.EOF {
+				s.format = codec.JSON // an empty input: no records
+				break
+			}
+			in.Close()
+			return nil, invalidError(fmt.Errorf("%s: cannot tell the input format: %s", in.Name, d.Why),
+				"name it with --from (json, ndjson, tabular, binary)")
+		default:
+			in.Close()
+			return nil, invalidError(fmt.Errorf("%s: the input looks like %s, which convert does not read yet", in.Name, d.Format), "")
+		}
+	}
+	switch s.format {
+	case codec.JSON, codec.NDJSON:
+		s.jr = jsonv.NewReader(s.br, jsonv.Options{MaxValueSize: int64(maxSize), Elements: s.format == codec.JSON})
+	case codec.Tabular:
+		s.td = tabular.NewDecoder(s.br, tabular.DecoderOptions{MaxLineSize: maxSize})
+	case codec.Binary:
+		s.bd = binary.NewReader(s.br, binary.ReaderOptions{MaxFrameSize: maxSize})
+	}
+	return s, nil
+}
+
+// sniff detects the format from as few bytes as decide it, so that a live
+// stream is not held back waiting for more.
+func sniff(br *bufio.Reader) (codec.Detection, error) {
+	var d codec.Detection
+	for n := 1; n <= 64; n *= 2 {
+		p, err := br.Peek(n)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return d, err
+		}
+		d = codec.Detect(p)
+		if d.Format != "" || len(p) < n {
+			return d, nil
+		}
+	}
+	return d, nil
+}
+
+// next returns the next record, valid until the next call; io.EOF at the end.
+func (s *source) next() ([]byte, error) {
+	switch {
+	case s.jr != nil:
+		v, pos, err := s.jr.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil, err
+			}
+			return nil, jsonReadError(s.name, err)
+		}
+		s.pos = pos
+		return jsonv.CompactInPlace(v), nil
+	case s.td != nil:
+		obj, line, err := s.td.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil, err
+			}
+			var se *jsonv.SyntaxError
+			if errors.As(err, &se) {
+				return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", s.name, se), Excerpt: se}
+			}
+			return nil, readError(s.name, err)
+		}
+		s.pos = jsonv.Position{Line: line, Column: 1}
+		return obj, nil
+	}
+	f, err := s.bd.Next()
+	if err != nil {
+		if err == io.EOF {
+			return nil, err
+		}
+		if binary.IsFrameError(err) {
+			return nil, frameError(s.name, err, false)
+		}
+		return nil, readError(s.name, err)
+	}
+	js, err := s.bd.JSON(f)
+	if err != nil {
+		return nil, frameError(s.name, err, false)
+	}
+	s.frame = f.Index
+	if s.flat {
+		s.rec = binary.AppendFlatRecord(s.rec[:0], f.Header, f.Compressed(), js)
+	} else {
+		s.rec = binary.AppendRecord(s.rec[:0], f.Header, f.Compressed(), js)
+	}
+	return s.rec, nil
+}
+
+// where names the last record's place, for messages: FILE:LINE:COL for
+// text, FILE: frame N for binary.
+func (s *source) where() string {
+	if s.bd != nil {
+		return fmt.Sprintf("%s: frame %d", s.name, s.frame)
+	}
+	return fmt.Sprintf("%s:%s", s.name, s.pos)
+}
+
+// idle reports whether nothing more is buffered, so that output may be
+// flushed for a live stream.
+func (s *source) idle() bool {
+	switch {
+	case s.jr != nil:
+		return s.jr.Buffered() == 0 && s.br.Buffered() == 0
+	case s.bd != nil:
+		return len(s.bd.Buffered()) == 0 && s.br.Buffered() == 0
+	}
+	return s.br.Buffered() == 0
+}
+
+func (s *source) close() { s.in.Close() }
+
+// sink writes records in one encoding.
+type sink interface {
+	write(rec []byte) error
+	end() error
+}
+
+// jsonSink writes the records as one JSON array, indented by two spaces or
+// compact on one line.
+type jsonSink struct {
+	w       io.Writer
+	compact bool
+	n       int
+	buf     []byte
+}
+
+func (s *jsonSink) write(rec []byte) error {
+	s.buf = s.buf[:0]
+	switch {
+	case s.compact && s.n == 0:
+		s.buf = append(s.buf, '[')
+	case s.compact:
+		s.buf = append(s.buf, ',')
+	case s.n == 0:
+		s.buf = append(s.buf, "[\n  "...)
+	default:
+		s.buf = append(s.buf, ",\n  "...)
+	}
+	if s.compact {
+		s.buf = append(s.buf, rec...)
+	} else {
+		s.buf = jsonv.AppendIndent(s.buf, rec, "  ", "  ")
+	}
+	s.n++
+	_, err := s.w.Write(s.buf)
+	return err
+}
+
+func (s *jsonSink) end() error {
+	var err error
+	switch {
+	case s.n == 0:
+		_, err = io.WriteString(s.w, "[]\n")
+	case s.compact:
+		_, err = io.WriteString(s.w, "]\n")
+	default:
+		_, err = io.WriteString(s.w, "\n]\n")
+	}
+	return err
+}
+
+// ndjsonSink writes one compact record per line.
+type ndjsonSink struct{ w io.Writer }
+
+func (s *ndjsonSink) write(rec []byte) error {
+	if _, err := s.w.Write(rec); err != nil {
+		return err
+	}
+	_, err := s.w.Write(newline)
+	return err
+}
+
+func (s *ndjsonSink) end() error { return nil }
+
+// binarySink writes a frame per record: decode's records, or the flat rows
+// of a capture as a table.
+type binarySink struct {
+	w    *binary.Writer
+	opts EncodeOptions
+	seq  uint64
+	buf  []byte
+	src  *source // the source of the record being written, for messages
+}
+
+func (s *binarySink) write(rec []byte) error {
+	v := rec
+	if nested, ok := binary.UnflattenRecord(s.buf[:0], rec); ok {
+		s.buf, v = nested, nested
+	}
+	if r, err := binary.ParseRecord(v); err == nil && !r.IsRecord {
+		return invalidError(fmt.Errorf("%s: not a record as decode writes it ({\"header\":{...},\"payload\":...})", s.src.where()),
+			"to make frames from bare payloads: toonkit encode --to binary")
+	}
+	h, p, err := frameFor(&s.opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
+		return &jsonv.SyntaxError{Pos: s.src.pos, Pointer: ptr, Msg: msg}
+	}, v, s.seq)
+	if err != nil {
+		if s.src.bd != nil {
+			return invalidError(fmt.Errorf("%s: %w", s.src.where(), err), "")
+		}
+		return positionedError(s.src.name, err)
+	}
+	s.seq++
+	_, err = s.w.WriteFrame(h, jsonv.CompactInPlace(p))
+	return err
+}
+
+func (s *binarySink) end() error { return nil }
