@@ -110,18 +110,8 @@ EXIT STATUS
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
-			}
-			if opts.Compress, err = binary.ParseCompressMode(compress); err != nil {
-				return usageErrorf("", "--compress: %v", err)
-			}
-			if opts.To == codec.Binary {
-				if err := refuseBinaryTTY(ios, opts.Output); err != nil {
-					return err
-				}
-			}
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if err := sharedFlags(ios, c, args, maxSize, compress, opts.To == codec.Binary, opts.Output,
+				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -220,24 +210,17 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			return err
 		}
 		bs.src = src
-		for {
-			rec, err := src.next()
-			if err == io.EOF {
-				break
-			}
-			if err == nil {
-				st.record(rec)
-				err = snk.write(rec)
-			}
+		err = src.each(func(rec []byte) error {
+			st.record(rec)
+			err := snk.write(rec)
 			if err == nil && out.failed == nil && src.idle() {
 				err = out.Flush()
 			}
-			if err = failure(out, err); err != nil {
-				src.close()
-				return err
-			}
+			return failure(out, err)
+		})
+		if err != nil {
+			return err
 		}
-		src.close()
 	}
 	return failure(out, snk.end())
 }
@@ -305,40 +288,26 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			spools[i] = spool
 		}
 		sw := newSpoolWriter(spool)
-		for {
-			rec, err := src.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				src.close()
-				return err
-			}
+		err = src.each(func(rec []byte) error {
 			st.record(rec)
-			err = chk.Add(rec, func(l tabular.Lossy) {
+			err := chk.Add(rec, func(l tabular.Lossy) {
 				if len(losses) < 5 {
 					losses = append(losses, loss{src.name, l})
 				}
 			})
-			if errors.Is(err, tabular.ErrNotObject) {
-				if opts.To == auto {
-					nonObject = fmt.Sprintf("%s: record %d is not an object", src.where(), chk.Report().Rows)
-					err = nil
-				} else {
-					src.close()
-					return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
-				}
-			}
-			if err != nil {
-				src.close()
+			switch {
+			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
+				nonObject = fmt.Sprintf("%s: record %d is not an object", src.where(), chk.Report().Rows)
+			case errors.Is(err, tabular.ErrNotObject):
+				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
+			case err != nil:
 				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "")
 			}
-			if err := sw.write(rec); err != nil {
-				src.close()
-				return err
-			}
+			return sw.write(rec)
+		})
+		if err != nil {
+			return err
 		}
-		src.close()
 		if err := sw.done(); err != nil {
 			return err
 		}
@@ -401,31 +370,21 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			return err
 		}
 		src.flat = true
-		for {
-			rec, err := src.next()
-			if err == io.EOF {
-				break
+		err = src.each(func(rec []byte) error {
+			if !table {
+				return failure(out, js.write(rec))
 			}
-			if err != nil {
-				src.close()
-				return err
+			line, err = enc.AppendRow(line[:0], rec, func(l tabular.Lossy) {
+				rep.warnf("%s: %s", fileOf(l.Row), l)
+			})
+			if err == nil {
+				_, err = w.Write(line)
 			}
-			if table {
-				line, err = enc.AppendRow(line[:0], rec, func(l tabular.Lossy) {
-					rep.warnf("%s: %s", fileOf(l.Row), l)
-				})
-				if err == nil {
-					_, err = w.Write(line)
-				}
-			} else {
-				err = js.write(rec)
-			}
-			if err = failure(out, err); err != nil {
-				src.close()
-				return err
-			}
+			return failure(out, err)
+		})
+		if err != nil {
+			return err
 		}
-		src.close()
 	}
 	if js != nil {
 		return failure(out, js.end())
@@ -443,4 +402,25 @@ func isRegular(in *input) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode().IsRegular()
+}
+
+// sharedFlags parses the flags that encode and convert share,
+// --max-frame-size and --compress, refuses binary output bound for a
+// terminal, and names the inputs.
+func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize, compress string, binaryOut bool, output string,
+	size *int, mode *binary.CompressMode, inputs *[]string) error {
+	var err error
+	if *size, err = parseSize(maxSize); err != nil {
+		return usageErrorf("", "--max-frame-size: %v", err)
+	}
+	if *mode, err = binary.ParseCompressMode(compress); err != nil {
+		return usageErrorf("", "--compress: %v", err)
+	}
+	if binaryOut {
+		if err := refuseBinaryTTY(ios, output); err != nil {
+			return err
+		}
+	}
+	*inputs, err = inputNames(ios, args, c.CommandPath())
+	return err
 }

@@ -278,22 +278,14 @@ func isTable(br *bufio.Reader) bool {
 func decodeTable(in *input, br *bufio.Reader, out *output) (int, error) {
 	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
 	n := 0
-	for {
-		rec, err := src.next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
+	err := src.each(func(rec []byte) error {
 		out.Write(rec)
 		out.Write(newline)
 		if out.failed == nil && src.idle() {
 			out.Flush()
 		}
-		if out.failed != nil {
-			return n, out.failed
-		}
 		n++
-	}
+		return out.failed
+	})
+	return n, err
 }

@@ -122,18 +122,8 @@ EXIT STATUS
 				}
 				opts.Timestamp = &t
 			}
-			if opts.Compress, err = binary.ParseCompressMode(compress); err != nil {
-				return usageErrorf("", "--compress: %v", err)
-			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
-			}
-			if opts.To == codec.Binary {
-				if err := refuseBinaryTTY(ios, opts.Output); err != nil {
-					return err
-				}
-			}
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if err := sharedFlags(ios, c, args, maxSize, compress, opts.To == codec.Binary, opts.Output,
+				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
 			}
 			if runF != nil {

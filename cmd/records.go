@@ -166,6 +166,24 @@ func (s *source) idle() bool {
 
 func (s *source) close() { s.in.Close() }
 
+// each calls f with every record, then closes the source. It stops at the
+// first error, of the source or of f.
+func (s *source) each(f func(rec []byte) error) error {
+	defer s.close()
+	for {
+		rec, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // sink writes records in one encoding.
 type sink interface {
 	write(rec []byte) error
