@@ -297,7 +297,9 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			})
 			switch {
 			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				nonObject = fmt.Sprintf("%s: record %d is not an object", src.where(), chk.Report().Rows)
+				if nonObject == "" {
+					nonObject = fmt.Sprintf("%s: %s", src.where(), err)
+				}
 			case errors.Is(err, tabular.ErrNotObject):
 				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
 			case err != nil:

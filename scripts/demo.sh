@@ -25,4 +25,12 @@ step "$tk decode $d/capture.bin | $tk encode --to binary | cmp - $d/capture.bin 
 step "$tk inspect --frame 3 $d/damaged.bin"
 step "$tk decode --payload $d/damaged.bin | cut -c1-120"
 step "$tk decode --payload --keep-going $d/damaged.bin | cut -c1-120"
+# 5. JSON as a Genesis A2A table, with real token counts; and back.
+step "$tk convert --to tabular --stats $d/users.json | cut -c1-120"
+step "$tk convert --to json $d/users.toon | head -12"
+# 6. The lossless check: a string that would read back as a number.
+step "echo '[{\"zip\":\"02134\",\"code\":\"2134\"}]' | $tk convert --to tabular"
+# 7. A capture as a table, one row per frame, and back to the same bytes.
+step "$tk convert --to tabular -q $d/capture.bin | cut -c1-120"
+step "$tk convert --to tabular -q $d/capture.bin | $tk convert --to binary | cmp - $d/capture.bin && echo identical"
 exit 0

@@ -228,8 +228,8 @@ func TestDifferencesFromGenesis(t *testing.T) {
 	}
 	// 2. It types cells with Python's float()/int(): 1e+20 stays a string,
 	// 1_000 and " 42" become numbers. toonkit follows the JSON grammar.
-	back, err := decodeAll("@toon 1.0\n@keys a,b,c,d\n1e+20,1_000, 42,Infinity\n", nil)
-	if err != nil || back != `[{"a":1e+20,"b":"1_000","c":" 42","d":"Infinity"}]` {
+	back, err := decodeAll("@toon 1.0\n@keys a,b,c,d,e\n1e+20,1_000, 42,Infinity,02134\n", nil)
+	if err != nil || back != `[{"a":1e+20,"b":"1_000","c":" 42","d":"Infinity","e":"02134"}]` {
 		t.Errorf("typing: %s, %v", back, err)
 	}
 	// 3. It skips blank rows: a one-column table loses its null rows.
