@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -234,23 +233,30 @@ func failure(out *output, err error) error {
 	return err
 }
 
-// convertTable writes a table (or, --to auto, the table or compact JSON)
-// in two passes: the first collects the keys and checks every cell, so that
-// nothing is written when the table would be lossy; the second writes.
-// A regular file is read twice; other inputs are kept in a temporary file
-// of their records between the passes.
+// convertTable writes a table (or, --to auto, the table or compact JSON) in
+// one pass over the input: the rows go to a temporary file as they come,
+// with a cell for every key seen so far, and every cell is checked; at the
+// end, unless the table would be lossy, the header is written and the rows
+// copied after it (rows written before a key appeared get its empty cell
+// then). So nothing is written when the table is refused, and memory stays
+// bounded by the largest record and the number of keys.
 func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	rep := newReporter(opts.IO)
-	var chk tabular.Checker
-	spools := map[int]*os.File{}
-	defer func() {
-		for _, f := range spools {
-			name := f.Name()
-			f.Close()
-			os.Remove(name)
-			untrackTemp(name)
+	var tw tabular.RowWriter
+	rows, err := newSpool("rows")
+	if err != nil {
+		return err
+	}
+	defer rows.remove()
+	var js *jsonSink // --to auto: the compact JSON, should the table not pay
+	var jsonSpool *spool
+	if opts.To == auto {
+		if jsonSpool, err = newSpool("json"); err != nil {
+			return err
 		}
-	}()
+		defer jsonSpool.remove()
+		js = &jsonSink{w: jsonSpool.w, compact: true}
+	}
 	type rowFile struct {
 		first int
 		name  string
@@ -271,68 +277,67 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	}
 	var losses []loss
 	nonObject := ""
-	for i, name := range opts.Inputs {
+	var line []byte
+	for _, name := range opts.Inputs {
 		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
 		if err != nil {
 			return err
 		}
-		src.flat = true
-		files = append(files, rowFile{first: chk.Report().Rows, name: src.name})
-		var spool *os.File
-		if !isRegular(src.in) {
-			if spool, err = os.CreateTemp("", "toonkit-*.ndjson"); err != nil {
-				src.close()
-				return ioErrorf("cannot keep the input for a second pass: %s", pathErrText(err))
-			}
-			trackTemp(spool.Name())
-			spools[i] = spool
-		}
-		sw := newSpoolWriter(spool)
+		// The rows need not be compact (the table's cells are); the
+		// statistics and --to auto's JSON need them so.
+		src.flat, src.raw = true, st == nil && js == nil
+		files = append(files, rowFile{first: tw.Report().Rows, name: src.name})
 		err = src.each(func(rec []byte) error {
 			st.record(rec)
-			err := chk.Add(rec, func(l tabular.Lossy) {
-				if len(losses) < 5 {
+			if js != nil {
+				if err := js.write(rec); err != nil {
+					return rows.fail(err)
+				}
+			}
+			if nonObject != "" {
+				return nil // --to auto has chosen JSON
+			}
+			var err error
+			line, err = tw.AppendRow(line[:0], rec, func(l tabular.Lossy) {
+				switch {
+				case opts.Lossy:
+					rep.warnf("%s: %s", src.name, l)
+				case len(losses) < 5:
 					losses = append(losses, loss{src.name, l})
 				}
 			})
 			switch {
 			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				if nonObject == "" {
-					nonObject = fmt.Sprintf("%s: %s", src.where(), err)
-				}
+				nonObject = fmt.Sprintf("%s: %s", src.where(), err)
+				return nil
 			case errors.Is(err, tabular.ErrNotObject):
 				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
 			case err != nil:
 				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "")
 			}
-			return sw.write(rec)
+			if _, err := rows.w.Write(line); err != nil {
+				return rows.fail(err)
+			}
+			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if err := sw.done(); err != nil {
-			return err
-		}
 	}
-	r := chk.Report()
+	r := tw.Report()
 	table := opts.To == codec.Tabular
 	if opts.To == auto {
-		why := ""
-		if nonObject != "" {
-			table, why = false, nonObject
-		} else {
+		why := nonObject
+		if why == "" {
 			table, why = r.Pays()
 		}
 		if opts.Verbose {
-			if table {
-				rep.notef("auto: tabular: %s", why)
-			} else {
-				rep.notef("auto: JSON: %s", why)
-			}
+			format := map[bool]string{true: "tabular", false: "JSON"}[table]
+			rep.notef("auto: %s: %s", format, why)
 		}
 	} else if r.Lossy > 0 && !opts.Lossy {
-		if r.FirstMissing != nil {
-			losses = append(losses, loss{fileOf(r.FirstMissing.Row), *r.FirstMissing})
+		if r.FirstLate != nil {
+			losses = append(losses, loss{fileOf(r.FirstLate.Row), *r.FirstLate})
 			slices.SortStableFunc(losses, func(a, b loss) int { return a.l.Row - b.l.Row })
 		}
 		for _, l := range losses[:min(len(losses), 5)] {
@@ -341,69 +346,33 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
 			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
 	}
-	if table && r.Deep > 0 {
+	if !table {
+		if err := js.end(); err != nil {
+			return jsonSpool.fail(err)
+		}
+		return jsonSpool.copyTo(w, out)
+	}
+	if r.Deep > 0 {
 		more := ""
 		if r.Deep > 1 {
 			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, plural(int(r.Deep-1), "cell", "cells"))
 		}
 		rep.warnf("%s: %s%s", fileOf(r.FirstDeep.Row), *r.FirstDeep, more)
 	}
-	// The second pass.
-	enc := tabular.NewEncoder(r.Keys)
-	var js *jsonSink
-	var line []byte
-	if table {
-		line = enc.AppendHeader(line)
-		if _, err := w.Write(line); err != nil {
-			return failure(out, err)
-		}
-	} else {
-		js = &jsonSink{w: w, compact: true}
+	rd, err := rows.reader()
+	if err != nil {
+		return err
 	}
-	for i, name := range opts.Inputs {
-		var src *source
-		var err error
-		if spool := spools[i]; spool != nil {
-			if _, err := spool.Seek(0, io.SeekStart); err != nil {
-				return ioErrorf("cannot read back the kept input: %s", pathErrText(err))
-			}
-			src = spoolSource(spool, files[i].name, opts.MaxFrameSize)
-		} else if src, err = openSource(opts.IO, name, opts.From, opts.MaxFrameSize); err != nil {
-			return err
+	if err := tw.Finish(w, rd, func(l tabular.Lossy) { rep.warnf("%s: %s", fileOf(l.Row), l) }); err != nil {
+		if out.failed != nil {
+			return out.failed
 		}
-		src.flat = true
-		err = src.each(func(rec []byte) error {
-			if !table {
-				return failure(out, js.write(rec))
-			}
-			line, err = enc.AppendRow(line[:0], rec, func(l tabular.Lossy) {
-				rep.warnf("%s: %s", fileOf(l.Row), l)
-			})
-			if err == nil {
-				_, err = w.Write(line)
-			}
-			return failure(out, err)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if js != nil {
-		return failure(out, js.end())
+		return rows.fail(err)
 	}
 	if r.Lossy > 0 {
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
-}
-
-func isRegular(in *input) bool {
-	f, ok := in.R.(*os.File)
-	if !ok || in.Name == "<stdin>" {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
 }
 
 // sharedFlags parses the flags that encode and convert share,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
@@ -15,7 +16,8 @@ import (
 // The encodings that convert reads and writes.
 var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary}
 
-// source reads the records of one input as compact JSON values: the
+// source reads the records of one input as compact JSON values (unless
+// raw, for a caller that needs them compact only sometimes): the
 // elements of a JSON array (or the values of a JSON stream), NDJSON lines,
 // the rows of a table, or the frames of a capture as decode's records.
 type source struct {
@@ -24,13 +26,21 @@ type source struct {
 	in     *input
 	br     *bufio.Reader
 	flat   bool // binary frames as flat records (the rows of a table)
+	raw    bool // JSON records as they are written, not compacted
 
 	jr  *jsonv.Reader
 	td  *tabular.Decoder
 	bd  *binary.Reader
 	rec []byte
 
-	// The position of the last record, for messages.
+	cur   recPos // the position of the record next last read
+	shown recPos // the position of the record last handed out, for messages
+
+	pipelined bool // each reads ahead in a goroutine (see each)
+}
+
+// recPos is a record's place in its input: a text position, or a frame.
+type recPos struct {
 	pos   jsonv.Position
 	frame int
 }
@@ -103,7 +113,10 @@ func (s *source) next() ([]byte, error) {
 			}
 			return nil, jsonReadError(s.name, err)
 		}
-		s.pos = pos
+		s.cur.pos = pos
+		if s.raw {
+			return v, nil
+		}
 		return jsonv.CompactInPlace(v), nil
 	case s.td != nil:
 		obj, line, err := s.td.Next()
@@ -117,7 +130,7 @@ func (s *source) next() ([]byte, error) {
 			}
 			return nil, readError(s.name, err)
 		}
-		s.pos = jsonv.Position{Line: line, Column: 1}
+		s.cur.pos = jsonv.Position{Line: line, Column: 1}
 		return obj, nil
 	}
 	f, err := s.bd.Next()
@@ -134,7 +147,7 @@ func (s *source) next() ([]byte, error) {
 	if err != nil {
 		return nil, frameError(s.name, err, false)
 	}
-	s.frame = f.Index
+	s.cur.frame = f.Index
 	if s.flat {
 		s.rec = binary.AppendFlatRecord(s.rec[:0], f.Header, f.Compressed(), js)
 	} else {
@@ -147,15 +160,17 @@ func (s *source) next() ([]byte, error) {
 // text, FILE: frame N for binary.
 func (s *source) where() string {
 	if s.bd != nil {
-		return fmt.Sprintf("%s: frame %d", s.name, s.frame)
+		return fmt.Sprintf("%s: frame %d", s.name, s.shown.frame)
 	}
-	return fmt.Sprintf("%s:%s", s.name, s.pos)
+	return fmt.Sprintf("%s:%s", s.name, s.shown.pos)
 }
 
 // idle reports whether nothing more is buffered, so that output may be
 // flushed for a live stream.
 func (s *source) idle() bool {
 	switch {
+	case s.pipelined:
+		return false // a regular file: no live stream to keep up with
 	case s.jr != nil:
 		return s.jr.Buffered() == 0 && s.br.Buffered() == 0
 	case s.bd != nil:
@@ -167,21 +182,102 @@ func (s *source) idle() bool {
 func (s *source) close() { s.in.Close() }
 
 // each calls f with every record, then closes the source. It stops at the
-// first error, of the source or of f.
+// first error, of the source or of f. A regular file is read ahead by a
+// goroutine, in batches of records, so that reading and checking the input
+// runs beside the work of f on a second core; other inputs (a pipe, a live
+// stream) are read record by record, as f goes.
 func (s *source) each(f func(rec []byte) error) error {
 	defer s.close()
-	for {
-		rec, err := s.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := f(rec); err != nil {
-			return err
+	s.pipelined = isRegular(s.in)
+	if !s.pipelined {
+		for {
+			rec, err := s.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			s.shown = s.cur
+			if err := f(rec); err != nil {
+				return err
+			}
 		}
 	}
+	type batch struct {
+		buf  []byte
+		ends []int
+		pos  []recPos
+		err  error
+	}
+	full, free := make(chan *batch, 2), make(chan *batch, 3)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(full)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+				b.buf, b.ends, b.pos = b.buf[:0], b.ends[:0], b.pos[:0]
+			default:
+				b = &batch{}
+			}
+			for len(b.buf) < 256<<10 && len(b.ends) < 4096 {
+				rec, err := s.next()
+				if err != nil {
+					if err != io.EOF {
+						b.err = err
+					}
+					select {
+					case full <- b:
+					case <-stop:
+					}
+					return
+				}
+				b.buf = append(b.buf, rec...)
+				b.ends = append(b.ends, len(b.buf))
+				b.pos = append(b.pos, s.cur)
+			}
+			select {
+			case full <- b:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer wg.Wait() // the reader is done before the file is closed
+	defer close(stop)
+	for b := range full {
+		start := 0
+		for i, end := range b.ends {
+			s.shown = b.pos[i]
+			if err := f(b.buf[start:end]); err != nil {
+				return err
+			}
+			start = end
+		}
+		if b.err != nil {
+			return b.err
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return nil
+}
+
+// isRegular reports whether an input is a regular file (not standard
+// input, a pipe or a device).
+func isRegular(in *input) bool {
+	if in.f == nil {
+		return false
+	}
+	st, err := in.f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
 
 // sink writes records in one encoding.
@@ -267,7 +363,7 @@ func (s *binarySink) write(rec []byte) error {
 			"to make frames from bare payloads: toonkit encode --to binary")
 	}
 	h, p, err := frameFor(&s.opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
-		return &jsonv.SyntaxError{Pos: s.src.pos, Pointer: ptr, Msg: msg}
+		return &jsonv.SyntaxError{Pos: s.src.shown.pos, Pointer: ptr, Msg: msg}
 	}, v, s.seq)
 	if err != nil {
 		if s.src.bd != nil {

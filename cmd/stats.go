@@ -3,11 +3,11 @@ package cmd
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/tokens"
 )
 
@@ -79,45 +79,53 @@ func (s *stats) print(ios *IOStreams, to codec.Format) error {
 	return nil
 }
 
-// spoolWriter keeps the records of an input that cannot be read twice in a
-// temporary file, as NDJSON. A nil file keeps nothing.
-type spoolWriter struct {
+// spool is a temporary file that holds output until the run knows it
+// may write it (a table is refused when it would be lossy).
+type spool struct {
 	f *os.File
 	w *bufio.Writer
 }
 
-func newSpoolWriter(f *os.File) *spoolWriter {
-	if f == nil {
-		return &spoolWriter{}
+func newSpool(what string) (*spool, error) {
+	f, err := os.CreateTemp("", "toonkit-"+what+"-*")
+	if err != nil {
+		return nil, ioErrorf("cannot make a temporary file: %s", pathErrText(err))
 	}
-	return &spoolWriter{f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	trackTemp(f.Name())
+	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
-func (s *spoolWriter) write(rec []byte) error {
-	if s.w == nil {
-		return nil
-	}
-	s.w.Write(rec)
-	if err := s.w.WriteByte('\n'); err != nil {
-		return ioErrorf("cannot keep the input for a second pass: %s", pathErrText(err))
-	}
-	return nil
+// fail is the error of a write to the spool.
+func (s *spool) fail(err error) error {
+	return ioErrorf("cannot write the temporary file %s: %s", s.f.Name(), pathErrText(err))
 }
 
-func (s *spoolWriter) done() error {
-	if s.w == nil {
-		return nil
-	}
+// reader flushes the spool and reads it from its start.
+func (s *spool) reader() (io.Reader, error) {
 	if err := s.w.Flush(); err != nil {
-		return ioErrorf("cannot keep the input for a second pass: %s", pathErrText(err))
+		return nil, s.fail(err)
 	}
-	return nil
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, s.fail(err)
+	}
+	return s.f, nil
 }
 
-// spoolSource reads back the records kept by a spoolWriter; name is the
-// input they came from.
-func spoolSource(f *os.File, name string, maxSize int) *source {
-	s := &source{name: name, format: codec.NDJSON, in: &input{Name: name, R: f}, br: bufio.NewReaderSize(f, 64<<10)}
-	s.jr = jsonv.NewReader(s.br, jsonv.Options{MaxValueSize: int64(maxSize)})
-	return s
+// copyTo copies the spool to w, the output (out) or a tee of it.
+func (s *spool) copyTo(w io.Writer, out *output) error {
+	rd, err := s.reader()
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, rd); err != nil {
+		return failure(out, s.fail(err))
+	}
+	return out.failed
+}
+
+func (s *spool) remove() {
+	name := s.f.Name()
+	s.f.Close()
+	os.Remove(name)
+	untrackTemp(name)
 }

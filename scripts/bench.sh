@@ -15,6 +15,14 @@
 #
 # Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; peak RSS
 # <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
+# Tables (genbench -table: a JSON array of flat objects with strings holding
+# commas, newlines, quotes and backslashes, numbers, booleans and nulls):
+# convert --to tabular (MB/s of JSON input) and convert --to json -c back (MB/s
+# of table input), each beside jq -c . on the same JSON; marks >= 100 MB/s and
+# >= 5x jq each; table -> JSON peak RSS <= 64 MiB on the table and on it
+# twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
+# (1 GB) array; --stats >= 2 MB/s of JSON input. Checks: the table converts
+# back to the same records.
 # Then peak RSS on inputs of one value at the 64 MiB limit (genbench
 # -limit-dir): decode and inspect of a compressed frame that decompresses to
 # 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
@@ -30,6 +38,9 @@
 #                       are removed at the end unless BENCH_KEEP=1
 #   BENCH_SEED          generator seed (default 1)
 #   BENCH_TIME          GNU time (default /usr/bin/time; gtime on macOS)
+#   BENCH_TABLE_MB      size of the JSON array for the tabular measures (default 100)
+#   BENCH_TABLE_BIG_MB  size of the large JSON array for JSON -> tabular's peak RSS
+#                       (default 1000; 0 skips it)
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -208,6 +219,53 @@ if ((have_time)); then
 	measure "$reps" "$tk" encode --to binary --timestamp 1 "$dir/capture2x.ndjson"
 	enc2_kb=$MAX_KB
 fi
+# Tables.
+tmb=${BENCH_TABLE_MB:-100}
+bigmb=${BENCH_TABLE_BIG_MB:-1000}
+note "generating a ${tmb} MB JSON array of flat objects"
+"$dir/genbench" -table "$dir/table.json" -mb "$tmb" || die "genbench -table failed"
+"$tk" convert --to tabular "$dir/table.json" -o "$dir/table.toon" || die "convert --to tabular failed"
+{ cat "$dir/table.toon"; tail -n +3 "$dir/table.toon"; } >"$dir/table2x.toon"
+tj_bytes=$(size "$dir/table.json") tt_bytes=$(size "$dir/table.toon")
+rows=$(($(wc -l <"$dir/table.toon") - 2))
+note "checking that the table converts back to the same records"
+if cmp -s <("$tk" convert --to json -c "$dir/table.toon") <("$tk" convert --to json -c "$dir/table.json"); then
+	chk_table=PASS
+else
+	chk_table=FAIL
+	failures=$((failures + 1))
+fi
+note "convert --to tabular x$reps"
+measure "$reps" "$tk" convert --to tabular "$dir/table.json"
+tab_ns=$MED_NS tab_kb=$MAX_KB
+note "convert --to json -c x$reps"
+measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
+untab_ns=$MED_NS untab_kb=$MAX_KB
+untab2_kb=""
+if ((have_time)); then
+	measure "$reps" "$tk" convert --to json -c "$dir/table2x.toon"
+	untab2_kb=$MAX_KB
+fi
+tjq_ns=""
+if ((have_jq)); then
+	note "jq -c . on the JSON array x$reps"
+	measure "$reps" jq -c . "$dir/table.json"
+	tjq_ns=$MED_NS
+fi
+note "convert --to tabular --stats x1"
+measure 1 "$tk" convert --to tabular --stats "$dir/table.json"
+stats_ns=$MED_NS
+big_kb=""
+if ((have_time && bigmb > 0)); then
+	note "generating a ${bigmb} MB JSON array, and converting it to a table"
+	"$dir/genbench" -table "$dir/big.json" -mb "$bigmb" || die "genbench -table failed"
+	measure 1 "$tk" convert --to tabular "$dir/big.json"
+	big_kb=$MAX_KB big_ns=$MED_NS
+	big_bytes=$(size "$dir/big.json")
+	rm -f "$dir/big.json"
+fi
+rm -f "$dir/table2x.toon"
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -304,6 +362,45 @@ if ((have_time)); then
 else
 	row "peak RSS" "n/a" "<= 64" "n/a" "SKIP (no GNU time)"
 fi
+
+tab_mbps=$(mbps "$tj_bytes" "$tab_ns")
+untab_mbps=$(mbps "$tt_bytes" "$untab_ns")
+untab_json_mbps=$(mbps "$tj_bytes" "$untab_ns")
+tjq_mbps=""
+if ((have_jq)); then tjq_mbps=$(mbps "$tj_bytes" "$tjq_ns"); fi
+check ge "$tab_mbps" 100
+row "JSON -> tabular MB/s (JSON input)" "$tab_mbps" ">= 100" "$(vsjq "$tab_mbps" "$tjq_mbps")" "$RES"
+if ((have_jq)); then
+	r=$(ratio "$tab_mbps" "$tjq_mbps")
+	check ge "${r%x}" 5
+	row "  vs jq -c . on the same JSON" "$r" ">= 5x" "" "$RES"
+fi
+check ge "$untab_mbps" 100
+row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
+row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"
+if ((have_jq)); then
+	r=$(ratio "$tjq_ns" "$untab_ns")
+	check ge "${r%x}" 5
+	row "  vs jq -c . on the JSON, wall time" "$r" ">= 5x" "" "$RES"
+	row "jq -c . MB/s (the JSON array)" "$tjq_mbps" "" "1.0x" "(reference)"
+fi
+if ((have_time)); then
+	check le "$untab_kb" $lim
+	row "tabular -> JSON peak RSS MiB" "$(mib "$untab_kb")" "<= 64" "" "$RES"
+	check le "$untab2_kb" $lim
+	row "  on the table twice over" "$(mib "$untab2_kb")" "<= 64" "" "$RES"
+	row "JSON -> tabular peak RSS MiB" "$(mib "$tab_kb")" "" "" "(info)"
+	if [[ -n $big_kb ]]; then
+		check le "$big_kb" $((lim * 2))
+		row "  on a $(awk -v b="$big_bytes" 'BEGIN{printf "%.0f", b/1e6}') MB array" "$(mib "$big_kb")" "<= 128" "" "$RES"
+		row "  its MB/s" "$(mbps "$big_bytes" "$big_ns")" "" "" "(info)"
+	fi
+fi
+stats_mbps=$(mbps "$tj_bytes" "$stats_ns")
+check ge "$stats_mbps" 2
+row "--stats MB/s (JSON input, o200k_base)" "$stats_mbps" ">= 2" "" "$RES"
+row "the table converts back to its records" "" "identical" "" "$chk_table"
+echo
 
 if ((have_time)); then
 	# bomb.bin: a 0.8 MB compressed frame whose payload is 64 MiB of JSON;

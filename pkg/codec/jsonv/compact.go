@@ -37,8 +37,8 @@ func Check(src []byte) error {
 	if _, err := d.ReadValue(); err != nil {
 		return err
 	}
-	if off := d.InputOffset(); len(bytes.TrimLeft(src[off:], " \t\r\n")) > 0 {
-		rest := bytes.TrimLeft(src[off:], " \t\r\n")
+	if off := d.InputOffset(); len(TrimSpace(src[off:])) > 0 {
+		rest := TrimSpace(src[off:])
 		return &jsontext.SyntacticError{ByteOffset: int64(len(src) - len(rest)),
 			Err: fmt.Errorf("invalid character %s after top-level value", quoteChar(rest))}
 	}
@@ -237,6 +237,15 @@ func appendCompact(dst, src []byte, from int) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// TrimSpace returns b without the JSON white space it starts with.
+func TrimSpace(b []byte) []byte {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return b[i:]
+}
 
 // decodeEscape reads the \uXXXX escape b starts with, and a low surrogate
 // escape after a high one. It returns the rune (a lone surrogate as its

@@ -455,3 +455,43 @@ func FuzzIndent(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMembers: the structural scan finds the members a decoder finds, in
+// every compact object; it refuses (false) what is not compact.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1,{"c":"}"}],"d\"e":"x\\"}`, `{}`, `{"a":{"b":{}}}`, `{ "a": 1 }`, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !Valid(in) {
+			return
+		}
+		var got []string
+		ok := Members(in, func(name []byte, escaped bool, v []byte) {
+			if escaped != bytes.Contains(name, []byte{'\\'}) {
+				t.Fatalf("escaped %v for %q", escaped, name)
+			}
+			got = append(got, string(name)+"="+string(v))
+		})
+		c := CompactInPlace(bytes.Clone(in))
+		compactObj := c[0] == '{' && bytes.Equal(c, in)
+		if ok != compactObj {
+			t.Fatalf("Members(%s) = %v", in, ok)
+		}
+		if !ok {
+			return
+		}
+		var want []string
+		d := jsontext.NewDecoder(bytes.NewReader(in))
+		d.ReadToken()
+		for d.PeekKind() != '}' {
+			n, _ := d.ReadValue()
+			name := string(n[1 : len(n)-1])
+			v, _ := d.ReadValue()
+			want = append(want, name+"="+string(v))
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("Members(%s) = %q, want %q", in, got, want)
+		}
+	})
+}

@@ -192,7 +192,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 func (r *Reader) skipSpace() (byte, bool) {
 	for {
 		b := r.in.Buf[r.in.Pos:r.in.End]
-		t := bytes.TrimLeft(b, " \t\r\n")
+		t := TrimSpace(b)
 		r.in.Pos += len(b) - len(t)
 		if len(t) > 0 {
 			return t[0], true
@@ -219,7 +219,7 @@ func (r *Reader) errorHere(msg string) *SyntaxError {
 // Buffered reports how many bytes other than white space have been read from
 // the underlying reader but not yet consumed: when it is 0, the next call to
 // Next may block.
-func (r *Reader) Buffered() int { return len(bytes.TrimLeft(r.in.Buf[r.in.Pos:r.in.End], " \t\r\n")) }
+func (r *Reader) Buffered() int { return len(TrimSpace(r.in.Buf[r.in.Pos:r.in.End])) }
 
 // Position returns the position of an absolute byte offset within the last
 // value returned (or just after it).

@@ -12,7 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,7 +27,7 @@ const Magic = "@toon 1.0"
 type KeySet struct {
 	keys  []string
 	index map[string]int
-	dec   jsontext.Decoder
+	split splitter
 }
 
 // Add adds the member names of obj, which must be a valid JSON object.
@@ -35,7 +35,7 @@ func (k *KeySet) Add(obj []byte) error {
 	if k.index == nil {
 		k.index = map[string]int{}
 	}
-	return eachMember(&k.dec, obj, func(name, _ []byte) {
+	return k.split.each(obj, func(name, _ []byte) {
 		if _, ok := k.index[string(name)]; !ok {
 			k.index[string(name)] = len(k.keys)
 			k.keys = append(k.keys, string(name))
@@ -55,18 +55,46 @@ type NotObjectError struct{ Found string }
 func (e *NotObjectError) Error() string   { return "expected an object, found " + e.Found }
 func (e *NotObjectError) Is(t error) bool { return t == ErrNotObject }
 
-// eachMember calls f with each member of the JSON object obj (a valid JSON
+// splitter gives the members of objects.
+type splitter struct {
+	dec     jsontext.Decoder
+	members []member
+	names   []byte
+}
+
+type member struct {
+	name, value []byte
+	escaped     bool
+}
+
+// each calls f with each member of the JSON object obj (a valid JSON
 // value): its name unquoted (valid during the call) and its value as
-// written.
-func eachMember(d *jsontext.Decoder, obj []byte, f func(name, value []byte)) error {
+// written. Compact objects (all that the stream readers give) are split by
+// a structural scan; others go through a decoder.
+func (s *splitter) each(obj []byte, f func(name, value []byte)) error {
 	if k := firstByte(obj); k != '{' {
 		return &NotObjectError{Found: kindName(k)}
 	}
+	s.members = s.members[:0]
+	if jsonv.Members(obj, func(name []byte, escaped bool, v []byte) {
+		s.members = append(s.members, member{name, v, escaped})
+	}) {
+		for _, m := range s.members {
+			name := m.name
+			if m.escaped {
+				s.names = append(append(append(s.names[:0], '"'), name...), '"')
+				s.names, _ = jsontext.AppendUnquote(s.names[:0], s.names)
+				name = s.names
+			}
+			f(name, m.value)
+		}
+		return nil
+	}
+	d := &s.dec
 	d.Reset(bytes.NewBuffer(obj), jsontext.AllowInvalidUTF8(true))
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
-	var scratch []byte
 	for d.PeekKind() != '}' {
 		raw, err := d.ReadValue()
 		if err != nil {
@@ -74,8 +102,8 @@ func eachMember(d *jsontext.Decoder, obj []byte, f func(name, value []byte)) err
 		}
 		name := raw[1 : len(raw)-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
-			scratch, _ = jsontext.AppendUnquote(scratch[:0], raw)
-			name = scratch
+			s.names, _ = jsontext.AppendUnquote(s.names[:0], raw)
+			name = s.names
 		}
 		v, err := d.ReadValue()
 		if err != nil {
@@ -87,7 +115,7 @@ func eachMember(d *jsontext.Decoder, obj []byte, f func(name, value []byte)) err
 }
 
 func firstByte(b []byte) byte {
-	b = bytes.TrimLeft(b, " \t\r\n")
+	b = jsonv.TrimSpace(b)
 	if len(b) == 0 {
 		return 0
 	}
@@ -135,7 +163,7 @@ type Encoder struct {
 	index map[string]int
 	cells [][]byte // the value of each key in the current row, nil when absent
 	row   int
-	dec   jsontext.Decoder
+	split splitter
 	buf   []byte
 	buf2  []byte
 }
@@ -172,7 +200,7 @@ func (e *Encoder) AppendHeader(dst []byte) []byte {
 func (e *Encoder) AppendRow(dst []byte, obj []byte, lossy func(Lossy)) ([]byte, error) {
 	clear(e.cells)
 	var unknown string
-	err := eachMember(&e.dec, obj, func(name, v []byte) {
+	err := e.split.each(obj, func(name, v []byte) {
 		i, ok := e.index[string(name)]
 		if !ok {
 			unknown = string(name)
@@ -212,21 +240,24 @@ func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
 	case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return append(dst, v...), ""
 	case '"':
-		s, err := jsontext.AppendUnquote(e.buf[:0], v)
-		e.buf = s
-		if err != nil {
-			// A lone surrogate escape: keep the string as written, quotes
-			// and all, which reads back as a string all the same.
-			return appendEscaped(dst, string(v)), "holds a lone surrogate escape, and reads back as its JSON text"
+		s := v[1 : len(v)-1]
+		if bytes.IndexByte(s, '\\') >= 0 {
+			var err error
+			if s, err = jsontext.AppendUnquote(e.buf[:0], v); err != nil {
+				// A lone surrogate escape: keep the string as written,
+				// quotes and all, which reads back as a string all the same.
+				return appendEscaped(dst, v), "holds a lone surrogate escape, and reads back as its JSON text"
+			}
+			e.buf = s
 		}
-		return appendEscaped(dst, string(s)), stringLoss(s)
+		return appendEscaped(dst, s), stringLoss(s)
 	}
 	// An object or an array: compact JSON, escaped.
 	c := jsonv.Compacted(e.buf[:0], v)
 	if len(c) > 0 && len(v) > 0 && &c[0] != &v[0] {
 		e.buf = c
 	}
-	return appendEscaped(dst, string(c)), ""
+	return appendEscaped(dst, c), ""
 }
 
 const missingWhy = "missing, reads back as null"
@@ -284,9 +315,9 @@ func shortJSON(v []byte) string {
 }
 
 // appendEscaped appends s with `\` `,` LF and CR escaped.
-func appendEscaped(dst []byte, s string) []byte {
+func appendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
 	for {
-		i := strings.IndexAny(s, "\\,\n\r")
+		i := escapeAt(s)
 		if i < 0 {
 			return append(dst, s...)
 		}
@@ -304,6 +335,32 @@ func appendEscaped(dst []byte, s string) []byte {
 		s = s[i+1:]
 	}
 }
+
+// escapeAt is the index of the first byte of s to escape, or -1. It looks
+// at 8 bytes at a time.
+func escapeAt[S ~string | ~[]byte](s S) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A zero byte in one of these is a byte to escape; the lowest flag
+		// set is exact (borrows only spoil the flags above it).
+		a, b, c, d := x^(ones*'\\'), x^(ones*','), x^(ones*'\n'), x^(ones*'\r')
+		m := (a-ones)&^a | (b-ones)&^b | (c-ones)&^c | (d-ones)&^d
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if needsEscape[s[i]] {
+			return i
+		}
+	}
+	return -1
+}
+
+var needsEscape = [256]bool{'\\': true, ',': true, '\n': true, '\r': true}
 
 // IsNumber reports whether s matches the JSON number grammar.
 func IsNumber(s []byte) bool {

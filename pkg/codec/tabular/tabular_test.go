@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -258,37 +259,55 @@ func TestNotAnObject(t *testing.T) {
 	}
 }
 
-// check runs a Checker over rows and returns its report and value losses.
-func check(t *testing.T, rows ...string) (Report, []Lossy) {
+// writeRows writes rows with a RowWriter and returns the table, its report
+// and every lossy cell reported, by AppendRow and by Finish.
+func writeRows(t *testing.T, rows ...string) (string, Report, []Lossy) {
 	t.Helper()
-	var c Checker
+	var w RowWriter
 	var lossy []Lossy
+	note := func(l Lossy) { lossy = append(lossy, l) }
+	var body []byte
 	for _, r := range rows {
-		if err := c.Add([]byte(r), func(l Lossy) { lossy = append(lossy, l) }); err != nil {
+		var err error
+		if body, err = w.AppendRow(body, []byte(r), note); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return c.Report(), lossy
+	var out bytes.Buffer
+	if err := w.Finish(&out, bytes.NewReader(body), note); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), w.Report(), lossy
 }
 
-func TestChecker(t *testing.T) {
+func check(t *testing.T, rows ...string) (Report, []Lossy) {
+	t.Helper()
+	_, r, l := writeRows(t, rows...)
+	return r, l
+}
+
+func TestRowWriter(t *testing.T) {
 	// The spec's example pays: 48 bytes (with the final newline) against 73.
 	r, _ := check(t, `{"id":1,"name":"Alice"}`, `{"id":2,"name":"Bob"}`, `{"id":3,"name":"Charlie"}`)
 	if ok, why := r.Pays(); !ok || r.TableBytes != 48 || r.JSONBytes != 73 || r.Overlap != 1 || r.Lossy != 0 {
 		t.Fatalf("report %+v: %v %s", r, ok, why)
 	}
-	// Row 0 lacks a key that a later row brings.
-	r, _ = check(t, `{"a":1}`, `{"a":2,"b":3}`, `{"a":4,"b":5}`)
-	if r.Lossy != 1 || r.FirstMissing == nil || r.FirstMissing.Row != 0 || r.FirstMissing.Key != "b" || r.Overlap != 0.5 {
-		t.Fatalf("report %+v, first missing %+v", r, r.FirstMissing)
+	// Row 0 lacks a key that a later row brings: its cell is added when
+	// the table is finished.
+	text, r, lossy := writeRows(t, `{"a":1}`, `{"a":2,"b":3}`, `{"a":4,"b":5}`)
+	if text != "@toon 1.0\n@keys a,b\n1,\n2,3\n4,5\n" || r.Lossy != 1 || r.FirstLate == nil || r.FirstLate.Row != 0 || r.FirstLate.Key != "b" || r.Overlap != 0.5 {
+		t.Fatalf("table %q, report %+v, first late %+v", text, r, r.FirstLate)
+	}
+	if len(lossy) != 1 || lossy[0].String() != `row 0, key "b": missing, reads back as null` {
+		t.Fatalf("lossy %v", lossy)
 	}
 	if ok, why := r.Pays(); ok || !strings.Contains(why, "share 50% of their keys") {
 		t.Fatalf("pays: %v, %s", ok, why)
 	}
-	// A later row lacks a key seen before it.
-	r, lossy := check(t, `{"a":1,"b":2}`, `{"a":"3"}`, `{"b":4}`)
-	if r.Lossy != 3 || len(lossy) != 1 || r.FirstMissing.Row != 1 || r.FirstMissing.Key != "b" {
-		t.Fatalf("report %+v, first missing %+v, lossy %v", r, r.FirstMissing, lossy)
+	// A later row lacks a key seen before it; a row of no keys first.
+	text, r, lossy = writeRows(t, `{}`, `{"a":1,"b":2}`, `{"a":"3"}`, `{"c":4}`)
+	if text != "@toon 1.0\n@keys a,b,c\n,,\n1,2,\n3,,\n,,4\n" || r.Lossy != 9 || len(lossy) != 9 {
+		t.Fatalf("table %q, report %+v, lossy %v", text, r, lossy)
 	}
 	// Nesting is counted, not lossy, and keeps the table out of auto.
 	r, _ = check(t, `{"a":{"b":[1]}}`, `{"a":{"b":[2]}}`)

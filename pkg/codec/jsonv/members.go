@@ -1,0 +1,108 @@
+package jsonv
+
+// Members calls f with the name (as written, without its quotes, escapes
+// and all) and the value of each member of obj, a valid JSON object in
+// compact form, as Reader.Next and CompactInPlace give it. It finds the
+// members by a structural scan, without checking them again, and reports
+// false, having called f for none or some members, when obj is not compact
+// (white space between tokens): the caller then falls back on a decoder.
+// escaped says whether the name holds an escape.
+func Members(obj []byte, f func(name []byte, escaped bool, value []byte)) bool {
+	if len(obj) < 2 || obj[0] != '{' {
+		return false
+	}
+	i := 1
+	if obj[i] == '}' {
+		return i == len(obj)-1
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return false
+		}
+		end, escaped := stringEnd(obj, i)
+		if end < 0 || end >= len(obj) || obj[end] != ':' {
+			return false
+		}
+		name := obj[i+1 : end-1]
+		v := end + 1
+		e := valueEnd(obj, v)
+		if e < 0 {
+			return false
+		}
+		f(name, escaped, obj[v:e])
+		if e >= len(obj) {
+			return false
+		}
+		switch obj[e] {
+		case ',':
+			i = e + 1
+		case '}':
+			return e == len(obj)-1
+		default:
+			return false
+		}
+	}
+}
+
+// stringEnd returns the offset just past the string that starts at b[i],
+// and whether it holds an escape; -1 when it does not end.
+func stringEnd(b []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(b); {
+		k := stringStop(b[j:])
+		if k < 0 {
+			return -1, escaped
+		}
+		j += k
+		if b[j] == '"' {
+			return j + 1, escaped
+		}
+		escaped = true
+		j += 2
+	}
+	return -1, escaped
+}
+
+// valueEnd returns the offset just past the compact value that starts at
+// b[i], or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		e, _ := stringEnd(b, i)
+		return e
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e, _ := stringEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			case ' ', '\t', '\n', '\r':
+				return -1
+			}
+		}
+		return -1
+	}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']':
+			return j
+		case ' ', '\t', '\n', '\r':
+			return -1
+		}
+	}
+	return len(b)
+}
