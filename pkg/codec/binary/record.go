@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // AppendRecord appends the JSON record of a frame, as `toonkit decode`
@@ -138,7 +139,7 @@ func splitRecord(v []byte) (header jsontext.Value, headerAt int64, payload jsont
 		if i >= len(v) || v[i] != '"' {
 			return nil, 0, nil, 0, false
 		}
-		end := skipString(v, i)
+		end := jsonv.SkipValue(v, i) // a string
 		if end < 0 {
 			return nil, 0, nil, 0, false
 		}
@@ -155,7 +156,7 @@ func splitRecord(v []byte) (header jsontext.Value, headerAt int64, payload jsont
 			return nil, 0, nil, 0, false
 		}
 		i = skipSpace(v, i+1)
-		end = skipValue(v, i)
+		end = jsonv.SkipValue(v, i)
 		if end < 0 {
 			return nil, 0, nil, 0, false
 		}
@@ -187,66 +188,6 @@ func skipSpace(v []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipString returns the offset after the string that starts at v[i], or -1.
-func skipString(v []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(v[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		bs := 0
-		for bs < j-i-1 && v[j-1-bs] == '\\' {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-}
-
-// skipValue returns the offset after the value that starts at v[i], or -1,
-// looking only at brackets and string quotes.
-func skipValue(v []byte, i int) int {
-	if i >= len(v) {
-		return -1
-	}
-	switch v[i] {
-	case '"':
-		return skipString(v, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(v); j++ {
-			switch v[j] {
-			case '"':
-				e := skipString(v, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(v) {
-		switch v[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-		j++
-	}
-	return j
 }
 
 func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64) (Record, error) {

@@ -473,12 +473,12 @@ func FuzzMembers(f *testing.F) {
 			}
 			got = append(got, string(name)+"="+string(v))
 		})
-		c := CompactInPlace(bytes.Clone(in))
-		compactObj := c[0] == '{' && bytes.Equal(c, in)
-		if ok != compactObj {
-			t.Fatalf("Members(%s) = %v", in, ok)
-		}
 		if !ok {
+			// Only an object with white space between its own tokens is
+			// refused.
+			if in[0] == '{' && bytes.Equal(CompactInPlace(bytes.Clone(in)), in) {
+				t.Fatalf("Members refused the compact %s", in)
+			}
 			return
 		}
 		var want []string

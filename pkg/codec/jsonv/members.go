@@ -1,12 +1,13 @@
 package jsonv
 
 // Members calls f with the name (as written, without its quotes, escapes
-// and all) and the value of each member of obj, a valid JSON object in
-// compact form, as Reader.Next and CompactInPlace give it. It finds the
-// members by a structural scan, without checking them again, and reports
-// false, having called f for none or some members, when obj is not compact
-// (white space between tokens): the caller then falls back on a decoder.
-// escaped says whether the name holds an escape.
+// and all) and the value of each member of obj, a valid JSON object with no
+// white space between its members (as Reader.Next and CompactInPlace give
+// it; the values may hold white space within them). It finds the members
+// by a structural scan, without checking them again, and reports false,
+// having called f for none or some members, when there is white space
+// between the object's own tokens: the caller then falls back on a
+// decoder. escaped says whether the name holds an escape.
 func Members(obj []byte, f func(name []byte, escaped bool, value []byte)) bool {
 	if len(obj) < 2 || obj[0] != '{' {
 		return false
@@ -63,9 +64,17 @@ func stringEnd(b []byte, i int) (int, bool) {
 	return -1, escaped
 }
 
-// valueEnd returns the offset just past the compact value that starts at
-// b[i], or -1.
-func valueEnd(b []byte, i int) int {
+// valueEnd returns the offset just past the value that starts at b[i]
+// (white space within it is passed over: only brackets and string quotes
+// count), or -1.
+func valueEnd(b []byte, i int) int { return SkipValue(b, i) }
+
+// SkipValue returns the offset just past the JSON value that starts at b[i]
+// in valid JSON, or -1, by a structural scan: a string ends at its closing
+// quote, an object or array at its closing bracket (only brackets and
+// string quotes count within it), a number or literal before the first
+// ',' '}' ']' or white space.
+func SkipValue(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -90,18 +99,14 @@ func valueEnd(b []byte, i int) int {
 				if depth == 0 {
 					return j + 1
 				}
-			case ' ', '\t', '\n', '\r':
-				return -1
 			}
 		}
 		return -1
 	}
 	for j := i; j < len(b); j++ {
 		switch b[j] {
-		case ',', '}', ']':
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
 			return j
-		case ' ', '\t', '\n', '\r':
-			return -1
 		}
 	}
 	return len(b)
