@@ -28,6 +28,16 @@ func TestLiveStreams(t *testing.T) {
 			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
 		{"inspect", []string{"inspect", "--json"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
+		{"convert ndjson", []string{"convert", "--to", "ndjson"}, func(int) []byte { return []byte("{\"a\": 1}\n") },
+			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
+		{"convert frames", []string{"convert", "--to", "ndjson"}, func(i int) []byte { return frame(uint32(i)) },
+			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
+		{"decode table", []string{"decode"}, func(i int) []byte {
+			if i == 0 {
+				return []byte("@toon 1.0\n@keys a\n1\n")
+			}
+			return []byte("2\n")
+		}, func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -368,6 +368,7 @@ untab_mbps=$(mbps "$tt_bytes" "$untab_ns")
 untab_json_mbps=$(mbps "$tj_bytes" "$untab_ns")
 tjq_mbps=""
 if ((have_jq)); then tjq_mbps=$(mbps "$tj_bytes" "$tjq_ns"); fi
+row "tables: $rows objects, $(awk -v b="$tj_bytes" 'BEGIN{printf "%.1f", b/1e6}') MB JSON" "$(awk -v b="$tt_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "(the table)"
 check ge "$tab_mbps" 100
 row "JSON -> tabular MB/s (JSON input)" "$tab_mbps" ">= 100" "$(vsjq "$tab_mbps" "$tjq_mbps")" "$RES"
 if ((have_jq)); then
