@@ -104,7 +104,8 @@ text) and json/ndjson.`,
 		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
   toonkit decode capture.bin
   toonkit inspect capture.bin
-  toonkit convert --to tabular --stats users.json`,
+  toonkit convert --to tabular --stats users.json
+  toonkit validate capture.bin`,
 		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -127,6 +128,7 @@ text) and json/ndjson.`,
 		newEncodeCmd(ios, nil),
 		newDecodeCmd(ios, nil),
 		newConvertCmd(ios, nil),
+		newValidateCmd(ios, nil),
 		newInspectCmd(ios, nil),
 	)
 	return root

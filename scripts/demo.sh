@@ -33,4 +33,8 @@ step "echo '[{\"zip\":\"02134\",\"code\":\"2134\"}]' | $tk convert --to tabular"
 # 7. A capture as a table, one row per frame, and back to the same bytes.
 step "$tk convert --to tabular -q $d/capture.bin | cut -c1-120"
 step "$tk convert --to tabular -q $d/capture.bin | $tk convert --to binary | cmp - $d/capture.bin && echo identical"
+# 8. Validation for CI: every rule a damaged capture breaks, and as GitHub annotations.
+step "$tk validate $d/capture.bin $d/users.toon"
+step "$tk validate $d/damaged.bin"
+step "$tk validate --report github $d/damaged.bin"
 exit 0

@@ -203,6 +203,9 @@ func (d *Decoder) Keys() ([]string, error) {
 
 // Next returns the next row as a compact JSON object, valid until the next
 // call, and the line it stands on. At the end of the table it returns io.EOF.
+// A row that breaks a rule gives a *jsonv.SyntaxError and leaves the decoder
+// at the next line, so that a caller may go on (see Recoverable); other
+// errors are returned again by every call.
 func (d *Decoder) Next() ([]byte, int, error) {
 	if _, err := d.Keys(); err != nil {
 		return nil, 0, err
@@ -212,17 +215,19 @@ func (d *Decoder) Next() ([]byte, int, error) {
 		return nil, 0, err
 	}
 	if err := checkUTF8(d); err != nil {
-		d.err = err
 		return nil, 0, err
 	}
 	obj, err := d.row(d.obj[:0])
 	if err != nil {
-		d.err = err
 		return nil, 0, err
 	}
 	d.obj = obj
 	return obj, d.line, nil
 }
+
+// Recoverable reports whether the decoder can go on after err, an error of
+// Next: a bad row, not a bad header, an over-long line or a read error.
+func (d *Decoder) Recoverable(err error) bool { return err != nil && err != io.EOF && d.err == nil }
 
 // row turns the current line into a JSON object.
 func (d *Decoder) row(dst []byte) ([]byte, error) {

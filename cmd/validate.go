@@ -1,0 +1,247 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/validate"
+)
+
+// ValidateOptions are the options of `toonkit validate`.
+type ValidateOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	As           codec.Format // "": detected per file
+	Report       string       // text, json or github
+	Strict       bool
+	MaxErrors    int // 0: no limit
+	PrintSchema  string
+	MaxFrameSize int
+}
+
+// The formats validate checks in this version.
+var validateFormats = []codec.Format{codec.Binary, codec.Tabular}
+
+func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
+	opts := &ValidateOptions{IO: ios}
+	var as, maxSize string
+	c := &cobra.Command{
+		Use:   "validate [--as binary|tabular] [--report text|json|github] [--strict] [--max-errors N] FILE...|-",
+		Short: "Check messages against the rules of their format, for CI",
+		Long: `Validate checks every record of every file against the rules of its format
+and reports each rule broken: where (file:line:column for text, frame and byte
+offset for binary frames), the record, the JSON pointer of the field, a
+stable code, a severity, and what was expected and what was found. A bad
+record does not stop the check: the next one is read, and then the next file.
+
+Formats in this version (detected per file without --as):
+  binary    Kado frames: the spec's four rules per frame (BIN001-BIN006), each
+            payload against its type's schema (BIN010-BIN023), and warnings:
+            sequence ids that do not go up (BIN030), timestamps that go back
+            (BIN031), RLE oddities (BIN032, BIN033), bytes after the last
+            frame (BIN034)
+  tabular   Genesis A2A tables: header and version (TAB001), rows with the
+            wrong number of cells (TAB002), bad escapes (TAB003), invalid
+            UTF-8 (TAB004), over-long lines (TAB005)
+
+Reports (--report): text, one line per finding and a summary line, colored
+on a terminal; json, one object {"ok","files","records","errors",
+"warnings","findings"}; github, workflow commands that GitHub Actions turns
+into annotations. --print-schema NAME prints a message schema (JSON Schema
+2020-12) for use in editors and other tools.
+
+EXIT STATUS
+  0  no error (warnings alone pass, unless --strict)
+  1  errors were found (or, with --strict, warnings)
+  2  usage error
+  3  a file could not be read (the others are still checked)`,
+		Example: `  # a capture of frames, in CI
+  toonkit validate capture.bin
+
+  # a damaged capture: every bad frame is found (exit status 1)
+  toonkit validate damaged.bin
+
+  # annotations on a pull request, from a GitHub Actions step (exit status 1)
+  toonkit validate --report github damaged.bin users.toon
+
+  # the findings as data
+  toonkit validate --report json capture.bin users.toon
+
+  # the schema of STATUS payloads
+  toonkit validate --print-schema binary-status`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			switch opts.Report {
+			case "text", "json", "github":
+			default:
+				return usageErrorf("", "--report: want text, json or github, found %q", opts.Report)
+			}
+			if as != "" {
+				if opts.As, err = codec.Parse(as, validateFormats...); err != nil {
+					return usageErrorf("chiffon, trace and narratoria messages are not validated yet", "--as: %v", err)
+				}
+			}
+			if opts.MaxErrors < 0 {
+				return usageErrorf("", "--max-errors: want 0 (no limit) or more, found %d", opts.MaxErrors)
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.PrintSchema == "" {
+				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+					return err
+				}
+			} else if len(args) > 0 {
+				return usageErrorf("", "--print-schema takes no FILE")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runValidate(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&as, "as", "", "the format of every file: binary or tabular; detected per file when absent")
+	f.StringVar(&opts.Report, "report", "text", "report format: text, json or github")
+	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
+	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
+	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
+	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runValidate(opts *ValidateOptions) error {
+	if opts.PrintSchema != "" {
+		b, err := validate.Schema(opts.PrintSchema)
+		if err != nil {
+			return usageErrorf("", "--print-schema: %v", err)
+		}
+		_, err = opts.IO.Out.Write(b)
+		return err
+	}
+	rep := newReporter(opts.IO)
+	out := bufio.NewWriter(opts.IO.Out)
+	defer out.Flush()
+	var paintFn validate.Paint
+	if opts.Report == "text" && opts.IO.ColorStdout() {
+		c := true
+		roles := map[validate.Role]func(string) string{
+			validate.RoleWhere:   paint(c, color.Bold),
+			validate.RoleError:   paint(c, color.FgRed, color.Bold),
+			validate.RoleWarning: paint(c, color.FgYellow, color.Bold),
+			validate.RolePointer: paint(c, color.FgCyan),
+			validate.RoleCode:    paint(c, color.Faint),
+		}
+		paintFn = func(r validate.Role, s string) string {
+			if p := roles[r]; p != nil {
+				return p(s)
+			}
+			return s
+		}
+	}
+	sum := validate.Summary{Strict: opts.Strict}
+	var findings []validate.Finding
+	stopped := false
+	emit := func(f validate.Finding) bool {
+		sum.Add(f)
+		switch opts.Report {
+		case "text":
+			validate.WriteText(out, f, paintFn)
+		case "github":
+			validate.WriteGitHub(out, f)
+		default:
+			findings = append(findings, f)
+		}
+		if opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	unreadable := 0
+	for _, name := range opts.Inputs {
+		if stopped {
+			break
+		}
+		n, err := validateFile(opts, name, emit)
+		sum.Records += n
+		if err != nil {
+			out.Flush()
+			rep.report(err, true)
+			if exitCode(err, true) == ExitIO {
+				unreadable++
+				continue
+			}
+			sum.Errors++
+		}
+		sum.Files++
+	}
+	switch opts.Report {
+	case "json":
+		out.Write(validate.AppendJSON(nil, sum, findings))
+	default:
+		line := sum.Line()
+		if stopped {
+			line += fmt.Sprintf(" (stopped after %d errors: --max-errors)", opts.MaxErrors)
+		}
+		fmt.Fprintln(out, line)
+	}
+	if err := out.Flush(); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
+	}
+	switch {
+	case unreadable > 0:
+		return reported(ExitIO)
+	case !sum.OK():
+		return reported(ExitInvalid)
+	}
+	return nil
+}
+
+// validateFile checks one file and says how many records it holds.
+func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, error) {
+	in, err := openInput(opts.IO, name)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	format := opts.As
+	if format == "" {
+		d, err := sniff(br)
+		if err != nil {
+			return 0, readError(in.Name, err)
+		}
+		format = d.Format
+		if format == "" {
+			if _, err := br.Peek(1); err == io.EOF {
+				return 0, nil // an empty file holds no records
+			}
+			return 0, invalidError(fmt.Errorf("%s: cannot tell the format: %s", in.Name, d.Why), "name it with --as (binary, tabular)")
+		}
+	}
+	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize}
+	var n int
+	switch format {
+	case codec.Binary:
+		n, err = validate.Binary(br, in.Name, vopts, emit)
+	case codec.Tabular:
+		n, err = validate.Tabular(br, in.Name, vopts, emit)
+	default:
+		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check yet", in.Name, format),
+			"chiffon, trace and narratoria messages are not validated yet")
+	}
+	if err != nil {
+		return n, readError(in.Name, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,163 @@
+package validate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// Options configure a validation.
+type Options struct {
+	// MaxFrameSize bounds a frame's payload, or a record; 0: the default.
+	MaxFrameSize int
+}
+
+// Emit receives findings; it returns false to stop the validation (say,
+// when --max-errors is reached).
+type Emit func(Finding) bool
+
+// The codes of the binary rules. The payload rules' codes (BIN010-BIN023)
+// are in the schemas binary-*.json.
+var frameCodes = map[kado.Problem]string{
+	kado.TruncatedHeader:  "BIN001", // rule 1: at least 18 bytes
+	kado.BadVersion:       "BIN002", // rule 2: version 1
+	kado.BadType:          "BIN003", // rule 3: a known type
+	kado.TruncatedPayload: "BIN004", // rule 4: payloadLength bytes present
+	kado.TooLarge:         "BIN005",
+	kado.BadPayload:       "BIN006",
+}
+
+// schemaOf names the payload schema of each message type.
+func schemaOf(t kado.MessageType) string {
+	return "binary-" + strings.ReplaceAll(strings.ToLower(t.String()), "_", "-")
+}
+
+// Binary validates a stream of Kado frames: the four rules of the spec per
+// frame, each payload against its type's schema, and, as warnings, sequence
+// ids that do not go up, timestamps that go back, RLE oddities and bytes
+// after the last frame. A bad frame is reported and the stream is read on
+// from the next plausible header. It returns the number of frames, and a
+// read error if the stream could not be read.
+func Binary(r io.Reader, name string, opts Options, emit Emit) (int, error) {
+	rd := kado.NewReader(r, kado.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+	frames := 0
+	var prevSeq uint32
+	var prevTS uint64
+	have := false
+	for {
+		f, err := rd.Next()
+		if err == io.EOF {
+			return frames, nil
+		}
+		var fe *kado.FrameError
+		if errors.As(err, &fe) {
+			more, frame := frameFinding(rd, name, fe, emit)
+			if frame {
+				frames++
+			}
+			if !more {
+				return frames, nil
+			}
+			continue
+		}
+		if err != nil {
+			return frames, err
+		}
+		frames++
+		base := Finding{File: name, Frame: f.Index, Offset: f.Offset, Record: f.Index, Severity: Warning}
+		h := f.Header
+		if have && h.SequenceID <= prevSeq {
+			w := base
+			w.Offset, w.Pointer, w.Code = f.Offset+kado.OffSequenceID, "/header/sequenceId", "BIN030"
+			w.Message = fmt.Sprintf("must be more than the previous frame's %d, found %d", prevSeq, h.SequenceID)
+			if !emit(w) {
+				return frames, nil
+			}
+		}
+		if have && h.Timestamp < prevTS {
+			w := base
+			w.Offset, w.Pointer, w.Code = f.Offset+kado.OffTimestamp, "/header/timestamp", "BIN031"
+			w.Message = fmt.Sprintf("goes back: %d is before the previous frame's %d", h.Timestamp, prevTS)
+			if !emit(w) {
+				return frames, nil
+			}
+		}
+		prevSeq, prevTS, have = h.SequenceID, h.Timestamp, true
+		if f.Compressed() {
+			for _, o := range kado.RLEOddities(f.Payload()[1:]) {
+				w := base
+				w.Offset, w.Pointer, w.Code = f.Offset+kado.HeaderSize+1+int64(o.Offset), "/payload", "BIN032"
+				if strings.Contains(o.What, "zero") {
+					w.Code = "BIN033"
+				}
+				w.Message = "RLE " + o.What + " (the TypeScript encoder never writes it)"
+				if !emit(w) {
+					return frames, nil
+				}
+			}
+		}
+		js, err := rd.JSON(f)
+		if err != nil {
+			if errors.As(err, &fe) {
+				if more, _ := frameFinding(rd, name, fe, emit); !more {
+					return frames, nil
+				}
+			}
+			// A payload that is not JSON may have a wrong length: go on
+			// from the next plausible header when its end is not one.
+			rd.SkipBadPayload(f)
+			continue
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+		if err != nil {
+			continue // checked above: cannot happen
+		}
+		issues, err := checkSchema(schemaOf(h.Type), v)
+		if err != nil {
+			return frames, err
+		}
+		for _, it := range issues {
+			e := base
+			e.Offset = f.Offset + kado.HeaderSize
+			e.Pointer, e.Code, e.Severity, e.Message = "/payload"+it.Pointer, it.Code, it.Severity, it.Message
+			if !emit(e) {
+				return frames, nil
+			}
+		}
+	}
+}
+
+// frameFinding reports a frame that breaks a rule and moves the reader on.
+// Bytes after the last frame that hold no plausible header are a warning,
+// and no frame (frame false). more is false when emit says to stop.
+func frameFinding(rd *kado.Reader, name string, fe *kado.FrameError, emit Emit) (more, frame bool) {
+	fin := Finding{File: name, Frame: fe.Frame, Offset: fe.ByteOffset, Record: fe.Frame, Code: frameCodes[fe.Kind], Severity: Error}
+	switch {
+	case fe.Kind == kado.BadPayload:
+		fin.Pointer = "/payload"
+		fin.Message = strings.TrimPrefix(fe.Error(), fmt.Sprintf("frame %d at byte %d: payload: ", fe.Frame, fe.ByteOffset))
+	default:
+		fin.Pointer = "/header/" + fe.Field
+		if fe.Field == "header" {
+			fin.Pointer = "/header"
+		}
+		fin.Message = fmt.Sprintf("expected %s, found %s", fe.Expected, fe.Found)
+	}
+	garbage := fe.Kind != kado.BadPayload && (len(fe.Header) == 0 || fe.Header[0] != kado.Version || len(fe.Header) > 1 && !kado.MessageType(fe.Header[1]).Valid())
+	var skipped int64
+	var found bool
+	if fe.Kind == kado.BadPayload {
+		return emit(fin), true
+	}
+	skipped, found = rd.Resync()
+	if !found && garbage {
+		return emit(Finding{File: name, Frame: fe.Frame, Offset: fe.Offset, Record: -1, Code: "BIN034", Severity: Warning,
+			Message: fmt.Sprintf("%d %s after the last frame are not a frame", skipped, plural(int(skipped), "byte", "bytes"))}), false
+	}
+	return emit(fin), true
+}

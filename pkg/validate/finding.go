@@ -1,0 +1,94 @@
+// Package validate checks messages against the rules of their format and
+// protocol and reports findings: where (file, line and column or frame and
+// byte offset, record, JSON pointer), a stable code, a severity, and what was
+// expected and what was found. Message rules are JSON Schemas (draft
+// 2020-12) embedded in schemas/; what a schema cannot say (order,
+// uniqueness, rules across records) is checked in Go over the stream.
+package validate
+
+import (
+	"fmt"
+)
+
+// Severity is how bad a finding is.
+type Severity int
+
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Finding is one rule broken by one record.
+type Finding struct {
+	File     string
+	Line     int   // 1-based line of text input; 0 for binary input
+	Column   int   // 1-based column (in characters) of text input
+	Frame    int   // 0-based frame index of binary input; -1 for text
+	Offset   int64 // absolute byte offset in the file
+	Record   int   // 0-based index of the record (frame, row, message); -1 when none
+	Pointer  string
+	Code     string
+	Severity Severity
+	Message  string
+}
+
+// Where is the finding's place as FILE:LINE:COL or FILE: frame N at byte X.
+func (f Finding) Where() string {
+	switch {
+	case f.Frame >= 0:
+		return fmt.Sprintf("%s: frame %d at byte %d", f.File, f.Frame, f.Offset)
+	case f.Line > 0:
+		return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	return f.File
+}
+
+// Text is the finding as one line of the text report, without color:
+// "FILE:LINE:COL: error: /pointer: message [CODE]".
+func (f Finding) Text() string {
+	ptr := ""
+	if f.Pointer != "" {
+		ptr = f.Pointer + ": "
+	}
+	return fmt.Sprintf("%s: %s: %s%s [%s]", f.Where(), f.Severity, ptr, f.Message, f.Code)
+}
+
+// Summary counts what a run looked at and found.
+type Summary struct {
+	Files, Records   int
+	Errors, Warnings int
+	Strict           bool
+}
+
+// OK reports whether the run passes: no error, and with Strict no warning.
+func (s Summary) OK() bool { return s.Errors == 0 && (!s.Strict || s.Warnings == 0) }
+
+// Add counts a finding.
+func (s *Summary) Add(f Finding) {
+	if f.Severity == Warning {
+		s.Warnings++
+	} else {
+		s.Errors++
+	}
+}
+
+// Line is the closing summary: "checked 3 files, 1204 records: 3 errors, 1 warning".
+func (s Summary) Line() string {
+	return fmt.Sprintf("checked %d %s, %d %s: %d %s, %d %s", s.Files, plural(s.Files, "file", "files"),
+		s.Records, plural(s.Records, "record", "records"), s.Errors, plural(s.Errors, "error", "errors"),
+		s.Warnings, plural(s.Warnings, "warning", "warnings"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,116 @@
+package validate
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Role is what a piece of a text report is, for coloring.
+type Role int
+
+const (
+	RolePlain Role = iota
+	RoleWhere
+	RoleError
+	RoleWarning
+	RolePointer
+	RoleCode
+)
+
+// Paint colors a piece of a report; nil paints nothing.
+type Paint func(Role, string) string
+
+// WriteText writes a finding as one line of the text report.
+func WriteText(w io.Writer, f Finding, paint Paint) error {
+	if paint == nil {
+		_, err := io.WriteString(w, f.Text()+"\n")
+		return err
+	}
+	sev := paint(RoleError, "error")
+	if f.Severity == Warning {
+		sev = paint(RoleWarning, "warning")
+	}
+	ptr := ""
+	if f.Pointer != "" {
+		ptr = paint(RolePointer, f.Pointer) + ": "
+	}
+	_, err := fmt.Fprintf(w, "%s: %s: %s%s %s\n", paint(RoleWhere, f.Where()), sev, ptr, f.Message, paint(RoleCode, "["+f.Code+"]"))
+	return err
+}
+
+// WriteGitHub writes a finding as a GitHub Actions workflow command, which
+// the Actions runner turns into an annotation on the file and line.
+func WriteGitHub(w io.Writer, f Finding) error {
+	cmd := "error"
+	if f.Severity == Warning {
+		cmd = "warning"
+	}
+	props := "file=" + ghProperty(f.File)
+	if f.Line > 0 {
+		props += ",line=" + strconv.Itoa(f.Line) + ",col=" + strconv.Itoa(f.Column)
+	}
+	props += ",title=" + ghProperty(f.Code)
+	msg := f.Message
+	if f.Pointer != "" {
+		msg = f.Pointer + ": " + msg
+	}
+	if f.Frame >= 0 {
+		msg = fmt.Sprintf("frame %d at byte %d: %s", f.Frame, f.Offset, msg)
+	}
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, props, ghData(msg))
+	return err
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// AppendJSON appends the JSON report: {"ok":…,"files":…,"records":…,
+// "errors":…,"warnings":…,"findings":[…]}, with a newline.
+func AppendJSON(dst []byte, s Summary, findings []Finding) []byte {
+	dst = fmt.Appendf(dst, `{"ok":%t,"files":%d,"records":%d,"errors":%d,"warnings":%d,"findings":[`, s.OK(), s.Files, s.Records, s.Errors, s.Warnings)
+	for i, f := range findings {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"file":`...)
+		dst = quote(dst, f.File)
+		if f.Frame >= 0 {
+			dst = fmt.Appendf(dst, `,"frame":%d`, f.Frame)
+		} else if f.Line > 0 {
+			dst = fmt.Appendf(dst, `,"line":%d,"column":%d`, f.Line, f.Column)
+		}
+		dst = fmt.Appendf(dst, `,"offset":%d`, f.Offset)
+		if f.Record >= 0 {
+			dst = fmt.Appendf(dst, `,"record":%d`, f.Record)
+		}
+		dst = append(dst, `,"pointer":`...)
+		dst = quote(dst, f.Pointer)
+		dst = append(dst, `,"code":`...)
+		dst = quote(dst, f.Code)
+		dst = append(dst, `,"severity":`...)
+		dst = quote(dst, f.Severity.String())
+		dst = append(dst, `,"message":`...)
+		dst = quote(dst, f.Message)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}\n"...)
+}
+
+func quote(dst []byte, s string) []byte {
+	out, err := jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))
+	if err != nil {
+		return append(dst, `""`...)
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package validate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// FuzzValidate: no bytes make the validators panic or hang, and every
+// finding has a place, a code and a message.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{
+		"\x01\x06\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00{}",
+		"\x01\x04\x0e\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00{\"progress\":2}",
+		"\x01\x06\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00Z{\xff \x00}",
+		"@toon 1.0\n@keys a,b\n1,2\n3\nx\\q,1\n",
+		"@toon 2\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		check := func(fd Finding) bool {
+			if fd.Code == "" || fd.Message == "" || fd.File != "in" || fd.Offset < 0 || fd.Offset > int64(len(in)) {
+				t.Fatalf("finding %+v", fd)
+			}
+			return true
+		}
+		if _, err := Binary(bytes.NewReader(in), "in", Options{MaxFrameSize: 1 << 16}, check); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Tabular(bytes.NewReader(in), "in", Options{MaxFrameSize: 1 << 16}, check); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Every schema compiles, has a title, and gives each of its rules a code.
+func TestSchemas(t *testing.T) {
+	if err := loadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	names := SchemaNames()
+	if len(names) != 8 {
+		t.Fatalf("schemas %v", names)
+	}
+	for _, n := range names {
+		b, _ := Schema(n)
+		if !bytes.Contains(b, []byte(`"title"`)) || !bytes.Contains(b, []byte(`"x-code"`)) {
+			t.Errorf("%s: no title or no x-code", n)
+		}
+	}
+	if _, err := Schema("nope"); err == nil || !strings.Contains(err.Error(), "binary-status") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	s := Summary{Files: 3, Records: 1204, Errors: 3, Warnings: 1}
+	if s.Line() != "checked 3 files, 1204 records: 3 errors, 1 warning" || s.OK() {
+		t.Fatalf("%q %v", s.Line(), s.OK())
+	}
+	s = Summary{Files: 1, Records: 1, Warnings: 2}
+	if !s.OK() {
+		t.Fatal("warnings alone failed")
+	}
+	if s.Strict = true; s.OK() {
+		t.Fatal("--strict passed warnings")
+	}
+}
+
+func TestGitHubEscapes(t *testing.T) {
+	var b bytes.Buffer
+	WriteGitHub(&b, Finding{File: "a,b:c.toon", Line: 2, Column: 3, Frame: -1, Code: "TAB002", Message: "50% done\nnext"})
+	if b.String() != "::error file=a%2Cb%3Ac.toon,line=2,col=3,title=TAB002::50%25 done%0Anext\n" {
+		t.Fatalf("%q", b.String())
+	}
+}
