@@ -25,13 +25,13 @@ type ValidateOptions struct {
 }
 
 // The formats validate checks in this version.
-var validateFormats = []codec.Format{codec.Binary, codec.Tabular}
+var validateFormats = []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria}
 
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as binary|tabular] [--report text|json|github] [--strict] [--max-errors N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -39,15 +39,27 @@ offset for binary frames), the record, the JSON pointer of the field, a
 stable code, a severity, and what was expected and what was found. A bad
 record does not stop the check: the next one is read, and then the next file.
 
-Formats in this version (detected per file without --as):
-  binary    Kado frames: the spec's four rules per frame (BIN001-BIN006), each
-            payload against its type's schema (BIN010-BIN023), and warnings:
-            sequence ids that do not go up (BIN030), timestamps that go back
-            (BIN031), RLE oddities (BIN032, BIN033), bytes after the last
-            frame (BIN034)
-  tabular   Genesis A2A tables: header and version (TAB001), rows with the
-            wrong number of cells (TAB002), bad escapes (TAB003), invalid
-            UTF-8 (TAB004), over-long lines (TAB005)
+Formats (detected per file without --as; JSON messages by the fields of
+the first one):
+  binary      Kado frames: the spec's four rules per frame (BIN001-BIN006),
+              each payload against its type's schema (BIN010-BIN023), and
+              warnings: sequence ids that do not go up, timestamps that go
+              back, RLE oddities, bytes after the last frame (BIN030-BIN034)
+  tabular     Genesis A2A tables: header and version, cells per row, escapes,
+              UTF-8, line length (TAB001-TAB005)
+  chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the
+              stream: repeated message_id, request_id reused with another
+              payload, output chunks that do not tile, a second work_result,
+              work_status after work_result (CHF050-CHF054)
+  trace       AOP trace events (AOP001-AOP041); seq strictly increasing per
+              run_id (a gap is a warning), signature equal to meta.signature
+              (AOP050-AOP052)
+  narratoria  Narratoria tool events, one per LF-ended line (NAR001-NAR003),
+              per type (NAR010-NAR071), and across the stream: unique assetId,
+              exactly one done, events after done, an error not followed by
+              done with ok false, an unknown type (NAR080-NAR084)
+JSON, a JSON array of messages and NDJSON are all read for chiffon and
+trace; narratoria is NDJSON by its spec.
 
 Reports (--report): text, one line per finding and a summary line, colored
 on a terminal; json, one object {"ok","files","records","errors",
@@ -72,8 +84,9 @@ EXIT STATUS
   # the findings as data
   toonkit validate --report json capture.bin users.toon
 
-  # the schema of STATUS payloads
-  toonkit validate --print-schema binary-status`,
+  # the schema of STATUS payloads, and of Chiffon messages
+  toonkit validate --print-schema binary-status
+  toonkit validate --print-schema chiffon > chiffon.schema.json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -84,7 +97,7 @@ EXIT STATUS
 			}
 			if as != "" {
 				if opts.As, err = codec.Parse(as, validateFormats...); err != nil {
-					return usageErrorf("chiffon, trace and narratoria messages are not validated yet", "--as: %v", err)
+					return usageErrorf("", "--as: %v", err)
 				}
 			}
 			if opts.MaxErrors < 0 {
@@ -107,13 +120,13 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&as, "as", "", "the format of every file: binary or tabular; detected per file when absent")
+	f.StringVar(&as, "as", "", "the format of every file: binary, tabular, chiffon, trace or narratoria; detected per file when absent")
 	f.StringVar(&opts.Report, "report", "text", "report format: text, json or github")
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
-	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -226,8 +239,16 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 			if _, err := br.Peek(1); err == io.EOF {
 				return 0, nil // an empty file holds no records
 			}
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the format: %s", in.Name, d.Why), "name it with --as (binary, tabular)")
+			return 0, invalidError(fmt.Errorf("%s: cannot tell the format: %s", in.Name, d.Why), "name it with --as (binary, tabular, chiffon, trace, narratoria)")
 		}
+	}
+	if format == codec.JSON {
+		prefix, _ := br.Peek(64 << 10)
+		d := codec.DetectProtocol(prefix)
+		if d.Format == "" {
+			return 0, invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", in.Name, d.Why), "name it with --as (chiffon, trace, narratoria)")
+		}
+		format = d.Format
 	}
 	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize}
 	var n int
@@ -236,9 +257,14 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		n, err = validate.Binary(br, in.Name, vopts, emit)
 	case codec.Tabular:
 		n, err = validate.Tabular(br, in.Name, vopts, emit)
+	case codec.Chiffon:
+		n, err = validate.Chiffon(br, in.Name, vopts, emit)
+	case codec.Trace:
+		n, err = validate.Trace(br, in.Name, vopts, emit)
+	case codec.Narratoria:
+		n, err = validate.Narratoria(br, in.Name, vopts, emit)
 	default:
-		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check yet", in.Name, format),
-			"chiffon, trace and narratoria messages are not validated yet")
+		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "")
 	}
 	if err != nil {
 		return n, readError(in.Name, err)

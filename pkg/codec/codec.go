@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Format is a canonical format name, as given to --from and --to.
@@ -102,4 +104,59 @@ func Detect(prefix []byte) Detection {
 		return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X (%q)", c, rune(c))}
 	}
 	return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X", c)}
+}
+
+// DetectProtocol names the envelope protocol of JSON messages from the
+// start of the input (a message, a JSON array of them, or NDJSON), by the
+// member names of the first message: protocol_version and from_agent are
+// Chiffon, seq, actor and meta are a trace event, version "0" and type are
+// a Narratoria event. When no rule or several fit, Format is "" and Why
+// says what was seen.
+func DetectProtocol(prefix []byte) Detection {
+	d := jsontext.NewDecoder(bytes.NewBuffer(bytes.TrimPrefix(prefix, []byte("\xEF\xBB\xBF"))))
+	if d.PeekKind() == '[' {
+		d.ReadToken()
+	}
+	if d.PeekKind() != '{' {
+		return Detection{Why: "the first message is not a JSON object"}
+	}
+	d.ReadToken()
+	names := map[string]bool{}
+	version := ""
+	for d.PeekKind() == '"' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			break
+		}
+		name := tok.String()
+		names[name] = true
+		if name == "version" && d.PeekKind() == '"' {
+			v, err := d.ReadToken()
+			if err != nil {
+				break
+			}
+			version = v.String()
+			continue
+		}
+		if d.SkipValue() != nil {
+			break
+		}
+	}
+	var fits []Format
+	if names["protocol_version"] && names["from_agent"] {
+		fits = append(fits, Chiffon)
+	}
+	if names["seq"] && names["actor"] && names["meta"] {
+		fits = append(fits, Trace)
+	}
+	if version == "0" && names["type"] {
+		fits = append(fits, Narratoria)
+	}
+	switch len(fits) {
+	case 1:
+		return Detection{Format: fits[0], Why: "the first message's fields"}
+	case 0:
+		return Detection{Why: "the first message has none of the fields that tell a protocol (protocol_version+from_agent: chiffon; seq+actor+meta: trace; version \"0\"+type: narratoria)"}
+	}
+	return Detection{Why: fmt.Sprintf("the first message fits %s and %s", fits[0], fits[1])}
 }

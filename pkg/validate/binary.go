@@ -1,13 +1,11 @@
 package validate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -113,7 +111,7 @@ func Binary(r io.Reader, name string, opts Options, emit Emit) (int, error) {
 			rd.SkipBadPayload(f)
 			continue
 		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+		v, err := decodeAny(js)
 		if err != nil {
 			continue // checked above: cannot happen
 		}

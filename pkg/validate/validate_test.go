@@ -2,6 +2,8 @@ package validate
 
 import (
 	"bytes"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,6 +17,9 @@ func FuzzValidate(f *testing.F) {
 		"\x01\x06\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00Z{\xff \x00}",
 		"@toon 1.0\n@keys a,b\n1,2\n3\nx\\q,1\n",
 		"@toon 2\n",
+		`{"protocol_version":"1.0","type":"work_status","payload":{"progress_percent":150}}`,
+		`[{"seq":1,"t":"x","actor":"agent","type":"reasoning","payload":{},"meta":{"run_id":"r"}}]`,
+		"{\"version\":\"0\",\"type\":\"done\",\"ok\":true}\r\n{}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -28,8 +33,10 @@ func FuzzValidate(f *testing.F) {
 		if _, err := Binary(bytes.NewReader(in), "in", Options{MaxFrameSize: 1 << 16}, check); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Tabular(bytes.NewReader(in), "in", Options{MaxFrameSize: 1 << 16}, check); err != nil {
-			t.Fatal(err)
+		for _, v := range []func(io.Reader, string, Options, Emit) (int, error){Tabular, Chiffon, Trace, Narratoria} {
+			if _, err := v(bytes.NewReader(in), "in", Options{MaxFrameSize: 1 << 16}, check); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
@@ -40,8 +47,10 @@ func TestSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := SchemaNames()
-	if len(names) != 8 {
-		t.Fatalf("schemas %v", names)
+	for _, want := range []string{"binary-status", "binary-heartbeat", "chiffon"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("schemas %v: no %s", names, want)
+		}
 	}
 	for _, n := range names {
 		b, _ := Schema(n)

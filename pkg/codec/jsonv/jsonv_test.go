@@ -495,3 +495,22 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+func TestPointerOffset(t *testing.T) {
+	v := []byte(`{ "a" : [ 1, {"b~/c": "x"} ], "d": {"e": null} }`)
+	for ptr, want := range map[string]string{
+		"":            `{ "a"`,
+		"/a":          `[ 1,`,
+		"/a/0":        `1, {`,
+		"/a/1":        `{"b~/c"`,
+		"/a/1/b~0~1c": `"x"`,
+		"/d/e":        `null`,
+		"/d/missing":  `{"e"`,
+		"/a/7":        `[ 1,`,
+	} {
+		off := PointerOffset(v, ptr)
+		if !bytes.HasPrefix(v[off:], []byte(want)) {
+			t.Errorf("PointerOffset(%q) = %d: %q, want %q", ptr, off, v[off:], want)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package validate
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"sort"
+	"strconv"
+)
+
+// Chiffon validates Chiffon agent-protocol messages: each against the
+// schema chiffon.json, and in Go: canonical UUIDs and unknown top-level
+// fields (warnings), an unknown error code in range (warning), and across
+// the stream: a repeated message_id (error), a request_id reused with
+// another payload (warning), output chunks that do not tile their output
+// (error), a second work_result for a task (error), a work_status after its
+// task's work_result (warning).
+func Chiffon(r io.Reader, name string, opts Options, emit Emit) (int, error) {
+	return envelopes(r, name, opts, &chiffon{
+		messages: map[string]int{}, requests: map[string][32]byte{}, results: map[string]int{}, chunks: map[chunkKey]*chunkSet{}}, emit)
+}
+
+type chiffon struct {
+	messages map[string]int      // message_id -> first record
+	requests map[string][32]byte // request_id -> payload hash
+	results  map[string]int      // task_id -> record of its work_result
+	chunks   map[chunkKey]*chunkSet
+	buf      []byte
+}
+
+type chunkKey struct {
+	task string
+	step string
+}
+
+type chunkSet struct {
+	total  int64
+	ranges [][2]int64
+	last   mark
+}
+
+func (c *chiffon) schema() string     { return "chiffon" }
+func (c *chiffon) codePrefix() string { return "CHF" }
+
+var envelopeFields = map[string]bool{"protocol_version": true, "message_id": true, "from_agent": true, "to_agent": true,
+	"timestamp": true, "trace_id": true, "request_id": true, "type": true, "payload": true, "x_custom_fields": true}
+
+var uuidFields = [][]string{{"message_id"}, {"trace_id"}, {"request_id"}, {"payload", "task_id"}}
+
+// isCanonicalUUID reports whether s is a UUID in lowercase 8-4-4-4-12 form.
+func isCanonicalUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var (
+	anyUUID    = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
+	chunkRange = regexp.MustCompile(`^bytes ([0-9]+)-([0-9]+) of ([0-9]+)$`)
+)
+
+func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
+	v := r.v
+	var names []string
+	for k := range v {
+		if !envelopeFields[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !emit(r.at("/"+escapePointer(k), "CHF011", Warning, "is not an envelope field (custom fields go in x_custom_fields)")) {
+			return false
+		}
+	}
+	for _, p := range uuidFields {
+		if s, ok := str(v, p...); ok && !isCanonicalUUID(s) && anyUUID.MatchString(s) {
+			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
+				return false
+			}
+		}
+	}
+	typ, _ := str(v, "type")
+	if typ == "error" {
+		if n, ok := field(v, "payload", "error_code").(json.Number); ok {
+			if code, err := n.Int64(); err == nil && code > 5006 && code <= 5999 {
+				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
+					return false
+				}
+			}
+		}
+	}
+	// Across the stream.
+	if id, ok := str(v, "message_id"); ok {
+		if first, seen := c.messages[id]; seen {
+			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
+				return false
+			}
+		} else {
+			c.messages[id] = r.index
+		}
+	}
+	if id, ok := str(v, "request_id"); ok {
+		// The payload as compact JSON: a retry resends the same payload.
+		var payload []byte
+		if !jsonv.Members(r.raw, func(name []byte, _ bool, v []byte) {
+			if string(name) == "payload" {
+				payload = v
+			}
+		}) {
+			at := jsonv.PointerOffset(r.raw, "/payload")
+			if end := jsonv.SkipValue(r.raw, int(at)); end > int(at) {
+				payload = r.raw[at:end]
+			}
+		}
+		c.buf = jsonv.Compacted(c.buf[:0], payload)
+		h := sha256.Sum256(c.buf)
+		if prev, seen := c.requests[id]; seen && prev != h {
+			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
+				return false
+			}
+		} else if !seen {
+			c.requests[id] = h
+		}
+	}
+	task, _ := str(v, "payload", "task_id")
+	switch typ {
+	case "work_result":
+		if first, seen := c.results[task]; seen && task != "" {
+			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
+				return false
+			}
+		} else if task != "" {
+			c.results[task] = r.index
+		}
+	case "work_status":
+		if first, seen := c.results[task]; seen {
+			if !emit(r.at("/payload/task_id", "CHF054", Warning, fmt.Sprintf("has a work_status after its work_result (record %d)", first))) {
+				return false
+			}
+		}
+		if ch, ok := str(v, "payload", "step", "output_chunk"); ok {
+			if m := chunkRange.FindStringSubmatch(ch); m != nil {
+				a, _ := strconv.ParseInt(m[1], 10, 64)
+				b, _ := strconv.ParseInt(m[2], 10, 64)
+				n, _ := strconv.ParseInt(m[3], 10, 64)
+				key := chunkKey{task, fmt.Sprint(field(v, "payload", "step", "number"))}
+				set := c.chunks[key]
+				if set == nil {
+					set = &chunkSet{total: n}
+					c.chunks[key] = set
+				}
+				if n != set.total || a > b || b > n {
+					if !emit(r.at("/payload/step/output_chunk", "CHF052", Error, fmt.Sprintf("bytes %d-%d of %d does not fit the step's output of %d bytes", a, b, n, set.total))) {
+						return false
+					}
+				} else {
+					set.ranges = append(set.ranges, [2]int64{a, b})
+				}
+				set.last = r.mark("/payload/step/output_chunk")
+			}
+		}
+	}
+	return true
+}
+
+// finish checks that each step's output chunks tile 0..N.
+func (c *chiffon) finish(emit func(Finding) bool) bool {
+	keys := make([]chunkKey, 0, len(c.chunks))
+	for k := range c.chunks {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return c.chunks[keys[i]].last.Offset < c.chunks[keys[j]].last.Offset })
+	for _, k := range keys {
+		set := c.chunks[k]
+		sort.Slice(set.ranges, func(i, j int) bool { return set.ranges[i][0] < set.ranges[j][0] })
+		next := int64(0)
+		problem := ""
+		for _, rg := range set.ranges {
+			switch {
+			case rg[0] > next:
+				problem = fmt.Sprintf("bytes %d-%d of the output are in no chunk", next, rg[0])
+			case rg[0] < next:
+				problem = fmt.Sprintf("bytes %d-%d of the output are in two chunks", rg[0], min(next, rg[1]))
+			}
+			if problem != "" {
+				break
+			}
+			next = rg[1]
+		}
+		if problem == "" && next != set.total {
+			problem = fmt.Sprintf("bytes %d-%d of the output are in no chunk", next, set.total)
+		}
+		if problem != "" {
+			f := set.last.Finding
+			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", k.step, k.task, problem)
+			if !emit(f) {
+				return false
+			}
+		}
+	}
+	return true
+}

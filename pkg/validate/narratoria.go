@@ -1,0 +1,175 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+
+	"github.com/toonkit/toonkit/internal/inbuf"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// Narratoria validates the NDJSON a Narratoria tool writes on stdout: every
+// line one UTF-8 JSON object ending in LF (NAR001 a CR, NAR002 not one JSON
+// object, NAR003 no LF at the end), each event against narratoria.json, a
+// valid MIME type (NAR043), and across the stream: assetId unique (NAR046),
+// exactly one done (NAR080 none, NAR081 another), events after done
+// (NAR082, a warning), an error event not followed by done with ok false
+// (NAR083, a warning). An unknown type is a protocol error that ends the
+// checking of the stream (spec section 5.2).
+func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) {
+	max := opts.MaxFrameSize
+	if max <= 0 {
+		max = jsonv.DefaultMaxValueSize
+	}
+	in := inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10}
+	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	var lineStart int64
+	lineNo := 0
+	events := 0
+	for {
+		b := in.Buf[in.Pos:in.End]
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(b) > max {
+				emit(Finding{File: name, Line: lineNo + 1, Column: 1, Frame: -1, Offset: lineStart, Record: events, Code: "NAR002", Message: fmt.Sprintf("the line passes the limit of %d bytes", max)})
+				return events, nil
+			}
+			if in.More() == len(b) {
+				if in.ReadErr != nil {
+					return events, in.ReadErr
+				}
+				if len(b) == 0 {
+					n.finish(name, emit)
+					return events, nil
+				}
+				if !in.EOF {
+					continue
+				}
+				i = len(b) // the last line, with no LF
+			}
+			if i < 0 {
+				continue
+			}
+		}
+		line := b[:i]
+		lineNo++
+		at := func(col int, ptr, code string, sev Severity, msg string) Finding {
+			return Finding{File: name, Line: lineNo, Column: col, Frame: -1, Offset: lineStart + int64(col-1), Record: events, Pointer: ptr, Code: code, Severity: sev, Message: msg}
+		}
+		more := true
+		if i == len(b) {
+			more = emit(at(len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
+		}
+		if more && len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+			more = emit(at(len([]rune(string(line)))+1, "", "NAR001", Error, "the line ends in CR LF: events end in LF alone"))
+		}
+		if !more {
+			return events, nil
+		}
+		stop := false
+		if err := jsonv.Check(line); err != nil {
+			off := jsonv.ErrorOffset(err)
+			col := 1
+			if off >= 0 {
+				col = len([]rune(string(line[:min(int(off), len(line))]))) + 1
+			}
+			msg := "not one JSON object: " + jsonv.Message(err)
+			if len(bytes.TrimSpace(line)) == 0 {
+				msg = "an empty line: every line is one JSON object"
+			}
+			more = emit(at(col, "", "NAR002", Error, msg))
+		} else {
+			rec := &record{index: events, raw: line, name: name}
+			val, _ := decodeAny(line)
+			rec.v, _ = val.(map[string]any)
+			issues, err := checkSchema("narratoria", val)
+			if err != nil {
+				return events, err
+			}
+			pos := func(ptr string) int {
+				return len([]rune(string(line[:jsonv.PointerOffset(line, ptr)]))) + 1
+			}
+			for _, it := range issues {
+				if typ, ok := str(rec.v, "type"); ok && it.Code == "NAR011" && !narratoriaTypes[typ] {
+					continue // an unknown type: NAR084 says it, and more
+				}
+				if more = emit(at(pos(it.Pointer), it.Pointer, it.Code, it.Severity, it.Message)); !more {
+					break
+				}
+			}
+			if more && rec.v != nil {
+				more, stop = n.check(rec, func(ptr, code string, sev Severity, msg string) bool {
+					return emit(at(pos(ptr), ptr, code, sev, msg))
+				})
+			}
+		}
+		events++
+		in.Pos += min(i+1, len(b))
+		lineStart += int64(i + 1)
+		if !more || stop {
+			return events, nil
+		}
+	}
+}
+
+type narr struct {
+	assets  map[string]int
+	done    int // record of the done event, -1 before
+	errorAt int // record of the last error event, -1 when none is pending
+}
+
+var narratoriaTypes = map[string]bool{"log": true, "state_patch": true, "asset": true, "ui_event": true, "error": true, "done": true}
+
+// check applies the rules across the stream to one event; stop is true
+// after an unknown type.
+func (n *narr) check(r *record, emit func(ptr, code string, sev Severity, msg string) bool) (more, stop bool) {
+	typ, _ := str(r.v, "type")
+	if !narratoriaTypes[typ] {
+		return emit("/type", "NAR084", Error, "an unknown event type is a protocol error: the rest of the stream is not checked (spec 5.2)"), true
+	}
+	if n.done >= 0 {
+		if typ == "done" {
+			return emit("/type", "NAR081", Error, fmt.Sprintf("a second done event (the first is record %d)", n.done)), false
+		}
+		return emit("/type", "NAR082", Warning, fmt.Sprintf("an event after done (record %d) is ignored", n.done)), false
+	}
+	switch typ {
+	case "asset":
+		if mt, ok := str(r.v, "mediaType"); ok {
+			if _, _, err := mime.ParseMediaType(mt); err != nil {
+				if !emit("/mediaType", "NAR043", Error, fmt.Sprintf("must be a valid MIME type, found %q", mt)) {
+					return false, false
+				}
+			}
+		}
+		if id, ok := str(r.v, "assetId"); ok {
+			if first, seen := n.assets[id]; seen {
+				if !emit("/assetId", "NAR046", Error, fmt.Sprintf("repeats the assetId of record %d", first)) {
+					return false, false
+				}
+			} else {
+				n.assets[id] = r.index
+			}
+		}
+	case "error":
+		n.errorAt = r.index
+	case "done":
+		n.done = r.index
+		if ok, _ := r.v["ok"].(bool); n.errorAt >= 0 && ok {
+			if !emit("/ok", "NAR083", Warning, fmt.Sprintf("done has ok true after the error event of record %d (it should be false)", n.errorAt)) {
+				return false, false
+			}
+		}
+		n.errorAt = -1
+	}
+	return true, false
+}
+
+func (n *narr) finish(name string, emit Emit) {
+	if n.done < 0 {
+		emit(Finding{File: name, Frame: -1, Record: -1, Code: "NAR080", Severity: Error, Message: "no done event: each invocation ends with exactly one"})
+	}
+}
