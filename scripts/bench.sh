@@ -23,6 +23,11 @@
 # twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
 # (1 GB) array; --stats >= 2 MB/s of JSON input. Checks: the table converts
 # back to the same records.
+# Validate (genbench -messages): BENCH_MESSAGES valid Chiffon and AOP trace
+# messages, validated with GOMAXPROCS=1; mark >= 50,000 messages/s; beside
+# ajv-cli (npm) validating the same messages, as one JSON array, against the
+# schema toonkit exports (--print-schema), as a ratio; peak RSS on a 1 GB
+# Chiffon stream (its message-id and request-id sets included).
 # Then peak RSS on inputs of one value at the 64 MiB limit (genbench
 # -limit-dir): decode and inspect of a compressed frame that decompresses to
 # 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
@@ -41,6 +46,10 @@
 #   BENCH_TABLE_MB      size of the JSON array for the tabular measures (default 100)
 #   BENCH_TABLE_BIG_MB  size of the large JSON array for JSON -> tabular's peak RSS
 #                       (default 1000; 0 skips it)
+#   BENCH_MESSAGES      messages per protocol for validate (default 100000)
+#   BENCH_VALIDATE_BIG_MB  size of the large Chiffon stream for validate's peak
+#                       RSS (default 1000; 0 skips it)
+#   BENCH_AJV           0 skips ajv-cli (installed from npm into the run folder)
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -266,6 +275,47 @@ if ((have_time && bigmb > 0)); then
 fi
 rm -f "$dir/table2x.toon"
 
+# Validate.
+nmsg=${BENCH_MESSAGES:-100000}
+vbig=${BENCH_VALIDATE_BIG_MB:-1000}
+val_names=() val_ns=() ajv_ns=()
+have_ajv=0
+if [[ ${BENCH_AJV:-1} != 0 ]] && command -v npm >/dev/null && command -v node >/dev/null; then
+	note "installing ajv-cli from npm"
+	mkdir -p "$dir/ajv"
+	if (cd "$dir/ajv" && npm init -y >/dev/null 2>&1 && npm install --silent ajv-cli@5 ajv-formats@2 >/dev/null 2>&1); then
+		have_ajv=1
+	else
+		note "ajv-cli could not be installed: its column is skipped"
+	fi
+fi
+for proto in chiffon trace; do
+	"$dir/genbench" -messages "$proto" -frames "$nmsg" -o "$dir/$proto.ndjson" || die "genbench -messages failed"
+	note "validate $proto x$reps"
+	measure "$reps" env GOMAXPROCS=1 "$tk" validate "$dir/$proto.ndjson"
+	val_names+=("$proto") val_ns+=("$MED_NS")
+	a=""
+	if ((have_ajv)); then
+		"$tk" validate --print-schema "$proto" >"$dir/ajv/$proto.json"
+		printf '{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://toonkit.dev/schemas/stream-%s.json","type":"array","items":{"$ref":"https://toonkit.dev/schemas/%s.json"}}\n' "$proto" "$proto" >"$dir/ajv/stream-$proto.json"
+		sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$dir/$proto.ndjson" >"$dir/ajv/$proto-data.json"
+		note "ajv-cli $proto x$reps"
+		measure "$reps" "$dir/ajv/node_modules/.bin/ajv" validate --spec=draft2020 --strict=false -c ajv-formats \
+			-s "$dir/ajv/stream-$proto.json" -r "$dir/ajv/$proto.json" -d "$dir/ajv/$proto-data.json"
+		a=$MED_NS
+	fi
+	ajv_ns+=("$a")
+	rm -f "$dir/$proto.ndjson" "$dir/ajv/$proto-data.json"
+done
+vbig_kb=""
+if ((have_time && vbig > 0)); then
+	note "generating a ${vbig} MB Chiffon stream, and validating it"
+	"$dir/genbench" -messages chiffon -mb "$vbig" -o "$dir/big.ndjson" || die "genbench -messages failed"
+	measure 1 "$tk" validate "$dir/big.ndjson"
+	vbig_kb=$MAX_KB vbig_n=$(wc -l <"$dir/big.ndjson")
+	rm -f "$dir/big.ndjson"
+fi
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -401,6 +451,22 @@ stats_mbps=$(mbps "$tj_bytes" "$stats_ns")
 check ge "$stats_mbps" 2
 row "--stats MB/s (JSON input, o200k_base)" "$stats_mbps" ">= 2" "" "$RES"
 row "the table converts back to its records" "" "identical" "" "$chk_table"
+echo
+
+for i in "${!val_names[@]}"; do
+	mps=$(awk -v n="$nmsg" -v ns="${val_ns[$i]}" 'BEGIN {printf "%.0f", n / (ns / 1e9)}')
+	check ge "$mps" 50000
+	vs=n/a
+	if [[ -n ${ajv_ns[$i]} ]]; then vs=$(ratio "${ajv_ns[$i]}" "${val_ns[$i]}"); fi
+	row "validate ${val_names[$i]} messages/s, 1 core" "$mps" ">= 50000" "" "$RES"
+	if [[ -n ${ajv_ns[$i]} ]]; then
+		row "  ajv-cli messages/s (same schema)" "$(awk -v n="$nmsg" -v ns="${ajv_ns[$i]}" 'BEGIN {printf "%.0f", n / (ns / 1e9)}')" "" "" "(reference)"
+		row "  toonkit vs ajv-cli, wall time" "$vs" "" "" "(info)"
+	fi
+done
+if [[ -n $vbig_kb ]]; then
+	row "validate peak RSS MiB, $vbig_n messages" "$(mib "$vbig_kb")" "" "" "(info: with the id sets)"
+fi
 echo
 
 if ((have_time)); then

@@ -45,7 +45,15 @@ func main() {
 	limitDir := flag.String("limit-dir", "", "instead, write inputs that each hold one value at the size limit to `DIR`: bomb.bin, big.bin, big.json")
 	limitSize := flag.Int("limit-size", binary.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
 	table := flag.String("table", "", "instead, write a JSON array of flat objects (about -mb MB) to `FILE`, one that converts to a table without loss")
+	messages := flag.String("messages", "", "instead, write valid NDJSON messages of a protocol, chiffon or trace, to -o (-frames of them, or about -mb MB)")
 	flag.Parse()
+	if *messages != "" {
+		if err := writeMessages(*out, *messages, *frames, int64(*mb*1e6)); err != nil {
+			fmt.Fprintln(os.Stderr, "genbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *table != "" {
 		if err := writeTableInput(*table, int64(*mb*1e6), *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "genbench:", err)
@@ -791,5 +799,58 @@ func writeTableInput(path string, size int64, seed uint64) error {
 		n += int64(len(line))
 	}
 	w.WriteString("\n]\n")
+	return w.Flush()
+}
+
+// writeMessages writes valid NDJSON messages of a protocol: Chiffon tasks
+// (a work_request, two work_status with output chunks, a work_result), or
+// AOP trace runs (reasoning, action_request, action_response, final_output).
+func writeMessages(path, protocol string, n int, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	var written int64
+	// A Chiffon task is four messages: stop between tasks.
+	for i := 0; n > 0 && i < n || n <= 0 && (written < size || protocol == "chiffon" && i%4 != 0); i++ {
+		var line string
+		switch protocol {
+		case "chiffon":
+			task := i / 4
+			env := fmt.Sprintf(`{"protocol_version":"1.0","message_id":"550e8400-e29b-41d4-a716-%012x","from_agent":"%%s","to_agent":"%%s","timestamp":"2026-01-19T04:21:%02dZ","trace_id":"660e8400-e29b-41d4-a716-%012x","request_id":"770e8400-e29b-41d4-a716-%012x","type":"%%s","payload":%%s}`, i, i%60, task, i)
+			tid := fmt.Sprintf("880e8400-e29b-41d4-a716-%012x", task)
+			switch i % 4 {
+			case 0:
+				line = fmt.Sprintf(env, "orchestrator", "infra", "work_request", `{"task_id":"`+tid+`","work_type":"run_playbook","parameters":{"playbook":"deploy_kuma.yml","extra_vars":{"version":"1.4.0"}},"hints":{"max_duration_seconds":300,"max_memory_mb":512}}`)
+			case 1, 2:
+				chunk := "bytes 0-262144 of 524288"
+				if i%4 == 2 {
+					chunk = "bytes 262144-524288 of 524288"
+				}
+				line = fmt.Sprintf(env, "infra", "orchestrator", "work_status", `{"task_id":"`+tid+`","status":"running","progress_percent":`+fmt.Sprint(50*(i%4))+`,"step":{"number":5,"name":"Collecting logs","output":"Updating config.yaml...\\nAdded uptime monitors: 3\\n","output_chunk":"`+chunk+`"}}`)
+			default:
+				line = fmt.Sprintf(env, "infra", "orchestrator", "work_result", `{"task_id":"`+tid+`","status":"success","exit_code":0,"output":"Deployment completed successfully.","resources_used":{"duration_seconds":87,"gpu_vram_mb":0,"cpu_time_ms":12450}}`)
+			}
+		case "trace":
+			run := fmt.Sprintf("550e8400-e29b-41d4-a716-%012x", i/1000)
+			sig := fmt.Sprintf("%064x", i)
+			payloads := []string{
+				`{"goal":"Process customer refund request","steps":[{"step_id":"s1","description":"interpret query","decision":"select_tool: create_ticket","confidence":0.82}],"safety_checks":[{"name":"policy_lookup","result":"passed"}],"uncertainty":"low"}`,
+				`{"action":"create_ticket","params":{"title":"Refund Request - Order #12345","order_id":"ORD-12345","amount":99.99}}`,
+				`{"status":"ok","data":{"ticket_id":"T-999","status":"open"},"meta":{"latency_ms":120,"policy_flags":[],"retries":0}}`,
+				`{"text":"Your refund ticket has been created: T-999."}`,
+			}
+			types := []string{"reasoning", "action_request", "action_response", "final_output"}
+			line = fmt.Sprintf(`{"seq":%d,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"%s","payload":%s,"meta":{"seed":42,"run_id":"%s","agent_id":123,"session_id":"sess-abc123","signature":"%s"},"signature":"%s"}`,
+				i%1000, types[i%4], payloads[i%4], run, sig, sig)
+		default:
+			return fmt.Errorf("unknown protocol %q (chiffon or trace)", protocol)
+		}
+		w.WriteString(line)
+		w.WriteByte('\n')
+		written += int64(len(line) + 1)
+	}
 	return w.Flush()
 }
