@@ -2,7 +2,6 @@ package validate
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -78,9 +77,8 @@ var (
 )
 
 func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
-	v := r.v
 	var names []string
-	for k := range v {
+	for _, k := range r.topNames() {
 		if !envelopeFields[k] {
 			names = append(names, k)
 		}
@@ -92,16 +90,16 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	for _, p := range uuidFields {
-		if s, ok := str(v, p...); ok && !isCanonicalUUID(s) && anyUUID.MatchString(s) {
+		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && anyUUID.MatchString(s) {
 			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
 				return false
 			}
 		}
 	}
-	typ, _ := str(v, "type")
+	typ, _ := r.str("type")
 	if typ == "error" {
-		if n, ok := field(v, "payload", "error_code").(json.Number); ok {
-			if code, err := n.Int64(); err == nil && code > 5006 && code <= 5999 {
+		if n, ok := r.num("payload", "error_code"); ok {
+			if code, err := strconv.ParseInt(n, 10, 64); err == nil && code > 5006 && code <= 5999 {
 				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
 					return false
 				}
@@ -109,7 +107,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	// Across the stream.
-	if id, ok := str(v, "message_id"); ok {
+	if id, ok := r.str("message_id"); ok {
 		if first, seen := c.messages[id]; seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
@@ -118,19 +116,9 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 			c.messages[id] = r.index
 		}
 	}
-	if id, ok := str(v, "request_id"); ok {
+	if id, ok := r.str("request_id"); ok {
 		// The payload as compact JSON: a retry resends the same payload.
-		var payload []byte
-		if !jsonv.Members(r.raw, func(name []byte, _ bool, v []byte) {
-			if string(name) == "payload" {
-				payload = v
-			}
-		}) {
-			at := jsonv.PointerOffset(r.raw, "/payload")
-			if end := jsonv.SkipValue(r.raw, int(at)); end > int(at) {
-				payload = r.raw[at:end]
-			}
-		}
+		payload := r.get("payload")
 		c.buf = jsonv.Compacted(c.buf[:0], payload)
 		h := sha256.Sum256(c.buf)
 		if prev, seen := c.requests[id]; seen && prev != h {
@@ -141,7 +129,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 			c.requests[id] = h
 		}
 	}
-	task, _ := str(v, "payload", "task_id")
+	task, _ := r.str("payload", "task_id")
 	switch typ {
 	case "work_result":
 		if first, seen := c.results[task]; seen && task != "" {
@@ -157,12 +145,12 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 				return false
 			}
 		}
-		if ch, ok := str(v, "payload", "step", "output_chunk"); ok {
+		if ch, ok := r.str("payload", "step", "output_chunk"); ok {
 			if m := chunkRange.FindStringSubmatch(ch); m != nil {
 				a, _ := strconv.ParseInt(m[1], 10, 64)
 				b, _ := strconv.ParseInt(m[2], 10, 64)
 				n, _ := strconv.ParseInt(m[3], 10, 64)
-				key := chunkKey{task, fmt.Sprint(field(v, "payload", "step", "number"))}
+				key := chunkKey{task, string(r.get("payload", "step", "number"))}
 				set := c.chunks[key]
 				if set == nil {
 					set = &chunkSet{total: n}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -33,7 +35,11 @@ func decodeValue(d *jsontext.Decoder) (any, error) {
 	case '"':
 		return tok.String(), nil
 	case '0':
-		return json.Number(tok.String()), nil
+		n := tok.String()
+		if !checkable(n) {
+			n = clampExponent(n)
+		}
+		return json.Number(n), nil
 	case '{':
 		m := map[string]any{}
 		for d.PeekKind() != '}' {
@@ -63,4 +69,31 @@ func decodeValue(d *jsontext.Decoder) (any, error) {
 		return a, err
 	}
 	return nil, errDepth
+}
+
+// checkable reports whether big.Rat can hold the JSON number n: any number
+// whose exponent has at most 4 digits; a longer one is tried.
+func checkable(n string) bool {
+	i := strings.IndexAny(n, "eE")
+	if i < 0 || len(n)-i <= 6 {
+		return true
+	}
+	_, ok := new(big.Rat).SetString(n)
+	return ok
+}
+
+// clampExponent rewrites a number whose exponent is too long for exact
+// arithmetic (the schema library fails on it) to one with the same sign,
+// the same side of every bound the schemas use, and the same integer-ness:
+// a huge exponent becomes 10000, a tiny one -10000, a zero mantissa 0.
+func clampExponent(n string) string {
+	i := strings.IndexAny(n, "eE")
+	mant, exp := n[:i], n[i+1:]
+	if strings.Trim(mant, "-0.") == "" {
+		return "0"
+	}
+	if strings.HasPrefix(exp, "-") {
+		return mant + "E-10000"
+	}
+	return mant + "E10000"
 }

@@ -6,17 +6,22 @@ import (
 	"io"
 	"sort"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // record is one message of an envelope protocol, decoded.
 type record struct {
-	index int
-	v     map[string]any // nil when the message is not an object
-	raw   []byte
-	rd    *jsonv.Reader
-	start int64 // offset of raw in the file
-	name  string
+	index   int
+	v       map[string]any // the decoded message, when it was decoded
+	decoded bool
+	compact bool
+	scanned bool
+	members []member // the top-level members, when scanned and compact
+	raw     []byte
+	rd      *jsonv.Reader
+	start   int64 // offset of raw in the file
+	name    string
 }
 
 // at is a finding at the field ptr of the record.
@@ -31,7 +36,16 @@ type mark struct {
 	Finding
 }
 
-func (r *record) mark(ptr string) mark { return mark{r.at(ptr, "", Error, "")} }
+// mark keeps the place of the record (its start) with a pointer: cheap,
+// for every record that a rule at the end of the stream may name.
+func (r *record) mark(ptr string) mark {
+	f := Finding{File: r.name, Frame: -1, Record: r.index, Pointer: ptr}
+	if r.rd != nil {
+		p := r.rd.Position(r.start)
+		f.Line, f.Column, f.Offset = p.Line, p.Column, p.Offset
+	}
+	return mark{f}
+}
 
 // protocol is the Go side of an envelope protocol: the rules a schema
 // cannot say, per message and across the stream.
@@ -67,54 +81,151 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 		}
 		r := &record{index: n, raw: v, rd: rd, start: pos.Offset, name: name}
 		n++
-		val, err := decodeAny(v)
-		if err != nil {
-			return n, fmt.Errorf("decoding record %d: %v", r.index, err)
-		}
-		r.v, _ = val.(map[string]any)
-		issues, err := checkSchema(p.schema(), val)
-		if err != nil {
-			return n, err
-		}
-		found := make([]Finding, len(issues))
-		for i, it := range issues {
-			found[i] = r.at(it.Pointer, it.Code, it.Severity, it.Message)
-		}
-		sort.SliceStable(found, func(i, j int) bool { return found[i].Offset < found[j].Offset })
-		for _, f := range found {
-			if !emit(f) {
-				return n, nil
+		// The fast path: a message it is sure of is not decoded at all.
+		if !r.fast(p.schema()) {
+			issues, err := r.slow(p.schema())
+			if err != nil {
+				return n, err
+			}
+			found := make([]Finding, len(issues))
+			for i, it := range issues {
+				found[i] = r.at(it.Pointer, it.Code, it.Severity, it.Message)
+			}
+			sort.SliceStable(found, func(i, j int) bool { return found[i].Offset < found[j].Offset })
+			for _, f := range found {
+				if !emit(f) {
+					return n, nil
+				}
 			}
 		}
-		if r.v != nil && !p.check(r, emit) {
+		if r.isObject() && !p.check(r, emit) {
 			return n, nil
 		}
 	}
 }
 
-// str is the string at a path of keys in a decoded message, "" when absent.
-func str(v map[string]any, keys ...string) (string, bool) {
-	var cur any = v
-	for _, k := range keys {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return "", false
-		}
-		cur = m[k]
-	}
-	s, ok := cur.(string)
-	return s, ok
+// fast reports whether the schema's fast checker is sure the message is
+// valid; the message is then read from its bytes (see get), not decoded.
+func (r *record) fast(schema string) bool {
+	r.members = r.members[:0]
+	r.compact = jsonv.Members(r.raw, func(name []byte, escaped bool, v []byte) {
+		r.members = append(r.members, member{name, v, escaped})
+	}) || len(r.raw) > 0 && r.raw[0] != '{'
+	r.scanned = true
+	return r.compact && fastValid(schema, r.raw)
 }
 
-// field is the value at a path of keys, nil when absent.
-func field(v map[string]any, keys ...string) any {
-	var cur any = v
+// slow decodes the message and checks it with the schema library.
+func (r *record) slow(schema string) ([]issue, error) {
+	val, err := decodeAny(r.raw)
+	if err != nil {
+		return nil, fmt.Errorf("decoding record %d: %v", r.index, err)
+	}
+	r.v, _ = val.(map[string]any)
+	r.decoded = true
+	return checkSchema(schema, val)
+}
+
+func (r *record) isObject() bool { return r.v != nil || len(r.raw) > 0 && r.raw[0] == '{' }
+
+// get is the raw JSON value at a path of member names, nil when absent.
+func (r *record) get(keys ...string) []byte {
+	v := r.raw
+	if r.scanned && r.compact && len(keys) > 0 && len(r.raw) > 0 && r.raw[0] == '{' {
+		// The top level was split once already.
+		v = nil
+		for _, m := range r.members {
+			if !m.escaped && string(m.name) == keys[0] {
+				v = m.value
+			}
+		}
+		if v == nil {
+			return nil
+		}
+		keys = keys[1:]
+	}
+	for _, k := range keys {
+		var found []byte
+		if !jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
+			if !escaped && string(name) == k {
+				found = val
+			}
+		}) {
+			return r.getDecoded(keys...)
+		}
+		if found == nil {
+			return nil
+		}
+		v = found
+	}
+	return v
+}
+
+// getDecoded is get for a message that is not compact: it is decoded.
+func (r *record) getDecoded(keys ...string) []byte {
+	if !r.decoded {
+		val, _ := decodeAny(r.raw)
+		r.v, _ = val.(map[string]any)
+		r.decoded = true
+	}
+	var cur any = r.v
 	for _, k := range keys {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil
 		}
-		cur = m[k]
+		if cur, ok = m[k]; !ok {
+			return nil
+		}
 	}
-	return cur
+	b, _ := jsonMarshalCompact(cur)
+	return b
+}
+
+// str is the string at a path of member names.
+func (r *record) str(keys ...string) (string, bool) {
+	v := r.get(keys...)
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if s, plain := plainString(v); plain {
+		return string(s), true
+	}
+	s, err := jsontext.AppendUnquote(nil, v)
+	return string(s), err == nil
+}
+
+// num is the number at a path of member names, as written.
+func (r *record) num(keys ...string) (string, bool) {
+	v := r.get(keys...)
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return "", false
+	}
+	return string(v), true
+}
+
+// topNames lists the message's member names.
+func (r *record) topNames() []string {
+	var names []string
+	if !jsonv.Members(r.raw, func(name []byte, escaped bool, _ []byte) {
+		n := string(name)
+		if escaped {
+			u, _ := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, name...), '"'))
+			n = string(u)
+		}
+		names = append(names, n)
+	}) {
+		names = names[:0]
+		r.getDecoded()
+		for k := range r.v {
+			names = append(names, k)
+		}
+	}
+	return names
+}
+
+// member is a member of a compact JSON object, as jsonv.Members gives it.
+type member struct {
+	name, value []byte
+	escaped     bool
 }

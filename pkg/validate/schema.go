@@ -48,6 +48,7 @@ var schemas struct {
 	err      error
 	compiled map[string]*jsonschema.Schema
 	docs     map[string]any // the schema documents, for x-code and x-message
+	fast     map[string]*fastSchema
 }
 
 func loadSchemas() error {
@@ -57,6 +58,7 @@ func loadSchemas() error {
 		c.DefaultDraft(jsonschema.Draft2020)
 		schemas.compiled = map[string]*jsonschema.Schema{}
 		schemas.docs = map[string]any{}
+		schemas.fast = map[string]*fastSchema{}
 		names := SchemaNames()
 		for _, name := range names {
 			b, _ := Schema(name)
@@ -66,6 +68,7 @@ func loadSchemas() error {
 				return
 			}
 			schemas.docs[schemaBase+name+".json"] = doc
+			schemas.fast[name] = compileFast(doc)
 			if err := c.AddResource(schemaBase+name+".json", doc); err != nil {
 				schemas.err = fmt.Errorf("schema %s: %v", name, err)
 				return

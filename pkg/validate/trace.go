@@ -1,9 +1,9 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Trace validates AOP canonical trace events: each against the schema
@@ -22,19 +22,19 @@ func (t *trace) schema() string     { return "trace" }
 func (t *trace) codePrefix() string { return "AOP" }
 
 func (t *trace) check(r *record, emit func(Finding) bool) bool {
-	if top, ok := str(r.v, "signature"); ok {
-		if meta, ok := str(r.v, "meta", "signature"); ok && top != meta {
+	if top, ok := r.str("signature"); ok {
+		if meta, ok := r.str("meta", "signature"); ok && top != meta {
 			if !emit(r.at("/signature", "AOP052", Error, "must equal meta.signature")) {
 				return false
 			}
 		}
 	}
-	run, ok := str(r.v, "meta", "run_id")
-	n, isNum := r.v["seq"].(json.Number)
+	run, ok := r.str("meta", "run_id")
+	n, isNum := r.num("seq")
 	if !ok || !isNum {
 		return true
 	}
-	seq, err := n.Int64()
+	seq, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {
 		return true
 	}

@@ -1,0 +1,459 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// The fast path. Most messages are valid, and the schema library, which
+// works on decoded Go values, is slow for them (several times slower than
+// ajv). So each schema is also compiled here into a small checker that
+// works on the compact JSON bytes and answers yes (valid), no (invalid) or
+// unknown. Only yes is trusted: a message that is not plainly valid goes
+// through the schema library, which gives the findings. The checker answers
+// yes only where it is sure the library would too (strings without
+// escapes, integers that fit, the common shapes of RFC 3339 times); a fuzz
+// test holds it to that against the library.
+
+type verdict int8
+
+const (
+	yes verdict = iota
+	unknown
+	no
+)
+
+// and combines verdicts: no wins, then unknown.
+func and(a, b verdict) verdict { return max(a, b) }
+
+type fnode struct {
+	unsure   bool // a keyword this checker does not know: always unknown
+	types    uint8
+	props    map[string]*fnode
+	required []string
+	enum     []string // allowed strings (the schemas' enums are all strings)
+	constRaw []byte   // compact JSON of a const
+	min, max *float64
+	pattern  *regexp.Regexp
+	format   string
+	items    *fnode
+	maxProps int // -1: none
+	allOf    []*fnode
+	ifn      *fnode
+	thenn    *fnode
+	ref      string
+}
+
+const (
+	tObject uint8 = 1 << iota
+	tArray
+	tString
+	tNumber
+	tInteger
+	tBoolean
+	tNull
+)
+
+var typeBits = map[string]uint8{"object": tObject, "array": tArray, "string": tString, "number": tNumber, "integer": tInteger, "boolean": tBoolean, "null": tNull}
+
+// fastSchema is a compiled schema with its $defs.
+type fastSchema struct {
+	root *fnode
+	defs map[string]*fnode
+}
+
+// compileFast compiles a schema document (decoded by the schema library).
+func compileFast(doc any) *fastSchema {
+	fs := &fastSchema{defs: map[string]*fnode{}}
+	if m, ok := doc.(map[string]any); ok {
+		if defs, ok := m["$defs"].(map[string]any); ok {
+			for k, d := range defs {
+				fs.defs[k] = compileNode(d)
+			}
+		}
+	}
+	fs.root = compileNode(doc)
+	return fs
+}
+
+func compileNode(s any) *fnode {
+	n := &fnode{maxProps: -1}
+	m, ok := s.(map[string]any)
+	if !ok {
+		n.unsure = s != true
+		return n
+	}
+	for k, v := range m {
+		switch k {
+		case "$schema", "$id", "title", "description", "$defs":
+		case "type":
+			switch t := v.(type) {
+			case string:
+				n.types |= typeBits[t]
+			case []any:
+				for _, x := range t {
+					s, _ := x.(string)
+					n.types |= typeBits[s]
+				}
+			}
+		case "properties":
+			n.props = map[string]*fnode{}
+			for name, sub := range v.(map[string]any) {
+				n.props[name] = compileNode(sub)
+			}
+		case "required":
+			for _, x := range v.([]any) {
+				n.required = append(n.required, x.(string))
+			}
+		case "enum":
+			for _, x := range v.([]any) {
+				s, ok := x.(string)
+				if !ok {
+					n.unsure = true
+				}
+				n.enum = append(n.enum, s)
+			}
+		case "const":
+			b, err := jsonMarshalCompact(v)
+			if err != nil {
+				n.unsure = true
+			}
+			n.constRaw = b
+		case "minimum", "maximum":
+			f, err := strconv.ParseFloat(numberString(v), 64)
+			if err != nil {
+				n.unsure = true
+			}
+			if k == "minimum" {
+				n.min = &f
+			} else {
+				n.max = &f
+			}
+		case "pattern":
+			re, err := regexp.Compile(v.(string))
+			if err != nil {
+				n.unsure = true
+			}
+			n.pattern = re
+		case "format":
+			n.format = v.(string)
+		case "items":
+			n.items = compileNode(v)
+		case "maxProperties":
+			i, err := strconv.Atoi(numberString(v))
+			if err != nil {
+				n.unsure = true
+			}
+			n.maxProps = i
+		case "allOf":
+			for _, x := range v.([]any) {
+				n.allOf = append(n.allOf, compileNode(x))
+			}
+		case "if":
+			n.ifn = compileNode(v)
+		case "then":
+			n.thenn = compileNode(v)
+		case "$ref":
+			ref, _ := v.(string)
+			if !strings.HasPrefix(ref, "#/$defs/") {
+				n.unsure = true
+			}
+			n.ref = strings.TrimPrefix(ref, "#/$defs/")
+		default:
+			if !strings.HasPrefix(k, "x-") {
+				n.unsure = true
+			}
+		}
+	}
+	return n
+}
+
+// eval checks the compact JSON value v.
+func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
+	if n.unsure || len(v) == 0 {
+		return unknown
+	}
+	res := yes
+	if n.ref != "" {
+		d := fs.defs[n.ref]
+		if d == nil {
+			return unknown
+		}
+		if res = fs.eval(d, v); res == no {
+			return no
+		}
+	}
+	kind := v[0]
+	if (kind == '-' || kind >= '0' && kind <= '9') && !checkable(string(v)) {
+		return unknown // the slow path says it cannot be checked
+	}
+	if n.types != 0 {
+		res = and(res, typeVerdict(n.types, v))
+		if res == no {
+			return no
+		}
+	}
+	if n.enum != nil {
+		res = and(res, enumVerdict(n.enum, v))
+	}
+	if n.constRaw != nil {
+		res = and(res, constVerdict(n.constRaw, v))
+	}
+	if (n.min != nil || n.max != nil) && (kind == '-' || kind >= '0' && kind <= '9') {
+		f, err := strconv.ParseFloat(string(v), 64)
+		switch {
+		case err != nil || f > 1e15 || f < -1e15:
+			res = and(res, unknown)
+		case n.min != nil && f < *n.min || n.max != nil && f > *n.max:
+			return no
+		}
+	}
+	if kind == '"' && (n.pattern != nil || n.format != "") {
+		s, plain := plainString(v)
+		switch {
+		case !plain:
+			res = and(res, unknown)
+		case n.pattern != nil && !n.pattern.Match(s):
+			return no
+		case n.format == "date-time":
+			if !isDateTime(s) {
+				res = and(res, unknown) // the library may know better
+			}
+		case n.format != "":
+			res = and(res, unknown)
+		}
+	}
+	if kind == '{' && (n.props != nil || n.required != nil || n.maxProps >= 0) {
+		count := 0
+		var seen uint64 // the required fields found
+		if len(n.required) > 64 {
+			res = and(res, unknown)
+		}
+		ok := jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
+			count++
+			if escaped {
+				res = and(res, unknown)
+				return
+			}
+			for i, r := range n.required {
+				if i < 64 && r == string(name) {
+					seen |= 1 << i
+				}
+			}
+			if p := n.props[string(name)]; p != nil && res != no {
+				res = and(res, fs.eval(p, val))
+			}
+		})
+		if !ok {
+			return unknown
+		}
+		for i := range n.required {
+			if i < 64 && seen&(1<<i) == 0 {
+				return no
+			}
+		}
+		if n.maxProps >= 0 && count > n.maxProps {
+			return no
+		}
+		if res == no {
+			return no
+		}
+	}
+	if kind == '[' && n.items != nil {
+		for i := 1; i < len(v)-1; {
+			end := jsonv.SkipValue(v, i)
+			if end < 0 {
+				return unknown
+			}
+			if res = and(res, fs.eval(n.items, v[i:end])); res == no {
+				return no
+			}
+			i = end
+			if i < len(v)-1 && v[i] == ',' {
+				i++
+			}
+		}
+	}
+	for _, a := range n.allOf {
+		if res = and(res, fs.eval(a, v)); res == no {
+			return no
+		}
+	}
+	if n.ifn != nil {
+		switch fs.eval(n.ifn, v) {
+		case yes:
+			if n.thenn != nil {
+				res = and(res, fs.eval(n.thenn, v))
+			}
+		case unknown:
+			res = and(res, unknown)
+		}
+	}
+	return res
+}
+
+func typeVerdict(types uint8, v []byte) verdict {
+	switch v[0] {
+	case '{':
+		return bit(types&tObject != 0)
+	case '[':
+		return bit(types&tArray != 0)
+	case '"':
+		return bit(types&tString != 0)
+	case 't', 'f':
+		return bit(types&tBoolean != 0)
+	case 'n':
+		return bit(types&tNull != 0)
+	}
+	if types&tNumber != 0 {
+		return yes
+	}
+	if types&tInteger != 0 {
+		if bytes.ContainsAny(v, ".eE") {
+			return unknown // 1.0 is an integer to JSON Schema
+		}
+		return yes
+	}
+	return no
+}
+
+func bit(b bool) verdict {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func enumVerdict(enum []string, v []byte) verdict {
+	if v[0] != '"' {
+		return no // the enums are of strings
+	}
+	s, plain := plainString(v)
+	if !plain {
+		return unknown
+	}
+	for _, e := range enum {
+		if e == string(s) {
+			return yes
+		}
+	}
+	return no
+}
+
+func constVerdict(c, v []byte) verdict {
+	if bytes.Equal(c, v) {
+		return yes
+	}
+	if c[0] == '"' && v[0] == '"' {
+		if _, plain := plainString(v); plain {
+			return no
+		}
+	}
+	if isPlainInt(c) && isPlainInt(v) {
+		return no // different integers written plainly
+	}
+	if c[0] == '"' && v[0] != '"' || isPlainInt(c) && (v[0] == '"' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' || v[0] == 'n') {
+		return no // another kind of value
+	}
+	return unknown
+}
+
+// isPlainInt reports whether b is an integer literal without fraction or
+// exponent.
+func isPlainInt(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 15 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString gives the content of a JSON string without escapes.
+func plainString(v []byte) ([]byte, bool) {
+	s := v[1 : len(v)-1]
+	return s, bytes.IndexByte(s, '\\') < 0
+}
+
+// isDateTime reports whether s is an RFC 3339 time of the common shape
+// 2006-01-02T15:04:05[.frac](Z|±07:00), one the schema library accepts.
+func isDateTime(s []byte) bool {
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	if _, err := time.Parse("2006-01-02", string(s[:10])); err != nil {
+		return false
+	}
+	h, m, sec := digits2(s[11:13]), digits2(s[14:16]), digits2(s[17:19])
+	if h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 {
+		return false
+	}
+	rest := s[19:]
+	if len(rest) > 0 && rest[0] == '.' {
+		i := 1
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 1 {
+			return false
+		}
+		rest = rest[i:]
+	}
+	switch {
+	case len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z'):
+		return true
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, om := digits2(rest[1:3]), digits2(rest[4:6])
+		return oh >= 0 && oh <= 23 && om >= 0 && om <= 59
+	}
+	return false
+}
+
+func digits2(b []byte) int {
+	if b[0] < '0' || b[0] > '9' || b[1] < '0' || b[1] > '9' {
+		return -1
+	}
+	return int(b[0]-'0')*10 + int(b[1]-'0')
+}
+
+func numberString(v any) string {
+	switch x := v.(type) {
+	case interface{ String() string }:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	}
+	return ""
+}
+
+// jsonMarshalCompact is the compact JSON of a schema value.
+func jsonMarshalCompact(v any) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// fastValid reports whether the schema's fast checker is sure that the
+// compact JSON value raw is valid.
+func fastValid(name string, raw []byte) bool {
+	fs := schemas.fast[name]
+	return fs != nil && fs.eval(fs.root, raw) == yes
+}
