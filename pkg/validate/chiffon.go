@@ -2,6 +2,7 @@ package validate
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"regexp"
@@ -20,13 +21,13 @@ import (
 // task's work_result (warning).
 func Chiffon(r io.Reader, name string, opts Options, emit Emit) (int, error) {
 	return envelopes(r, name, opts, &chiffon{
-		messages: map[string]int{}, requests: map[string][32]byte{}, results: map[string]int{}, chunks: map[chunkKey]*chunkSet{}}, emit)
+		messages: idSet[int32]{}, requests: idSet[uint64]{}, results: map[string]int{}, chunks: map[chunkKey]*chunkSet{}}, emit)
 }
 
 type chiffon struct {
-	messages map[string]int      // message_id -> first record
-	requests map[string][32]byte // request_id -> payload hash
-	results  map[string]int      // task_id -> record of its work_result
+	messages idSet[int32]   // message_id -> first record
+	requests idSet[uint64]  // request_id -> payload hash
+	results  map[string]int // task_id -> record of its work_result
 	chunks   map[chunkKey]*chunkSet
 	buf      []byte
 }
@@ -108,25 +109,26 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	}
 	// Across the stream.
 	if id, ok := r.str("message_id"); ok {
-		if first, seen := c.messages[id]; seen {
+		if first, seen := c.messages.get(id); seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
 			}
 		} else {
-			c.messages[id] = r.index
+			c.messages.put(id, int32(r.index))
 		}
 	}
 	if id, ok := r.str("request_id"); ok {
 		// The payload as compact JSON: a retry resends the same payload.
 		payload := r.get("payload")
 		c.buf = jsonv.Compacted(c.buf[:0], payload)
-		h := sha256.Sum256(c.buf)
-		if prev, seen := c.requests[id]; seen && prev != h {
+		sum := sha256.Sum256(c.buf)
+		h := binary.LittleEndian.Uint64(sum[:])
+		if prev, seen := c.requests.get(id); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
 				return false
 			}
 		} else if !seen {
-			c.requests[id] = h
+			c.requests.put(id, h)
 		}
 	}
 	task, _ := r.str("payload", "task_id")
@@ -164,6 +166,9 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 					set.ranges = append(set.ranges, [2]int64{a, b})
 				}
 				set.last = r.mark("/payload/step/output_chunk")
+				if set.tiled() {
+					delete(c.chunks, key) // complete: nothing more to check
+				}
 			}
 		}
 	}
@@ -206,4 +211,79 @@ func (c *chiffon) finish(emit func(Finding) bool) bool {
 		}
 	}
 	return true
+}
+
+// tiled reports whether the ranges cover 0..total once, no more, no less.
+func (s *chunkSet) tiled() bool {
+	var sum int64
+	for _, r := range s.ranges {
+		sum += r[1] - r[0]
+	}
+	if sum != s.total {
+		return false
+	}
+	sort.Slice(s.ranges, func(i, j int) bool { return s.ranges[i][0] < s.ranges[j][0] })
+	next := int64(0)
+	for _, r := range s.ranges {
+		if r[0] != next {
+			return false
+		}
+		next = r[1]
+	}
+	return next == s.total
+}
+
+// idSet maps ids to values in little memory: a canonical UUID is kept as
+// its 16 bytes, any other id as a string.
+type idSet[V any] struct {
+	uuids map[[16]byte]V
+	other map[string]V
+}
+
+func (s *idSet[V]) get(id string) (V, bool) {
+	if k, ok := uuidKey(id); ok {
+		v, seen := s.uuids[k]
+		return v, seen
+	}
+	v, seen := s.other[id]
+	return v, seen
+}
+
+func (s *idSet[V]) put(id string, v V) {
+	if k, ok := uuidKey(id); ok {
+		if s.uuids == nil {
+			s.uuids = map[[16]byte]V{}
+		}
+		s.uuids[k] = v
+		return
+	}
+	if s.other == nil {
+		s.other = map[string]V{}
+	}
+	s.other[id] = v
+}
+
+// uuidKey is the 16 bytes of a canonical UUID.
+func uuidKey(s string) ([16]byte, bool) {
+	var k [16]byte
+	if !isCanonicalUUID(s) {
+		return k, false
+	}
+	j := 0
+	for i := 0; i < 36; i += 2 {
+		if s[i] == '-' {
+			i--
+			continue
+		}
+		k[j] = unhex(s[i])<<4 | unhex(s[i+1])
+		j++
+	}
+	return k, true
+}
+
+func unhex(c byte) byte {
+	if c >= 'a' {
+		return c - 'a' + 10
+	}
+	return c - '0'
 }
