@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -187,14 +188,22 @@ func runValidate(opts *ValidateOptions) error {
 		}
 		n, err := validateFile(opts, name, emit)
 		sum.Records += n
-		if err != nil {
+		if err != nil && exitCode(err, true) == ExitIO {
 			out.Flush()
 			rep.report(err, true)
-			if exitCode(err, true) == ExitIO {
-				unreadable++
-				continue
+			unreadable++
+			continue
+		}
+		if err != nil {
+			// A file that is not a format validate can tell: a finding,
+			// in every report, with the hint on stderr.
+			msg := strings.TrimPrefix(err.Error(), name+": ")
+			emit(validate.Finding{File: name, Frame: -1, Record: -1, Code: "TK001", Severity: validate.Error, Message: msg})
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				out.Flush()
+				rep.hint(ee.Hint)
 			}
-			sum.Errors++
 		}
 		sum.Files++
 	}

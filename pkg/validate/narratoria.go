@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -18,7 +19,16 @@ import (
 // (NAR082, a warning), an error event not followed by done with ok false
 // (NAR083, a warning). An unknown type is a protocol error that ends the
 // checking of the stream (spec section 5.2).
+//
+// A JSON array of events (a log kept as JSON, say) is read too: its events
+// are checked as such, without the line rules.
 func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if startsWith(br, '[') {
+		n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+		return envelopes(br, name, opts, &narrArray{n: n, file: name}, emit)
+	}
+	r = br
 	max := opts.MaxFrameSize
 	if max <= 0 {
 		max = jsonv.DefaultMaxValueSize
@@ -173,4 +183,46 @@ func (n *narr) finish(name string, emit Emit) {
 	if n.done < 0 {
 		emit(Finding{File: name, Frame: -1, Record: -1, Code: "NAR080", Severity: Error, Message: "no done event: each invocation ends with exactly one"})
 	}
+}
+
+// startsWith reports whether the first byte other than white space is c.
+func startsWith(br *bufio.Reader, c byte) bool {
+	for n := 1; n <= 4096; n *= 2 {
+		p, err := br.Peek(n)
+		if t := jsonv.TrimSpace(p); len(t) > 0 {
+			return t[0] == c
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// narrArray is the Narratoria protocol for a JSON array of events.
+type narrArray struct {
+	n    *narr
+	file string
+	stop bool
+}
+
+func (a *narrArray) schema() string     { return "narratoria" }
+func (a *narrArray) codePrefix() string { return "NAR" }
+
+func (a *narrArray) check(r *record, emit func(Finding) bool) bool {
+	if a.stop {
+		return false
+	}
+	more, stop := a.n.check(r, func(ptr, code string, sev Severity, msg string) bool {
+		return emit(r.at(ptr, code, sev, msg))
+	})
+	a.stop = stop
+	return more && !stop
+}
+
+func (a *narrArray) finish(emit func(Finding) bool) bool {
+	if !a.stop {
+		a.n.finish(a.file, emit)
+	}
+	return true
 }
