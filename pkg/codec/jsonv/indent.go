@@ -16,20 +16,10 @@ func AppendIndent(dst, src []byte, prefix, indent string) []byte {
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '"':
-			j := i + 1
-			for j < len(src) {
-				k := stringStop(src[j:])
-				if k < 0 {
-					j = len(src)
-					break
-				}
-				j += k
-				if src[j] == '"' {
-					break
-				}
-				j += 2 // an escape
+			end, _ := stringEnd(src, i)
+			if end < 0 {
+				end = len(src)
 			}
-			end := min(j+1, len(src))
 			dst = append(dst, src[i:end]...)
 			i = end - 1
 		case '{', '[':

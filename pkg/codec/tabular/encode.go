@@ -22,30 +22,6 @@ import (
 // Magic is the first line of a table, without its newline.
 const Magic = "@toon 1.0"
 
-// KeySet collects the keys of a stream of objects: their union, in the order
-// they are first seen.
-type KeySet struct {
-	keys  []string
-	index map[string]int
-	split splitter
-}
-
-// Add adds the member names of obj, which must be a valid JSON object.
-func (k *KeySet) Add(obj []byte) error {
-	if k.index == nil {
-		k.index = map[string]int{}
-	}
-	return k.split.each(obj, func(name, _ []byte) {
-		if _, ok := k.index[string(name)]; !ok {
-			k.index[string(name)] = len(k.keys)
-			k.keys = append(k.keys, string(name))
-		}
-	})
-}
-
-// Keys returns the keys collected, in first-seen order.
-func (k *KeySet) Keys() []string { return k.keys }
-
 // ErrNotObject is returned for a row that is not a JSON object.
 var ErrNotObject = errors.New("not a JSON object")
 
@@ -141,8 +117,8 @@ func kindName(c byte) string {
 	return "a number"
 }
 
-// Lossy is a cell that would not read back as it was written (or, from a
-// Checker, a cell nested deeper than the spec allows).
+// Lossy is a cell that would not read back as it was written (or a cell
+// nested deeper than the spec allows, see RowWriter.Report).
 type Lossy struct {
 	Row   int    // 0-based index of the row (the object in the array)
 	Key   string // the key of the cell
@@ -157,33 +133,12 @@ func (l Lossy) String() string {
 	return fmt.Sprintf("row %d, key %q: %s %s", l.Row, l.Key, l.Value, l.Why)
 }
 
-// Encoder writes a table for a fixed list of keys.
-type Encoder struct {
-	keys  []string
-	index map[string]int
-	cells [][]byte // the value of each key in the current row, nil when absent
-	row   int
-	split splitter
-	buf   []byte
-	buf2  []byte
-}
-
-// NewEncoder returns an Encoder of rows with the given keys (the union of
-// all rows' keys, from a KeySet).
-func NewEncoder(keys []string) *Encoder {
-	e := &Encoder{keys: keys, index: make(map[string]int, len(keys)), cells: make([][]byte, len(keys))}
-	for i, k := range keys {
-		e.index[k] = i
-	}
-	return e
-}
-
-// AppendHeader appends the `@toon 1.0` and `@keys` lines. With no keys at
-// all (rows of empty objects) the keys line is `@keys` alone, so that it
-// differs from `@keys ` with the one key "".
-func (e *Encoder) AppendHeader(dst []byte) []byte {
+// AppendHeader appends the `@toon 1.0` and `@keys` lines of a table with
+// the given keys. With no keys at all (rows of empty objects) the keys line
+// is `@keys` alone, so that it differs from `@keys ` with the one key "".
+func AppendHeader(dst []byte, keys []string) []byte {
 	dst = append(dst, Magic+"\n@keys"...)
-	for i, k := range e.keys {
+	for i, k := range keys {
 		if i == 0 {
 			dst = append(dst, ' ')
 		} else {
@@ -194,43 +149,14 @@ func (e *Encoder) AppendHeader(dst []byte) []byte {
 	return append(dst, '\n')
 }
 
-// AppendRow appends the row of obj, a valid JSON object whose keys are all
-// among the Encoder's. Each cell that would not read back as it was is
-// reported to lossy (which may be nil); the row is written all the same.
-func (e *Encoder) AppendRow(dst []byte, obj []byte, lossy func(Lossy)) ([]byte, error) {
-	clear(e.cells)
-	var unknown string
-	err := e.split.each(obj, func(name, v []byte) {
-		i, ok := e.index[string(name)]
-		if !ok {
-			unknown = string(name)
-			return
-		}
-		e.cells[i] = v
-	})
-	if err != nil {
-		return dst, err
-	}
-	if unknown != "" {
-		return dst, fmt.Errorf("key %q is not among the table's keys", unknown)
-	}
-	for i, v := range e.cells {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var why string
-		dst, why = e.appendCell(dst, v)
-		if why != "" && lossy != nil {
-			lossy(Lossy{Row: e.row, Key: e.keys[i], Value: shortJSON(v), Why: why})
-		}
-	}
-	e.row++
-	return append(dst, '\n'), nil
+// cellWriter writes cells.
+type cellWriter struct {
+	buf []byte
 }
 
 // appendCell appends the cell of value v (nil: the key is missing) and says
 // why it would not read back as v, or "".
-func (e *Encoder) appendCell(dst, v []byte) ([]byte, string) {
+func (e *cellWriter) appendCell(dst, v []byte) ([]byte, string) {
 	if v == nil {
 		return dst, missingWhy
 	}

@@ -20,7 +20,7 @@ type RowWriter struct {
 	index     map[string]int
 	split     splitter
 	cells     [][]byte // the values of the current row, by key
-	enc       Encoder  // for the cells, whose form does not depend on the keys
+	cw        cellWriter
 	rows      int
 	grew      []growth // where the key count grew after row 0
 	present   []int64  // per key: rows that hold it
@@ -79,7 +79,7 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 			dst = append(dst, ',')
 		}
 		var why string
-		dst, why = t.enc.appendCell(dst, v)
+		dst, why = t.cw.appendCell(dst, v)
 		if why != "" {
 			t.losses++
 			if lossy != nil {
@@ -154,7 +154,7 @@ func (t *RowWriter) Report() Report {
 		}
 		r.Overlap = float64(all) / float64(k)
 	}
-	head := int64(len(NewEncoder(t.keys).AppendHeader(nil)))
+	head := int64(len(AppendHeader(nil, t.keys)))
 	r.TableBytes = head + t.cellBytes + int64(t.rows)*int64(max(k, 1))
 	r.JSONBytes = t.jsonBytes + int64(max(t.rows-1, 0)) + 2
 	return r
@@ -165,7 +165,7 @@ func (t *RowWriter) Report() Report {
 // appeared after it was written, and reporting those cells to lossy (which
 // may be nil).
 func (t *RowWriter) Finish(w io.Writer, rows io.Reader, lossy func(Lossy)) error {
-	if _, err := w.Write(NewEncoder(t.keys).AppendHeader(nil)); err != nil {
+	if _, err := w.Write(AppendHeader(nil, t.keys)); err != nil {
 		return err
 	}
 	if len(t.grew) == 0 {
