@@ -15,9 +15,7 @@ type record struct {
 	index   int
 	v       map[string]any // the decoded message, when it was decoded
 	decoded bool
-	compact bool
-	scanned bool
-	members []member // the top-level members, when scanned and compact
+	split   *splitCache // the message's objects, split once (reused from message to message)
 	raw     []byte
 	rd      *jsonv.Reader
 	start   int64 // offset of raw in the file
@@ -60,6 +58,7 @@ type protocol interface {
 // of messages, or NDJSON) with a protocol.
 func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
 	rd := jsonv.NewReader(rdr, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true})
+	split := &splitCache{}
 	n := 0
 	for {
 		v, pos, err := rd.Next()
@@ -79,7 +78,7 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 			}
 			return n, err
 		}
-		r := &record{index: n, raw: v, rd: rd, start: pos.Offset, name: name}
+		r := &record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
 		n++
 		// The fast path: a message it is sure of is not decoded at all.
 		if !r.fast(p.schema()) {
@@ -107,12 +106,8 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 // fast reports whether the schema's fast checker is sure the message is
 // valid; the message is then read from its bytes (see get), not decoded.
 func (r *record) fast(schema string) bool {
-	r.members = r.members[:0]
-	r.compact = jsonv.Members(r.raw, func(name []byte, escaped bool, v []byte) {
-		r.members = append(r.members, member{name, v, escaped})
-	}) || len(r.raw) > 0 && r.raw[0] != '{'
-	r.scanned = true
-	return r.compact && fastValid(schema, r.raw)
+	r.split.reset()
+	return fastValid(r.split, schema, r.raw)
 }
 
 // slow decodes the message and checks it with the schema library.
@@ -131,27 +126,16 @@ func (r *record) isObject() bool { return r.v != nil || len(r.raw) > 0 && r.raw[
 // get is the raw JSON value at a path of member names, nil when absent.
 func (r *record) get(keys ...string) []byte {
 	v := r.raw
-	if r.scanned && r.compact && len(keys) > 0 && len(r.raw) > 0 && r.raw[0] == '{' {
-		// The top level was split once already.
-		v = nil
-		for _, m := range r.members {
-			if !m.escaped && string(m.name) == keys[0] {
-				v = m.value
-			}
-		}
-		if v == nil {
-			return nil
-		}
-		keys = keys[1:]
-	}
 	for _, k := range keys {
-		var found []byte
-		if !jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
-			if !escaped && string(name) == k {
-				found = val
-			}
-		}) {
+		members, ok := r.split.split(v)
+		if !ok {
 			return r.getDecoded(keys...)
+		}
+		var found []byte
+		for _, m := range members {
+			if !m.escaped && string(m.name) == k {
+				found = m.value
+			}
 		}
 		if found == nil {
 			return nil
@@ -207,19 +191,21 @@ func (r *record) num(keys ...string) (string, bool) {
 // topNames lists the message's member names.
 func (r *record) topNames() []string {
 	var names []string
-	if !jsonv.Members(r.raw, func(name []byte, escaped bool, _ []byte) {
-		n := string(name)
-		if escaped {
-			u, _ := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, name...), '"'))
-			n = string(u)
-		}
-		names = append(names, n)
-	}) {
-		names = names[:0]
+	members, ok := r.split.split(r.raw)
+	if !ok {
 		r.getDecoded()
 		for k := range r.v {
 			names = append(names, k)
 		}
+		return names
+	}
+	for _, m := range members {
+		n := string(m.name)
+		if m.escaped {
+			u, _ := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, m.name...), '"'))
+			n = string(u)
+		}
+		names = append(names, n)
 	}
 	return names
 }

@@ -175,7 +175,7 @@ func compileNode(s any) *fnode {
 }
 
 // eval checks the compact JSON value v.
-func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
+func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 	if n.unsure || len(v) == 0 {
 		return unknown
 	}
@@ -185,7 +185,7 @@ func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
 		if d == nil {
 			return unknown
 		}
-		if res = fs.eval(d, v); res == no {
+		if res = fs.eval(c, d, v); res == no {
 			return no
 		}
 	}
@@ -235,23 +235,24 @@ func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
 		if len(n.required) > 64 {
 			res = and(res, unknown)
 		}
-		ok := jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
+		members, ok := c.split(v)
+		if !ok {
+			return unknown
+		}
+		for _, m := range members {
 			count++
-			if escaped {
+			if m.escaped {
 				res = and(res, unknown)
-				return
+				continue
 			}
 			for i, r := range n.required {
-				if i < 64 && r == string(name) {
+				if i < 64 && r == string(m.name) {
 					seen |= 1 << i
 				}
 			}
-			if p := n.props[string(name)]; p != nil && res != no {
-				res = and(res, fs.eval(p, val))
+			if p := n.props[string(m.name)]; p != nil && res != no {
+				res = and(res, fs.eval(c, p, m.value))
 			}
-		})
-		if !ok {
-			return unknown
 		}
 		for i := range n.required {
 			if i < 64 && seen&(1<<i) == 0 {
@@ -271,7 +272,7 @@ func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
 			if end < 0 {
 				return unknown
 			}
-			if res = and(res, fs.eval(n.items, v[i:end])); res == no {
+			if res = and(res, fs.eval(c, n.items, v[i:end])); res == no {
 				return no
 			}
 			i = end
@@ -281,15 +282,15 @@ func (fs *fastSchema) eval(n *fnode, v []byte) verdict {
 		}
 	}
 	for _, a := range n.allOf {
-		if res = and(res, fs.eval(a, v)); res == no {
+		if res = and(res, fs.eval(c, a, v)); res == no {
 			return no
 		}
 	}
 	if n.ifn != nil {
-		switch fs.eval(n.ifn, v) {
+		switch fs.eval(c, n.ifn, v) {
 		case yes:
 			if n.thenn != nil {
-				res = and(res, fs.eval(n.thenn, v))
+				res = and(res, fs.eval(c, n.thenn, v))
 			}
 		case unknown:
 			res = and(res, unknown)
@@ -452,8 +453,47 @@ func jsonMarshalCompact(v any) ([]byte, error) {
 }
 
 // fastValid reports whether the schema's fast checker is sure that the
-// compact JSON value raw is valid.
-func fastValid(name string, raw []byte) bool {
+// compact JSON value raw is valid. c keeps the objects it splits, for the
+// caller to read fields from afterwards.
+func fastValid(c *splitCache, name string, raw []byte) bool {
 	fs := schemas.fast[name]
-	return fs != nil && fs.eval(fs.root, raw) == yes
+	return fs != nil && fs.eval(c, fs.root, raw) == yes
+}
+
+// splitCache keeps the members of the objects of one message, split once:
+// the schemas look at an object several times (properties, if, then), and
+// the stream rules read fields afterwards.
+type splitCache struct {
+	entries []splitEntry
+}
+
+type splitEntry struct {
+	obj     []byte
+	members []member
+	ok      bool
+}
+
+// reset forgets the objects of the last message, keeping the memory.
+func (c *splitCache) reset() { c.entries = c.entries[:0] }
+
+// split gives the members of the compact object obj; ok is false when obj
+// is not compact.
+func (c *splitCache) split(obj []byte) ([]member, bool) {
+	for i := range c.entries {
+		e := &c.entries[i]
+		if len(e.obj) == len(obj) && len(obj) > 0 && &e.obj[0] == &obj[0] {
+			return e.members, e.ok
+		}
+	}
+	if len(c.entries) < cap(c.entries) {
+		c.entries = c.entries[:len(c.entries)+1]
+	} else {
+		c.entries = append(c.entries, splitEntry{})
+	}
+	e := &c.entries[len(c.entries)-1]
+	e.obj, e.members = obj, e.members[:0]
+	e.ok = jsonv.Members(obj, func(name []byte, escaped bool, v []byte) {
+		e.members = append(e.members, member{name, v, escaped})
+	})
+	return e.members, e.ok
 }

@@ -35,6 +35,7 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 	}
 	in := inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10}
 	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	split := &splitCache{}
 	var lineStart int64
 	lineNo := 0
 	events := 0
@@ -92,7 +93,7 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 			}
 			more = emit(at(col, "", "NAR002", Error, msg))
 		} else {
-			rec := &record{index: events, raw: line, name: name}
+			rec := &record{index: events, raw: line, name: name, split: split}
 			var issues []issue
 			if !rec.fast("narratoria") {
 				var err error
