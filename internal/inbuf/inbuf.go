@@ -6,7 +6,11 @@
 // and a length field in the input never sizes an allocation.
 package inbuf
 
-import "io"
+import (
+	"bytes"
+	"errors"
+	"io"
+)
 
 // Buffer reads R ahead. Buf[Pos:End] are the unread bytes; Base is the
 // absolute offset of Buf[0].
@@ -103,4 +107,37 @@ func (b *Buffer) resize(size int) {
 	b.Base += int64(b.Pos)
 	b.Pos = 0
 	b.Buf = nb
+}
+
+// ErrLineTooLong is returned by Line for a line longer than its limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// Line returns the next line without its LF, valid until the next call,
+// says whether an LF ended it (the last line of a stream may lack one),
+// and consumes it. At the end of the stream it returns io.EOF; a line
+// longer than max bytes gives ErrLineTooLong and is not consumed; a read
+// error is returned as it is.
+func (b *Buffer) Line(max int) (line []byte, lf bool, err error) {
+	for {
+		buf := b.Buf[b.Pos:b.End]
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			b.Pos += i + 1
+			return buf[:i], true, nil
+		}
+		if len(buf) > max {
+			return nil, false, ErrLineTooLong
+		}
+		if b.More() == len(buf) {
+			switch {
+			case b.ReadErr != nil:
+				return nil, false, b.ReadErr
+			case !b.EOF:
+				return nil, false, ErrLineTooLong // full at Max
+			case len(buf) == 0:
+				return nil, false, io.EOF
+			}
+			b.Pos += len(buf)
+			return buf, false, nil
+		}
+	}
 }

@@ -2,6 +2,8 @@ package inbuf
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -55,5 +57,29 @@ func TestMoreDropAndMax(t *testing.T) {
 	}
 	if n := b.More(); n != 6 || len(b.Buf) != 6 {
 		t.Fatalf("More = %d with a buffer of %d: Max 6 passed", n, len(b.Buf))
+	}
+}
+
+// Line gives lines without their LF, says which had one, refuses an
+// over-long line, and ends with io.EOF.
+func TestLine(t *testing.T) {
+	b := Buffer{R: iotest.OneByteReader(strings.NewReader("ab\r\n\nlast")), First: 4, Steady: 8, Max: 64}
+	var got []string
+	for {
+		line, lf, err := b.Line(16)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%q %v", line, lf))
+	}
+	if strings.Join(got, "|") != `"ab\r" true|"" true|"last" false` {
+		t.Fatalf("lines %v", got)
+	}
+	b = Buffer{R: strings.NewReader(strings.Repeat("x", 40) + "\n"), First: 4, Steady: 8, Max: 64}
+	if _, _, err := b.Line(16); err != ErrLineTooLong {
+		t.Fatalf("err = %v, want ErrLineTooLong", err)
 	}
 }

@@ -36,41 +36,27 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 	in := inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10}
 	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
 	split := &splitCache{}
-	var lineStart int64
 	lineNo := 0
 	events := 0
 	for {
-		b := in.Buf[in.Pos:in.End]
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			if len(b) > max {
-				emit(Finding{File: name, Line: lineNo + 1, Column: 1, Frame: -1, Offset: lineStart, Record: events, Code: "NAR002", Message: fmt.Sprintf("the line passes the limit of %d bytes", max)})
-				return events, nil
-			}
-			if in.More() == len(b) {
-				if in.ReadErr != nil {
-					return events, in.ReadErr
-				}
-				if len(b) == 0 {
-					n.finish(name, emit)
-					return events, nil
-				}
-				if !in.EOF {
-					continue
-				}
-				i = len(b) // the last line, with no LF
-			}
-			if i < 0 {
-				continue
-			}
+		lineStart := in.Base + int64(in.Pos)
+		line, lf, err := in.Line(max)
+		switch {
+		case err == inbuf.ErrLineTooLong:
+			emit(Finding{File: name, Line: lineNo + 1, Column: 1, Frame: -1, Offset: lineStart, Record: events, Code: "NAR002", Message: fmt.Sprintf("the line passes the limit of %d bytes", max)})
+			return events, nil
+		case err == io.EOF:
+			n.finish(name, emit)
+			return events, nil
+		case err != nil:
+			return events, err
 		}
-		line := b[:i]
 		lineNo++
 		at := func(col int, ptr, code string, sev Severity, msg string) Finding {
 			return Finding{File: name, Line: lineNo, Column: col, Frame: -1, Offset: lineStart + int64(col-1), Record: events, Pointer: ptr, Code: code, Severity: sev, Message: msg}
 		}
 		more := true
-		if i == len(b) {
+		if !lf {
 			more = emit(at(len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
 		}
 		if more && len(line) > 0 && line[len(line)-1] == '\r' {
@@ -119,8 +105,6 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 			}
 		}
 		events++
-		in.Pos += min(i+1, len(b))
-		lineStart += int64(i + 1)
 		if !more || stop {
 			return events, nil
 		}

@@ -42,43 +42,24 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	return &Decoder{max: maxLine, in: inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(maxLine+(32<<10), math.MaxInt32)}}
 }
 
-// readLine reads the next line into d.text. It returns io.EOF at the end of
-// the input; a final line without a line end counts when it is not empty.
+// readLine reads the next line into d.text, without its line end (LF or
+// CR LF). It returns io.EOF at the end of the input; a final line without
+// a line end counts when it is not empty.
 func (d *Decoder) readLine() error {
-	for {
-		b := d.in.Buf[d.in.Pos:d.in.End]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			d.take(i, i+1)
-			return nil
-		}
-		if len(b) > d.max {
-			return d.errorAt(0, fmt.Sprintf("line %d passes the limit of %d bytes", d.line+1, d.max))
-		}
-		if d.in.More() == len(b) {
-			if d.in.ReadErr != nil {
-				return d.in.ReadErr
-			}
-			if !d.in.EOF {
-				return d.errorAt(0, fmt.Sprintf("line %d passes the limit of %d bytes", d.line+1, d.max))
-			}
-			if len(b) == 0 {
-				return io.EOF
-			}
-			d.take(len(b), len(b))
-			return nil
-		}
+	at := d.in.Base + int64(d.in.Pos)
+	line, _, err := d.in.Line(d.max)
+	if err == inbuf.ErrLineTooLong {
+		d.line++
+		d.lineAt, d.text = at, nil
+		return d.errorAt(0, fmt.Sprintf("line %d passes the limit of %d bytes", d.line, d.max))
 	}
-}
-
-// take makes the first n unread bytes the current line, and consumes size.
-func (d *Decoder) take(n, size int) {
+	if err != nil {
+		return err
+	}
 	d.line++
-	d.lineAt = d.in.Base + int64(d.in.Pos)
-	d.text = d.in.Buf[d.in.Pos : d.in.Pos+n]
-	if len(d.text) > 0 && d.text[len(d.text)-1] == '\r' {
-		d.text = d.text[:len(d.text)-1]
-	}
-	d.in.Pos += size
+	d.lineAt = at
+	d.text = bytes.TrimSuffix(line, []byte{'\r'})
+	return nil
 }
 
 // errorAt is a syntax error at byte col (0-based) of the current line.
