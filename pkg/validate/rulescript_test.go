@@ -15,37 +15,44 @@ var update = flag.Bool("update", false, "rewrite testdata/script/validate_rules.
 
 const rulesScript = "../../testdata/script/validate_rules.txtar"
 
+// mutation is a message that breaks one field rule, and the field.
+type mutation struct {
+	msg, pointer string
+}
+
 // mutations are the messages that break one field rule each: every field
-// of every seed of ruleSeeds given a value of another kind, then removed.
-func mutations(seed string) []string {
-	var out []string
-	var walk func(off int, obj []byte)
-	walk = func(off int, obj []byte) {
+// of seed (at any depth, array elements included) given a value of another
+// kind, then removed.
+func mutations(seed string) []mutation {
+	var out []mutation
+	var walk func(ptr string, off int, obj []byte)
+	walk = func(ptr string, off int, obj []byte) {
 		jsonv.Members(obj, func(fname []byte, _ bool, val []byte) {
-			at := off + cap(obj) - cap(val)
-			out = append(out, seed[:at]+wrongValue(val)+seed[at+len(val):])
+			p := ptr + "/" + string(fname)
+			at := off + cap(obj) - cap(val) // val is a slice of obj
+			out = append(out, mutation{seed[:at] + wrongValue(val) + seed[at+len(val):], p})
 			start, end := at-len(fname)-3, at+len(val)
 			if seed[start-1] == ',' {
 				start--
 			} else if end < len(seed) && seed[end] == ',' {
 				end++
 			}
-			out = append(out, seed[:start]+seed[end:])
+			out = append(out, mutation{seed[:start] + seed[end:], p})
 			switch val[0] {
 			case '{':
-				walk(at, val)
+				walk(p, at, val)
 			case '[':
-				for i := 1; i < len(val)-1; {
+				for i, n := 1, 0; i < len(val)-1; n++ {
 					end := jsonv.SkipValue(val, i)
 					if val[i] == '{' {
-						walk(at+i, val[i:end])
+						walk(fmt.Sprintf("%s/%d", p, n), at+i, val[i:end])
 					}
 					i = end + 1
 				}
 			}
 		})
 	}
-	walk(0, []byte(seed))
+	walk("", 0, []byte(seed))
 	return out
 }
 
@@ -66,7 +73,8 @@ func TestRulesScriptIsCurrent(t *testing.T) {
 		errs, records := 0, 0
 		seen := map[string]bool{}
 		for _, seed := range ruleSeeds[proto] {
-			for _, m := range mutations(seed) {
+			for _, mu := range mutations(seed) {
+				m := mu.msg
 				content := m + "\n"
 				if proto == "narratoria" && !strings.Contains(m, `"type":"done"`) {
 					content += `{"version":"0","type":"done","ok":false}` + "\n"
