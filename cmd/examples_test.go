@@ -71,7 +71,13 @@ func exampleDir(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+		// A key file is kept from others, as its owner would keep it
+		// (git gives every file 0644).
+		mode := os.FileMode(0o644)
+		if filepath.Ext(e.Name()) == ".key" {
+			mode = 0o600
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, mode); err != nil {
 			t.Fatal(err)
 		}
 	}

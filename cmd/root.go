@@ -130,6 +130,8 @@ text) and json/ndjson.`,
 		newConvertCmd(ios, nil),
 		newValidateCmd(ios, nil),
 		newInspectCmd(ios, nil),
+		newSignCmd(ios, nil),
+		newVerifyCmd(ios, nil),
 	)
 	return root
 }

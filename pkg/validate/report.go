@@ -83,29 +83,39 @@ func AppendJSON(dst []byte, s Summary, findings []Finding) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"file":`...)
-		dst = quote(dst, f.File)
-		if f.Frame >= 0 {
-			dst = fmt.Appendf(dst, `,"frame":%d`, f.Frame)
-		} else if f.Line > 0 {
-			dst = fmt.Appendf(dst, `,"line":%d,"column":%d`, f.Line, f.Column)
-		}
-		dst = fmt.Appendf(dst, `,"offset":%d`, f.Offset)
-		if f.Record >= 0 {
-			dst = fmt.Appendf(dst, `,"record":%d`, f.Record)
-		}
-		dst = append(dst, `,"pointer":`...)
-		dst = quote(dst, f.Pointer)
-		dst = append(dst, `,"code":`...)
-		dst = quote(dst, f.Code)
-		dst = append(dst, `,"severity":`...)
-		dst = quote(dst, f.Severity.String())
-		dst = append(dst, `,"message":`...)
-		dst = quote(dst, f.Message)
-		dst = append(dst, '}')
+		dst = AppendFinding(dst, f)
 	}
 	return append(dst, "]}\n"...)
 }
+
+// AppendFinding appends a finding as the JSON object of the reports:
+// {"file","line","column" (or "frame"),"offset","record","pointer","code",
+// "severity","message"}.
+func AppendFinding(dst []byte, f Finding) []byte {
+	dst = append(dst, `{"file":`...)
+	dst = quote(dst, f.File)
+	if f.Frame >= 0 {
+		dst = fmt.Appendf(dst, `,"frame":%d`, f.Frame)
+	} else if f.Line > 0 {
+		dst = fmt.Appendf(dst, `,"line":%d,"column":%d`, f.Line, f.Column)
+	}
+	dst = fmt.Appendf(dst, `,"offset":%d`, f.Offset)
+	if f.Record >= 0 {
+		dst = fmt.Appendf(dst, `,"record":%d`, f.Record)
+	}
+	dst = append(dst, `,"pointer":`...)
+	dst = quote(dst, f.Pointer)
+	dst = append(dst, `,"code":`...)
+	dst = quote(dst, f.Code)
+	dst = append(dst, `,"severity":`...)
+	dst = quote(dst, f.Severity.String())
+	dst = append(dst, `,"message":`...)
+	dst = quote(dst, f.Message)
+	return append(dst, '}')
+}
+
+// Quote appends s as a JSON string (invalid UTF-8 replaced).
+func Quote(dst []byte, s string) []byte { return quote(dst, s) }
 
 func quote(dst []byte, s string) []byte {
 	out, err := jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))

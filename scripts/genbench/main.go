@@ -45,7 +45,7 @@ func main() {
 	limitDir := flag.String("limit-dir", "", "instead, write inputs that each hold one value at the size limit to `DIR`: bomb.bin, big.bin, big.json")
 	limitSize := flag.Int("limit-size", binary.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
 	table := flag.String("table", "", "instead, write a JSON array of flat objects (about -mb MB) to `FILE`, one that converts to a table without loss")
-	messages := flag.String("messages", "", "instead, write valid NDJSON messages of a protocol, chiffon or trace, to -o (-frames of them, or about -mb MB)")
+	messages := flag.String("messages", "", "instead, write valid NDJSON messages of a protocol, chiffon or trace, or unsigned trace events of about 1 KB (audit), to -o (-frames of them, or about -mb MB)")
 	flag.Parse()
 	if *messages != "" {
 		if err := writeMessages(*out, *messages, *frames, int64(*mb*1e6)); err != nil {
@@ -845,12 +845,39 @@ func writeMessages(path, protocol string, n int, size int64) error {
 			types := []string{"reasoning", "action_request", "action_response", "final_output"}
 			line = fmt.Sprintf(`{"seq":%d,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"%s","payload":%s,"meta":{"seed":42,"run_id":"%s","agent_id":123,"session_id":"sess-abc123","signature":"%s"},"signature":"%s"}`,
 				i%1000, types[i%4], payloads[i%4], run, sig, sig)
+		case "audit":
+			line = auditEvent(i)
 		default:
-			return fmt.Errorf("unknown protocol %q (chiffon or trace)", protocol)
+			return fmt.Errorf("unknown protocol %q (chiffon, trace or audit)", protocol)
 		}
 		w.WriteString(line)
 		w.WriteByte('\n')
 		written += int64(len(line) + 1)
 	}
 	return w.Flush()
+}
+
+// auditEvent is an unsigned AOP trace event of about 1 KB, for sign and
+// verify: runs of 1000 events numbered from 1, payloads with members out
+// of order (so that json.dumps(sort_keys=True) has work to do), floats,
+// integers, non-ASCII text and escapes.
+func auditEvent(i int) string {
+	run := fmt.Sprintf("550e8400-e29b-41d4-a716-%012x", i/1000)
+	types := []string{"reasoning", "action_request", "action_response", "final_output"}
+	actors := []string{"agent", "tool", "tool", "agent"}
+	var payload string
+	switch i % 4 {
+	case 0:
+		payload = fmt.Sprintf(`{"goal":"Process customer refund request #%d","steps":[{"step_id":"s1","description":"interpret the query and pick a tool","decision":"select_tool: create_ticket","confidence":0.82},{"step_id":"s2","description":"validate order_id against the order service","decision":"proceed_with_validation","confidence":0.95},{"step_id":"s3","description":"check the refund policy for the customer's region","decision":"policy allows a refund","confidence":0.9}],"safety_checks":[{"name":"policy_lookup","result":"passed"},{"name":"data_validation","result":"passed"},{"name":"pii_scan","result":"passed"}],"uncertainty":"low"}`, i)
+	case 1:
+		payload = fmt.Sprintf(`{"action":"create_ticket","params":{"title":"Refund Request – Order #%d","order_id":"ORD-%d","amount":%d.99,"reason":"Product defect: the screen stays dark after the update","currency":"EUR","customer":{"name":"Jürgen Müller","city":"München","tier":"gold"}},"context":{"user_id":"U-789","session_id":"sess-abc123","timestamp":"2025-12-05T10:30:00Z","locale":"de-DE","channel":"chat","attempt":1,"tags":["refund","hardware","priority"]}}`, i, i, i%500)
+	case 2:
+		payload = fmt.Sprintf(`{"status":"ok","data":{"ticket_id":"T-%d","created_at":"2025-12-05T10:30:15Z","status":"open","queue":"refunds-eu","assignee":null,"eta_hours":24,"notes":"Ticket created by the agent on behalf of the customer.\nPriority raised: gold tier.","links":{"self":"https://tickets.example.com/T-%d","order":"https://orders.example.com/ORD-%d"}},"meta":{"latency_ms":%d,"policy_flags":[],"retries":0,"cache":"miss","region":"eu-west-1","cost":0.00042}}`, i, i, i, 100+i%50)
+	default:
+		payload = fmt.Sprintf(`{"text":"Your refund ticket has been created: T-%d. You will receive an email confirmation shortly, and an answer within 24 hours. Thank you for your patience — we are sorry for the trouble.","structured":{"ticket_id":"T-%d","status":"created","next_steps":["Check email for confirmation","Expect a response within 24 hours","Keep the order number at hand"],"reference_number":"REF-20251205-%d","score":%d.5}}`, i, i, i, i%10)
+	}
+	// About 330 bytes more of text, with an escape and a non-ASCII letter.
+	payload = payload[:len(payload)-1] + fmt.Sprintf(`,"audit":{"trail":"event %d of the refund workflow: the customer asked for a refund through the chat widget; the agent checked the order, the policy and the customer's history before acting.\tNothing unusual was found — the case was handled automatically.","reviewed":false,"reviewer":null,"checksum":%d}}`, i, 1000003*i%99991)
+	return fmt.Sprintf(`{"seq":%d,"t":"2025-12-05T10:30:%02d.%03dZ","actor":"%s","type":"%s","payload":%s,"meta":{"seed":42,"run_id":"%s","agent_id":123,"session_id":"sess-abc123"}}`,
+		i%1000+1, i%60, i%1000, actors[i%4], types[i%4], payload, run)
 }

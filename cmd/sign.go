@@ -1,0 +1,182 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/sign"
+)
+
+// SignOptions are the options of `toonkit sign`.
+type SignOptions struct {
+	IO           *IOStreams
+	Input        string
+	Key          keyOptions
+	Scheme       sign.Scheme
+	Output       string
+	MaxEventSize int
+}
+
+func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
+	opts := &SignOptions{IO: ios}
+	var scheme, maxSize string
+	c := &cobra.Command{
+		Use:   "sign (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
+		Short: "Sign AOP trace events with HMAC-SHA256",
+		Long: `Sign computes the HMAC-SHA256 signature of each AOP trace event and writes
+the events back, in the same shape (NDJSON or a JSON array), with the
+signature in meta.signature and in a top-level signature, as the spec says.
+Each signature replaces the value already there, or is added as the last
+member of its object, in the object's own spacing. Every other byte is kept:
+member order, number literals, white space, line breaks.
+
+The message signed (--scheme):
+  spec             run_id + seq + t + actor + type + json.dumps(payload,
+                   sort_keys=True): the spec's generate_signature (default)
+  payload          run_id + seq + json.dumps(payload): members in their order
+  payload-compact  run_id + seq + json.dumps(payload, sort_keys=True,
+                   separators=(',', ':'))
+  event-compact    run_id + seq + json.dumps(the event without meta and
+                   without its top-level signature, sort_keys=True,
+                   separators=(',', ':'))
+run_id is meta.run_id; seq is written in decimal. The payload is read as
+Python's json.loads reads it and written byte for byte as CPython's
+json.dumps writes it (ensure_ascii, floats as repr, integers exact), so that
+Python services that follow the spec verify toonkit's signatures and the
+other way round.
+
+The key is the salt key's bytes, read from a file (--key-file; one trailing
+newline is stripped) or from an environment variable (--key-env), never
+from the command line, where ps and the shell history would show it. A key
+file that group or others may read gives a warning.
+
+An event that cannot be signed (not an object; seq, t, actor, type,
+payload or meta.run_id missing or of the wrong type) is an error with its
+position; every event is still checked, and nothing is written to -o.
+
+EXIT STATUS
+  0  every event signed
+  1  an event could not be signed, the input is not trace events, or the
+     key is missing or empty
+  2  usage error
+  3  the input or the key file could not be read, or the output written`,
+		Example: `  # sign an audit log, replacing it only if every event signs
+  toonkit sign --key-file audit.key audit.ndjson -o audit.ndjson
+
+  # sign what another command writes, with the key in the environment
+  # (in CI, a secret variable)
+  export AOP_KEY="$(cat audit.key)"; cat audit.ndjson | toonkit sign --key-env AOP_KEY > signed.ndjson
+
+  # the AOP backend's own scheme
+  toonkit sign --key-file audit.key --scheme payload-compact audit.ndjson`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if err := opts.Key.check(); err != nil {
+				return err
+			}
+			if opts.Scheme, err = sign.ParseScheme(scheme); err != nil {
+				return usageErrorf("", "--scheme: %v", err)
+			}
+			if opts.MaxEventSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			inputs, err := inputNames(ios, args, c.CommandPath())
+			if err != nil {
+				return err
+			}
+			opts.Input = inputs[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSign(opts)
+		},
+	}
+	f := c.Flags()
+	addKeyFlags(f, &opts.Key)
+	addSchemeFlag(c, &scheme)
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest event accepted")
+	return c
+}
+
+func runSign(opts *SignOptions) error {
+	rep := newReporter(opts.IO)
+	signer, err := opts.Key.signer(rep, opts.Scheme)
+	if err != nil {
+		return err
+	}
+	in, err := openInput(opts.IO, opts.Input)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out := newOutput(opts.IO, opts.Output)
+	rd := sign.NewReader(in.R, opts.MaxEventSize)
+	var buf []byte
+	bad := 0
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.Abort()
+			return eventsReadError(in.Name, err)
+		}
+		ev, err := signer.Event(rec)
+		if err != nil {
+			bad++
+			rep.errorf("%s", eventError(in.Name, rec, err))
+			continue
+		}
+		if bad > 0 {
+			continue // nothing more is written; the rest is still checked
+		}
+		buf = append(buf[:0], rec.Gap...)
+		buf = sign.AppendSigned(buf, ev, signer.Sign(ev))
+		if _, err := out.Write(buf); err != nil {
+			out.Abort()
+			return err
+		}
+		if rd.Buffered() == 0 {
+			if err := out.Flush(); err != nil {
+				out.Abort()
+				return err
+			}
+		}
+	}
+	if bad > 0 {
+		out.Abort()
+		return reported(ExitInvalid)
+	}
+	if _, err := out.Write(rd.Tail()); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
+}
+
+// eventsReadError reports an error of the trace event reader: malformed
+// JSON with its excerpt, an event over the limit, or a read error.
+func eventsReadError(name string, err error) error {
+	var tl *jsonv.TooLargeError
+	if errors.As(err, &tl) {
+		return invalidError(fmt.Errorf("%s:%w", name, err), "raise --max-frame-size if such events are expected")
+	}
+	return jsonReadError(name, err)
+}
+
+// eventError is the message for an event that is not a trace event:
+// FILE:LINE:COL: /pointer: what is wrong.
+func eventError(name string, rec *sign.Record, err error) string {
+	pos := rec.Pos
+	var fe *sign.FieldError
+	if errors.As(err, &fe) {
+		pos = rec.PosAt(fe.Offset)
+	}
+	return fmt.Sprintf("%s:%s: event %d: %s", name, pos, rec.Index+1, err)
+}

@@ -1,0 +1,330 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/pkg/validate"
+)
+
+// VerifyOptions are the options of `toonkit verify`.
+type VerifyOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	Key          keyOptions
+	Scheme       sign.Scheme
+	Report       string // text, json or github
+	Explain      bool
+	MaxEventSize int
+}
+
+func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{IO: ios}
+	var scheme, maxSize string
+	c := &cobra.Command{
+		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] FILE...|-",
+		Short: "Prove that a log of signed AOP trace events was not changed",
+		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
+or a JSON array; several files are one log, in the order given), compares it
+with the event's in constant time, and checks the log as a whole:
+  - within a run_id, seq goes up by one from event to event: a repeat, a
+    step back, or a gap (events removed) is an error;
+  - every event is signed, in meta.signature and in a top-level signature,
+    and the two are equal.
+A run that starts after seq 1 is a warning: events before it may be missing.
+
+The text report has one line per problem, then a summary:
+  audit.ndjson:17: seq 16 (run 550e8400…): signature mismatch
+  verified 1204 events in 3 runs: 1 failure
+--report json writes one object {"ok","events","runs","failures","warnings",
+"findings"}; --report github writes workflow commands that GitHub Actions
+shows as annotations. --explain shows, under each signature that does not
+match, the exact message that was signed to check it (the scheme's fields
+and the canonical payload), for a producer to compare with its own bytes.
+The signature toonkit computed is never shown: a log of a CI run would
+otherwise hand out a valid signature for a tampered event.
+
+--scheme and the key are as for sign (see toonkit sign --help).
+
+EXIT STATUS
+  0  every event verified
+  1  a signature did not match, the log has a gap, a repeat or an event out
+     of order, an event is unsigned or not a trace event, or the key is
+     missing or empty
+  2  usage error
+  3  an input or the key file could not be read`,
+		Example: `  # a signed audit log, in CI
+  toonkit verify --key-file audit.key audit.ndjson
+
+  # a log that was tampered with: what changed, and the message signed (exit status 1)
+  toonkit verify --key-file audit.key --explain tampered.ndjson
+
+  # the result as data
+  toonkit verify --key-file audit.key --report json audit.ndjson`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if err := opts.Key.check(); err != nil {
+				return err
+			}
+			if opts.Scheme, err = sign.ParseScheme(scheme); err != nil {
+				return usageErrorf("", "--scheme: %v", err)
+			}
+			switch opts.Report {
+			case "text", "json", "github":
+			default:
+				return usageErrorf("", "--report: want text, json or github, found %q", opts.Report)
+			}
+			if opts.MaxEventSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runVerify(opts)
+		},
+	}
+	f := c.Flags()
+	addKeyFlags(f, &opts.Key)
+	addSchemeFlag(c, &scheme)
+	f.StringVar(&opts.Report, "report", "text", "report format: text, json or github")
+	f.BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest event accepted")
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runVerify(opts *VerifyOptions) error {
+	rep := newReporter(opts.IO)
+	signer, err := opts.Key.signer(rep, opts.Scheme)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(opts.IO.Out)
+	defer out.Flush()
+	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, Emit: pr.print}
+	unreadable := 0
+	index := 0
+	for _, name := range opts.Inputs {
+		err := verifyFile(opts, name, log, &index)
+		if err != nil {
+			out.Flush()
+			rep.report(err, true)
+			unreadable++
+		}
+	}
+	log.Finish()
+	pr.summary(log)
+	if err := out.Flush(); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
+	}
+	switch {
+	case unreadable > 0:
+		return reported(ExitIO)
+	case !log.OK():
+		return reported(ExitInvalid)
+	}
+	return nil
+}
+
+// verifyFile checks the events of one file, as part of the log. Only an
+// input that cannot be read is an error; all else is a problem of the log.
+func verifyFile(opts *VerifyOptions, name string, log *sign.Log, index *int) error {
+	in, err := openInput(opts.IO, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	rd := sign.NewReader(in.R, opts.MaxEventSize)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var se *jsonv.SyntaxError
+			var tl *jsonv.TooLargeError
+			switch {
+			case errors.As(err, &se):
+				log.Bad(sign.Where{File: in.Name, Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Index: *index}, "",
+					se.Msg+": the rest of the file cannot be read")
+			case errors.As(err, &tl):
+				log.Bad(sign.Where{File: in.Name, Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: *index}, "",
+					fmt.Sprintf("an event passes the limit of %d bytes (--max-frame-size): the rest of the file is not read", tl.Limit))
+			default:
+				return readError(in.Name, err)
+			}
+			*index++
+			return nil
+		}
+		w := sign.Where{File: in.Name, Line: rec.Pos.Line, Column: rec.Pos.Column, Offset: rec.Pos.Offset, Index: *index}
+		*index++
+		ev, err := log.Signer.Event(rec)
+		if err != nil {
+			var fe *sign.FieldError
+			if errors.As(err, &fe) {
+				p := rec.PosAt(fe.Offset)
+				w.Line, w.Column, w.Offset = p.Line, p.Column, p.Offset
+				log.Bad(w, fe.Pointer, fe.Msg)
+			} else {
+				log.Bad(w, "", err.Error())
+			}
+			continue
+		}
+		log.Check(ev, w)
+	}
+}
+
+// problemPrinter writes the problems of a log in the report's format.
+type problemPrinter struct {
+	w        *bufio.Writer
+	opts     *VerifyOptions
+	color    bool
+	findings []validate.Finding
+	messages [][]byte
+	prefixes map[string]string // the first run_id of each 8-character prefix
+}
+
+// runLabel is a run_id cut to its first 8 characters for the text report,
+// unless another run_id of the report starts with the same 8.
+func (pr *problemPrinter) runLabel(id string) string {
+	r := []rune(id)
+	if len(r) <= 9 {
+		return id
+	}
+	short := string(r[:8])
+	if pr.prefixes == nil {
+		pr.prefixes = map[string]string{}
+	}
+	if first, ok := pr.prefixes[short]; !ok {
+		pr.prefixes[short] = id
+	} else if first != id {
+		return id
+	}
+	return short + "…"
+}
+
+// subject is "seq 16 (run 550e8400-e29b-41d4-a716-446655440000)", or the
+// pointer of an event that could not be read.
+func subject(p sign.Problem, run string) string {
+	if p.Seq == "" {
+		return p.Pointer
+	}
+	return fmt.Sprintf("seq %s (run %s)", p.Seq, run)
+}
+
+func (pr *problemPrinter) print(p sign.Problem) {
+	switch pr.opts.Report {
+	case "text":
+		pr.text(p)
+	case "github":
+		validate.WriteGitHub(pr.w, finding(p))
+	default:
+		pr.findings = append(pr.findings, finding(p))
+		pr.messages = append(pr.messages, p.Message)
+	}
+}
+
+func finding(p sign.Problem) validate.Finding {
+	f := validate.Finding{File: p.File, Line: p.Line, Column: p.Column, Frame: -1, Offset: p.Offset, Record: p.Index,
+		Pointer: p.Pointer, Code: p.Code, Message: p.Msg}
+	if p.Warning {
+		f.Severity = validate.Warning
+	}
+	if p.Seq != "" {
+		f.Message = subject(p, p.Run) + ": " + p.Msg
+	}
+	return f
+}
+
+func (pr *problemPrinter) text(p sign.Problem) {
+	where := fmt.Sprintf("%s:%d", p.File, p.Line)
+	if p.Seq == "" {
+		where += ":" + strconv.Itoa(p.Column)
+	}
+	label, msg := "", p.Msg
+	if pr.color {
+		where = color.New(color.Bold).Sprint(where)
+		if p.Warning {
+			label = color.New(color.FgYellow, color.Bold).Sprint("warning") + ": "
+		} else {
+			msg = color.New(color.FgRed).Sprint(msg)
+		}
+	} else if p.Warning {
+		label = "warning: "
+	}
+	if s := subject(p, pr.runLabel(p.Run)); s != "" {
+		msg = s + ": " + msg
+	}
+	fmt.Fprintf(pr.w, "%s: %s%s\n", where, label, msg)
+	if p.Message != nil {
+		fmt.Fprintf(pr.w, "    the message signed (%s: %s), %d bytes:\n    %s\n", pr.opts.Scheme, schemeParts[pr.opts.Scheme], len(p.Message), printable(p.Message))
+	}
+}
+
+var schemeParts = map[sign.Scheme]string{
+	sign.SchemeSpec:           "run_id seq t actor type json.dumps(payload, sort_keys=True)",
+	sign.SchemePayload:        "run_id seq json.dumps(payload)",
+	sign.SchemePayloadCompact: "run_id seq json.dumps(payload, sort_keys=True, separators=(',', ':'))",
+	sign.SchemeEventCompact:   "run_id seq json.dumps(event without meta and signature, sort_keys=True, separators=(',', ':'))",
+}
+
+// printable is the message as it is, or Go-quoted when it holds a control
+// character (possible in run_id, t, actor or type), which a terminal
+// would act on.
+func printable(m []byte) string {
+	s := string(m)
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func (pr *problemPrinter) summary(l *sign.Log) {
+	runs := plural(l.Runs(), "run", "runs")
+	switch pr.opts.Report {
+	case "json":
+		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"runs":%d,"failures":%d,"warnings":%d,"findings":[`, l.OK(), l.Events, l.Runs(), l.Errors, l.Warnings)
+		for i, f := range pr.findings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = validate.AppendFinding(b, f)
+			if m := pr.messages[i]; m != nil {
+				b = append(b[:len(b)-1], `,"signed_message":`...)
+				b = append(validate.Quote(b, string(m)), '}')
+			}
+		}
+		pr.w.Write(append(b, "]}\n"...))
+		return
+	}
+	line := fmt.Sprintf("verified %d %s in %d %s: ", l.Events, plural(l.Events, "event", "events"), l.Runs(), runs)
+	result := "all signatures valid"
+	if !l.OK() {
+		result = fmt.Sprintf("%d %s", l.Errors, plural(l.Errors, "failure", "failures"))
+	}
+	if l.Warnings > 0 {
+		result += fmt.Sprintf(", %d %s", l.Warnings, plural(l.Warnings, "warning", "warnings"))
+	}
+	if pr.color {
+		c := color.New(color.FgGreen)
+		if !l.OK() {
+			c = color.New(color.FgRed, color.Bold)
+		}
+		result = c.Sprint(result)
+	}
+	fmt.Fprintln(pr.w, line+result)
+}

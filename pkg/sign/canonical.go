@@ -1,0 +1,386 @@
+package sign
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Style is a json.dumps call: sort_keys, and the separators.
+type Style struct {
+	SortKeys bool // sort_keys=True
+	Compact  bool // separators=(',', ':') rather than (', ', ': ')
+}
+
+// Canonical appends what CPython's json.dumps(json.loads(src), ...) with
+// the style returns (ensure_ascii on, as by default), or the error
+// json.loads would raise.
+func Canonical(dst, src []byte, st Style) ([]byte, error) {
+	var p parser
+	if err := p.parseDocument(src); err != nil {
+		return dst, err
+	}
+	w := writer{src: src, tape: p.tape, style: st}
+	return w.value(dst, 0), nil
+}
+
+// writer writes the values of a tape as json.dumps does.
+type writer struct {
+	src   []byte
+	tape  []node
+	style Style
+	mem   []member // the members of the objects being written, a stack
+	skip  func(key []byte) bool
+}
+
+// member is one name and value of an object being written.
+type member struct {
+	key  []byte // the name, decoded to (WTF-8) bytes: byte order is Python's code point order
+	at   int32  // the tape index of the name; the value follows it
+	last int32  // for unsorted output: the tape index of the name whose value is written (the last duplicate)
+}
+
+// value appends the value at tape index i.
+func (w *writer) value(dst []byte, i int32) []byte {
+	n := &w.tape[i]
+	switch n.kind {
+	case kNull:
+		return append(dst, "null"...)
+	case kTrue:
+		return append(dst, "true"...)
+	case kFalse:
+		return append(dst, "false"...)
+	case kNaN:
+		return append(dst, "NaN"...)
+	case kInf:
+		return append(dst, "Infinity"...)
+	case kNegInf:
+		return append(dst, "-Infinity"...)
+	case kInt:
+		lit := w.src[n.start:n.end]
+		if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
+			return append(dst, '0')
+		}
+		return append(dst, lit...)
+	case kFloat:
+		return appendFloat(dst, w.src[n.start:n.end])
+	case kString:
+		return w.str(dst, n)
+	case kArray:
+		return w.array(dst, i)
+	}
+	return w.object(dst, i)
+}
+
+func (w *writer) seps() (item, key string) {
+	if w.style.Compact {
+		return ",", ":"
+	}
+	return ", ", ": "
+}
+
+func (w *writer) array(dst []byte, i int32) []byte {
+	item, _ := w.seps()
+	dst = append(dst, '[')
+	end := w.tape[i].next
+	for j := i + 1; j < end; j = w.tape[j].next {
+		if j > i+1 {
+			dst = append(dst, item...)
+		}
+		dst = w.value(dst, j)
+	}
+	return append(dst, ']')
+}
+
+// members pushes the members of the object at i onto w.mem, skipping the
+// names skip says to, and returns where they start.
+func (w *writer) members(i int32, skip func([]byte) bool) int {
+	base := len(w.mem)
+	end := w.tape[i].next
+	for j := i + 1; j < end; j = w.tape[j+1].next {
+		k := w.key(j)
+		if skip != nil && skip(k) {
+			continue
+		}
+		w.mem = append(w.mem, member{key: k, at: j, last: j})
+	}
+	return base
+}
+
+// key is the name at tape index j, decoded.
+func (w *writer) key(j int32) []byte {
+	n := &w.tape[j]
+	raw := w.src[n.start:n.end]
+	if n.flags&fEscape == 0 {
+		return raw
+	}
+	return decodeString(nil, raw)
+}
+
+func (w *writer) object(dst []byte, i int32) []byte {
+	skip := w.skip
+	w.skip = nil // only the top-level object skips names
+	base := w.members(i, skip)
+	ms := w.mem[base:]
+	if w.style.SortKeys {
+		ms = sortMembers(ms)
+	} else {
+		ms = firstPlaceLastValue(ms)
+	}
+	item, colon := w.seps()
+	dst = append(dst, '{')
+	for k := range ms {
+		// w.mem may be reallocated by the members of nested objects:
+		// index it afresh.
+		m := w.mem[base+k]
+		if k > 0 {
+			dst = append(dst, item...)
+		}
+		dst = w.str(dst, &w.tape[m.at])
+		dst = append(dst, colon...)
+		dst = w.value(dst, m.last+1)
+	}
+	w.mem = w.mem[:base]
+	return append(dst, '}')
+}
+
+// sortMembers sorts members by name, the last of equal names kept (a dict
+// keeps the last value given for a key), in place, and returns them.
+func sortMembers(ms []member) []member {
+	sorted := true
+	for k := 1; k < len(ms); k++ {
+		if bytes.Compare(ms[k-1].key, ms[k].key) >= 0 {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return ms
+	}
+	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	out := ms[:0]
+	for k := range ms {
+		if k+1 < len(ms) && bytes.Equal(ms[k].key, ms[k+1].key) {
+			continue
+		}
+		out = append(out, ms[k])
+	}
+	return out
+}
+
+// firstPlaceLastValue drops repeated names as a dict does: a name keeps the
+// place where it first appeared and the value it was given last.
+func firstPlaceLastValue(ms []member) []member {
+	if len(ms) < 2 {
+		return ms
+	}
+	dup := false
+	if len(ms) <= 32 {
+		for a := 1; a < len(ms) && !dup; a++ {
+			for b := 0; b < a; b++ {
+				if bytes.Equal(ms[a].key, ms[b].key) {
+					dup = true
+					break
+				}
+			}
+		}
+	} else {
+		seen := make(map[string]struct{}, len(ms))
+		for _, m := range ms {
+			if _, ok := seen[string(m.key)]; ok {
+				dup = true
+				break
+			}
+			seen[string(m.key)] = struct{}{}
+		}
+	}
+	if !dup {
+		return ms
+	}
+	first := make(map[string]int, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		if k, ok := first[string(m.key)]; ok {
+			out[k].last = m.at
+			continue
+		}
+		first[string(m.key)] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+// str appends the string node n with ensure_ascii: the short escapes
+// \" \\ \n \r \t \b \f, printable ASCII as it is, and every other
+// character as \uxxxx (lowercase hex), astral ones as a surrogate pair.
+func (w *writer) str(dst []byte, n *node) []byte {
+	raw := w.src[n.start:n.end]
+	dst = append(dst, '"')
+	if n.flags&fPlain != 0 {
+		dst = append(dst, raw...)
+		return append(dst, '"')
+	}
+	for i := 0; i < len(raw); {
+		j := i
+		for j < len(raw) && safe[raw[j]] {
+			j++
+		}
+		dst = append(dst, raw[i:j]...)
+		if i = j; i >= len(raw) {
+			break
+		}
+		switch c := raw[i]; {
+		case c == '\\':
+			switch e := raw[i+1]; e {
+			case 'u':
+				v, _ := hex4(raw[i+2:])
+				dst = appendUnit(dst, v)
+				i += 6
+				continue
+			case '/':
+				dst = append(dst, '/')
+			default: // " \ b f n r t: already the short escape
+				dst = append(dst, '\\', e)
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			dst = appendUnit(dst, rune(c))
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r >= 0x10000 {
+				r1, r2 := utf16.EncodeRune(r)
+				dst = appendU(appendU(dst, r1), r2)
+			} else {
+				dst = appendU(dst, r)
+			}
+			i += size
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendUnit appends one UTF-16 code unit as ensure_ascii writes it.
+func appendUnit(dst []byte, v rune) []byte {
+	switch v {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	if v >= 0x20 && v < 0x7F {
+		return append(dst, byte(v))
+	}
+	return appendU(dst, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendU(dst []byte, v rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[v>>12&15], hexDigits[v>>8&15], hexDigits[v>>4&15], hexDigits[v&15])
+}
+
+// decodeString appends the characters of a string's raw bytes (between the
+// quotes) as WTF-8: UTF-8 in which a lone surrogate is encoded like any
+// other code point, so that byte order is code point order.
+func decodeString(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		e := raw[i+1]
+		i += 2
+		switch e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			v, _ := hex4(raw[i:])
+			i += 4
+			// An escaped high surrogate followed by an escaped low one is
+			// one character, as json.loads reads it.
+			if v >= 0xD800 && v < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if lo, ok := hex4(raw[i+2:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+					v = utf16.DecodeRune(v, lo)
+					i += 6
+				}
+			}
+			dst = appendWTF8(dst, v)
+		default: // " \ /
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}
+
+// appendWTF8 appends r as UTF-8, surrogates included.
+func appendWTF8(dst []byte, r rune) []byte {
+	if r >= 0xD800 && r < 0xE000 {
+		return append(dst, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// appendFloat appends Python's repr of the float a JSON number with a
+// fraction or an exponent reads as: the shortest digits that read back to
+// the same float, in fixed notation with at least one digit after the
+// point when the decimal exponent is in [-4, 16), else as d.ddde±XX;
+// Infinity and -Infinity beyond the float range, 0.0 or -0.0 below it.
+func appendFloat(dst, lit []byte) []byte {
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		// Not reached: the parser has checked the syntax.
+		return append(dst, lit...)
+	}
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	exp := 0
+	if f != 0 {
+		exp = decimalExponent(f)
+	}
+	if exp >= -4 && exp < 16 {
+		start := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+		if bytes.IndexByte(dst[start:], '.') < 0 {
+			dst = append(dst, '.', '0')
+		}
+		return dst
+	}
+	return strconv.AppendFloat(dst, f, 'e', -1, 64)
+}
+
+// decimalExponent is the exponent of f's shortest decimal form d.ddd×10^e.
+func decimalExponent(f float64) int {
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	e := bytes.IndexByte(b, 'e')
+	x, _ := strconv.Atoi(string(b[e+1:]))
+	return x
+}

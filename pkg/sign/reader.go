@@ -1,0 +1,266 @@
+package sign
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/internal/inbuf"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// DefaultMaxEventSize bounds one event read from a stream.
+const DefaultMaxEventSize = jsonv.DefaultMaxValueSize
+
+// Record is one event as read: its bytes, the bytes between it and the
+// event before (white space, and in a JSON array the bracket and the
+// comma), and where it starts. Its bytes are valid until the next read.
+type Record struct {
+	Index int
+	Gap   []byte
+	Raw   []byte
+	Pos   jsonv.Position
+	tape  []node
+}
+
+// Reader reads trace events, parsed as CPython's json.loads reads them,
+// from NDJSON (any JSON values one after another, white space between
+// them) or from one JSON array of events. It holds one event at a time.
+type Reader struct {
+	b     inbuf.Buffer
+	p     parser
+	max   int
+	state int
+	gap   []byte
+	gaps  [2][]byte // the gap buffers, used in turn: the last record's stays valid
+	rec   Record
+	at    jsonv.Position // the position of the first unread byte
+	index int
+	err   error
+}
+
+const (
+	stStart = iota
+	stValues
+	stFirst   // after "[": an element or "]"
+	stAfter   // after an element: "," or "]"
+	stElement // after ",": an element
+	stDone    // after "]": white space only
+)
+
+// NewReader reads events from r, each at most max bytes (0:
+// DefaultMaxEventSize).
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = DefaultMaxEventSize
+	}
+	rd := &Reader{max: max, at: jsonv.Position{Line: 1, Column: 1}}
+	rd.b = inbuf.Buffer{R: r, First: 64 << 10, Steady: 512 << 10, Max: max + 64<<10}
+	return rd
+}
+
+// Tail is what follows the last event (white space, a closing bracket),
+// once Next has returned io.EOF.
+func (r *Reader) Tail() []byte { return r.gap }
+
+// consume moves past n unread bytes, keeping them in the gap when keep.
+func (r *Reader) consume(n int, keep bool) {
+	b := r.b.Buf[r.b.Pos : r.b.Pos+n]
+	if keep {
+		r.gap = append(r.gap, b...)
+	}
+	r.at = advance(r.at, b)
+	r.b.Pos += n
+}
+
+// skipSpace moves past white space into the gap and returns the next
+// byte, or -1 at the end of the stream.
+func (r *Reader) skipSpace() (int, error) {
+	for {
+		buf := r.b.Buf[r.b.Pos:r.b.End]
+		i := 0
+		for i < len(buf) && isSpace(buf[i]) {
+			i++
+		}
+		r.consume(i, true)
+		if i < len(buf) {
+			return int(buf[i]), nil
+		}
+		if r.b.More() == 0 {
+			if r.b.ReadErr != nil {
+				return 0, r.b.ReadErr
+			}
+			return -1, nil
+		}
+	}
+}
+
+// position is the place of the unread byte off bytes ahead.
+func (r *Reader) position(off int) jsonv.Position {
+	return advance(r.at, r.b.Buf[r.b.Pos:r.b.Pos+off])
+}
+
+// advance is the position after the bytes b that start at p.
+func advance(p jsonv.Position, b []byte) jsonv.Position {
+	p.Offset += int64(len(b))
+	if nl := bytes.LastIndexByte(b, '\n'); nl >= 0 {
+		p.Line += bytes.Count(b, []byte{'\n'})
+		p.Column = utf8.RuneCount(b[nl+1:]) + 1
+	} else {
+		p.Column += utf8.RuneCount(b)
+	}
+	return p
+}
+
+// syntaxError is malformed input off bytes ahead.
+func (r *Reader) syntaxError(off int, msg string) error {
+	pos := r.position(off)
+	buf := r.b.Buf[:r.b.End]
+	at := r.b.Pos + off
+	from := bytes.LastIndexByte(buf[:at], '\n') + 1
+	to := len(buf)
+	if nl := bytes.IndexByte(buf[at:], '\n'); nl >= 0 {
+		to = at + nl
+	}
+	ex, caret := jsonv.Excerpt(buf[from:to], at-from)
+	return &jsonv.SyntaxError{Pos: pos, Msg: msg, Excerpt: ex, Caret: caret}
+}
+
+// Next returns the next event, or io.EOF after the last. A malformed
+// stream gives a *jsonv.SyntaxError, an event over the size limit a
+// *jsonv.TooLargeError; the stream cannot be read further after either.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	rec, err := r.next()
+	if err != nil {
+		r.err = err
+	}
+	return rec, err
+}
+
+func (r *Reader) next() (*Record, error) {
+	r.gap = r.gap[:0]
+	for {
+		c, err := r.skipSpace()
+		if err != nil {
+			return nil, err
+		}
+		switch r.state {
+		case stStart:
+			switch c {
+			case -1:
+				r.state = stDone
+				return nil, io.EOF
+			case '[':
+				r.consume(1, true)
+				r.state = stFirst
+				continue
+			}
+			r.state = stValues
+			continue
+		case stValues:
+			if c == -1 {
+				return nil, io.EOF
+			}
+		case stFirst, stElement:
+			if c == ']' && r.state == stFirst {
+				r.consume(1, true)
+				r.state = stDone
+				continue
+			}
+			if c == -1 {
+				return nil, r.syntaxError(0, "unexpected end of input: the array is not closed")
+			}
+		case stAfter:
+			switch c {
+			case ',':
+				r.consume(1, true)
+				r.state = stElement
+				continue
+			case ']':
+				r.consume(1, true)
+				r.state = stDone
+				continue
+			case -1:
+				return nil, r.syntaxError(0, "unexpected end of input: the array is not closed")
+			}
+			return nil, r.syntaxError(0, "expecting ',' delimiter")
+		case stDone:
+			if c == -1 {
+				return nil, io.EOF
+			}
+			return nil, r.syntaxError(0, "extra data after the array")
+		}
+		return r.value()
+	}
+}
+
+// value parses the event at the first unread byte.
+func (r *Reader) value() (*Record, error) {
+	for {
+		r.p.src = r.b.Buf[r.b.Pos:r.b.End]
+		r.p.pos, r.p.tape, r.p.depth, r.p.final = 0, r.p.tape[:0], 0, r.b.EOF
+		err := r.p.value()
+		if err == nil {
+			break
+		}
+		if err != errShort {
+			pe := err.(*parseError)
+			return nil, r.syntaxError(pe.off, pe.msg)
+		}
+		have := r.b.End - r.b.Pos
+		if have > r.max {
+			return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
+		}
+		if r.b.More() == have {
+			if r.b.ReadErr != nil {
+				return nil, r.b.ReadErr
+			}
+			if !r.b.EOF {
+				return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
+			}
+		}
+	}
+	n := r.p.pos
+	if n > r.max {
+		return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
+	}
+	r.rec = Record{Index: r.index, Gap: r.gap, Raw: r.b.Buf[r.b.Pos : r.b.Pos+n], Pos: r.position(0), tape: r.p.tape}
+	r.consume(n, false)
+	// The record holds the gap; the next one is gathered in the other buffer.
+	r.gaps[r.index&1] = r.gap
+	r.gap = r.gaps[(r.index+1)&1]
+	r.index++
+	if r.state != stValues {
+		r.state = stAfter
+	}
+	return &r.rec, nil
+}
+
+// Event reads the fields of a record's event.
+func (s *Signer) Event(rec *Record) (*Event, error) {
+	return s.event(rec.Raw, rec.tape)
+}
+
+// EventError is an event without the fields a signature needs, at its
+// place in the stream.
+type EventError struct {
+	Pos   jsonv.Position
+	Field *FieldError
+}
+
+func (e *EventError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Pos, e.Field)
+}
+
+// Buffered is how many bytes are read ahead: 0 when the next event has
+// yet to arrive (a live stream is waited on).
+func (r *Reader) Buffered() int { return r.b.End - r.b.Pos }
+
+// PosAt is the position of the byte off bytes into the record's event.
+func (rec *Record) PosAt(off int) jsonv.Position {
+	return advance(rec.Pos, rec.Raw[:min(max(off, 0), len(rec.Raw))])
+}

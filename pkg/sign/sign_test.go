@@ -1,0 +1,296 @@
+package sign
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func mustSigner(t testing.TB, key string, s Scheme) *Signer {
+	t.Helper()
+	sg, err := NewSigner([]byte(key), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sg
+}
+
+// TestSchemes checks each scheme's message, written out by hand from the
+// issue's definitions, and its HMAC as Python's hmac module gives it.
+func TestSchemes(t *testing.T) {
+	const raw = `{"seq":7,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"reasoning","payload":{"b":[1,2.50,"é"],"a":{"z":null,"y":true}},"meta":{"run_id":"r-1","agent_id":1}}`
+	cases := []struct {
+		scheme Scheme
+		msg    string
+		hmac   string
+	}{
+		{SchemeSpec, `r-172025-12-05T10:30:00.000Zagentreasoning{"a": {"y": true, "z": null}, "b": [1, 2.5, "\u00e9"]}`,
+			"e937950c5fe1925aebb0f399ddb377206d813d9a8e9ce9cd7b837095a997f8db"},
+		{SchemePayload, `r-17{"b": [1, 2.5, "\u00e9"], "a": {"z": null, "y": true}}`,
+			"6efd9cc732924b0ff5e5076abc9fe42754646e08e4d39c63d9dc58c5604ad3c7"},
+		{SchemePayloadCompact, `r-17{"a":{"y":true,"z":null},"b":[1,2.5,"\u00e9"]}`,
+			"da7474840b794b30494594587064ce7b2fc2c53a8f63f0f1760b5d5ac9c8b6d6"},
+		{SchemeEventCompact, `r-17{"actor":"agent","payload":{"a":{"y":true,"z":null},"b":[1,2.5,"\u00e9"]},"seq":7,"t":"2025-12-05T10:30:00.000Z","type":"reasoning"}`,
+			"908914be051da0f4c5ec356735c5150c13360ace99e92e7dc6921389ff97939e"},
+	}
+	for _, c := range cases {
+		t.Run(c.scheme.String(), func(t *testing.T) {
+			sg := mustSigner(t, "test-key", c.scheme)
+			ev, err := sg.Parse([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(sg.Message(ev)); got != c.msg {
+				t.Fatalf("message\ngot  %s\nwant %s", got, c.msg)
+			}
+			if got := string(sg.Sign(ev)); got != c.hmac {
+				t.Fatalf("signature %s, want %s", got, c.hmac)
+			}
+			if !sg.Valid(ev, c.hmac) || sg.Valid(ev, strings.ToUpper(c.hmac)) {
+				t.Fatal("Valid disagrees with Sign")
+			}
+		})
+	}
+	// The event-compact scheme leaves out meta and the top-level signature
+	// only: another member changes the message.
+	sg := mustSigner(t, "test-key", SchemeEventCompact)
+	ev, err := sg.Parse([]byte(`{"seq":1,"t":"","actor":"","type":"","payload":{},"meta":{"run_id":"r","signature":"x"},"signature":"y","z":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(sg.Message(ev)); got != `r1{"actor":"","payload":{},"seq":1,"t":"","type":"","z":[]}` {
+		t.Fatalf("event-compact message %s", got)
+	}
+}
+
+// TestPythonSignedLogs verifies logs that Python signed with each scheme
+// (scripts/gen-sign-vectors.py, with the spec's generate_signature), and
+// checks that each fails under every other scheme.
+func TestPythonSignedLogs(t *testing.T) {
+	for i, name := range Schemes {
+		raw, err := os.ReadFile("../../testdata/sign/python-" + name + ".ndjson")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range Schemes {
+			problems, events := verifyBytes(t, "test-key", Scheme(j), raw)
+			if events != 20 {
+				t.Fatalf("%s: %d events read, want 20", name, events)
+			}
+			// Under another scheme, every event fails but those whose
+			// messages the two schemes make alike (an empty payload is
+			// {} in both payload forms).
+			want := 0
+			if i != j {
+				want = events - sameMessages(t, raw, Scheme(i), Scheme(j))
+			}
+			if len(problems) != want {
+				t.Errorf("python %s log under %s: %d problems, want %d: %v", name, Schemes[j], len(problems), want, problems)
+			}
+		}
+	}
+}
+
+// sameMessages counts the events of a log for which two schemes sign the
+// same message.
+func sameMessages(t testing.TB, raw []byte, a, b Scheme) int {
+	n := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		sa, sb := mustSigner(t, "k", a), mustSigner(t, "k", b)
+		ea, err := sa.Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eb, _ := sb.Parse(line)
+		if bytes.Equal(sa.Message(ea), sb.Message(eb)) {
+			n++
+		}
+	}
+	return n
+}
+
+// verifyBytes verifies a log and returns its problems as "line: code msg".
+func verifyBytes(t testing.TB, key string, s Scheme, raw []byte) (problems []string, events int) {
+	t.Helper()
+	l := &Log{Signer: mustSigner(t, key, s), Emit: func(p Problem) {
+		problems = append(problems, fmt.Sprintf("%d: %s %s", p.Line, p.Code, p.Msg))
+	}}
+	rd := NewReader(bytes.NewReader(raw), 0)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Where{File: "log", Line: rec.Pos.Line, Index: rec.Index}
+		ev, err := l.Signer.Event(rec)
+		if err != nil {
+			l.Bad(w, "", err.Error())
+			continue
+		}
+		l.Check(ev, w)
+	}
+	l.Finish()
+	return problems, l.Events
+}
+
+// signBytes signs a log as `toonkit sign` does: the bytes between events
+// kept, each event patched.
+func signBytes(t testing.TB, key string, s Scheme, raw []byte) []byte {
+	t.Helper()
+	sg := mustSigner(t, key, s)
+	rd := NewReader(bytes.NewReader(raw), 0)
+	var out []byte
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return append(out, rd.Tail()...)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := sg.Event(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec.Gap...)
+		out = AppendSigned(out, ev, sg.Sign(ev))
+	}
+}
+
+const unsignedLog = `{"seq":1,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"reasoning","payload":{"goal":"g","steps":[],"safety_checks":[],"uncertainty":"low"},"meta":{"run_id":"run-a","agent_id":1}}
+{"seq":1,"t":"2025-12-05T10:30:00.500Z","actor":"user","type":"action_request","payload":{"action":"x","params":{}},"meta":{"run_id":"run-b","agent_id":2}}
+{"seq":2,"t":"2025-12-05T10:30:01.000Z","actor":"tool","type":"action_request","payload":{"action":"create_ticket","params":{"amount":99.99}},"meta":{"run_id":"run-a","agent_id":1}}
+{"seq":3,"t":"2025-12-05T10:30:02.000Z","actor":"tool","type":"action_response","payload":{"status":"ok","data":{"ticket_id":"T-999"}},"meta":{"run_id":"run-a","agent_id":1}}
+{"seq":4,"t":"2025-12-05T10:30:03.000Z","actor":"agent","type":"final_output","payload":{"text":"done"},"meta":{"run_id":"run-a","agent_id":1}}
+{"seq":5,"t":"2025-12-05T10:30:04.000Z","actor":"agent","type":"final_output","payload":{"text":"really done"},"meta":{"run_id":"run-a","agent_id":1}}
+`
+
+// prettyArray is the same log as an indented JSON array.
+const prettyArray = `[
+  {
+    "seq": 1,
+    "t": "2025-12-05T10:30:00.000Z",
+    "actor": "agent",
+    "type": "reasoning",
+    "payload": {"goal": "g", "steps": [], "safety_checks": [], "uncertainty": "low"},
+    "meta": {
+      "run_id": "run-a",
+      "agent_id": 1
+    }
+  },
+  {"seq": 2, "t": "2025-12-05T10:30:01.000Z", "actor": "tool", "type": "action_request", "payload": {"action": "x", "params": {"n": 1.50}}, "meta": {"run_id": "run-a"}}
+]
+`
+
+// TestSignThenVerify signs logs in both shapes and verifies them; the
+// signed bytes are the input with only the signature members added.
+func TestSignThenVerify(t *testing.T) {
+	for name, log := range map[string]string{"ndjson": unsignedLog, "array": prettyArray} {
+		for i := range Schemes {
+			signed := signBytes(t, "k", Scheme(i), []byte(log))
+			if problems, n := verifyBytes(t, "k", Scheme(i), signed); len(problems) != 0 || n == 0 {
+				t.Fatalf("%s %s: %d events, problems %v", name, Schemes[i], n, problems)
+			}
+			if problems, _ := verifyBytes(t, "other key", Scheme(i), signed); len(problems) == 0 {
+				t.Fatalf("%s %s: verified with the wrong key", name, Schemes[i])
+			}
+			// Signing again gives the same bytes: the values are replaced in place.
+			if again := signBytes(t, "k", Scheme(i), signed); !bytes.Equal(again, signed) {
+				t.Fatalf("%s: signing a signed log changed it:\n%s", name, again)
+			}
+		}
+	}
+	signed := string(signBytes(t, "k", SchemeSpec, []byte(prettyArray)))
+	stripped := sigMember.ReplaceAllString(signed, "")
+	if stripped != prettyArray {
+		t.Fatalf("signing changed more than the signatures:\n%s", signed)
+	}
+	// The signature follows each object's own style.
+	for _, want := range []string{
+		"\"agent_id\": 1,\n      \"signature\": \"",       // indented meta
+		"\"run_id\": \"run-a\", \"signature\": \"",        // one-member meta, spaced
+		"\n    },\n    \"signature\": \"",                 // indented event
+		"\"meta\": {\"run_id\": \"run-a\", \"signature\"", // one line
+	} {
+		if !strings.Contains(signed, want) {
+			t.Errorf("signed array lacks %q:\n%s", want, signed)
+		}
+	}
+}
+
+// TestTampering changes a signed log in each way the issue lists and
+// checks that verify names what happened.
+func TestTampering(t *testing.T) {
+	signed := string(signBytes(t, "k", SchemeSpec, []byte(unsignedLog)))
+	lines := strings.SplitAfter(signed, "\n")
+	lines = lines[:len(lines)-1]
+	edit := func(i int, old, new string) []string {
+		out := append([]string(nil), lines...)
+		if !strings.Contains(out[i], old) {
+			t.Fatalf("line %d lacks %q", i+1, old)
+		}
+		out[i] = strings.Replace(out[i], old, new, 1)
+		return out
+	}
+	editLast := func(i int, old, new string) []string {
+		out := append([]string(nil), lines...)
+		k := strings.LastIndex(out[i], old)
+		if k < 0 {
+			t.Fatalf("line %d lacks %q", i+1, old)
+		}
+		out[i] = out[i][:k] + new + out[i][k+len(old):]
+		return out
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"payload byte", edit(2, "99.99", "99.98"), []string{"3: SIG001 signature mismatch"}},
+		// 3 becomes 7: 4 and 5 come late, 3 and 6 are missing.
+		{"seq", edit(3, `"seq":3`, `"seq":7`), []string{"4: SIG001 signature mismatch",
+			"4: SIG010 an event is missing between seq 2 and 4", "4: SIG010 an event is missing between seq 5 and 7",
+			"5: SIG012 out of order: it comes after seq 7 at log:4", "6: SIG012 out of order: it comes after seq 7 at log:4"}},
+		{"seq, several missing", edit(5, `"seq":5`, `"seq":9`), []string{"6: SIG001 signature mismatch",
+			"6: SIG010 events missing between seq 4 and 9 (4 events)"}},
+		{"t", edit(0, "10:30:00.000Z", "10:30:00.001Z"), []string{"1: SIG001 signature mismatch"}},
+		{"actor", edit(2, `"actor":"tool"`, `"actor":"user"`), []string{"3: SIG001 signature mismatch"}},
+		{"type", edit(4, `"final_output"`, `"error"`), []string{"5: SIG001 signature mismatch"}},
+		{"run_id", edit(4, `"run-a"`, `"run-c"`), []string{"5: SIG001 signature mismatch",
+			"5: SIG013 the run starts at seq 4: the events before it may be missing",
+			"6: SIG010 an event is missing between seq 3 and 5"}},
+		{"removed", append(append([]string(nil), lines[:3]...), lines[4:]...), []string{"4: SIG010 an event is missing between seq 2 and 4"}},
+		{"duplicated", append(append([]string(nil), lines[:4]...), lines[3:]...), []string{"5: SIG011 repeated: seq 3 is at log:4 too"}},
+		{"swapped", []string{lines[0], lines[1], lines[3], lines[2], lines[4], lines[5]}, []string{"4: SIG012 out of order: it comes after seq 3 at log:3"}},
+		{"stripped", []string{lines[0], lines[1], lines[2], sigMember.ReplaceAllString(lines[3], ""), lines[4], lines[5]},
+			[]string{"4: SIG002 unsigned: no meta.signature and no top-level signature"}},
+		{"top-level stripped", editLast(1, `,"signature":"`+topSig(lines[1])+`"}`, "}"),
+			[]string{"2: SIG004 no top-level signature: the spec stores the signature in both signature and meta.signature"}},
+		{"top-level differs", editLast(1, `,"signature":"`+topSig(lines[1])+`"}`, `,"signature":"`+topSig(lines[0])+`"}`),
+			[]string{"2: SIG003 the top-level signature differs from meta.signature"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, _ := verifyBytes(t, "k", SchemeSpec, []byte(strings.Join(c.lines, "")))
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func topSig(line string) string {
+	i := strings.LastIndex(line, `"signature":"`)
+	return line[i+13 : i+13+64]
+}
+
+// sigMember matches a signature member as sign adds it, with what comes
+// before it.
+var sigMember = regexp.MustCompile(`,\s*"signature":\s*"[0-9a-f]{64}"`)

@@ -1,0 +1,275 @@
+package sign
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Problem codes.
+const (
+	CodeMismatch  = "SIG001" // the signature does not match
+	CodeUnsigned  = "SIG002" // no signature
+	CodeTopDiffer = "SIG003" // the top-level signature differs from meta.signature
+	CodeOneCopy   = "SIG004" // the signature is in one of its two places only
+	CodeGap       = "SIG010" // events missing in a run
+	CodeRepeat    = "SIG011" // a seq again
+	CodeOrder     = "SIG012" // a seq out of order
+	CodeLateStart = "SIG013" // a run that starts after seq 1 (warning)
+	CodeSeqRange  = "SIG014" // a seq beyond 64 bits: its order is not checked
+	CodeEvent     = "SIG020" // not a trace event, or malformed JSON
+)
+
+// Where is an event's place: its file and position, its index in the log.
+type Where struct {
+	File   string
+	Line   int
+	Column int
+	Offset int64
+	Index  int // across all the files of the log
+}
+
+func (w Where) String() string { return fmt.Sprintf("%s:%d", w.File, w.Line) }
+
+// Problem is one thing wrong with one event of a log.
+type Problem struct {
+	Where
+	Run, Seq string // empty when the event could not be read
+	Code     string
+	Warning  bool
+	Msg      string
+	Pointer  string
+	// Message is, for a signature that does not match, the exact message
+	// signed to check it (for --explain).
+	Message []byte
+}
+
+// Log checks the events of a log, in order: each signature, and across
+// the log that the events of each run_id have seq numbers that go up by
+// one, with none repeated and none missing. Problems are given to Emit in
+// the order of the events (a gap is known for sure only some events after
+// it, in case the missing events come late, out of order).
+type Log struct {
+	Signer  *Signer
+	Emit    func(Problem)
+	Explain bool // keep the signed message of each mismatch
+
+	Events, Errors, Warnings int
+	runs                     map[string]*run
+	gaps                     []*gap    // open gaps, oldest first
+	queue                    []Problem // problems held back behind an open gap
+}
+
+type run struct {
+	id       string
+	first    int64
+	max      int64
+	maxWhere Where
+	gaps     []*gap
+}
+
+// gap is seq numbers missing from a run so far: lo..hi, in pieces once
+// some of them came late.
+type gap struct {
+	run     *run
+	missing [][2]int64
+	at      Problem // where it was seen (the event after it)
+}
+
+// window is how many events later a gap is sure: a missing event that
+// comes that late is reported as out of order, after the gap.
+const window = 1024
+
+// Runs is the number of run_ids seen.
+func (l *Log) Runs() int { return len(l.runs) }
+
+// OK reports whether every event verified.
+func (l *Log) OK() bool { return l.Errors == 0 }
+
+func (l *Log) emit(p Problem) {
+	if p.Warning {
+		l.Warnings++
+	} else {
+		l.Errors++
+	}
+	if len(l.queue) > 0 || len(l.gaps) > 0 && p.Index > l.gaps[0].at.Index {
+		l.queue = append(l.queue, p)
+		return
+	}
+	l.Emit(p)
+}
+
+// Bad records an event that could not be read as a trace event.
+func (l *Log) Bad(w Where, pointer, msg string) {
+	l.Events++
+	l.emit(Problem{Where: w, Code: CodeEvent, Pointer: pointer, Msg: msg})
+}
+
+// Check checks one event.
+func (l *Log) Check(ev *Event, w Where) {
+	l.Events++
+	problem := func(code, msg string) Problem {
+		return Problem{Where: w, Run: ev.RunID, Seq: ev.Seq, Code: code, Msg: msg}
+	}
+	switch {
+	case !ev.HasSig && !ev.HasTop:
+		l.emit(problem(CodeUnsigned, "unsigned: no meta.signature and no top-level signature"))
+	default:
+		sig := ev.Signature
+		if !ev.HasSig {
+			sig = ev.TopSignature
+		}
+		if !l.Signer.Valid(ev, sig) {
+			p := problem(CodeMismatch, "signature mismatch")
+			if !isHexSignature(sig) {
+				p.Msg += " (the signature is not 64 lowercase hex digits)"
+			}
+			if l.Explain {
+				p.Message = slices.Clone(l.Signer.msg)
+			}
+			l.emit(p)
+		}
+		switch {
+		case !ev.HasTop:
+			l.emit(problem(CodeOneCopy, "no top-level signature: the spec stores the signature in both signature and meta.signature"))
+		case !ev.HasSig:
+			l.emit(problem(CodeOneCopy, "no meta.signature: the spec stores the signature in both signature and meta.signature"))
+		case ev.TopSignature != ev.Signature:
+			l.emit(problem(CodeTopDiffer, "the top-level signature differs from meta.signature"))
+		}
+	}
+	l.sequence(ev, w, problem)
+	l.settle(w.Index)
+}
+
+func isHexSignature(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sequence checks ev's seq against its run.
+func (l *Log) sequence(ev *Event, w Where, problem func(code, msg string) Problem) {
+	if !ev.SeqOK {
+		l.emit(problem(CodeSeqRange, "seq does not fit in 64 bits: its order is not checked"))
+		return
+	}
+	if l.runs == nil {
+		l.runs = map[string]*run{}
+	}
+	s := ev.SeqN
+	r := l.runs[ev.RunID]
+	if r == nil {
+		r = &run{id: ev.RunID, first: s, max: s, maxWhere: w}
+		l.runs[ev.RunID] = r
+		if s > 1 {
+			p := problem(CodeLateStart, fmt.Sprintf("the run starts at seq %d: the events before it may be missing", s))
+			p.Warning = true
+			l.emit(p)
+		}
+		return
+	}
+	switch {
+	case s == r.max+1:
+	case s > r.max+1:
+		g := &gap{run: r, missing: [][2]int64{{r.max + 1, s - 1}}, at: problem(CodeGap, "")}
+		r.gaps = append(r.gaps, g)
+		l.gaps = append(l.gaps, g)
+	case s == r.max:
+		l.emit(problem(CodeRepeat, fmt.Sprintf("repeated: seq %d is at %s too", s, r.maxWhere)))
+		return
+	case l.fill(r, s):
+		l.emit(problem(CodeOrder, fmt.Sprintf("out of order: it comes after seq %d at %s", r.max, r.maxWhere)))
+		return
+	case s < r.first:
+		l.emit(problem(CodeOrder, fmt.Sprintf("out of order: it comes after seq %d at %s, and the run starts at seq %d", r.max, r.maxWhere, r.first)))
+		r.first = s
+		return
+	default:
+		l.emit(problem(CodeRepeat, fmt.Sprintf("repeated: the run has had seq %d already (it is at seq %d, %s)", s, r.max, r.maxWhere)))
+		return
+	}
+	r.max, r.maxWhere = s, w
+}
+
+// fill takes s out of an open gap of r, if it is in one: a late event.
+func (l *Log) fill(r *run, s int64) bool {
+	for gi, g := range r.gaps {
+		for k, m := range g.missing {
+			if s < m[0] || s > m[1] {
+				continue
+			}
+			var parts [][2]int64
+			if s > m[0] {
+				parts = append(parts, [2]int64{m[0], s - 1})
+			}
+			if s < m[1] {
+				parts = append(parts, [2]int64{s + 1, m[1]})
+			}
+			g.missing = slices.Replace(g.missing, k, k+1, parts...)
+			if len(g.missing) == 0 {
+				r.gaps = slices.Delete(r.gaps, gi, gi+1)
+				l.gaps = slices.DeleteFunc(l.gaps, func(x *gap) bool { return x == g })
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// settle reports the gaps that are sure by now (window events old), and
+// the problems held back behind them.
+func (l *Log) settle(index int) {
+	for len(l.gaps) > 0 && index-l.gaps[0].at.Index >= window {
+		l.close(l.gaps[0])
+	}
+	l.release()
+}
+
+// close reports a gap as missing events.
+func (l *Log) close(g *gap) {
+	l.gaps = slices.DeleteFunc(l.gaps, func(x *gap) bool { return x == g })
+	r := g.run
+	r.gaps = slices.DeleteFunc(r.gaps, func(x *gap) bool { return x == g })
+	for _, m := range g.missing {
+		p := g.at
+		if m[0] == m[1] {
+			p.Msg = fmt.Sprintf("an event is missing between seq %d and %d", m[0]-1, m[1]+1)
+		} else {
+			p.Msg = fmt.Sprintf("events missing between seq %d and %d (%d events)", m[0]-1, m[1]+1, m[1]-m[0]+1)
+		}
+		l.Errors++
+		l.queue = append(l.queue, p)
+	}
+}
+
+// release passes on the held-back problems that no open gap comes before.
+func (l *Log) release() {
+	if len(l.queue) == 0 {
+		return
+	}
+	limit := int(^uint(0) >> 1)
+	if len(l.gaps) > 0 {
+		limit = l.gaps[0].at.Index
+	}
+	slices.SortStableFunc(l.queue, func(a, b Problem) int { return a.Index - b.Index })
+	n := 0
+	for n < len(l.queue) && l.queue[n].Index <= limit {
+		l.Emit(l.queue[n])
+		n++
+	}
+	l.queue = slices.Delete(l.queue, 0, n)
+}
+
+// Finish reports the gaps still open at the end of the log.
+func (l *Log) Finish() {
+	for len(l.gaps) > 0 {
+		l.close(l.gaps[0])
+	}
+	l.release()
+}
