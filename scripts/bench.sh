@@ -30,6 +30,12 @@
 # trace stream (mark <= 64 MiB) and on a 1 GB Chiffon stream (info: the sets
 # of message ids, request ids and task ids that its stream rules need grow
 # with the stream).
+# Sign and verify (genbench -messages audit): BENCH_SIGN_EVENTS unsigned AOP
+# trace events of about 1 KB, signed (toonkit sign) and the result verified
+# (toonkit verify), each with GOMAXPROCS=1; marks >= 100,000 events/s each;
+# beside the spec's own Python generate_signature (python3) signing the same
+# events (json.loads, sign, json.dumps per line), mark >= 10x. Check: Python
+# verifies every signature toonkit wrote (scripts/gen-sign-vectors.py --verify).
 # Then peak RSS on inputs of one value at the 64 MiB limit (genbench
 # -limit-dir): decode and inspect of a compressed frame that decompresses to
 # 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
@@ -52,6 +58,7 @@
 #   BENCH_VALIDATE_BIG_MB  size of the large Chiffon stream for validate's peak
 #                       RSS (default 1000; 0 skips it)
 #   BENCH_AJV           0 skips ajv-cli (installed from npm into the run folder)
+#   BENCH_SIGN_EVENTS   trace events for sign and verify (default 100000)
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -322,6 +329,60 @@ if ((have_time && vbig > 0)); then
 	rm -f "$dir/big.ndjson"
 fi
 
+# Sign and verify, beside the spec's Python function.
+nsig=${BENCH_SIGN_EVENTS:-100000}
+"$dir/genbench" -messages audit -frames "$nsig" -o "$dir/audit.ndjson" || die "genbench -messages audit failed"
+sig_bytes=$(size "$dir/audit.ndjson")
+printf 'bench-salt-key\n' >"$dir/audit.key"
+chmod 600 "$dir/audit.key"
+"$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson" -o "$dir/signed.ndjson" || die "toonkit sign failed"
+note "sign x$reps"
+measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
+sign_ns=$MED_NS sign_kb=$MAX_KB
+note "verify x$reps"
+measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
+verify_ns=$MED_NS verify_kb=$MAX_KB
+py_ns="" chk_pyverify="SKIP (no python3)"
+if command -v python3 >/dev/null; then
+	# The spec's code block ("Signature Generation"), as it is, and a loop
+	# that reads, signs and writes each event as toonkit sign does.
+	cat >"$dir/pysign.py" <<'PY'
+import hmac
+import hashlib
+import json
+
+def generate_signature(org_salt_key, run_id, seq_no, timestamp, actor, type, payload):
+    message = f"{run_id}{seq_no}{timestamp}{actor}{type}{json.dumps(payload, sort_keys=True)}"
+    signature = hmac.new(
+        org_salt_key.encode(),
+        message.encode(),
+        hashlib.sha256
+    ).hexdigest()
+    return signature
+
+import sys
+key = open(sys.argv[1], encoding="utf-8").read().rstrip("\n")
+out = sys.stdout
+for line in open(sys.argv[2], encoding="utf-8"):
+    ev = json.loads(line)
+    s = generate_signature(key, ev["meta"]["run_id"], ev["seq"], ev["t"], ev["actor"], ev["type"], ev["payload"])
+    ev["meta"]["signature"] = s
+    ev["signature"] = s
+    out.write(json.dumps(ev) + "\n")
+PY
+	note "python3 generate_signature x$reps"
+	measure "$reps" python3 "$dir/pysign.py" "$dir/audit.key" "$dir/audit.ndjson"
+	py_ns=$MED_NS
+	note "checking that Python verifies toonkit's signatures"
+	if python3 "$root/scripts/gen-sign-vectors.py" --verify bench-salt-key spec "$dir/signed.ndjson" >"$dir/pyverify.txt" 2>&1; then
+		chk_pyverify=PASS
+	else
+		chk_pyverify=FAIL
+		failures=$((failures + 1))
+	fi
+fi
+rm -f "$dir/audit.ndjson" "$dir/signed.ndjson"
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -470,6 +531,25 @@ for i in "${!val_names[@]}"; do
 		row "  toonkit vs ajv-cli, wall time" "$vs" "" "" "(info)"
 	fi
 done
+evps() { awk -v n="$1" -v ns="$2" 'BEGIN {printf "%.0f", n / (ns / 1e9)}'; }
+row "sign: $nsig events, $(awk -v b="$sig_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" ""
+check ge "$(evps "$nsig" "$sign_ns")" 100000
+row "sign events/s, 1 core" "$(evps "$nsig" "$sign_ns")" ">= 100000" "" "$RES"
+check ge "$(evps "$nsig" "$verify_ns")" 100000
+row "verify events/s, 1 core" "$(evps "$nsig" "$verify_ns")" ">= 100000" "" "$RES"
+if [[ -n $py_ns ]]; then
+	row "  python3 generate_signature events/s" "$(evps "$nsig" "$py_ns")" "" "" "(reference)"
+	r=$(ratio "$py_ns" "$sign_ns")
+	check ge "${r%x}" 10
+	row "  sign vs the spec's Python, wall time" "$r" ">= 10x" "" "$RES"
+else
+	row "  sign vs the spec's Python" "n/a" ">= 10x" "" "SKIP (no python3)"
+fi
+if ((have_time)); then
+	row "sign / verify peak RSS MiB" "$(mib "$sign_kb") / $(mib "$verify_kb")" "" "" "(info)"
+fi
+row "Python verifies toonkit's signatures" "" "all" "" "$chk_pyverify"
+echo
 if [[ -n $tbig_kb ]]; then
 	check le "$tbig_kb" 65536
 	row "validate trace peak RSS MiB, $vbig MB" "$(mib "$tbig_kb")" "<= 64" "" "$RES"

@@ -160,7 +160,17 @@ func sortMembers(ms []member) []member {
 	if sorted {
 		return ms
 	}
-	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	if len(ms) <= 16 {
+		// Insertion sort: stable, and quickest for the few members most
+		// objects have.
+		for i := 1; i < len(ms); i++ {
+			for j := i; j > 0 && bytes.Compare(ms[j-1].key, ms[j].key) > 0; j-- {
+				ms[j-1], ms[j] = ms[j], ms[j-1]
+			}
+		}
+	} else {
+		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	}
 	out := ms[:0]
 	for k := range ms {
 		if k+1 < len(ms) && bytes.Equal(ms[k].key, ms[k+1].key) {
@@ -224,10 +234,7 @@ func (w *writer) str(dst []byte, n *node) []byte {
 		return append(dst, '"')
 	}
 	for i := 0; i < len(raw); {
-		j := i
-		for j < len(raw) && safe[raw[j]] {
-			j++
-		}
+		j := i + safeSpan(raw[i:])
 		dst = append(dst, raw[i:j]...)
 		if i = j; i >= len(raw) {
 			break
@@ -350,6 +357,14 @@ func appendWTF8(dst []byte, r rune) []byte {
 // point when the decimal exponent is in [-4, 16), else as d.ddde±XX;
 // Infinity and -Infinity beyond the float range, 0.0 or -0.0 below it.
 func appendFloat(dst, lit []byte) []byte {
+	if out, ok := appendPlainFloat(dst, lit); ok {
+		return out
+	}
+	return appendFloatRepr(dst, lit)
+}
+
+// appendFloatRepr is appendFloat by way of the float itself.
+func appendFloatRepr(dst, lit []byte) []byte {
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil && !math.IsInf(f, 0) {
 		// Not reached: the parser has checked the syntax.
@@ -361,26 +376,81 @@ func appendFloat(dst, lit []byte) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, "-Infinity"...)
 	}
-	exp := 0
-	if f != 0 {
-		exp = decimalExponent(f)
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	e := bytes.IndexByte(dst[start:], 'e')
+	exp, _ := strconv.Atoi(string(dst[start+e+1:]))
+	if f == 0 {
+		exp = 0
 	}
-	if exp >= -4 && exp < 16 {
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-		if bytes.IndexByte(dst[start:], '.') < 0 {
-			dst = append(dst, '.', '0')
-		}
+	if exp < -4 || exp >= 16 {
 		return dst
 	}
-	return strconv.AppendFloat(dst, f, 'e', -1, 64)
+	// Fixed notation from the same shortest digits.
+	var buf [32]byte
+	digits := append(buf[:0], dst[start:start+e]...)
+	dst = dst[:start]
+	if digits[0] == '-' {
+		dst = append(dst, '-')
+		digits = digits[1:]
+	}
+	if len(digits) > 1 { // d.ddd: drop the point
+		digits = append(digits[:1], digits[2:]...)
+	}
+	switch {
+	case exp < 0:
+		dst = append(dst, '0', '.')
+		for range -exp - 1 {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
+	case exp+1 >= len(digits):
+		dst = append(dst, digits...)
+		for range exp + 1 - len(digits) {
+			dst = append(dst, '0')
+		}
+		return append(dst, '.', '0')
+	}
+	dst = append(dst, digits[:exp+1]...)
+	dst = append(dst, '.')
+	return append(dst, digits[exp+1:]...)
 }
 
-// decimalExponent is the exponent of f's shortest decimal form d.ddd×10^e.
-func decimalExponent(f float64) int {
-	var buf [32]byte
-	b := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
-	e := bytes.IndexByte(b, 'e')
-	x, _ := strconv.Atoi(string(b[e+1:]))
-	return x
+// appendPlainFloat writes a literal like 99.99 or -0.050 without reading it
+// as a float, when that gives what repr gives: no exponent, at most 15
+// significant digits (any decimal of 15 digits or fewer is the shortest
+// form of the float nearest to it), and a decimal exponent in [-4, 16).
+// Trailing zeros of the fraction go, one digit is kept.
+func appendPlainFloat(dst, lit []byte) ([]byte, bool) {
+	dot := bytes.IndexByte(lit, '.')
+	if dot < 0 || bytes.IndexAny(lit, "eE") >= 0 {
+		return dst, false
+	}
+	end := len(lit)
+	for end > dot+2 && lit[end-1] == '0' {
+		end--
+	}
+	intPart, frac := lit[:dot], lit[dot+1:end]
+	neg := intPart[0] == '-'
+	if neg {
+		intPart = intPart[1:]
+	}
+	var sig, exp int
+	if intPart[0] != '0' {
+		sig, exp = len(intPart)+len(frac), len(intPart)-1
+	} else {
+		lead := 0
+		for lead < len(frac) && frac[lead] == '0' {
+			lead++
+		}
+		if lead == len(frac) { // zero
+			sig, exp = 0, 0
+		} else {
+			sig, exp = len(frac)-lead, -lead-1
+		}
+	}
+	if sig > 15 || exp < -4 || exp >= 16 {
+		return dst, false
+	}
+	return append(dst, lit[:end]...), true
 }

@@ -74,15 +74,15 @@ func (e *FieldError) Error() string {
 // parses the next one.
 type Event struct {
 	Raw                   []byte
-	RunID, T, Actor, Type string
-	Seq                   string // the decimal form Python prints
+	RunID, T, Actor, Type []byte // decoded
+	Seq                   []byte // the decimal form Python prints
 	// SeqN is seq as an int64; SeqOK is false when it does not fit.
 	SeqN  int64
 	SeqOK bool
 	// Signature is meta.signature and TopSignature the top-level
 	// signature, when they are strings; HasSig and HasTop say whether
 	// each member is there at all.
-	Signature, TopSignature string
+	Signature, TopSignature []byte
 	HasSig, HasTop          bool
 
 	tape    []node
@@ -166,7 +166,7 @@ func (s *Signer) event(raw []byte, t []node) (*Event, error) {
 		}
 	}
 	var err error
-	str := func(ptr string, at int32, dst *string) {
+	str := func(ptr string, at int32, dst *[]byte) {
 		if err != nil {
 			return
 		}
@@ -188,7 +188,7 @@ func (s *Signer) event(raw []byte, t []node) (*Event, error) {
 				return
 			}
 		}
-		*dst = string(v)
+		*dst = v
 	}
 	str("/meta/run_id", run, &ev.RunID)
 	if err == nil {
@@ -198,13 +198,12 @@ func (s *Signer) event(raw []byte, t []node) (*Event, error) {
 		if n := &t[seq]; n.kind != kInt {
 			return nil, &FieldError{Pointer: "/seq", Offset: int(n.start), Msg: "want an integer, found " + kindName(n.kind)}
 		}
-		lit := string(raw[t[seq].start:t[seq].end])
-		if lit == "-0" {
-			lit = "0"
+		lit := raw[t[seq].start:t[seq].end]
+		if string(lit) == "-0" {
+			lit = lit[1:]
 		}
 		ev.Seq = lit
-		ev.SeqN, err = strconv.ParseInt(lit, 10, 64)
-		ev.SeqOK, err = err == nil, nil
+		ev.SeqN, ev.SeqOK = parseInt64(lit)
 	}
 	str("/t", tt, &ev.T)
 	str("/actor", actor, &ev.Actor)
@@ -215,20 +214,33 @@ func (s *Signer) event(raw []byte, t []node) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	sig := func(name int32, dst *string, has *bool) {
+	sig := func(name int32, dst *[]byte, has *bool) {
 		if name < 0 {
 			return
 		}
 		*has = true
 		if n := &t[name+1]; n.kind == kString && n.flags&fEscape == 0 {
-			*dst = string(raw[n.start:n.end])
+			*dst = raw[n.start:n.end]
 		} else if n.kind == kString {
-			*dst = string(decodeString(nil, raw[n.start:n.end]))
+			*dst = decodeString(nil, raw[n.start:n.end])
 		}
 	}
 	sig(ev.metaSig, &ev.Signature, &ev.HasSig)
 	sig(ev.topSig, &ev.TopSignature, &ev.HasTop)
 	return ev, nil
+}
+
+// parseInt64 reads a JSON integer that fits in an int64.
+func parseInt64(lit []byte) (int64, bool) {
+	if len(lit) > 0 && len(lit) < 19 && lit[0] != '-' {
+		var n int64
+		for _, c := range lit {
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+	n, err := strconv.ParseInt(string(lit), 10, 64)
+	return n, err == nil
 }
 
 // rawKey is the name at tape index j: raw, or decoded when it holds escapes.
@@ -294,6 +306,6 @@ func (s *Signer) Sign(ev *Event) []byte {
 }
 
 // Valid reports whether sig is ev's signature, comparing in constant time.
-func (s *Signer) Valid(ev *Event, sig string) bool {
-	return hmac.Equal(s.Sign(ev), []byte(sig))
+func (s *Signer) Valid(ev *Event, sig []byte) bool {
+	return hmac.Equal(s.Sign(ev), sig)
 }

@@ -215,3 +215,38 @@ func FuzzSignReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSafeSpan checks the 8-bytes-at-a-time scan against the table.
+func FuzzSafeSpan(f *testing.F) {
+	f.Add([]byte("hello, world \" and more"))
+	f.Add([]byte("abcdefgh\x7fabc\x1f\xc3\xa9"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := 0
+		for want < len(b) && safe[b[want]] {
+			want++
+		}
+		if got := safeSpan(b); got != want {
+			t.Fatalf("safeSpan(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
+
+// FuzzPlainFloat: the shortcut for plain decimal literals writes what
+// reading the float and writing its repr writes.
+func FuzzPlainFloat(f *testing.F) {
+	for _, s := range []string{"0.82", "-0.050", "99.99", "0.0001", "0.00001", "123456789012345.6", "1234567890123456.0", "-0.0", "0.000", "100.10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, lit string) {
+		var p parser
+		if p.parseDocument([]byte(lit)) != nil || p.tape[0].kind != kFloat {
+			return
+		}
+		lit = lit[p.tape[0].start:p.tape[0].end]
+		if got, ok := appendPlainFloat(nil, []byte(lit)); ok {
+			if want := appendFloatRepr(nil, []byte(lit)); string(got) != string(want) {
+				t.Fatalf("%s: shortcut %s, repr %s", lit, got, want)
+			}
+		}
+	})
+}

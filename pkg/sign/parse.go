@@ -1,7 +1,9 @@
 package sign
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -221,6 +223,30 @@ var safe = func() (t [256]bool) {
 	return
 }()
 
+// safeSpan is the number of safe bytes b starts with. It looks at 8 bytes
+// at a time: a byte below 0x20, a quote, a backslash, 0x7F or a byte with
+// its high bit set stops it (the lowest flag of each test is exact:
+// borrows spoil only the flags above it).
+func safeSpan(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, e, d := x^(ones*'"'), x^(ones*'\\'), x^(ones*0x7F)
+		m := (x - ones*0x20) &^ x // below 0x20
+		m |= (q - ones) &^ q
+		m |= (e - ones) &^ e
+		m |= (d - ones) &^ d
+		if m = (m | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && safe[b[i]] {
+		i++
+	}
+	return i
+}
+
 func unhex(c byte) (rune, bool) {
 	switch {
 	case c >= '0' && c <= '9':
@@ -251,9 +277,7 @@ func (p *parser) str() error {
 	i := open + 1
 	flags := uint8(fPlain)
 	for {
-		for i < len(s) && safe[s[i]] {
-			i++
-		}
+		i += safeSpan(s[i:])
 		if i >= len(s) {
 			return p.short(open, "unterminated string")
 		}

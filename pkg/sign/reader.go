@@ -56,7 +56,7 @@ func NewReader(r io.Reader, max int) *Reader {
 		max = DefaultMaxEventSize
 	}
 	rd := &Reader{max: max, at: jsonv.Position{Line: 1, Column: 1}}
-	rd.b = inbuf.Buffer{R: r, First: 64 << 10, Steady: 512 << 10, Max: max + 64<<10}
+	rd.b = inbuf.Buffer{R: r, First: 64 << 10, Steady: 512 << 10, Max: max + 64<<10, Drop: func([]byte) { rd.settle() }}
 	return rd
 }
 
@@ -70,8 +70,15 @@ func (r *Reader) consume(n int, keep bool) {
 	if keep {
 		r.gap = append(r.gap, b...)
 	}
-	r.at = advance(r.at, b)
 	r.b.Pos += n
+	// Lines are counted as bytes go by; the column of the bytes after the
+	// last line break only when a position is asked for (settle).
+	if bytes.IndexByte(b, '\n') >= 0 {
+		last := bytes.LastIndexByte(b, '\n')
+		r.at.Line += bytes.Count(b[:last+1], []byte{'\n'})
+		r.at.Column = 1
+		r.at.Offset = r.b.Base + int64(r.b.Pos-len(b)+last+1)
+	}
 }
 
 // skipSpace moves past white space into the gap and returns the next
@@ -98,7 +105,18 @@ func (r *Reader) skipSpace() (int, error) {
 
 // position is the place of the unread byte off bytes ahead.
 func (r *Reader) position(off int) jsonv.Position {
+	r.settle()
 	return advance(r.at, r.b.Buf[r.b.Pos:r.b.Pos+off])
+}
+
+// settle counts the characters consumed since r.at, on its line, into
+// its column: before a position is given, and before the buffer drops them.
+func (r *Reader) settle() {
+	if cur := r.b.Base + int64(r.b.Pos); r.at.Offset < cur {
+		from := int(r.at.Offset - r.b.Base)
+		r.at.Column += utf8.RuneCount(r.b.Buf[from:r.b.Pos])
+		r.at.Offset = cur
+	}
 }
 
 // advance is the position after the bytes b that start at p.

@@ -50,7 +50,7 @@ func TestSchemes(t *testing.T) {
 			if got := string(sg.Sign(ev)); got != c.hmac {
 				t.Fatalf("signature %s, want %s", got, c.hmac)
 			}
-			if !sg.Valid(ev, c.hmac) || sg.Valid(ev, strings.ToUpper(c.hmac)) {
+			if !sg.Valid(ev, []byte(c.hmac)) || sg.Valid(ev, []byte(strings.ToUpper(c.hmac))) {
 				t.Fatal("Valid disagrees with Sign")
 			}
 		})

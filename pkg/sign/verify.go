@@ -1,6 +1,7 @@
 package sign
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 )
@@ -108,7 +109,7 @@ func (l *Log) Bad(w Where, pointer, msg string) {
 func (l *Log) Check(ev *Event, w Where) {
 	l.Events++
 	problem := func(code, msg string) Problem {
-		return Problem{Where: w, Run: ev.RunID, Seq: ev.Seq, Code: code, Msg: msg}
+		return Problem{Where: w, Run: string(ev.RunID), Seq: string(ev.Seq), Code: code, Msg: msg}
 	}
 	switch {
 	case !ev.HasSig && !ev.HasTop:
@@ -133,7 +134,7 @@ func (l *Log) Check(ev *Event, w Where) {
 			l.emit(problem(CodeOneCopy, "no top-level signature: the spec stores the signature in both signature and meta.signature"))
 		case !ev.HasSig:
 			l.emit(problem(CodeOneCopy, "no meta.signature: the spec stores the signature in both signature and meta.signature"))
-		case ev.TopSignature != ev.Signature:
+		case !bytes.Equal(ev.TopSignature, ev.Signature):
 			l.emit(problem(CodeTopDiffer, "the top-level signature differs from meta.signature"))
 		}
 	}
@@ -141,7 +142,7 @@ func (l *Log) Check(ev *Event, w Where) {
 	l.settle(w.Index)
 }
 
-func isHexSignature(s string) bool {
+func isHexSignature(s []byte) bool {
 	if len(s) != 64 {
 		return false
 	}
@@ -163,10 +164,10 @@ func (l *Log) sequence(ev *Event, w Where, problem func(code, msg string) Proble
 		l.runs = map[string]*run{}
 	}
 	s := ev.SeqN
-	r := l.runs[ev.RunID]
+	r := l.runs[string(ev.RunID)]
 	if r == nil {
-		r = &run{id: ev.RunID, first: s, max: s, maxWhere: w}
-		l.runs[ev.RunID] = r
+		r = &run{id: string(ev.RunID), first: s, max: s, maxWhere: w}
+		l.runs[r.id] = r
 		if s > 1 {
 			p := problem(CodeLateStart, fmt.Sprintf("the run starts at seq %d: the events before it may be missing", s))
 			p.Warning = true
