@@ -100,12 +100,15 @@ and writes standard output, so it fits in shell pipelines and CI steps.
 
 Formats in this version: binary (Kado TOON frames: an 18-byte header and a
 JSON payload, optionally RLE-compressed), tabular (Genesis A2A tabular TOON
-text) and json/ndjson.`,
+text) and json/ndjson; validate also checks Chiffon, AOP trace and Narratoria
+messages, and sign and verify make and check the HMAC signatures of AOP trace
+events.`,
 		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
   toonkit decode capture.bin
   toonkit inspect capture.bin
   toonkit convert --to tabular --stats users.json
-  toonkit validate capture.bin`,
+  toonkit validate capture.bin
+  toonkit verify --key-file audit.key audit.ndjson`,
 		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -257,11 +257,11 @@ func (pr *problemPrinter) text(p sign.Problem) {
 	}
 	label, msg := "", p.Msg
 	if pr.color {
-		where = color.New(color.Bold).Sprint(where)
+		where = paint(true, color.Bold)(where)
 		if p.Warning {
-			label = color.New(color.FgYellow, color.Bold).Sprint("warning") + ": "
+			label = paint(true, color.FgYellow, color.Bold)("warning") + ": "
 		} else {
-			msg = color.New(color.FgRed).Sprint(msg)
+			msg = paint(true, color.FgRed)(msg)
 		}
 	} else if p.Warning {
 		label = "warning: "
@@ -320,11 +320,11 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 		result += fmt.Sprintf(", %d %s", l.Warnings, plural(l.Warnings, "warning", "warnings"))
 	}
 	if pr.color {
-		c := color.New(color.FgGreen)
+		c := paint(true, color.FgGreen)
 		if !l.OK() {
-			c = color.New(color.FgRed, color.Bold)
+			c = paint(true, color.FgRed, color.Bold)
 		}
-		result = c.Sprint(result)
+		result = c(result)
 	}
 	fmt.Fprintln(pr.w, line+result)
 }

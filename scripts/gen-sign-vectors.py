@@ -10,7 +10,8 @@ The signing functions are the spec's generate_signature (trace-events-aop.md,
 "Signature Generation") and the three schemes the issue describes for the
 backend. Run: python3 scripts/gen-sign-vectors.py (from the repository root).
 With --verify KEY SCHEME FILE it checks signatures instead (the tests use it
-to have Python verify what toonkit signed).
+to have Python verify what toonkit signed); with --sign KEYFILE FILE it signs
+NDJSON events with generate_signature (scripts/bench.sh times it).
 """
 import hashlib
 import hmac
@@ -113,9 +114,25 @@ def verify(key, scheme, path):
     print(f"ok {len(evs)}")
 
 
+def sign_file(key_file, path):
+    """--sign KEYFILE FILE: sign NDJSON events with the spec's
+    generate_signature, writing them to stdout (the reference that
+    scripts/bench.sh times beside toonkit sign)."""
+    key = open(key_file, encoding="utf-8").read().rstrip("\n")
+    out = sys.stdout
+    for line in open(path, encoding="utf-8"):
+        ev = json.loads(line)
+        s = generate_signature(key, ev["meta"]["run_id"], ev["seq"], ev["t"], ev["actor"], ev["type"], ev["payload"])
+        ev["meta"]["signature"] = s
+        ev["signature"] = s
+        out.write(json.dumps(ev) + "\n")
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--verify":
         return verify(*sys.argv[2:])
+    if len(sys.argv) == 4 and sys.argv[1] == "--sign":
+        return sign_file(*sys.argv[2:])
     rnd = random.Random(5)
     runs = [str(uuid.UUID(int=rnd.getrandbits(128), version=4)) for _ in range(2)]
     evs = events(rnd, runs)

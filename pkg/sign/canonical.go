@@ -152,7 +152,7 @@ func (w *writer) object(dst []byte, i int32) []byte {
 func sortMembers(ms []member) []member {
 	sorted := true
 	for k := 1; k < len(ms); k++ {
-		if bytes.Compare(ms[k-1].key, ms[k].key) >= 0 {
+		if compareKeys(ms[k-1].key, ms[k].key) >= 0 {
 			sorted = false
 			break
 		}
@@ -164,12 +164,12 @@ func sortMembers(ms []member) []member {
 		// Insertion sort: stable, and quickest for the few members most
 		// objects have.
 		for i := 1; i < len(ms); i++ {
-			for j := i; j > 0 && bytes.Compare(ms[j-1].key, ms[j].key) > 0; j-- {
+			for j := i; j > 0 && compareKeys(ms[j-1].key, ms[j].key) > 0; j-- {
 				ms[j-1], ms[j] = ms[j], ms[j-1]
 			}
 		}
 	} else {
-		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		slices.SortStableFunc(ms, func(a, b member) int { return compareKeys(a.key, b.key) })
 	}
 	out := ms[:0]
 	for k := range ms {
@@ -179,6 +179,18 @@ func sortMembers(ms []member) []member {
 		out = append(out, ms[k])
 	}
 	return out
+}
+
+// compareKeys is bytes.Compare without the call into assembly, which
+// costs more than it saves on names of a few bytes.
+func compareKeys(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return len(a) - len(b)
 }
 
 // firstPlaceLastValue drops repeated names as a dict does: a name keeps the

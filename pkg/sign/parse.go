@@ -137,7 +137,13 @@ func (p *parser) value() error {
 }
 
 func (p *parser) push(k kind, start, end int, flags uint8) {
-	p.tape = append(p.tape, node{start: int32(start), end: int32(end), next: int32(len(p.tape) + 1), kind: k, flags: flags})
+	n := len(p.tape)
+	if n == cap(p.tape) {
+		p.tape = append(p.tape, node{})[:n]
+	}
+	p.tape = p.tape[:n+1]
+	t := &p.tape[n]
+	t.start, t.end, t.next, t.kind, t.flags = int32(start), int32(end), int32(n+1), k, flags
 }
 
 func (p *parser) literal(word string, k kind) error {
