@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/sign"
 )
 
@@ -17,15 +16,38 @@ type keyOptions struct {
 	Env  string
 }
 
-func addKeyFlags(f *pflag.FlagSet, k *keyOptions) {
-	f.StringVar(&k.File, "key-file", "", "read the key from `FILE` (one trailing newline is stripped)")
-	f.StringVar(&k.Env, "key-env", "", "read the key from the environment variable `NAME`")
+// signFlags are the flags sign and verify share: the key, the scheme and
+// the size limit of an event.
+type signFlags struct {
+	Key          keyOptions
+	Scheme       sign.Scheme
+	MaxEventSize int
+	scheme       string
+	maxSize      string
 }
 
-// addSchemeFlag adds --scheme and its completion.
-func addSchemeFlag(c *cobra.Command, s *string) {
-	c.Flags().StringVar(s, "scheme", "spec", "what is signed: spec, payload, payload-compact or event-compact")
+func (s *signFlags) add(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&s.Key.File, "key-file", "", "read the key from `FILE` (one trailing newline is stripped)")
+	f.StringVar(&s.Key.Env, "key-env", "", "read the key from the environment variable `NAME`")
+	f.StringVar(&s.scheme, "scheme", "spec", "what is signed: spec, payload, payload-compact or event-compact")
+	f.StringVar(&s.maxSize, "max-frame-size", "64MiB", "largest event accepted")
 	_ = c.RegisterFlagCompletionFunc("scheme", cobra.FixedCompletions(sign.Schemes, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// parse checks the shared flags and reads their values.
+func (s *signFlags) parse() error {
+	var err error
+	if err := s.Key.check(); err != nil {
+		return err
+	}
+	if s.Scheme, err = sign.ParseScheme(s.scheme); err != nil {
+		return usageErrorf("", "--scheme: %v", err)
+	}
+	if s.MaxEventSize, err = parseSize(s.maxSize); err != nil {
+		return usageErrorf("", "--max-frame-size: %v", err)
+	}
+	return nil
 }
 
 // check says whether exactly one key source is named.

@@ -12,17 +12,14 @@ import (
 
 // SignOptions are the options of `toonkit sign`.
 type SignOptions struct {
-	IO           *IOStreams
-	Input        string
-	Key          keyOptions
-	Scheme       sign.Scheme
-	Output       string
-	MaxEventSize int
+	IO     *IOStreams
+	Input  string
+	Output string
+	signFlags
 }
 
 func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
 	opts := &SignOptions{IO: ios}
-	var scheme, maxSize string
 	c := &cobra.Command{
 		Use:   "sign (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Sign AOP trace events with HMAC-SHA256",
@@ -74,15 +71,8 @@ EXIT STATUS
   toonkit sign --key-file audit.key --scheme payload-compact audit.ndjson`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if err := opts.Key.check(); err != nil {
+			if err := opts.parse(); err != nil {
 				return err
-			}
-			if opts.Scheme, err = sign.ParseScheme(scheme); err != nil {
-				return usageErrorf("", "--scheme: %v", err)
-			}
-			if opts.MaxEventSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
 			}
 			inputs, err := inputNames(ios, args, c.CommandPath())
 			if err != nil {
@@ -95,11 +85,8 @@ EXIT STATUS
 			return runSign(opts)
 		},
 	}
-	f := c.Flags()
-	addKeyFlags(f, &opts.Key)
-	addSchemeFlag(c, &scheme)
-	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest event accepted")
+	opts.add(c)
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	return c
 }
 

@@ -91,10 +91,8 @@ EXIT STATUS
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			switch opts.Report {
-			case "text", "json", "github":
-			default:
-				return usageErrorf("", "--report: want text, json or github, found %q", opts.Report)
+			if err := checkReport(opts.Report); err != nil {
+				return err
 			}
 			if as != "" {
 				if opts.As, err = codec.Parse(as, validateFormats...); err != nil {
@@ -122,13 +120,12 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&as, "as", "", "the format of every file: binary, tabular, chiffon, trace or narratoria; detected per file when absent")
-	f.StringVar(&opts.Report, "report", "text", "report format: text, json or github")
+	addReportFlag(c, &opts.Report)
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -279,4 +276,19 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		return n, readError(in.Name, err)
 	}
 	return n, nil
+}
+
+// addReportFlag adds --report, the report format of validate and verify.
+func addReportFlag(c *cobra.Command, report *string) {
+	c.Flags().StringVar(report, "report", "text", "report format: text, json or github")
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// checkReport refuses a --report format that is not text, json or github.
+func checkReport(report string) error {
+	switch report {
+	case "text", "json", "github":
+		return nil
+	}
+	return usageErrorf("", "--report: want text, json or github, found %q", report)
 }

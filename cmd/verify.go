@@ -18,18 +18,15 @@ import (
 
 // VerifyOptions are the options of `toonkit verify`.
 type VerifyOptions struct {
-	IO           *IOStreams
-	Inputs       []string
-	Key          keyOptions
-	Scheme       sign.Scheme
-	Report       string // text, json or github
-	Explain      bool
-	MaxEventSize int
+	IO      *IOStreams
+	Inputs  []string
+	Report  string // text, json or github
+	Explain bool
+	signFlags
 }
 
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
-	var scheme, maxSize string
 	c := &cobra.Command{
 		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
@@ -73,19 +70,11 @@ EXIT STATUS
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if err := opts.Key.check(); err != nil {
+			if err := opts.parse(); err != nil {
 				return err
 			}
-			if opts.Scheme, err = sign.ParseScheme(scheme); err != nil {
-				return usageErrorf("", "--scheme: %v", err)
-			}
-			switch opts.Report {
-			case "text", "json", "github":
-			default:
-				return usageErrorf("", "--report: want text, json or github, found %q", opts.Report)
-			}
-			if opts.MaxEventSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := checkReport(opts.Report); err != nil {
+				return err
 			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
@@ -96,13 +85,9 @@ EXIT STATUS
 			return runVerify(opts)
 		},
 	}
-	f := c.Flags()
-	addKeyFlags(f, &opts.Key)
-	addSchemeFlag(c, &scheme)
-	f.StringVar(&opts.Report, "report", "text", "report format: text, json or github")
-	f.BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest event accepted")
-	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
+	opts.add(c)
+	addReportFlag(c, &opts.Report)
+	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	return c
 }
 
