@@ -1,0 +1,87 @@
+// Package toon is the official Token-Oriented Object Notation, spec v4.0
+// (toon-spec: 4.0, github.com/toon-format/spec): an encoder from JSON text
+// and a streaming decoder to JSON text.
+//
+// Both sides are lossless: numbers are copied digit for digit in the
+// canonical form of §2 (see AppendNumber) and never pass through a float64,
+// so integers beyond 2^53 and long decimals keep their exact value; member
+// order is kept; decode(encode(x)) is x for every JSON document x (with the
+// key order of tabular rows being their header's, as §2 allows).
+//
+// Policies the spec asks implementations to document:
+//   - Numeric domain: arbitrary precision. A number is never turned into a
+//     string, approximated or rejected for its size.
+//   - Host types: the input is JSON text; there is nothing to normalize.
+//   - Tabs in indentation (non-strict mode): a tab counts as one space.
+//   - Prototype keys (__proto__, constructor, prototype) are ordinary keys.
+package toon
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Delimiter is a TOON delimiter: comma (the default), tab or pipe.
+type Delimiter byte
+
+// The delimiters of §11.
+const (
+	Comma Delimiter = ','
+	Tab   Delimiter = '\t'
+	Pipe  Delimiter = '|'
+)
+
+// ParseDelimiter reads a delimiter's name (comma, tab, pipe) or the
+// character itself.
+func ParseDelimiter(s string) (Delimiter, error) {
+	switch strings.ToLower(s) {
+	case "comma", ",":
+		return Comma, nil
+	case "tab", "\t", `\t`:
+		return Tab, nil
+	case "pipe", "|":
+		return Pipe, nil
+	}
+	return 0, fmt.Errorf("unknown delimiter %q (supported: comma, tab, pipe)", s)
+}
+
+func (d Delimiter) String() string {
+	switch d {
+	case Tab:
+		return "tab"
+	case Pipe:
+		return "pipe"
+	}
+	return "comma"
+}
+
+// DefaultIndentSize is the number of spaces per indentation level.
+const DefaultIndentSize = 2
+
+// EncodeOptions configure Encode.
+type EncodeOptions struct {
+	// IndentSize is the number of spaces per level; 0 means 2.
+	IndentSize int
+	// Delimiter is the document delimiter (§11.1); 0 means comma.
+	Delimiter Delimiter
+}
+
+// DecodeOptions configure a Decoder.
+type DecodeOptions struct {
+	// IndentSize is the number of spaces per level; 0 means 2.
+	IndentSize int
+	// NonStrict turns off the strict-mode checks of §14 (strict is the
+	// default), with the leniencies of the spec: counts and widths are not
+	// checked, indentation depth is floor(spaces/IndentSize), duplicate
+	// keys resolve last-write-wins, malformed headers fall through to
+	// key-value lines, trailing content after a root form is ignored.
+	NonStrict bool
+	// JSONIndent is the indentation unit of the JSON written, "  " for
+	// the form of JSON.stringify(v, null, 2); "" writes compact JSON.
+	JSONIndent string
+	// Elements writes a root array as its elements, each as one compact
+	// JSON value on its own line (NDJSON), instead of as one array.
+	Elements bool
+	// MaxLineSize bounds one input line; 0 means 64 MiB.
+	MaxLineSize int
+}
