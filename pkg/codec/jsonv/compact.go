@@ -217,7 +217,7 @@ func appendCompact(dst, src []byte, from int) []byte {
 					i += 2
 					run = i
 				case e == 'u':
-					r, n := decodeEscape(src[i:])
+					r, n := DecodeEscape(src[i:])
 					if n == 0 {
 						i += 2 // not an escape: not valid JSON
 						continue
@@ -247,24 +247,24 @@ func TrimSpace(b []byte) []byte {
 	return b[i:]
 }
 
-// decodeEscape reads the \uXXXX escape b starts with, and a low surrogate
+// DecodeEscape reads the \uXXXX escape b starts with, and a low surrogate
 // escape after a high one. It returns the rune (a lone surrogate as its
 // value) and the bytes read, 0 when b does not hold an escape.
-func decodeEscape(b []byte) (rune, int) {
-	r, ok := hex4(b)
+func DecodeEscape(b []byte) (rune, int) {
+	r, ok := Hex4(b)
 	if !ok {
 		return 0, 0
 	}
 	if r >= 0xD800 && r < 0xDC00 {
-		if lo, ok := hex4(b[6:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+		if lo, ok := Hex4(b[6:]); ok && lo >= 0xDC00 && lo < 0xE000 {
 			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12
 		}
 	}
 	return r, 6
 }
 
-// hex4 reads `\uXXXX` at the start of b.
-func hex4(b []byte) (rune, bool) {
+// Hex4 reads `\uXXXX` at the start of b.
+func Hex4(b []byte) (rune, bool) {
 	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
 		return 0, false
 	}
