@@ -177,7 +177,7 @@ func TestErrorColorAndQuiet(t *testing.T) {
 	}
 	ios, _, _, errOut = Test()
 	run(t, ios, "-q", "encode")
-	if errOut.String() != "toonkit: error: encode needs --to FORMAT (supported: binary, tabular)\n" {
+	if errOut.String() != "toonkit: error: encode needs --to FORMAT (supported: binary, tabular, toon)\n" {
 		t.Fatalf("quiet stderr %q", errOut.String())
 	}
 }

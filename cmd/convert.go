@@ -30,6 +30,7 @@ type ConvertOptions struct {
 	MaxFrameSize int
 	Compress     binary.CompressMode
 	Now          func() time.Time
+	TOON         toonFlags
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -41,13 +42,17 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 	var from, to, maxSize, compress string
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
-		Short: "Convert records between JSON, NDJSON, tabular TOON and binary frames",
+		Short: "Convert records between JSON, NDJSON, TOON, tabular TOON and binary frames",
 		Long: `Convert reads records in one encoding and writes them in another:
 
   json      a JSON array of records (a top-level array gives its elements;
             other top-level values are records themselves); written
             indented by two spaces, or on one line with -c
   ndjson    one record per line
+  toon      Token-Oriented Object Notation, spec v4.0: the records as one
+            document (a root array; the value itself when the input is one
+            JSON or TOON value that is not an array); read back as its
+            root array's elements, or its root value
   tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
   binary    Kado binary frames; read as decode's records, written from them
   auto      (--to only) tabular when the A2A spec's negotiation picks it:
@@ -56,7 +61,13 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
             compact JSON otherwise (--verbose says which, and why)
 
 The input format is detected per file without --from: binary frames start
-with 0x01 and a type byte, a table with "@toon", JSON with { or [.
+with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
+TOON root header such as [3]: or [2]{id,name}:), and other text is TOON.
+
+TOON is read strictly (counts, row widths, indentation, duplicate keys are
+checked) unless --no-strict; --indent is its indentation unit, in and out;
+--delimiter (comma, tab, pipe) is the delimiter it is written with. A TOON
+document is encoded whole, in memory; reading one streams.
 
 A table must read back as exactly its input. When it would not (a string
 that reads back as a number, boolean, null or JSON; an empty string; a
@@ -81,6 +92,10 @@ EXIT STATUS
   # a table back to indented JSON
   toonkit convert --to json users.toon
 
+  # JSON to TOON with tab-separated rows, and TOON back to NDJSON
+  toonkit convert --to toon --delimiter tab orders.json -o orders.toon
+  toonkit convert --from toon --to ndjson orders.toon
+
   # NDJSON to a JSON array on one line
   toonkit convert --from ndjson --to json -c events.ndjson
 
@@ -94,7 +109,7 @@ EXIT STATUS
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
 			if to == "" {
-				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, tabular, binary, auto)")
+				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, toon, tabular, binary, auto)")
 			}
 			if strings.EqualFold(to, "auto") {
 				opts.To = auto
@@ -109,6 +124,9 @@ EXIT STATUS
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
 			}
+			if err := opts.TOON.check(c, opts.To == codec.TOON, opts.From == "" || opts.From == codec.TOON); err != nil {
+				return err
+			}
 			if err := sharedFlags(ios, c, args, maxSize, compress, opts.To == codec.Binary, opts.Output,
 				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
@@ -120,8 +138,8 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&from, "from", "", "input format: json, ndjson, tabular or binary; detected when absent")
-	f.StringVar(&to, "to", "", "output format: json, ndjson, tabular, binary or auto")
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular or binary; detected when absent")
+	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary or auto")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
@@ -129,10 +147,12 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
-	formats := []string{"json", "ndjson", "jsonl", "tabular", "a2a", "binary", "kado", "frame"}
+	opts.TOON.add(f, true, true)
+	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame"}
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -166,6 +186,13 @@ func runConvert(opts *ConvertOptions) error {
 		}
 	}
 	out := newOutput(opts.IO, opts.Output)
+	if opts.To == codec.TOON {
+		doc, err := gatherTOON(opts, st)
+		if err != nil {
+			return err
+		}
+		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
+	}
 	var w io.Writer = out
 	if st != nil {
 		w = io.MultiWriter(out, st.out)

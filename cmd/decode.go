@@ -21,6 +21,7 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
+	TOON         toonFlags
 }
 
 func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
@@ -28,7 +29,7 @@ func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Comman
 	var maxSize string
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
-		Short: "Decode binary TOON frames (or a tabular TOON table) to NDJSON",
+		Short: "Decode binary TOON frames, a tabular TOON table or TOON text to JSON",
 		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
 RLE-compressed or not) and writes one NDJSON line per frame:
 
@@ -40,7 +41,16 @@ kept. With --payload only the payloads are written. Binary input is
 recognised without --from.
 
 A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
-per row, the short form of "toonkit convert --to ndjson". Several files are read in order; "-" or no FILE
+per row, the short form of "toonkit convert --to ndjson".
+
+TOON text (Token-Oriented Object Notation, spec v4.0; any other text, or
+--from toon) is decoded to its JSON value, indented by two spaces as the
+reference CLI and JSON.stringify(v, null, 2) write it. It is read in
+constant memory and checked strictly: declared lengths and row widths,
+indentation (a multiple of --indent, no tabs), delimiters, escapes,
+duplicate keys, blank lines inside arrays. --no-strict skips those checks
+(the last duplicate key wins). An error names the line and column and shows
+the line with a caret; no JSON is written then, to stdout or to -o. Several files are read in order; "-" or no FILE
 reads standard input.
 
 A bad frame stops the run with an error that names the file, the frame index
@@ -49,7 +59,8 @@ reports each bad frame, skips to the next plausible header, and goes on.
 
 EXIT STATUS
   0  every frame decoded
-  1  a frame broke a rule or its payload is not JSON
+  1  a frame broke a rule or its payload is not JSON; a TOON document is
+     malformed
   2  usage error
   3  an input could not be read or the output could not be written`,
 		Example: `  # one NDJSON line per frame
@@ -61,6 +72,9 @@ EXIT STATUS
   # the rows of a table, one object per line
   toonkit decode users.toon
 
+  # TOON text back to indented JSON
+  toonkit decode orders.toon -o orders.json
+
   # salvage what can be read from a damaged capture (exit status 1: it has bad frames)
   toonkit decode --keep-going damaged.bin -o frames.ndjson`,
 		Args: cobra.ArbitraryArgs,
@@ -70,11 +84,14 @@ EXIT STATUS
 				return err
 			}
 			if opts.From != "" {
-				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular)
+				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular, codec.TOON)
 				if err != nil {
-					return usageErrorf("decode reads binary frames and tables: --from binary or --from tabular", "--from: %v", err)
+					return usageErrorf("decode reads binary frames, tables and TOON text: --from binary, tabular or toon", "--from: %v", err)
 				}
 				opts.From = string(f)
+			}
+			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == string(codec.TOON)); err != nil {
+				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
@@ -86,12 +103,13 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame) or tabular (alias a2a); detected when absent")
+	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a) or toon; detected when absent")
+	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -107,7 +125,29 @@ func runDecode(opts *DecodeOptions) error {
 			return err
 		}
 		br := bufio.NewReaderSize(in.R, 64<<10)
-		if opts.From == string(codec.Tabular) || opts.From == "" && isTable(br) {
+		detected := codec.Detection{Format: codec.Format(opts.From)}
+		if opts.From == "" {
+			if detected, err = sniff(br); err != nil {
+				in.Close()
+				out.Abort()
+				return readError(in.Name, err)
+			}
+		}
+		if detected.Format == codec.TOON {
+			if opts.Payload || opts.KeepGoing {
+				in.Close()
+				out.Abort()
+				return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
+			}
+			err := decodeTOON(in, br, out, &opts.TOON, opts.MaxFrameSize)
+			in.Close()
+			if err != nil {
+				out.Abort()
+				return err
+			}
+			continue
+		}
+		if detected.Format == codec.Tabular {
 			if opts.Payload {
 				in.Close()
 				out.Abort()

@@ -30,20 +30,29 @@ type EncodeOptions struct {
 	Lossy        bool
 	Stats        bool
 	Tokenizer    string
+	TOON         toonFlags
 }
 
 func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
 	opts := &EncodeOptions{IO: ios, Now: time.Now}
 	var to, typ, seq, ts, compress, maxSize string
 	c := &cobra.Command{
-		Use:   "encode --to binary|tabular [FILE...|-]",
-		Short: "Encode JSON values as binary TOON frames or a tabular TOON table",
+		Use:   "encode --to binary|tabular|toon [FILE...|-]",
+		Short: "Encode JSON as binary TOON frames, a tabular TOON table or TOON text",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
 back; a top-level array gives its elements).
 
 --to tabular writes them, objects all, as a Genesis A2A table: the short form
 of "toonkit convert --to tabular", with its --lossy and --stats (see
 'toonkit help convert').
+
+--to toon writes the JSON document as Token-Oriented Object Notation, spec
+v4.0: indentation for objects, [N] lengths, {fields} headers and one row per
+line for arrays of uniform objects, keyed tables for objects of uniform
+objects, quotes only where needed. Numbers keep every digit (no float64
+round trip). Several values (NDJSON, several files) become one array.
+--delimiter (comma, tab, pipe) and --indent shape the output, which has no
+final newline (but on a terminal), as the reference CLI writes it.
 
 --to binary writes one Kado binary TOON frame per value, byte for byte as the
 Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
@@ -86,21 +95,30 @@ EXIT STATUS
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
 			if to == "" {
-				return usageErrorf("for example: toonkit encode --to binary msg.json > msg.bin", "encode needs --to FORMAT (supported: binary, tabular)")
+				return usageErrorf("for example: toonkit encode --to toon users.json", "encode needs --to FORMAT (supported: binary, tabular, toon)")
 			}
-			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular); err != nil {
+			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
 				return usageErrorf("", "--to: %v", err)
 			}
-			if opts.To == codec.Tabular {
+			if err := opts.TOON.check(c, opts.To == codec.TOON, false); err != nil {
+				return err
+			}
+			if opts.To == codec.TOON && c.Flags().Changed("lossy") {
+				return usageErrorf("", "--lossy applies to --to tabular only (TOON is lossless)")
+			}
+			if opts.To != codec.Binary {
 				for _, name := range []string{"type", "seq", "timestamp", "compress"} {
 					if c.Flags().Changed(name) {
 						return usageErrorf("", "--%s applies to --to binary only", name)
 					}
 				}
 			} else {
-				for _, name := range []string{"lossy", "stats", "tokenizer"} {
+				if c.Flags().Changed("lossy") {
+					return usageErrorf("", "--lossy applies to --to tabular only")
+				}
+				for _, name := range []string{"stats", "tokenizer"} {
 					if c.Flags().Changed(name) {
-						return usageErrorf("", "--%s applies to --to tabular only", name)
+						return usageErrorf("", "--%s applies to --to tabular and --to toon only", name)
 					}
 				}
 			}
@@ -129,6 +147,9 @@ EXIT STATUS
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.To == codec.TOON {
+				return runEncodeTOON(opts)
+			}
 			if opts.To == codec.Tabular {
 				return runConvert(&ConvertOptions{IO: ios, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
 					Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
@@ -137,7 +158,8 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame) or tabular (alias a2a)")
+	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame), tabular (alias a2a) or toon")
+	opts.TOON.add(f, true, false)
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.StringVar(&typ, "type", "", "message type of bare payloads: a name (tool_call, Tool-Call, ...) or 1-8; inferred when absent")
@@ -146,7 +168,8 @@ EXIT STATUS
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
-	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{"instruction", "tool_call", "tool_result", "status", "error", "heartbeat", "context_request", "context_response"}, cobra.ShellCompDirectiveNoFileComp))

@@ -87,6 +87,76 @@ type output struct {
 	mode    fs.FileMode
 	replace bool // the target exists: keep its mode
 	failed  error
+	held    *held // stdout held until Commit (holdAll)
+}
+
+// holdAll makes standard output all or nothing, as a file output is: what
+// is written is held (in memory up to heldInMemory bytes, then in a
+// temporary file) and passed on by Commit, or dropped by Abort. A failed
+// run then writes no partial output even to a pipe, in bounded memory.
+func (o *output) holdAll() {
+	if o.path == "" && o.held == nil {
+		o.held = &held{}
+	}
+}
+
+// heldInMemory is how much held output stays in memory before it goes to
+// a temporary file.
+const heldInMemory = 4 << 20
+
+// held is output kept back until the run succeeds.
+type held struct {
+	mem   []byte
+	spool *spool
+}
+
+func (h *held) Write(p []byte) (int, error) {
+	if h.mem == nil && h.spool == nil {
+		// Once, at its full size: growing it by doubling would copy it
+		// and leave the old buffers for the collector.
+		h.mem = make([]byte, 0, heldInMemory)
+	}
+	if h.spool == nil && len(h.mem)+len(p) <= heldInMemory {
+		h.mem = append(h.mem, p...)
+		return len(p), nil
+	}
+	if h.spool == nil {
+		s, err := newSpool("output")
+		if err != nil {
+			return 0, err
+		}
+		h.spool = s
+		if _, err := s.w.Write(h.mem); err != nil {
+			return 0, s.fail(err)
+		}
+		h.mem = nil
+	}
+	if _, err := h.spool.w.Write(p); err != nil {
+		return 0, h.spool.fail(err)
+	}
+	return len(p), nil
+}
+
+// passOn writes what is held to w.
+func (h *held) passOn(w io.Writer) error {
+	if h.spool == nil {
+		_, err := w.Write(h.mem)
+		return err
+	}
+	rd, err := h.spool.reader()
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, rd)
+	return err
+}
+
+func (h *held) drop() {
+	h.mem = nil
+	if h.spool != nil {
+		h.spool.remove()
+		h.spool = nil
+	}
 }
 
 func newOutput(ios *IOStreams, path string) *output {
@@ -169,6 +239,13 @@ func (o *output) Write(p []byte) (int, error) {
 	if o.failed != nil {
 		return 0, o.failed
 	}
+	if o.held != nil {
+		n, err := o.held.Write(p)
+		if err != nil {
+			o.failed = err
+		}
+		return n, err
+	}
 	if err := o.open(); err != nil {
 		o.failed = err
 		return 0, err
@@ -185,7 +262,7 @@ func (o *output) Write(p []byte) (int, error) {
 // nothing more buffered, so that a live stream (tail -f capture | toonkit
 // decode) is not held back, while a file is still written in large blocks.
 func (o *output) Flush() error {
-	if o.failed != nil || o.w == nil {
+	if o.failed != nil || o.w == nil || o.held != nil {
 		return o.failed
 	}
 	if err := o.w.Flush(); err != nil {
@@ -203,6 +280,17 @@ func (o *output) Commit() error {
 	}
 	if err := o.open(); err != nil {
 		return err
+	}
+	if h := o.held; h != nil {
+		o.held = nil
+		err := h.passOn(o.w)
+		h.drop()
+		if err != nil {
+			if ee := (*ExitError)(nil); errors.As(err, &ee) {
+				return err
+			}
+			return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		}
 	}
 	if err := o.w.Flush(); err != nil {
 		o.Abort()
@@ -241,6 +329,10 @@ func (o *output) Commit() error {
 // Abort discards a file output; stdout output written so far is flushed,
 // since a stream consumer has seen it already in part.
 func (o *output) Abort() {
+	if o.held != nil {
+		o.held.drop()
+		o.held = nil
+	}
 	if o.tmp != nil {
 		name := o.tmp.Name()
 		o.tmp.Close()

@@ -11,10 +11,11 @@ import (
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
 )
 
 // The encodings that convert reads and writes.
-var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary}
+var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary, codec.TOON}
 
 // source reads the records of one input as compact JSON values (unless
 // raw, for a caller that needs them compact only sometimes): the
@@ -28,10 +29,13 @@ type source struct {
 	flat   bool // binary frames as flat records (the rows of a table)
 	raw    bool // JSON records as they are written, not compacted
 
-	jr  *jsonv.Reader
-	td  *tabular.Decoder
-	bd  *binary.Reader
-	rec []byte
+	jr *jsonv.Reader
+	td *tabular.Decoder
+	ts *toonSource // TOON: decoded in a goroutine, read as NDJSON by jr
+
+	toonOpts toon.DecodeOptions // TOON: the decoder's options
+	bd       *binary.Reader
+	rec      []byte
 
 	cur   recPos // the position of the record next last read
 	shown recPos // the position of the record last handed out, for messages
@@ -59,7 +63,7 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 			return nil, readError(in.Name, err)
 		}
 		switch d.Format {
-		case codec.JSON, codec.Tabular, codec.Binary:
+		case codec.JSON, codec.Tabular, codec.Binary, codec.TOON:
 			s.format = d.Format
 		case "":
 			if _, err := s.br.Peek(1); err == io.EOF {
@@ -68,7 +72,7 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 			}
 			in.Close()
 			return nil, invalidError(fmt.Errorf("%s: cannot tell the input format: %s", in.Name, d.Why),
-				"name it with --from (json, ndjson, tabular, binary)")
+				"name it with --from (json, ndjson, tabular, binary, toon)")
 		default:
 			in.Close()
 			return nil, invalidError(fmt.Errorf("%s: the input looks like %s, which convert does not read yet", in.Name, d.Format), "")
@@ -94,8 +98,10 @@ func sniff(br *bufio.Reader) (codec.Detection, error) {
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return d, err
 		}
-		d = codec.Detect(p)
-		if d.Format != "" || len(p) < n {
+		if len(p) < n {
+			return codec.DetectWhole(p), nil
+		}
+		if d = codec.Detect(p); d.Format != "" {
 			return d, nil
 		}
 	}
@@ -104,10 +110,20 @@ func sniff(br *bufio.Reader) (codec.Detection, error) {
 
 // next returns the next record, valid until the next call; io.EOF at the end.
 func (s *source) next() ([]byte, error) {
+	if s.format == codec.TOON && s.ts == nil {
+		var r io.Reader
+		s.ts, r = startTOONSource(s.br, s.toonOpts)
+		s.jr = jsonv.NewReader(r, jsonv.Options{MaxValueSize: 1 << 62})
+	}
 	switch {
 	case s.jr != nil:
 		v, pos, err := s.jr.Next()
 		if err != nil {
+			if s.ts != nil {
+				if terr := s.ts.failure(); terr != nil {
+					return nil, toonError(s.name, nil, terr)
+				}
+			}
 			if err == io.EOF {
 				return nil, err
 			}
@@ -162,6 +178,9 @@ func (s *source) where() string {
 	if s.bd != nil {
 		return fmt.Sprintf("%s: frame %d", s.name, s.shown.frame)
 	}
+	if s.ts != nil {
+		return fmt.Sprintf("%s: record %d", s.name, s.shown.pos.Line)
+	}
 	return fmt.Sprintf("%s:%s", s.name, s.shown.pos)
 }
 
@@ -171,6 +190,8 @@ func (s *source) idle() bool {
 	switch {
 	case s.pipelined:
 		return false // a regular file: no live stream to keep up with
+	case s.ts != nil:
+		return s.jr.Buffered() == 0 // br is the decoder's
 	case s.jr != nil:
 		return s.jr.Buffered() == 0 && s.br.Buffered() == 0
 	case s.bd != nil:
@@ -179,7 +200,12 @@ func (s *source) idle() bool {
 	return s.br.Buffered() == 0
 }
 
-func (s *source) close() { s.in.Close() }
+func (s *source) close() {
+	if s.ts != nil {
+		s.ts.close()
+	}
+	s.in.Close()
+}
 
 // each calls f with every record, then closes the source. It stops at the
 // first error, of the source or of f. A regular file is read ahead by a

@@ -48,11 +48,21 @@ func (s *stats) record(rec []byte) {
 	s.n++
 }
 
+// document counts the whole input, one JSON value (compact), instead of
+// records.
+func (s *stats) document(v []byte) {
+	if s != nil {
+		s.in.Write(v)
+		s.n = -1
+	}
+}
+
 // print writes the table of counts on stderr.
 func (s *stats) print(ios *IOStreams, to codec.Format) error {
-	if s.n == 0 {
+	switch {
+	case s.n == 0:
 		s.in.Write([]byte("[]"))
-	} else {
+	case s.n > 0:
 		s.in.Write([]byte{']'})
 	}
 	in, err := s.in.Counts()

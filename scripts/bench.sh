@@ -36,6 +36,16 @@
 # beside the spec's own Python generate_signature (python3) signing the same
 # events (json.loads, sign, json.dumps per line), mark >= 10x. Check: Python
 # verifies every signature toonkit wrote (scripts/gen-sign-vectors.py --verify).
+# TOON, the official format (genbench -users): a JSON array of
+# BENCH_TOON_USERS (100000) users {id, name, email, active, score, tags},
+# ~20 MB, and the same without tags (a tabular array). toonkit encode --to
+# toon and decode (TOON to indented JSON), beside jq -c . on the JSON and the
+# reference CLI @toon-format/cli (npm, installed into the run folder; its
+# encode -e and decode -d to stdout, BENCH_TOON_REF_REPS runs each). Marks:
+# encode >= 20x and decode >= 50x the reference CLI (wall time); decode peak
+# RSS <= 64 MiB on the 100k users and on 10x as many; encode peak RSS <= 3x
+# the input. Checks: decode gives the JSON back byte for byte; toonkit's
+# TOON is byte for byte the reference CLI's.
 # Then peak RSS on inputs of one value at the 64 MiB limit (genbench
 # -limit-dir): decode and inspect of a compressed frame that decompresses to
 # 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
@@ -59,6 +69,10 @@
 #                       RSS (default 1000; 0 skips it)
 #   BENCH_AJV           0 skips ajv-cli (installed from npm into the run folder)
 #   BENCH_SIGN_EVENTS   trace events for sign and verify (default 100000)
+#   BENCH_TOON_USERS    users in the TOON inputs (default 100000)
+#   BENCH_TOON_REF      0 skips the reference TOON CLI (npm)
+#   BENCH_TOON_REF_REPS runs of each reference CLI measure (default 3; its
+#                       decode takes ~16 s a run)
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -359,6 +373,61 @@ if command -v python3 >/dev/null; then
 fi
 rm -f "$dir/audit.ndjson" "$dir/signed.ndjson"
 
+# TOON: encode and decode beside jq and the reference CLI.
+ntoon=${BENCH_TOON_USERS:-100000}
+toon_sets=(users users-flat)
+toon_ref=""
+if [[ ${BENCH_TOON_REF:-1} != 0 ]] && command -v npm >/dev/null && command -v node >/dev/null; then
+	note "installing @toon-format/cli@4.1.1 from npm into $dir/toonref"
+	if npm install --no-audit --no-fund --silent --prefix "$dir/toonref" @toon-format/cli@4.1.1 >"$dir/npm.txt" 2>&1; then
+		toon_ref=$dir/toonref/node_modules/.bin/toon
+	else
+		note "npm install failed: the reference TOON CLI is skipped ($(tail -n 1 "$dir/npm.txt"))"
+	fi
+fi
+toon_ref_reps=${BENCH_TOON_REF_REPS:-3}
+declare -A tn_bytes tt_bytes tn_enc tn_enc_kb tn_dec tn_dec_kb tn_jq tn_ref_enc tn_ref_dec
+chk_toon_rt=PASS chk_toon_ref="SKIP (no reference CLI)"
+[[ -n $toon_ref ]] && chk_toon_ref=PASS
+for set in "${toon_sets[@]}"; do
+	flags=()
+	[[ $set == users-flat ]] && flags=(-no-tags)
+	"$dir/genbench" -users "$dir/$set.json" -frames "$ntoon" "${flags[@]}" || die "genbench -users failed"
+	"$tk" encode --to toon "$dir/$set.json" -o "$dir/$set.toon" || die "toonkit encode --to toon failed"
+	tn_bytes[$set]=$(size "$dir/$set.json") tt_bytes[$set]=$(size "$dir/$set.toon")
+	"$tk" decode "$dir/$set.toon" -o "$dir/$set.back.json" || die "toonkit decode of TOON failed"
+	cmp -s "$dir/$set.back.json" "$dir/$set.json" || { chk_toon_rt=FAIL; failures=$((failures + 1)); }
+	note "toon $set: encode, decode x$reps"
+	measure "$reps" "$tk" encode --to toon "$dir/$set.json"
+	tn_enc[$set]=$MED_NS tn_enc_kb[$set]=$MAX_KB
+	measure "$reps" "$tk" decode "$dir/$set.toon"
+	tn_dec[$set]=$MED_NS tn_dec_kb[$set]=$MAX_KB
+	if ((have_jq)); then
+		measure "$reps" jq -c . "$dir/$set.json"
+		tn_jq[$set]=$MED_NS
+	fi
+	if [[ -n $toon_ref ]]; then
+		note "toon $set: the reference CLI, encode and decode x$toon_ref_reps"
+		"$toon_ref" -e "$dir/$set.json" >"$dir/$set.ref.toon" || die "the reference TOON CLI failed"
+		cmp -s "$dir/$set.ref.toon" "$dir/$set.toon" || { chk_toon_ref=FAIL; failures=$((failures + 1)); }
+		measure "$toon_ref_reps" "$toon_ref" -e "$dir/$set.json"
+		tn_ref_enc[$set]=$MED_NS
+		measure "$toon_ref_reps" "$toon_ref" -d "$dir/$set.toon"
+		tn_ref_dec[$set]=$MED_NS
+	fi
+done
+toon_big_kb="" toon_big_bytes=0
+if ((have_time)); then
+	note "toon: decode of $((ntoon * 10)) users"
+	"$dir/genbench" -users "$dir/big-users.json" -frames "$((ntoon * 10))" || die "genbench -users failed"
+	"$tk" encode --to toon --max-frame-size 4GiB "$dir/big-users.json" -o "$dir/big-users.toon" || die "toonkit encode --to toon failed"
+	rm -f "$dir/big-users.json"
+	toon_big_bytes=$(size "$dir/big-users.toon")
+	measure 1 "$tk" decode "$dir/big-users.toon"
+	toon_big_kb=$MAX_KB
+	rm -f "$dir/big-users.toon"
+fi
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -525,6 +594,42 @@ if ((have_time)); then
 	row "sign / verify peak RSS MiB" "$(mib "$sign_kb") / $(mib "$verify_kb")" "" "" "(info)"
 fi
 row "Python verifies toonkit's signatures" "" "all" "" "$chk_pyverify"
+echo
+for set in "${toon_sets[@]}"; do
+	what="TOON: $ntoon users, $(awk -v b="${tn_bytes[$set]}" 'BEGIN{printf "%.1f MB", b/1e6}') JSON"
+	[[ $set == users-flat ]] && what="$what, no tags (tabular)"
+	row "$what" "$(awk -v b="${tt_bytes[$set]}" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "(the TOON)"
+	enc_v=$(mbps "${tn_bytes[$set]}" "${tn_enc[$set]}") dec_v=$(mbps "${tt_bytes[$set]}" "${tn_dec[$set]}")
+	row "  encode --to toon ms (MB/s of JSON)" "$(ms "${tn_enc[$set]}") ($enc_v)" "" "" "(info)"
+	row "  decode ms (MB/s of TOON)" "$(ms "${tn_dec[$set]}") ($dec_v)" "" "" "(info)"
+	if [[ -n ${tn_jq[$set]:-} ]]; then
+		row "  jq -c . ms (the JSON)" "$(ms "${tn_jq[$set]}")" "" "" "(reference)"
+		row "  encode vs jq, wall time" "$(ratio "${tn_jq[$set]}" "${tn_enc[$set]}")" "" "" "(info)"
+	fi
+	if [[ -n $toon_ref ]]; then
+		row "  reference CLI encode / decode ms" "$(ms "${tn_ref_enc[$set]}") / $(ms "${tn_ref_dec[$set]}")" "" "" "(reference)"
+		r=$(ratio "${tn_ref_enc[$set]}" "${tn_enc[$set]}")
+		check ge "${r%x}" 20
+		row "  encode vs the reference CLI" "$r" ">= 20x" "" "$RES"
+		r=$(ratio "${tn_ref_dec[$set]}" "${tn_dec[$set]}")
+		check ge "${r%x}" 50
+		row "  decode vs the reference CLI" "$r" ">= 50x" "" "$RES"
+	else
+		row "  vs the reference CLI" "n/a" ">= 20x, 50x" "" "SKIP (no node/npm)"
+	fi
+	if ((have_time)); then
+		check le "${tn_dec_kb[$set]}" 65536
+		row "  decode peak RSS MiB" "$(mib "${tn_dec_kb[$set]}")" "<= 64" "" "$RES"
+		check le "$((tn_enc_kb[$set] * 1024))" "$((tn_bytes[$set] * 3))"
+		row "  encode peak RSS MiB (x input)" "$(mib "${tn_enc_kb[$set]}") ($(awk -v k="${tn_enc_kb[$set]}" -v b="${tn_bytes[$set]}" 'BEGIN{printf "%.2fx", k*1024/b}'))" "<= 3x" "" "$RES"
+	fi
+done
+if [[ -n $toon_big_kb ]]; then
+	check le "$toon_big_kb" 65536
+	row "TOON decode peak RSS MiB, $(awk -v b="$toon_big_bytes" 'BEGIN{printf "%.0f MB", b/1e6}') TOON" "$(mib "$toon_big_kb")" "<= 64" "" "$RES"
+fi
+row "TOON decodes back to the JSON" "" "identical" "" "$chk_toon_rt"
+row "toonkit TOON = reference CLI TOON" "" "identical" "" "$chk_toon_ref"
 echo
 if [[ -n $tbig_kb ]]; then
 	check le "$tbig_kb" 65536

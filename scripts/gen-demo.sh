@@ -26,3 +26,6 @@ echo "wrote $d/capture.bin ($(wc -c < "$d/capture.bin") bytes) and $d/damaged.bi
 "$tk" convert --to tabular "$d/users.json" -o "$d/users.toon"
 "$tk" convert --to tabular -q "$d/capture.bin" -o "$d/capture.toon"
 echo "wrote $d/users.toon and $d/capture.toon"
+# TOON (the official format): orders.json as TOON.
+"$tk" encode --to toon "$d/orders.json" -o "$d/orders.toon"
+echo "wrote $d/orders.toon"

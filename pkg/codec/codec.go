@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -79,7 +80,9 @@ type Detection struct {
 // Detect names the format of an input from its first bytes (give at least
 // the first 64 if there are that many). Binary frames start with version
 // byte 0x01 and a type byte 0x01..0x08; tabular text starts with "@toon";
-// JSON starts (after white space) with '{' or '['.
+// JSON starts (after white space) with '{' or '['; a TOON root array header
+// ("[3]: a,b,c", "[2]{id}:") is told apart from a JSON array; any other
+// UTF-8 text is TOON.
 func Detect(prefix []byte) Detection {
 	if len(prefix) == 0 {
 		return Detection{Why: "the input is empty"}
@@ -94,16 +97,98 @@ func Detect(prefix []byte) Detection {
 	switch {
 	case bytes.HasPrefix(t, []byte("@toon")):
 		return Detection{Format: Tabular, Why: `it starts with "@toon"`}
+	case toonRootHeader(t):
+		return Detection{Format: TOON, Why: "it starts with a TOON array header ([N]: or [N]{...}:)"}
+	case len(t) < len("@toon") && bytes.HasPrefix([]byte("@toon"), t) && len(t) > 0 || len(t) > 0 && t[0] == '[' && toonHeaderPrefix(t):
+		return Detection{Why: "too short to tell"}
 	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
 		return Detection{Format: JSON, Why: fmt.Sprintf("it starts with %q", t[0])}
 	case len(t) == 0:
 		return Detection{Why: "the input holds only white space"}
+	case isText(prefix):
+		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 	}
 	c := prefix[0]
 	if c >= 0x20 && c < 0x7F {
 		return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X (%q)", c, rune(c))}
 	}
 	return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X", c)}
+}
+
+// toonRootHeader reports whether text starts with a TOON root array or
+// keyed header: "[", a length, an optional ":" and delimiter, "]", then
+// "{" or ":". ([2] alone is JSON.)
+func toonRootHeader(t []byte) bool {
+	i := 1
+	if len(t) < 2 || t[0] != '[' {
+		return false
+	}
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 1 {
+		return false
+	}
+	if i < len(t) && t[i] == ':' {
+		i++
+	}
+	if i < len(t) && (t[i] == '\t' || t[i] == '|') {
+		i++
+	}
+	return i+1 < len(t) && t[i] == ']' && (t[i+1] == '{' || t[i+1] == ':')
+}
+
+// toonHeaderPrefix reports whether text could still become a TOON root
+// header with more bytes: "[", digits, ":", a delimiter, "]", so far.
+func toonHeaderPrefix(t []byte) bool {
+	i := 1
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i < len(t) && t[i] == ':' {
+		i++
+	}
+	if i < len(t) && (t[i] == '\t' || t[i] == '|') {
+		i++
+	}
+	if i < len(t) && t[i] == ']' {
+		i++
+	}
+	return i == len(t)
+}
+
+// DetectWhole is Detect for an input known to be whole: text too short
+// for Detect to tell is TOON.
+func DetectWhole(p []byte) Detection {
+	d := Detect(p)
+	if d.Format == "" && d.Why == "too short to tell" {
+		if t := bytes.TrimLeft(bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF")), " \t\r\n"); t[0] == '[' {
+			return Detection{Format: JSON, Why: "it starts with '['"}
+		}
+		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
+	}
+	return d
+}
+
+// isText reports whether a prefix is UTF-8 text: no control bytes but tab,
+// CR and LF, and no invalid UTF-8 (a sequence cut at the end is allowed).
+func isText(p []byte) bool {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == 0x7F {
+			return false
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return !utf8.FullRune(p[i:])
+		}
+		i += n
+	}
+	return true
 }
 
 // DetectProtocol names the envelope protocol of JSON messages from the

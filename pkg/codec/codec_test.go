@@ -15,15 +15,41 @@ func TestDetect(t *testing.T) {
 		{"\x02\x01", "", "it starts with byte 0x02"},
 		{"@toon 1.0\n@keys a\n", Tabular, `it starts with "@toon"`},
 		{"  \n{\"a\":1}", JSON, `it starts with '{'`},
-		{"\xEF\xBB\xBF[1]", JSON, `it starts with '['`},
+		{"\xEF\xBB\xBF[1]", "", "too short to tell"},
+		{"\xEF\xBB\xBF[1, 2]", JSON, `it starts with '['`},
 		{"", "", "the input is empty"},
 		{" \n\t", "", "the input holds only white space"},
-		{"hello", "", `it starts with byte 0x68 ('h')`},
+		{"hello", TOON, "it is text that is neither JSON nor a table"},
+		{"users[2]{id,name}:\n  1,Ada", TOON, "it is text that is neither JSON nor a table"},
+		{"# a comment\na: 1", TOON, "it is text that is neither JSON nor a table"},
+		{"caf\xC3", TOON, "it is text that is neither JSON nor a table"}, // cut in a character
+		{"[3]: a,b,c", TOON, "it starts with a TOON array header ([N]: or [N]{...}:)"},
+		{"\n[2|]{a|b}:\n", TOON, "it starts with a TOON array header ([N]: or [N]{...}:)"},
+		{"[2:]{v}:\n  a: 1", TOON, "it starts with a TOON array header ([N]: or [N]{...}:)"},
+		{"[2]", "", "too short to tell"},
+		{"[2]\n", JSON, `it starts with '['`},
+		{"@to", "", "too short to tell"},
+		{"[12", "", "too short to tell"},
+		{"[2|]", "", "too short to tell"},
+		{"[1,", JSON, `it starts with '['`},
+		{"[12, 3]", JSON, `it starts with '['`},
+		{"[]", "", "too short to tell"},
+		{"[ ]", JSON, `it starts with '['`},
+		{"hi\x00there", "", `it starts with byte 0x68 ('h')`},
+		{"caf\xC3(", "", `it starts with byte 0x63 ('c')`},
 	}
 	for _, c := range cases {
 		d := Detect([]byte(c.in))
 		if d.Format != c.want || d.Why != c.why {
 			t.Errorf("Detect(%q) = %+v, want %q %q", c.in, d, c.want, c.why)
+		}
+	}
+}
+
+func TestDetectWhole(t *testing.T) {
+	for in, want := range map[string]Format{"@to": TOON, "[12": JSON, "[2]": JSON, "[]": JSON, "\xEF\xBB\xBF[1]": JSON, "@toon": Tabular, "": ""} {
+		if d := DetectWhole([]byte(in)); d.Format != want {
+			t.Errorf("DetectWhole(%q) = %+v, want %q", in, d, want)
 		}
 	}
 }

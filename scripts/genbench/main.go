@@ -45,10 +45,23 @@ func main() {
 	limitDir := flag.String("limit-dir", "", "instead, write inputs that each hold one value at the size limit to `DIR`: bomb.bin, big.bin, big.json")
 	limitSize := flag.Int("limit-size", binary.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
 	table := flag.String("table", "", "instead, write a JSON array of flat objects (about -mb MB) to `FILE`, one that converts to a table without loss")
+	users := flag.String("users", "", "instead, write a JSON array of -frames user objects (default 100000; id, name, email, active, score, tags), indented as JSON.stringify(v, null, 2) does, to `FILE`")
+	noTags := flag.Bool("no-tags", false, "-users without the tags array, so that the array is tabular in TOON")
 	messages := flag.String("messages", "", "instead, write valid NDJSON messages of a protocol, chiffon or trace, or unsigned trace events of about 1 KB (audit), to -o (-frames of them, or about -mb MB)")
 	flag.Parse()
 	if *messages != "" {
 		if err := writeMessages(*out, *messages, *frames, int64(*mb*1e6)); err != nil {
+			fmt.Fprintln(os.Stderr, "genbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *users != "" {
+		n := *frames
+		if n == 0 {
+			n = 100000
+		}
+		if err := writeUsers(*users, n, !*noTags, *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "genbench:", err)
 			os.Exit(1)
 		}
@@ -797,6 +810,50 @@ func writeTableInput(path string, size int64, seed uint64) error {
 			[]string{`"alpha"`, `"beta, gamma"`, "null", `"δ"`}[rng.IntN(4)])
 		w.Write(line)
 		n += int64(len(line))
+	}
+	w.WriteString("\n]\n")
+	return w.Flush()
+}
+
+// writeUsers writes the TOON benchmark's input: a JSON array of n users
+// {id, name, email, active, score, tags}, indented by two spaces as
+// JavaScript's JSON.stringify(v, null, 2) writes it, so that TOON decoded
+// back to indented JSON must give the file again byte for byte. Scores are
+// decimals with at most two places, exact in any float64 reader.
+func writeUsers(path string, n int, tags bool, seed uint64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	rng := rand.New(rand.NewPCG(seed, 0x746f6f6e))
+	first := []string{"Alice", "Bob", "Chloé", "Dmitri", "Eve", "Fatima", "Grace", "Hiro", "Ines", "José"}
+	last := []string{"Martin", "Chen", "Okafor", "Müller", "Schmidt", "Tanaka", "Ruiz", "Novak", "Haddad", "Kowalski"}
+	words := []string{"admin", "ops", "dev", "billing", "on-call", "remote", "beta tester", "mentor"}
+	var b []byte
+	w.WriteString("[")
+	for i := 0; i < n; i++ {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		fn, ln := first[rng.IntN(len(first))], last[rng.IntN(len(last))]
+		b = fmt.Appendf(b, "\n  {\n    \"id\": %d,\n    \"name\": \"%s %s\",\n    \"email\": \"%s.%s%d@example.com\",\n    \"active\": %t,\n    \"score\": %s",
+			i+1, fn, ln, strings.ToLower(fn), strings.ToLower(ln), i+1, rng.IntN(2) == 0,
+			strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%02d", rng.IntN(100), rng.IntN(100)), "0"), "."))
+		if tags {
+			b = append(b, ",\n    \"tags\": ["...)
+			for j := 0; j < 3; j++ {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = fmt.Appendf(b, "\n      \"%s\"", words[rng.IntN(len(words))])
+			}
+			b = append(b, "\n    ]"...)
+		}
+		b = append(b, "\n  }"...)
+		w.Write(b)
 	}
 	w.WriteString("\n]\n")
 	return w.Flush()

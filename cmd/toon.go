@@ -1,0 +1,357 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
+)
+
+// toonFlags are the flags of the official TOON encoding that encode,
+// decode and convert share.
+type toonFlags struct {
+	delimiter string
+	Delimiter toon.Delimiter
+	Indent    int
+	NoStrict  bool
+}
+
+// add adds --delimiter (when the command writes TOON), --indent, and
+// --no-strict (when it reads TOON).
+func (t *toonFlags) add(f *pflag.FlagSet, writes, reads bool) {
+	if writes {
+		f.StringVar(&t.delimiter, "delimiter", "comma", "TOON: delimiter of inline arrays and table rows: comma, tab or pipe")
+	}
+	f.IntVar(&t.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level")
+	if reads {
+		f.BoolVar(&t.NoStrict, "no-strict", false, "TOON input: skip the strict checks (counts, widths, indentation, duplicate keys: the last wins)")
+	}
+}
+
+// check parses the flags and refuses them where no TOON is written
+// (--delimiter) or read (--no-strict), or neither (--indent). reads is
+// true when the input format is not known yet.
+func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
+	set := func(name string) bool { return c.Flags().Changed(name) }
+	var err error
+	switch {
+	case set("delimiter") && !writes:
+		return usageErrorf("", "--delimiter applies to --to toon only")
+	case set("no-strict") && !reads:
+		return usageErrorf("", "--no-strict applies to TOON input (--from toon) only")
+	case set("indent") && !writes && !reads:
+		return usageErrorf("", "--indent applies to TOON input or output only")
+	case t.Indent < 1 || t.Indent > 16:
+		return usageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", t.Indent)
+	}
+	if writes {
+		if t.Delimiter, err = toon.ParseDelimiter(t.delimiter); err != nil {
+			return usageErrorf("", "--delimiter: %v", err)
+		}
+	}
+	return nil
+}
+
+func (t *toonFlags) encodeOptions() toon.EncodeOptions {
+	return toon.EncodeOptions{IndentSize: t.Indent, Delimiter: t.Delimiter}
+}
+
+func (t *toonFlags) decodeOptions(maxLine int) toon.DecodeOptions {
+	return toon.DecodeOptions{IndentSize: t.Indent, NonStrict: t.NoStrict, MaxLineSize: maxLine}
+}
+
+// runEncodeTOON writes the inputs as one TOON document: the one JSON value
+// of a single input, or an array of every value read (NDJSON, several
+// files). The document is held in memory, since TOON declares every
+// array's length before its items.
+func runEncodeTOON(opts *EncodeOptions) error {
+	var st *stats
+	if opts.Stats {
+		var err error
+		if st, err = newStats(opts.Tokenizer); err != nil {
+			return err
+		}
+	}
+	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize)
+	if err != nil {
+		return err
+	}
+	out := newOutput(opts.IO, opts.Output)
+	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
+}
+
+// document is the JSON value to encode as TOON and where it came from.
+type document struct {
+	name    string // the input, for messages
+	value   []byte
+	many    bool // value is checked JSON, or an array made of several values
+	counted bool // the statistics have counted the input already
+}
+
+// readDocument reads the inputs as one JSON value. A single input holding
+// one value is taken as it is and checked by the encoder itself (the fast
+// path); several values make an array.
+func readDocument(ios *IOStreams, names []string, limit int) (*document, error) {
+	var values [][]byte
+	var name string
+	for _, n := range names {
+		in, err := openInput(ios, n)
+		if err != nil {
+			return nil, err
+		}
+		name = in.Name
+		data, err := readAllLimited(in, limit)
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(names) == 1 {
+			return &document{name: name, value: data}, nil
+		}
+		vs, err := jsonValues(in.Name, data, limit)
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, vs...)
+	}
+	return &document{name: name, value: joinArray(values), many: true}, nil
+}
+
+// readAllLimited reads an input whole, refusing more than limit bytes.
+func readAllLimited(in *input, limit int) ([]byte, error) {
+	size := bytes.MinRead
+	if in.f != nil {
+		if st, err := in.f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
+			// Room for the whole file and the read that sees its end, so
+			// that the buffer is never grown (and copied) on the way.
+			size = int(st.Size()) + bytes.MinRead
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	n, err := buf.ReadFrom(io.LimitReader(in.R, int64(limit)+1))
+	if err != nil {
+		return nil, readError(in.Name, err)
+	}
+	if n > int64(limit) {
+		return nil, invalidError(fmt.Errorf("%s: the input passes the limit of %d bytes", in.Name, limit),
+			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")
+	}
+	return buf.Bytes(), nil
+}
+
+// jsonValues splits a text into its JSON values, with positioned errors.
+func jsonValues(name string, data []byte, limit int) ([][]byte, error) {
+	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit)})
+	var out [][]byte
+	for {
+		v, _, err := jr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, jsonReadError(name, err)
+		}
+		out = append(out, bytes.Clone(v))
+	}
+}
+
+func joinArray(values [][]byte) []byte {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
+}
+
+// writeTOON encodes a document to out and commits it; nothing is written
+// on failure. On a terminal the document gets a final newline (TOON has
+// none).
+func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
+	err := encodeTOON(out, st, doc, opts)
+	if err != nil && !doc.many {
+		// The fast path failed: find out why with the JSON reader, which
+		// gives positions; several values make an array.
+		values, verr := jsonValues(doc.name, doc.value, len(doc.value)+1)
+		switch {
+		case verr != nil:
+			err = verr
+		case len(values) != 1:
+			out.Abort()
+			out = newOutput(ios, out.path)
+			err = encodeTOON(out, st, &document{name: doc.name, value: joinArray(values), many: true}, opts)
+		}
+	}
+	if err != nil {
+		out.Abort()
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
+	}
+	if out.path == "" && ios.IsStdoutTTY() {
+		out.Write(newline)
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if st != nil {
+		return st.print(ios, codec.TOON)
+	}
+	return nil
+}
+
+func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
+	var w io.Writer = out
+	if st != nil {
+		w = io.MultiWriter(out, st.out)
+	}
+	if err := toon.Encode(w, doc.value, opts); err != nil {
+		if out.failed != nil {
+			return out.failed
+		}
+		return err
+	}
+	if st != nil && !doc.counted {
+		compact, err := jsonv.AppendCompact(nil, doc.value)
+		if err != nil {
+			return err
+		}
+		st.document(compact)
+	}
+	return out.failed
+}
+
+// decodeTOON writes one TOON document as JSON, indented as JSON.stringify
+// does, all or nothing.
+func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int) error {
+	out.holdAll()
+	opts := t.decodeOptions(maxLine)
+	opts.JSONIndent = "  "
+	if err := toon.Decode(out, br, opts); err != nil {
+		return toonError(in.Name, out, err)
+	}
+	return out.failed
+}
+
+// toonError makes a TOON decoding error a user-facing one: a syntax error
+// with its line, column and excerpt, or a failed read or write.
+func toonError(name string, out *output, err error) error {
+	var se *jsonv.SyntaxError
+	switch {
+	case out != nil && out.failed != nil:
+		return out.failed
+	case errors.As(err, &se):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
+	}
+	return readError(name, err)
+}
+
+// toonSource feeds a TOON document to a source as NDJSON records (the
+// elements of a root array, or the root value itself), decoding it in a
+// goroutine.
+type toonSource struct {
+	pr   *io.PipeReader
+	done chan error
+}
+
+func startTOONSource(br *bufio.Reader, opts toon.DecodeOptions) (*toonSource, io.Reader) {
+	pr, pw := io.Pipe()
+	ts := &toonSource{pr: pr, done: make(chan error, 1)}
+	opts.Elements = true
+	go func() {
+		err := toon.Decode(pw, br, opts)
+		ts.done <- err
+		pw.CloseWithError(err)
+	}()
+	return ts, pr
+}
+
+// failure returns the decoder's error once the pipe has ended with one.
+func (ts *toonSource) failure() error {
+	select {
+	case err := <-ts.done:
+		ts.done <- err
+		return err
+	default:
+		return nil
+	}
+}
+
+func (ts *toonSource) close() { ts.pr.Close() }
+
+// peekRootArray reports whether an input's document is an array: JSON
+// starting with "[", or TOON whose first line that is not blank or a
+// comment starts with "[". Other encodings hold records, an array.
+func peekRootArray(s *source) bool {
+	p, _ := s.br.Peek(64 << 10)
+	p = bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF"))
+	switch s.format {
+	case codec.JSON:
+		t := jsonv.TrimSpace(p)
+		return len(t) > 0 && t[0] == '['
+	case codec.TOON:
+		for len(p) > 0 {
+			line := p
+			if i := bytes.IndexByte(p, '\n'); i >= 0 {
+				line, p = p[:i], p[i+1:]
+			} else {
+				p = nil
+			}
+			t := bytes.TrimLeft(line, " ")
+			if len(bytes.TrimSpace(t)) == 0 || t[0] == '#' {
+				continue
+			}
+			return t[0] == '['
+		}
+		return false
+	}
+	return true
+}
+
+// gatherTOON reads the records of convert's inputs as one document for
+// TOON: the value itself when the only input is one JSON or TOON value that
+// is not an array, an array of the records otherwise.
+func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
+	var records [][]byte
+	single := false
+	doc := &document{many: true, counted: true}
+	for _, n := range opts.Inputs {
+		src, err := openSource(opts.IO, n, opts.From, opts.MaxFrameSize)
+		if err != nil {
+			return nil, err
+		}
+		src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
+		doc.name = src.name
+		single = len(opts.Inputs) == 1 && !peekRootArray(src)
+		err = src.each(func(rec []byte) error {
+			st.record(rec)
+			records = append(records, bytes.Clone(rec))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if single && len(records) == 1 {
+		doc.value = records[0]
+	} else {
+		doc.value = joinArray(records)
+	}
+	return doc, nil
+}
