@@ -308,12 +308,6 @@ func frameError(name string, err error, keepGoing bool) error {
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }
 
-// isTable reports whether the input starts like a table ("@toon").
-func isTable(br *bufio.Reader) bool {
-	d, err := sniff(br)
-	return err == nil && d.Format == codec.Tabular
-}
-
 // decodeTable writes the rows of a table as NDJSON and says how many.
 func decodeTable(in *input, br *bufio.Reader, out *output) (int, error) {
 	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}

@@ -100,7 +100,7 @@ func Detect(prefix []byte) Detection {
 	case toonRootHeader(t):
 		return Detection{Format: TOON, Why: "it starts with a TOON array header ([N]: or [N]{...}:)"}
 	case len(t) < len("@toon") && bytes.HasPrefix([]byte("@toon"), t) && len(t) > 0 || len(t) > 0 && t[0] == '[' && toonHeaderPrefix(t):
-		return Detection{Why: "too short to tell"}
+		return Detection{Why: tooShort}
 	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
 		return Detection{Format: JSON, Why: fmt.Sprintf("it starts with %q", t[0])}
 	case len(t) == 0:
@@ -138,6 +138,10 @@ func toonRootHeader(t []byte) bool {
 	return i+1 < len(t) && t[i] == ']' && (t[i+1] == '{' || t[i+1] == ':')
 }
 
+// tooShort is Detect's Why when the prefix could still become several
+// formats; DetectWhole decides it.
+const tooShort = "too short to tell"
+
 // toonHeaderPrefix reports whether text could still become a TOON root
 // header with more bytes: "[", digits, ":", a delimiter, "]", so far.
 func toonHeaderPrefix(t []byte) bool {
@@ -161,7 +165,7 @@ func toonHeaderPrefix(t []byte) bool {
 // for Detect to tell is TOON.
 func DetectWhole(p []byte) Detection {
 	d := Detect(p)
-	if d.Format == "" && d.Why == "too short to tell" {
+	if d.Format == "" && d.Why == tooShort {
 		if t := bytes.TrimLeft(bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF")), " \t\r\n"); t[0] == '[' {
 			return Detection{Format: JSON, Why: "it starts with '['"}
 		}
