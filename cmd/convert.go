@@ -31,6 +31,7 @@ type ConvertOptions struct {
 	Compress     binary.CompressMode
 	Now          func() time.Time
 	TOON         toonFlags
+	Bridge       bridgeFlags
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -42,7 +43,7 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 	var from, to, maxSize, compress string
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
-		Short: "Convert records between JSON, NDJSON, TOON, tabular TOON and binary frames",
+		Short: "Convert records between encodings, and messages between protocols",
 		Long: `Convert reads records in one encoding and writes them in another:
 
   json      a JSON array of records (a top-level array gives its elements;
@@ -81,6 +82,20 @@ convert back to frames.
 compact JSON and of the output, counted with a real tokenizer (o200k_base,
 or --tokenizer cl100k_base).
 
+Protocols: --to chiffon, trace or narratoria maps messages from another
+protocol (Kado frames, Chiffon, trace events, Narratoria events; detected,
+or named with --from), and --to binary maps messages of a protocol to
+frames. The pairs: frames <-> chiffon, frames <-> trace, chiffon <-> trace,
+narratoria <-> trace; docs/mapping.md gives every field. A field the target
+has no place for is kept in its x_source, so that converting back gives the
+message back exactly. Output is NDJSON (frames for binary); trace events come
+unsigned, for toonkit sign. --run-id sets the run, --agent-id the trace
+meta.agent_id, --agent the Chiffon agent type that stands for an agent;
+--deterministic makes ids and times from the input, so that the output is
+the same every time. Chiffon output chunks are joined (--no-reassemble keeps
+them) and outputs over 1 MiB are written in chunks of 256 KiB. A message the
+target has no counterpart for is a warning, an error with --strict.
+
 EXIT STATUS
   0  every record converted
   1  the input is invalid, or the table would be lossy (without --lossy)
@@ -104,12 +119,21 @@ EXIT STATUS
   toonkit convert --to binary capture.toon -o capture-again.bin
 
   # the smaller of tabular and JSON, saying which
-  toonkit convert --to auto --verbose users.json`,
+  toonkit convert --to auto --verbose users.json
+
+  # a Chiffon message log as signed trace events
+  toonkit convert --from chiffon --to trace chiffon.ndjson | toonkit sign --key-file audit.key
+
+  # a capture of frames as Chiffon envelopes, the same bytes every time
+  toonkit convert --to chiffon --deterministic capture.bin -o capture.chiffon.ndjson
+
+  # a Narratoria tool's events as trace events, and back
+  toonkit convert --to trace tool-events.ndjson | toonkit convert --to narratoria`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
 			if to == "" {
-				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, toon, tabular, binary, auto)")
+				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria)")
 			}
 			if strings.EqualFold(to, "auto") {
 				opts.To = auto
@@ -122,6 +146,9 @@ EXIT STATUS
 				}
 			}
 			if err := checkConvertFlags(opts, c); err != nil {
+				return err
+			}
+			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
 			if err := opts.TOON.check(c, opts.To == codec.TOON, opts.From == "" || opts.From == codec.TOON); err != nil {
@@ -138,8 +165,8 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular or binary; detected when absent")
-	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary or auto")
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, chiffon, trace or narratoria; detected when absent")
+	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary, auto, chiffon, trace or narratoria")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
@@ -148,7 +175,8 @@ EXIT STATUS
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	opts.TOON.add(f, true, true)
-	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame"}
+	opts.Bridge.add(f)
+	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
@@ -198,9 +226,12 @@ func runConvert(opts *ConvertOptions) error {
 		w = io.MultiWriter(out, st.out)
 	}
 	var err error
-	if opts.To == codec.Tabular || opts.To == auto {
+	switch {
+	case bridging(opts.From, opts.To):
+		err = convertBridge(opts, out, w, st)
+	case opts.To == codec.Tabular || opts.To == auto:
 		err = convertTable(opts, out, w, st)
-	} else {
+	default:
 		err = convertStream(opts, out, w, st)
 	}
 	if err != nil {
@@ -236,19 +267,24 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			return err
 		}
 		bs.src = src
-		err = src.each(func(rec []byte) error {
-			st.record(rec)
-			err := snk.write(rec)
-			if err == nil && out.failed == nil && src.idle() {
-				err = out.Flush()
-			}
-			return failure(out, err)
-		})
-		if err != nil {
+		if err := pump(src, out, st, snk.write); err != nil {
 			return err
 		}
 	}
 	return failure(out, snk.end())
+}
+
+// pump passes every record of src to write, flushing the output whenever
+// the input has nothing more buffered (a live stream).
+func pump(src *source, out *output, st *stats, write func([]byte) error) error {
+	return src.each(func(rec []byte) error {
+		st.record(rec)
+		err := write(rec)
+		if err == nil && out.failed == nil && src.idle() {
+			err = out.Flush()
+		}
+		return failure(out, err)
+	})
 }
 
 // failure prefers the output's own error (which names the output) to the

@@ -15,7 +15,7 @@ import (
 )
 
 // The encodings that convert reads and writes.
-var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary, codec.TOON}
+var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary, codec.TOON, codec.Chiffon, codec.Trace, codec.Narratoria}
 
 // source reads the records of one input as compact JSON values (unless
 // raw, for a caller that needs them compact only sometimes): the
@@ -56,6 +56,10 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 		return nil, err
 	}
 	s := &source{name: in.Name, in: in, br: bufio.NewReaderSize(in.R, 64<<10), format: from}
+	switch from {
+	case codec.Chiffon, codec.Trace, codec.Narratoria:
+		s.format = codec.JSON // messages: a JSON array of them, or NDJSON
+	}
 	if s.format == "" {
 		d, err := sniff(s.br)
 		if err != nil {

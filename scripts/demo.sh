@@ -47,4 +47,9 @@ step "$tk validate --report github $d/damaged.bin"
 chmod 600 $d/audit.key
 step "$tk verify --key-file $d/audit.key $d/audit.ndjson"
 step "$tk verify --key-file $d/audit.key --explain $d/tampered.ndjson"
+
+# 10. A Chiffon message log as trace events (its two output chunks joined),
+#     signed and verified; and back, every byte as it was.
+step "$tk convert --to trace $d/chiffon.ndjson | $tk sign --key-file $d/audit.key | $tk verify --key-file $d/audit.key -"
+step "$tk convert --to trace --no-reassemble $d/chiffon.ndjson | $tk convert --to chiffon | cmp - $d/chiffon.ndjson && echo identical"
 exit 0

@@ -1,0 +1,481 @@
+// Package bridge converts messages between the protocols toonkit knows:
+// Kado binary frames (as the JSON records `toonkit decode` writes),
+// Chiffon envelopes, AOP trace events and Narratoria tool events.
+//
+// A conversion maps fields by the tables in rules.go (docs/mapping.md says
+// the same in prose). Nothing is dropped: the fields of a message that have
+// no place in the target protocol, and the values that would not convert
+// back exactly, go into the target's extension slot (x_source), and
+// converting back restores them, so that A → B → A gives A back.
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Protocol names a message protocol.
+type Protocol string
+
+// The protocols.
+const (
+	Kado       Protocol = "kado"
+	Chiffon    Protocol = "chiffon"
+	Trace      Protocol = "trace"
+	Narratoria Protocol = "narratoria"
+)
+
+var errNotObject = errors.New("not a JSON object")
+
+// Options configure a Converter.
+type Options struct {
+	From, To Protocol
+
+	// RunID is the trace run_id (and Chiffon trace_id) to use instead of
+	// the source's; empty: the source's, or one new id for the stream.
+	RunID string
+	// AgentID is meta.agent_id of trace events (default 0).
+	AgentID int64
+	// Agent is the Chiffon agent type that stands for the agent side of
+	// Kado frames and trace events (default "code").
+	Agent string
+	// Deterministic derives every generated id from the message it is for
+	// (UUID v5) and generated times from the stream, instead of random
+	// ids and the clock, so that a conversion gives the same bytes twice.
+	Deterministic bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+
+	// NoReassemble keeps Chiffon output chunks as they come instead of
+	// joining them into one message.
+	NoReassemble bool
+	// MaxOutput bounds a reassembled Chiffon output (default 64 MiB).
+	MaxOutput int
+	// SplitAt is the size of a Chiffon step output above which it is
+	// written in chunks, and ChunkSize the largest chunk (defaults 1 MiB
+	// and 256 KiB, as the spec says).
+	SplitAt, ChunkSize int
+
+	// Warn receives what could not be converted (a message of a type the
+	// target has no counterpart for); with Strict, that is an error.
+	Warn   func(where, msg string)
+	Strict bool
+}
+
+// Error is a message that cannot be converted, at a position the caller
+// gave (file:line, or a frame).
+type Error struct {
+	Where string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Where == "" {
+		return e.Msg
+	}
+	return e.Where + ": " + e.Msg
+}
+
+// Pairs lists the conversions a Converter makes, both ways.
+func Pairs() [][2]Protocol {
+	var ps [][2]Protocol
+	for _, p := range pairs {
+		ps = append(ps, [2]Protocol{p.side[0], p.side[1]})
+	}
+	return ps
+}
+
+// Supported reports whether messages of one protocol convert to another.
+func Supported(from, to Protocol) bool {
+	_, _, ok := findPair(from, to)
+	return ok
+}
+
+func findPair(from, to Protocol) (*pair, int, bool) {
+	for _, p := range pairs {
+		switch {
+		case p.side[0] == from && p.side[1] == to:
+			return p, 0, true
+		case p.side[1] == from && p.side[0] == to:
+			return p, 1, true
+		}
+	}
+	return nil, 0, false
+}
+
+// Converter converts a stream of messages; it holds what the stream's
+// messages share (the run, the sequence numbers, the open task, output
+// chunks being joined).
+type Converter struct {
+	opts Options
+	p    *pair
+	fs   int // the side of the pair converted from
+
+	run     string            // the stream's run id, once made
+	seqs    map[string]int64  // trace: last seq per run_id
+	n       int64             // messages written
+	index   int               // messages read
+	task    string            // Chiffon: the open task
+	steps   map[string]int64  // Chiffon: work_status messages per task
+	lastT   string            // the last time seen, for events without one
+	chunks  map[string]*joint // Chiffon output chunks being joined
+	pending []string          // their keys in order of arrival
+}
+
+// New returns a Converter for opts.From to opts.To.
+func New(opts Options) (*Converter, error) {
+	p, fs, ok := findPair(opts.From, opts.To)
+	if !ok {
+		return nil, fmt.Errorf("no mapping from %s to %s (mappings: %s)", opts.From, opts.To, pairList())
+	}
+	if opts.Agent == "" {
+		opts.Agent = "code"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = 64 << 20
+	}
+	if opts.SplitAt <= 0 {
+		opts.SplitAt = 1 << 20
+	}
+	if opts.ChunkSize <= 0 {
+		opts.ChunkSize = 256 << 10
+	}
+	return &Converter{opts: opts, p: p, fs: fs, seqs: map[string]int64{}, steps: map[string]int64{}, chunks: map[string]*joint{}}, nil
+}
+
+func pairList() string {
+	var s []string
+	for _, p := range pairs {
+		s = append(s, string(p.side[0])+"<->"+string(p.side[1]))
+	}
+	return strings.Join(s, ", ")
+}
+
+// Convert converts one message, compact JSON (a Kado frame as decode's
+// record), and passes what it gives, none, one or several messages, to
+// emit. where names the message's position for errors and warnings.
+func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) error) error {
+	c.index++
+	n, err := parse(msg)
+	if err != nil || !n.isObject() {
+		return &Error{Where: where(), Msg: fmt.Sprintf("a %s message must be a JSON object", c.opts.From)}
+	}
+	if c.opts.From == Chiffon && !c.opts.NoReassemble {
+		var done bool
+		if n, done, err = c.join(n, where); err != nil || !done {
+			return err
+		}
+	}
+	out, err := c.convert(n, where)
+	if err != nil || out == nil {
+		return err
+	}
+	if c.opts.To == Chiffon {
+		return c.split(out, emit)
+	}
+	return emit(out.bytes())
+}
+
+// End reports output chunks that never completed.
+func (c *Converter) End() error {
+	for _, k := range c.pending {
+		if j := c.chunks[k]; j != nil {
+			return &Error{Where: j.where, Msg: fmt.Sprintf("step %s of task %s: the output chunks end at byte %d of %d (bytes %d-%d are missing)",
+				j.step, j.task, j.have, j.total, j.have, j.total)}
+		}
+	}
+	return nil
+}
+
+// ctx is what a derivation or a conversion of a value may look at.
+type ctx struct {
+	c   *Converter
+	msg [2]*node // the message on each side (one of them being built)
+}
+
+func (x *ctx) side(p Protocol) *node {
+	if x.c.p.side[0] == p {
+		return x.msg[0]
+	}
+	return x.msg[1]
+}
+
+// convert maps one message.
+func (c *Converter) convert(src *node, where func() string) (*node, error) {
+	fs, ts := c.fs, 1-c.fs
+	from, to := c.opts.From, c.opts.To
+	ext := src.get(extSlot[from])
+	origin := false
+	var restore, generated *node
+	if ext.isObject() {
+		if p, _ := ext.str("protocol"); Protocol(p) == to {
+			origin = true
+			restore, generated = ext.member("fields"), ext.member("generated")
+		}
+	}
+	srcType := typeOf(from, src)
+	tm := c.resolve(fs, srcType, src, restore)
+	if tm == nil {
+		what := fmt.Sprintf("%s %s has no %s counterpart: not converted", from, describeType(from, srcType), to)
+		if c.opts.Strict {
+			return nil, &Error{Where: where(), Msg: what}
+		}
+		if c.opts.Warn != nil {
+			c.opts.Warn(where(), what)
+		}
+		return nil, nil
+	}
+	dst := newObject()
+	x := &ctx{c: c}
+	x.msg[fs], x.msg[ts] = src, dst
+	setType(to, dst, tm.typ[ts])
+	fields := newObject() // what goes into the target's x_source
+	var made []string     // fields of dst that were made up
+	rules := append(slices.Clip(c.p.common), tm.rules...)
+	consumed := map[string]bool{typePath[from]: true}
+	for _, p := range ignored[from] {
+		consumed[p] = true
+	}
+	if origin {
+		consumed[extSlot[from]] = true
+	}
+	restored := map[string]bool{}
+	if origin && restore.isObject() {
+		// The fields the message had before it came here, first, so that
+		// what is derived from them comes out as it did then.
+		for i, ptr := range restore.keys {
+			if names := unpointer(ptr); len(names) > 0 {
+				dst.setp(names, restore.vals[i])
+				restored[ptr] = true
+			}
+		}
+	}
+	for _, r := range rules {
+		sp, tp := r.path[fs], r.path[ts]
+		if sp != "" {
+			consumed[sp] = true
+		}
+		var sv *node
+		if sp != "" {
+			sv = src.get(sp)
+		}
+		switch {
+		case sv != nil && tp == "":
+			// The field has no place in the target: kept, unless it was
+			// made when this message came from there, or the reverse
+			// conversion would make it just so.
+			if origin || r.same[fs] && r.derive[fs] != nil && equal(r.derive[fs](x), sv) {
+				continue
+			}
+			fields.set1(pointer(sp), sv)
+		case tp != "" && restored[pointer(tp)]:
+			continue
+		case sv != nil:
+			if origin && listed(generated, pointer(sp)) {
+				continue // the target did not have it
+			}
+			tv := convertValue(r.conv[ts], x, sv)
+			if tv == nil {
+				fields.set1(pointer(sp), sv)
+				if r.derive[ts] != nil {
+					dst.set(tp, r.derive[ts](x))
+				}
+				continue
+			}
+			dst.set(tp, tv)
+			if !origin {
+				if back := convertValue(r.conv[fs], x, tv); !equal(back, sv) {
+					fields.set1(pointer(sp), sv)
+				}
+			}
+		case tp != "" && r.derive[ts] != nil:
+			v := r.derive[ts](x)
+			if v == nil {
+				continue // nothing to make it from
+			}
+			dst.set(tp, v)
+			if sp != "" {
+				made = append(made, pointer(tp))
+			}
+		}
+	}
+	if !origin {
+		// The target's type would come back as another type.
+		if back := c.resolve(ts, tm.typ[ts], dst, nil); back == nil || back.typ[fs] != srcType {
+			fields.set1(pointer(typePath[from]), src.get(typePath[from]))
+		}
+	}
+	leftovers(src, "", "", consumed, fields)
+	// Every message made here says where it came from, and keeps what it
+	// could not hold otherwise.
+	if !origin || len(fields.keys) > 0 || len(made) > 0 {
+		if origin && dst.get(extSlot[to]) != nil {
+			what := fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(fields.keys, ", "))
+			if c.opts.Strict {
+				return nil, &Error{Where: where(), Msg: what}
+			}
+			if c.opts.Warn != nil {
+				c.opts.Warn(where(), what)
+			}
+		} else {
+			e := newObject()
+			e.set1("protocol", strNode(string(from)))
+			if len(fields.keys) > 0 {
+				e.set1("fields", fields)
+			}
+			if len(made) > 0 {
+				b := []byte{'['}
+				for i, m := range made {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = strNode(m).append(b)
+				}
+				e.set1("generated", rawNode(append(b, ']')))
+			}
+			dst.set(extSlot[to], e)
+		}
+	}
+	order(to, dst)
+	c.after(x)
+	return dst, nil
+}
+
+// resolve finds the type mapping for a message of type typ on side s: the
+// one a restored type field names, else the first that fits.
+func (c *Converter) resolve(s int, typ string, msg, restore *node) *typeMap {
+	other := c.p.side[1-s]
+	want := ""
+	if restore.isObject() {
+		if v := restore.member(pointer(typePath[other])); v != nil {
+			tmp := newObject()
+			tmp.set(typePath[other], v)
+			want = typeOf(other, tmp)
+		}
+	}
+	for i := range c.p.types {
+		tm := &c.p.types[i]
+		if tm.typ[s] != typ {
+			continue
+		}
+		if want != "" {
+			if tm.typ[1-s] == want {
+				return tm
+			}
+			continue
+		}
+		if tm.match[s] == nil || tm.match[s](msg) {
+			return tm
+		}
+	}
+	return nil
+}
+
+// after updates what the stream's messages share.
+func (c *Converter) after(x *ctx) {
+	c.n++
+	if t := x.side(Trace); t != nil {
+		run, _ := t.str("meta.run_id")
+		if v := t.get("meta.run_id"); v != nil && run == "" {
+			run = string(v.raw)
+		}
+		c.seqs[run]++
+		if s, ok := t.str("t"); ok {
+			c.lastT = s
+		}
+	}
+	if m := x.side(Chiffon); m != nil {
+		typ, _ := m.str("type")
+		task, _ := m.str("payload.task_id")
+		switch typ {
+		case "work_request":
+			c.task = task
+		case "work_status":
+			c.task = task
+			c.steps[task]++
+		case "work_result":
+			c.task = ""
+		}
+		if s, ok := m.str("timestamp"); ok {
+			c.lastT = s
+		}
+	}
+	if m := x.side(Narratoria); m != nil {
+		if s, ok := m.str("timestamp"); ok {
+			c.lastT = s
+		}
+	}
+}
+
+// leftovers puts the members of n that no rule took into fields, by JSON
+// pointer, in their order.
+func leftovers(n *node, prefix, ptr string, consumed map[string]bool, fields *node) {
+	for i, k := range n.keys {
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		kp := ptr + "/" + escaper.Replace(k)
+		if consumed[p] {
+			continue
+		}
+		v := n.vals[i]
+		if v.isObject() && len(v.keys) > 0 && hasUnder(consumed, p) {
+			leftovers(v, p, kp, consumed, fields)
+			continue
+		}
+		fields.set1(kp, v)
+	}
+}
+
+func hasUnder(consumed map[string]bool, p string) bool {
+	for k := range consumed {
+		if strings.HasPrefix(k, p+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func listed(list *node, s string) bool {
+	if list == nil || len(list.raw) == 0 {
+		return false
+	}
+	q := strNode(s).raw
+	return strings.Contains(string(list.raw), string(q))
+}
+
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// pointer turns a dotted path of the rules (whose names hold no dot) into
+// a JSON pointer.
+func pointer(path string) string {
+	var b strings.Builder
+	for _, k := range strings.Split(path, ".") {
+		b.WriteByte('/')
+		b.WriteString(escaper.Replace(k))
+	}
+	return b.String()
+}
+
+// unpointer splits a JSON pointer into its names; nil for "" or one that
+// does not start with '/'.
+func unpointer(ptr string) []string {
+	if !strings.HasPrefix(ptr, "/") {
+		return nil
+	}
+	parts := strings.Split(ptr[1:], "/")
+	for i, p := range parts {
+		parts[i] = unescaper.Replace(p)
+	}
+	return parts
+}
