@@ -57,6 +57,7 @@ man:
 
 golden:
 	$(GO) test -count=1 ./pkg/inspect/ -run Golden -update
+	$(GO) test -count=1 ./pkg/bridge/ -run Golden -update
 
 clean:
 	rm -rf bin

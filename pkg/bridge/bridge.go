@@ -10,7 +10,6 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,8 +26,6 @@ const (
 	Trace      Protocol = "trace"
 	Narratoria Protocol = "narratoria"
 )
-
-var errNotObject = errors.New("not a JSON object")
 
 // Options configure a Converter.
 type Options struct {
@@ -123,6 +120,8 @@ type Converter struct {
 	lastT   string            // the last time seen, for events without one
 	chunks  map[string]*joint // Chiffon output chunks being joined
 	pending []string          // their keys in order of arrival
+	plans   map[planKey]*plan
+	buf     []byte
 }
 
 // New returns a Converter for opts.From to opts.To.
@@ -146,7 +145,8 @@ func New(opts Options) (*Converter, error) {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 256 << 10
 	}
-	return &Converter{opts: opts, p: p, fs: fs, seqs: map[string]int64{}, steps: map[string]int64{}, chunks: map[string]*joint{}}, nil
+	return &Converter{opts: opts, p: p, fs: fs, seqs: map[string]int64{}, steps: map[string]int64{}, chunks: map[string]*joint{},
+		plans: map[planKey]*plan{}}, nil
 }
 
 func pairList() string {
@@ -179,7 +179,8 @@ func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) e
 	if c.opts.To == Chiffon {
 		return c.split(out, emit)
 	}
-	return emit(out.bytes())
+	c.buf = out.append(c.buf[:0])
+	return emit(c.buf)
 }
 
 // End reports output chunks that never completed.
@@ -212,11 +213,11 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	from, to := c.opts.From, c.opts.To
 	ext := src.get(extSlot[from])
 	origin := false
-	var restore, generated *node
+	var restore, generated, absent *node
 	if ext.isObject() {
 		if p, _ := ext.str("protocol"); Protocol(p) == to {
 			origin = true
-			restore, generated = ext.member("fields"), ext.member("generated")
+			restore, generated, absent = ext.member("fields"), ext.member("generated"), ext.member("absent")
 		}
 	}
 	srcType := typeOf(from, src)
@@ -237,33 +238,28 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	setType(to, dst, tm.typ[ts])
 	fields := newObject() // what goes into the target's x_source
 	var made []string     // fields of dst that were made up
-	rules := append(slices.Clip(c.p.common), tm.rules...)
-	consumed := map[string]bool{typePath[from]: true}
-	for _, p := range ignored[from] {
-		consumed[p] = true
-	}
-	if origin {
-		consumed[extSlot[from]] = true
-	}
+	var lacks []string    // fields src lacks that the way back would make
+	pl := c.planFor(tm, origin)
 	restored := map[string]bool{}
 	if origin && restore.isObject() {
 		// The fields the message had before it came here, first, so that
 		// what is derived from them comes out as it did then.
-		for i, ptr := range restore.keys {
+		for i, ptr := range restore.obj().keys {
 			if names := unpointer(ptr); len(names) > 0 {
 				dst.setp(names, restore.vals[i])
 				restored[ptr] = true
 			}
 		}
 	}
-	for _, r := range rules {
+	for i := range pl.rules {
+		r := &pl.rules[i]
 		sp, tp := r.path[fs], r.path[ts]
-		if sp != "" {
-			consumed[sp] = true
-		}
 		var sv *node
 		if sp != "" {
 			sv = src.get(sp)
+		}
+		if sv == nil && sp != "" && r.derive[fs] != nil && !origin {
+			lacks = append(lacks, r.ptr[fs]) // the way back would make it
 		}
 		switch {
 		case sv != nil && tp == "":
@@ -273,16 +269,18 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			if origin || r.same[fs] && r.derive[fs] != nil && equal(r.derive[fs](x), sv) {
 				continue
 			}
-			fields.set1(pointer(sp), sv)
-		case tp != "" && restored[pointer(tp)]:
+			fields.set1(r.ptr[fs], sv)
+		case tp != "" && restored[r.ptr[ts]]:
 			continue
+		case origin && tp != "" && listed(absent, r.ptr[ts]):
+			continue // the target did not have it
 		case sv != nil:
-			if origin && listed(generated, pointer(sp)) {
+			if origin && listed(generated, r.ptr[fs]) {
 				continue // the target did not have it
 			}
 			tv := convertValue(r.conv[ts], x, sv)
 			if tv == nil {
-				fields.set1(pointer(sp), sv)
+				fields.set1(r.ptr[fs], sv)
 				if r.derive[ts] != nil {
 					dst.set(tp, r.derive[ts](x))
 				}
@@ -291,7 +289,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			dst.set(tp, tv)
 			if !origin {
 				if back := convertValue(r.conv[fs], x, tv); !equal(back, sv) {
-					fields.set1(pointer(sp), sv)
+					fields.set1(r.ptr[fs], sv)
 				}
 			}
 		case tp != "" && r.derive[ts] != nil:
@@ -301,7 +299,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			}
 			dst.set(tp, v)
 			if sp != "" {
-				made = append(made, pointer(tp))
+				made = append(made, r.ptr[ts])
 			}
 		}
 	}
@@ -311,10 +309,10 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			fields.set1(pointer(typePath[from]), src.get(typePath[from]))
 		}
 	}
-	leftovers(src, "", "", consumed, fields)
+	leftovers(src, pl.consumed, "", fields)
 	// Every message made here says where it came from, and keeps what it
 	// could not hold otherwise.
-	if !origin || len(fields.keys) > 0 || len(made) > 0 {
+	if !origin || len(fields.keys) > 0 || len(made) > 0 || len(lacks) > 0 {
 		if origin && dst.get(extSlot[to]) != nil {
 			what := fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(fields.keys, ", "))
 			if c.opts.Strict {
@@ -330,14 +328,10 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 				e.set1("fields", fields)
 			}
 			if len(made) > 0 {
-				b := []byte{'['}
-				for i, m := range made {
-					if i > 0 {
-						b = append(b, ',')
-					}
-					b = strNode(m).append(b)
-				}
-				e.set1("generated", rawNode(append(b, ']')))
+				e.set1("generated", strList(made))
+			}
+			if len(lacks) > 0 {
+				e.set1("absent", strList(lacks))
 			}
 			dst.set(extSlot[to], e)
 		}
@@ -381,66 +375,120 @@ func (c *Converter) resolve(s int, typ string, msg, restore *node) *typeMap {
 func (c *Converter) after(x *ctx) {
 	c.n++
 	if t := x.side(Trace); t != nil {
-		run, _ := t.str("meta.run_id")
-		if v := t.get("meta.run_id"); v != nil && run == "" {
-			run = string(v.raw)
+		run, _ := t.get("meta.run_id").text()
+		if v := t.get("meta.run_id"); v != nil && run == nil {
+			run = v.raw
 		}
-		c.seqs[run]++
-		if s, ok := t.str("t"); ok {
-			c.lastT = s
+		c.seqs[string(run)]++
+		if s, ok := t.get("t").text(); ok {
+			c.lastT = string(s)
 		}
 	}
 	if m := x.side(Chiffon); m != nil {
-		typ, _ := m.str("type")
-		task, _ := m.str("payload.task_id")
-		switch typ {
+		typ, _ := m.get("type").text()
+		switch string(typ) {
 		case "work_request":
-			c.task = task
+			c.task, _ = m.str("payload.task_id")
 		case "work_status":
-			c.task = task
-			c.steps[task]++
+			c.task, _ = m.str("payload.task_id")
+			c.steps[c.task]++
 		case "work_result":
 			c.task = ""
 		}
-		if s, ok := m.str("timestamp"); ok {
-			c.lastT = s
+		if s, ok := m.get("timestamp").text(); ok {
+			c.lastT = string(s)
 		}
 	}
 	if m := x.side(Narratoria); m != nil {
-		if s, ok := m.str("timestamp"); ok {
-			c.lastT = s
+		if s, ok := m.get("timestamp").text(); ok {
+			c.lastT = string(s)
 		}
 	}
 }
 
 // leftovers puts the members of n that no rule took into fields, by JSON
 // pointer, in their order.
-func leftovers(n *node, prefix, ptr string, consumed map[string]bool, fields *node) {
-	for i, k := range n.keys {
-		p := k
-		if prefix != "" {
-			p = prefix + "." + k
-		}
-		kp := ptr + "/" + escaper.Replace(k)
-		if consumed[p] {
+func leftovers(n *node, taken *trie, ptr string, fields *node) {
+	for i, k := range n.obj().keys {
+		t := taken.kids[k]
+		if t != nil && t.all {
 			continue
 		}
 		v := n.vals[i]
-		if v.isObject() && len(v.keys) > 0 && hasUnder(consumed, p) {
-			leftovers(v, p, kp, consumed, fields)
+		kp := ptr + "/" + escaper.Replace(k)
+		if t != nil && v.isObject() && len(v.obj().keys) > 0 {
+			leftovers(v, t, kp, fields)
 			continue
 		}
 		fields.set1(kp, v)
 	}
 }
 
-func hasUnder(consumed map[string]bool, p string) bool {
-	for k := range consumed {
-		if strings.HasPrefix(k, p+".") {
-			return true
+// trie is a set of dotted paths: all says the path itself is in it.
+type trie struct {
+	all  bool
+	kids map[string]*trie
+}
+
+func (t *trie) add(path string) {
+	for _, k := range strings.Split(path, ".") {
+		if t.kids == nil {
+			t.kids = map[string]*trie{}
+		}
+		next := t.kids[k]
+		if next == nil {
+			next = &trie{}
+			t.kids[k] = next
+		}
+		t = next
+	}
+	t.all = true
+}
+
+// plan is what the conversion of one type mapping needs, made once.
+type plan struct {
+	rules    []rule
+	consumed *trie // the source's fields the rules take (or that follow from the rest)
+}
+
+func (c *Converter) planFor(tm *typeMap, origin bool) *plan {
+	key := planKey{tm, origin}
+	if pl := c.plans[key]; pl != nil {
+		return pl
+	}
+	from := c.opts.From
+	pl := &plan{rules: append(slices.Clip(c.p.common), tm.rules...), consumed: &trie{}}
+	pl.consumed.add(typePath[from])
+	for _, p := range ignored[from] {
+		pl.consumed.add(p)
+	}
+	if origin {
+		pl.consumed.add(extSlot[from])
+	}
+	for _, r := range pl.rules {
+		if sp := r.path[c.fs]; sp != "" {
+			pl.consumed.add(sp)
 		}
 	}
-	return false
+	c.plans[key] = pl
+	return pl
+}
+
+type planKey struct {
+	tm     *typeMap
+	origin bool
+}
+
+// strList is a JSON array of strings.
+func strList(list []string) *node {
+	b := []byte{'['}
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strNode(s).append(b)
+	}
+	return rawNode(append(b, ']'))
 }
 
 func listed(list *node, s string) bool {

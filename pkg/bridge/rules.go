@@ -15,6 +15,7 @@ import (
 // other's. Sides: 0 is the pair's first protocol, 1 its second.
 type rule struct {
 	path   [2]string   // dotted paths; "" when the side has no such field
+	ptr    [2]string   // the same as JSON pointers
 	conv   [2]convFn   // conv[s] turns the other side's value into side s's; nil: the same value
 	derive [2]deriveFn // derive[s] makes side s's value when the other side has none
 	same   [2]bool     // derive[s] gives the same value whenever asked in a stream
@@ -46,7 +47,15 @@ const (
 	B = 1
 )
 
-func f(a, b string) rule { return rule{path: [2]string{a, b}} }
+func f(a, b string) rule {
+	r := rule{path: [2]string{a, b}}
+	for s, p := range r.path {
+		if p != "" {
+			r.ptr[s] = pointer(p)
+		}
+	}
+	return r
+}
 
 // to sets the conversions into side A and into side B.
 func (r rule) to(intoA, intoB convFn) rule { r.conv = [2]convFn{intoA, intoB}; return r }
@@ -76,7 +85,7 @@ var (
 // typeOf is a message's type: a frame's type name, or the type member.
 func typeOf(p Protocol, n *node) string {
 	if p == Kado {
-		if s, ok := n.str("header.typeName"); ok {
+		if s, ok := strOf(n.get("header.typeName")); ok {
 			return s
 		}
 		if v := n.get("header.type"); v != nil {
@@ -86,7 +95,7 @@ func typeOf(p Protocol, n *node) string {
 		}
 		return ""
 	}
-	s, _ := n.str("type")
+	s, _ := strOf(n.get("type"))
 	return s
 }
 
@@ -145,11 +154,14 @@ func isNum(v *node) (float64, bool) {
 }
 
 func strOf(v *node) (string, bool) {
-	if v == nil {
+	b, ok := v.text()
+	if !ok {
 		return "", false
 	}
-	tmp := &node{keys: []string{"v"}, vals: []*node{v}}
-	return tmp.str("v")
+	if s, known := names[string(b)]; known {
+		return s, true
+	}
+	return string(b), true
 }
 
 const isoMillis = "2006-01-02T15:04:05.000Z07:00"
@@ -254,7 +266,7 @@ func wrapObject(_ *ctx, v *node) *node {
 
 // unwrapObject is the reverse of wrapObject.
 func unwrapObject(_ *ctx, v *node) *node {
-	if v.isObject() && len(v.keys) == 1 && v.keys[0] == "value" {
+	if v.isObject() && len(v.obj().keys) == 1 && v.keys[0] == "value" {
 		return v.vals[0]
 	}
 	return v
@@ -342,6 +354,25 @@ func actorToAgent(x *ctx, v *node) *node {
 	return nil
 }
 
+// isUUID reports whether s is a UUID in any of the forms the schemas take.
+func isUUID(s string) bool {
+	if len(s) == 36 {
+		canonical := true
+		for i := 0; i < 36 && canonical; i++ {
+			c := s[i]
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				canonical = c == '-'
+			} else {
+				canonical = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+			}
+		}
+		if canonical {
+			return true
+		}
+	}
+	return uuidShape.MatchString(s)
+}
+
 var uuidShape = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
 
 // runOf: the run id a source's trace/request id gives (--run-id wins).
@@ -353,7 +384,7 @@ func runOf(x *ctx, v *node) *node {
 	if !ok {
 		return nil
 	}
-	if uuidShape.MatchString(s) {
+	if isUUID(s) {
 		return v
 	}
 	return strNode(x.c.nameID("request", s))
@@ -727,6 +758,10 @@ func order(p Protocol, n *node) {
 				return i
 			}
 			return len(names)
+		}
+		o.obj()
+		if slices.IsSortedFunc(o.keys, func(a, b string) int { return rank(a) - rank(b) }) {
+			continue
 		}
 		idx := make([]int, len(o.keys))
 		for i := range idx {

@@ -10,73 +10,62 @@ import (
 
 // node is a JSON value: an object as its members in order (so that any
 // member can be read, replaced or moved), anything else as its compact
-// bytes, kept exactly as they were read.
+// bytes, kept exactly as they were read. An object read from the input
+// stays bytes too until a member of it is asked for (expand).
 type node struct {
-	raw  []byte // not an object
+	raw  []byte // compact JSON; nil for an expanded object
 	keys []string
 	vals []*node
 }
 
-func newObject() *node { return &node{} }
+func newObject() *node { return &node{keys: make([]string, 0, 4), vals: make([]*node, 0, 4)} }
 
 func rawNode(b []byte) *node { return &node{raw: b} }
 
 func strNode(s string) *node {
-	b, _ := jsontext.AppendQuote(nil, s)
+	b, _ := jsontext.AppendQuote(make([]byte, 0, len(s)+2), s)
 	return &node{raw: b}
 }
 
-func (n *node) isObject() bool { return n != nil && n.raw == nil }
+func (n *node) isObject() bool { return n != nil && (n.raw == nil || n.raw[0] == '{') }
+
+// obj expands an object still held as bytes into its members, and
+// returns n.
+func (n *node) obj() *node {
+	if n == nil || n.raw == nil || n.raw[0] != '{' {
+		return n
+	}
+	raw := n.raw
+	n.raw = nil
+	c := bytes.Count(raw, []byte{':'}) // at least the member count
+	c = min(c, 16)
+	n.keys, n.vals = make([]string, 0, c), make([]*node, 0, c)
+	jsonv.Members(raw, func(name []byte, escaped bool, value []byte) {
+		k, known := names[string(name)]
+		if !known {
+			k = string(name)
+		}
+		if escaped {
+			if u, err := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, name...), '"')); err == nil {
+				k = string(u)
+			}
+		}
+		n.keys = append(n.keys, k)
+		n.vals = append(n.vals, rawNode(value))
+	})
+	return n
+}
 
 // parse reads one valid JSON value (white space is allowed, as
-// jsonv.Reader gives records) into a node; objects are split to any
-// depth, arrays and scalars kept as compact bytes.
+// jsonv.Reader gives records); an object is expanded at its top level,
+// the rest on demand.
 func parse(b []byte) (*node, error) {
 	b = jsonv.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		c, err := jsonv.AppendCompact(nil, b)
-		if err != nil {
-			return nil, err
-		}
-		return rawNode(c), nil
+	c, err := jsonv.AppendCompact(nil, b)
+	if err != nil {
+		return nil, err
 	}
-	n := newObject()
-	var perr error
-	ok := jsonv.Members(b, func(name []byte, escaped bool, value []byte) {
-		if perr != nil {
-			return
-		}
-		k := string(name)
-		if escaped {
-			u, err := jsontext.AppendUnquote(nil, append(append([]byte{'"'}, name...), '"'))
-			if err != nil {
-				perr = err
-				return
-			}
-			k = string(u)
-		}
-		v, err := parse(value)
-		if err != nil {
-			perr = err
-			return
-		}
-		n.set1(k, v)
-	})
-	if !ok {
-		// White space between the members: compact it first.
-		c, err := jsonv.AppendCompact(nil, b)
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(c, b) {
-			return parse(c)
-		}
-		return nil, &jsontext.SyntacticError{Err: errNotObject}
-	}
-	if perr != nil {
-		return nil, perr
-	}
-	return n, nil
+	return rawNode(c).obj(), nil
 }
 
 // append writes n as compact JSON.
@@ -99,8 +88,11 @@ func (n *node) append(dst []byte) []byte {
 func (n *node) bytes() []byte { return n.append(nil) }
 
 func equal(a, b *node) bool {
-	if a == nil || b == nil {
+	switch {
+	case a == nil || b == nil:
 		return a == b
+	case a.raw != nil && b.raw != nil:
+		return bytes.Equal(a.raw, b.raw)
 	}
 	return bytes.Equal(a.bytes(), b.bytes())
 }
@@ -110,6 +102,7 @@ func (n *node) member(k string) *node {
 	if !n.isObject() {
 		return nil
 	}
+	n.obj()
 	for i, name := range n.keys {
 		if name == k {
 			return n.vals[i]
@@ -120,6 +113,7 @@ func (n *node) member(k string) *node {
 
 // set1 sets member k, in place when it exists, at the end otherwise.
 func (n *node) set1(k string, v *node) {
+	n.obj()
 	for i, name := range n.keys {
 		if name == k {
 			n.vals[i] = v
@@ -131,6 +125,7 @@ func (n *node) set1(k string, v *node) {
 }
 
 func (n *node) del1(k string) {
+	n.obj()
 	for i, name := range n.keys {
 		if name == k {
 			n.keys = append(n.keys[:i], n.keys[i+1:]...)
@@ -151,19 +146,33 @@ func (n *node) get(path string) *node {
 
 // set sets the value at a dotted path, making the objects on the way (an
 // object in the way that is not one is replaced).
-func (n *node) set(path string, v *node) { n.setp(strings.Split(path, "."), v) }
+func (n *node) set(path string, v *node) {
+	for {
+		k, rest, more := strings.Cut(path, ".")
+		if !more {
+			n.set1(k, v)
+			return
+		}
+		n, path = n.step(k), rest
+	}
+}
 
 // setp is set for a path given as its names.
 func (n *node) setp(names []string, v *node) {
 	for _, k := range names[:len(names)-1] {
-		next := n.member(k)
-		if !next.isObject() {
-			next = newObject()
-			n.set1(k, next)
-		}
-		n = next
+		n = n.step(k)
 	}
 	n.set1(names[len(names)-1], v)
+}
+
+// step returns the object member k, made when it is not one.
+func (n *node) step(k string) *node {
+	next := n.member(k)
+	if !next.isObject() {
+		next = newObject()
+		n.set1(k, next)
+	}
+	return next.obj()
 }
 
 // del removes the value at a dotted path, and the objects on the way that
@@ -176,7 +185,7 @@ func (n *node) del(path string) {
 	}
 	if next := n.member(k); next.isObject() {
 		next.del(rest)
-		if len(next.keys) == 0 {
+		if len(next.obj().keys) == 0 {
 			n.del1(k)
 		}
 	}
@@ -184,15 +193,21 @@ func (n *node) del(path string) {
 
 // str returns the value at path when it is a string.
 func (n *node) str(path string) (string, bool) {
-	v := n.get(path)
-	if v == nil || len(v.raw) == 0 || v.raw[0] != '"' {
-		return "", false
+	b, ok := n.get(path).text()
+	return string(b), ok
+}
+
+// text is the text of a string value, unescaped (without copying it when
+// it holds no escape).
+func (n *node) text() ([]byte, bool) {
+	if n == nil || len(n.raw) == 0 || n.raw[0] != '"' {
+		return nil, false
 	}
-	u, err := jsontext.AppendUnquote(nil, v.raw)
-	if err != nil {
-		return "", false
+	if bytes.IndexByte(n.raw, '\\') < 0 {
+		return n.raw[1 : len(n.raw)-1], true
 	}
-	return string(u), true
+	u, err := jsontext.AppendUnquote(nil, n.raw)
+	return u, err == nil
 }
 
 // clone copies the objects of n (raw bytes are shared: they are never
@@ -206,4 +221,36 @@ func (n *node) clone() *node {
 		c.vals[i] = v.clone()
 	}
 	return c
+}
+
+// names holds the member names of the protocols, so that parsing a message
+// makes no new string for them.
+var names = map[string]string{}
+
+func init() {
+	for _, p := range pairs {
+		for _, r := range p.common {
+			addNames(r.path[:]...)
+		}
+		for _, tm := range p.types {
+			for _, r := range tm.rules {
+				addNames(r.path[:]...)
+			}
+		}
+	}
+	for _, o := range orders {
+		for path, list := range o {
+			addNames(path)
+			addNames(list...)
+		}
+	}
+	addNames("header", "payload", "x_source", "protocol", "fields", "generated")
+}
+
+func addNames(paths ...string) {
+	for _, p := range paths {
+		for _, k := range strings.Split(p, ".") {
+			names[k] = k
+		}
+	}
 }

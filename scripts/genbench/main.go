@@ -882,11 +882,14 @@ func writeMessages(path, protocol string, n int, size int64) error {
 			case 0:
 				line = fmt.Sprintf(env, "orchestrator", "infra", "work_request", `{"task_id":"`+tid+`","work_type":"run_playbook","parameters":{"playbook":"deploy_kuma.yml","extra_vars":{"version":"1.4.0"}},"hints":{"max_duration_seconds":300,"max_memory_mb":512}}`)
 			case 1, 2:
-				chunk := "bytes 0-262144 of 524288"
+				// Two chunks of one output, each stating the bytes it holds.
+				const out = "Updating config.yaml...\nAdded uptime monitors: 3\n"
+				n := len(out)
+				chunk := fmt.Sprintf("bytes 0-%d of %d", n, 2*n)
 				if i%4 == 2 {
-					chunk = "bytes 262144-524288 of 524288"
+					chunk = fmt.Sprintf("bytes %d-%d of %d", n, 2*n, 2*n)
 				}
-				line = fmt.Sprintf(env, "infra", "orchestrator", "work_status", `{"task_id":"`+tid+`","status":"running","progress_percent":`+fmt.Sprint(50*(i%4))+`,"step":{"number":5,"name":"Collecting logs","output":"Updating config.yaml...\\nAdded uptime monitors: 3\\n","output_chunk":"`+chunk+`"}}`)
+				line = fmt.Sprintf(env, "infra", "orchestrator", "work_status", `{"task_id":"`+tid+`","status":"running","progress_percent":`+fmt.Sprint(50*(i%4))+`,"step":{"number":5,"name":"Collecting logs","output":`+strconv.Quote(out)+`,"output_chunk":"`+chunk+`"}}`)
 			default:
 				line = fmt.Sprintf(env, "infra", "orchestrator", "work_result", `{"task_id":"`+tid+`","status":"success","exit_code":0,"output":"Deployment completed successfully.","resources_used":{"duration_seconds":87,"gpu_vram_mb":0,"cpu_time_ms":12450}}`)
 			}
