@@ -30,6 +30,12 @@
 # trace stream (mark <= 64 MiB) and on a 1 GB Chiffon stream (info: the sets
 # of message ids, request ids and task ids that its stream rules need grow
 # with the stream).
+# Bridge (genbench -messages chiffon): BENCH_BRIDGE_MESSAGES Chiffon messages
+# (default 100000) converted to trace events and piped into toonkit sign,
+# end to end, mark >= 50,000 messages/s; peak RSS at N and 4N messages, mark
+# constant (4N within 20% + 4 MiB of N). Check: the signed events verify and
+# validate.
+#
 # Sign and verify (genbench -messages audit): BENCH_SIGN_EVENTS unsigned AOP
 # trace events of about 1 KB, signed (toonkit sign) and the result verified
 # (toonkit verify), each with GOMAXPROCS=1; marks >= 100,000 events/s each;
@@ -69,6 +75,7 @@
 #                       RSS (default 1000; 0 skips it)
 #   BENCH_AJV           0 skips ajv-cli (installed from npm into the run folder)
 #   BENCH_SIGN_EVENTS   trace events for sign and verify (default 100000)
+#   BENCH_BRIDGE_MESSAGES  Chiffon messages for the bridge (default 100000)
 #   BENCH_TOON_USERS    users in the TOON inputs (default 100000)
 #   BENCH_TOON_REF      0 skips the reference TOON CLI (npm)
 #   BENCH_TOON_REF_REPS runs of each reference CLI measure (default 3; its
@@ -373,6 +380,34 @@ if command -v python3 >/dev/null; then
 fi
 rm -f "$dir/audit.ndjson" "$dir/signed.ndjson"
 
+# Protocol bridge: a Chiffon log converted to trace events and piped into
+# sign, end to end; peak RSS at N and 4N messages (constant memory).
+nbr=${BENCH_BRIDGE_MESSAGES:-100000}
+"$dir/genbench" -messages chiffon -frames "$nbr" -o "$dir/chiffon.ndjson" || die "genbench -messages chiffon failed"
+br_bytes=$(size "$dir/chiffon.ndjson")
+note "convert --to trace | sign x$reps"
+measure "$reps" bash -o pipefail -c "\"$tk\" convert --from chiffon --to trace \"$dir/chiffon.ndjson\" | \"$tk\" sign --key-file \"$dir/audit.key\""
+br_ns=$MED_NS br_kb=$MAX_KB
+note "convert --to trace alone x$reps"
+measure "$reps" "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson"
+brc_ns=$MED_NS
+chk_bridge=FAIL
+if "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson" | "$tk" sign --key-file "$dir/audit.key" -o "$dir/chiffon-signed.ndjson" &&
+	"$tk" verify -q --key-file "$dir/audit.key" "$dir/chiffon-signed.ndjson" >/dev/null &&
+	"$tk" validate -q "$dir/chiffon-signed.ndjson" >/dev/null; then
+	chk_bridge=PASS
+else
+	failures=$((failures + 1))
+fi
+br4_kb=""
+if ((have_time)); then
+	"$dir/genbench" -messages chiffon -frames $((4 * nbr)) -o "$dir/chiffon4.ndjson" || die "genbench -messages chiffon failed"
+	note "convert --to trace | sign on $((4 * nbr)) messages, once, for memory"
+	measure 1 bash -o pipefail -c "\"$tk\" convert --from chiffon --to trace \"$dir/chiffon4.ndjson\" | \"$tk\" sign --key-file \"$dir/audit.key\""
+	br4_kb=$MAX_KB
+fi
+rm -f "$dir/chiffon.ndjson" "$dir/chiffon4.ndjson" "$dir/chiffon-signed.ndjson"
+
 # TOON: encode and decode beside jq and the reference CLI.
 ntoon=${BENCH_TOON_USERS:-100000}
 toon_sets=(users users-flat)
@@ -595,6 +630,16 @@ if ((have_time)); then
 	row "sign / verify peak RSS MiB" "$(mib "$sign_kb") / $(mib "$verify_kb")" "" "" "(info)"
 fi
 row "Python verifies toonkit's signatures" "" "all" "" "$chk_pyverify"
+echo
+row "bridge: $nbr Chiffon messages, $(awk -v b="$br_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" ""
+check ge "$(evps "$nbr" "$br_ns")" 50000
+row "convert --to trace | sign messages/s" "$(evps "$nbr" "$br_ns")" ">= 50000" "" "$RES"
+row "  convert --to trace alone messages/s" "$(evps "$nbr" "$brc_ns")" "" "" "(info)"
+if [[ -n $br4_kb ]]; then
+	check le "$br4_kb" "$((br_kb + br_kb / 5 + 4096))"
+	row "  peak RSS MiB, N / 4N messages" "$(mib "$br_kb") / $(mib "$br4_kb")" "4N <= N + 20% + 4" "" "$RES"
+fi
+row "  signed output verifies and validates" "" "all" "" "$chk_bridge"
 echo
 for set in "${toon_sets[@]}"; do
 	what="TOON: $ntoon users, $(awk -v b="${tn_bytes[$set]}" 'BEGIN{printf "%.1f MB", b/1e6}') JSON"

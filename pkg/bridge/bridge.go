@@ -112,7 +112,7 @@ type Converter struct {
 	fs   int // the side of the pair converted from
 
 	run     string            // the stream's run id, once made
-	seqs    map[string]int64  // trace: last seq per run_id
+	seqs    runs              // trace: last seq per run_id
 	n       int64             // messages written
 	index   int               // messages read
 	task    string            // Chiffon: the open task
@@ -145,7 +145,7 @@ func New(opts Options) (*Converter, error) {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 256 << 10
 	}
-	return &Converter{opts: opts, p: p, fs: fs, seqs: map[string]int64{}, steps: map[string]int64{}, chunks: map[string]*joint{},
+	return &Converter{opts: opts, p: p, fs: fs, seqs: runs{uuids: map[[16]byte]int64{}, other: map[string]int64{}}, steps: map[string]int64{}, chunks: map[string]*joint{},
 		plans: map[planKey]*plan{}}, nil
 }
 
@@ -379,7 +379,7 @@ func (c *Converter) after(x *ctx) {
 		if v := t.get("meta.run_id"); v != nil && run == nil {
 			run = v.raw
 		}
-		c.seqs[string(run)]++
+		c.seqs.add(run)
 		if s, ok := t.get("t").text(); ok {
 			c.lastT = string(s)
 		}
@@ -393,6 +393,8 @@ func (c *Converter) after(x *ctx) {
 			c.task, _ = m.str("payload.task_id")
 			c.steps[c.task]++
 		case "work_result":
+			task, _ := m.str("payload.task_id")
+			delete(c.steps, task) // closed: its steps are counted no more
 			c.task = ""
 		}
 		if s, ok := m.get("timestamp").text(); ok {
@@ -404,6 +406,58 @@ func (c *Converter) after(x *ctx) {
 			c.lastT = string(s)
 		}
 	}
+}
+
+// runs counts the events of each run; a canonical UUID is kept as its 16
+// bytes, for a stream may hold very many runs.
+type runs struct {
+	uuids map[[16]byte]int64
+	other map[string]int64
+}
+
+func (r *runs) get(run []byte) int64 {
+	if k, ok := uuidKey(run); ok {
+		return r.uuids[k]
+	}
+	return r.other[string(run)]
+}
+
+func (r *runs) add(run []byte) {
+	if k, ok := uuidKey(run); ok {
+		r.uuids[k]++
+		return
+	}
+	r.other[string(run)]++
+}
+
+// uuidKey is the 16 bytes of a canonical (lowercase) UUID.
+func uuidKey(run []byte) ([16]byte, bool) {
+	var k [16]byte
+	if len(run) != 36 {
+		return k, false
+	}
+	j := 0
+	for i := 0; i < 36; i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if run[i] != '-' {
+				return k, false
+			}
+			continue
+		}
+		c := run[i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return k, false
+		}
+		k[j/2] |= v << (4 * (1 - j%2))
+		j++
+	}
+	return k, true
 }
 
 // leftovers puts the members of n that no rule took into fields, by JSON

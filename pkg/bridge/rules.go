@@ -400,12 +400,12 @@ func runID(x *ctx) *node { return strNode(x.c.runID(x)) }
 
 // nextSeq: the next seq of the trace event's run.
 func nextSeq(x *ctx) *node {
-	t := x.side(Trace)
-	run, _ := t.str("meta.run_id")
-	if v := t.get("meta.run_id"); v != nil && run == "" {
-		run = string(v.raw)
+	v := x.side(Trace).get("meta.run_id")
+	run, ok := v.text()
+	if !ok && v != nil {
+		run = v.raw
 	}
-	return num(x.c.seqs[run] + 1)
+	return num(x.c.seqs.get(run) + 1)
 }
 
 // nextCount: the number of the message among those read.
