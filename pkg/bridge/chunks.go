@@ -71,7 +71,12 @@ func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
 		return fail("bytes %d-%d of the output are missing before the chunk bytes %d-%d", j.have, a, a, b)
 	}
 	if j == nil {
-		j = &joint{where: where(), task: task, step: step, first: n, total: total}
+		// Held past this call: its own copy of the message's bytes.
+		first, err := parse(n.bytes())
+		if err != nil {
+			return nil, false, err
+		}
+		j = &joint{where: where(), task: task, step: step, first: first, total: total}
 		c.chunks[key] = j
 		c.pending = append(c.pending, key)
 	}

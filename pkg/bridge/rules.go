@@ -743,9 +743,25 @@ var orders = map[Protocol]map[string][]string{
 	},
 }
 
+// ranks is orders as the place of each name.
+var ranks = map[Protocol]map[string]map[string]int{}
+
+func init() {
+	for p, o := range orders {
+		ranks[p] = map[string]map[string]int{}
+		for path, list := range o {
+			m := map[string]int{}
+			for i, k := range list {
+				m[k] = i
+			}
+			ranks[p][path] = m
+		}
+	}
+}
+
 // order sorts the members of a protocol's message.
 func order(p Protocol, n *node) {
-	for path, names := range orders[p] {
+	for path, places := range ranks[p] {
 		o := n
 		if path != "" {
 			o = n.get(path)
@@ -754,10 +770,10 @@ func order(p Protocol, n *node) {
 			continue
 		}
 		rank := func(k string) int {
-			if i := slices.Index(names, k); i >= 0 {
+			if i, ok := places[k]; ok {
 				return i
 			}
-			return len(names)
+			return len(places)
 		}
 		o.obj()
 		if slices.IsSortedFunc(o.keys, func(a, b string) int { return rank(a) - rank(b) }) {

@@ -59,13 +59,15 @@ func (n *node) obj() *node {
 // parse reads one valid JSON value (white space is allowed, as
 // jsonv.Reader gives records); an object is expanded at its top level,
 // the rest on demand.
+//
+// The nodes refer to b's bytes when b is compact already: b must not change
+// while they are in use.
 func parse(b []byte) (*node, error) {
 	b = jsonv.TrimSpace(b)
-	c, err := jsonv.AppendCompact(nil, b)
-	if err != nil {
+	if err := jsonv.Check(b); err != nil {
 		return nil, err
 	}
-	return rawNode(c).obj(), nil
+	return rawNode(jsonv.Compacted(nil, b)).obj(), nil
 }
 
 // append writes n as compact JSON.
