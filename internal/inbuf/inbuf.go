@@ -120,7 +120,9 @@ var ErrLineTooLong = errors.New("line too long")
 func (b *Buffer) Line(max int) (line []byte, lf bool, err error) {
 	for {
 		buf := b.Buf[b.Pos:b.End]
-		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		if i := bytes.IndexByte(buf, '\n'); i > max {
+			return nil, false, ErrLineTooLong
+		} else if i >= 0 {
 			b.Pos += i + 1
 			return buf[:i], true, nil
 		}

@@ -82,4 +82,14 @@ func TestLine(t *testing.T) {
 	if _, _, err := b.Line(16); err != ErrLineTooLong {
 		t.Fatalf("err = %v, want ErrLineTooLong", err)
 	}
+	// The limit holds also for a line read whole at once, LF and all; a
+	// line of exactly the limit passes.
+	b = Buffer{R: strings.NewReader(strings.Repeat("x", 17) + "\n"), First: 64, Steady: 64, Max: 64}
+	if _, _, err := b.Line(16); err != ErrLineTooLong {
+		t.Fatalf("a 17-byte line read at once: err = %v, want ErrLineTooLong", err)
+	}
+	b = Buffer{R: strings.NewReader(strings.Repeat("x", 16) + "\n"), First: 64, Steady: 64, Max: 64}
+	if line, _, err := b.Line(16); err != nil || len(line) != 16 {
+		t.Fatalf("a 16-byte line: %q, %v", line, err)
+	}
 }
