@@ -28,7 +28,37 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 		n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
 		return envelopes(br, name, opts, &narrArray{n: n, file: name}, emit)
 	}
-	r = br
+	n, _, err := NarratoriaLines(br, name, opts, emit, nil)
+	return n, err
+}
+
+// Line is what the Narratoria rules made of one line of a tool's stdout.
+type Line struct {
+	Number int    // 1-based line number
+	Offset int64  // byte offset of the line in the stream
+	Raw    []byte // the line as read, without its LF; valid during the call
+	Event  []byte // the JSON object the line holds, without a CR; nil when it holds none
+	Type   string // the event's type; "" when it has none
+	Errors int    // how many errors the line's findings hold (warnings not counted)
+	// AfterDone says the line came after the done event: a host ignores it.
+	AfterDone bool
+	// Stop says the stream ends with this line: an unknown type is a
+	// protocol error that ends the invocation (spec 5.2).
+	Stop bool
+}
+
+// NarratoriaLines reads the NDJSON a Narratoria tool writes on stdout one
+// line at a time, as it arrives (a line is checked as soon as its LF is
+// read, without waiting for more), checks it with the rules of Narratoria,
+// emits its findings and then calls line, when not nil, with what the
+// rules made of it. It is Narratoria for a live stream: toonkit exec reads
+// a running tool with it.
+//
+// It returns the number of lines read and end, true when the stream was
+// read to its end (and the rules of its end applied: NAR080), false when
+// it stopped before: a line longer than opts.MaxFrameSize (NAR002), an
+// unknown type (NAR084), or emit asking to stop.
+func NarratoriaLines(r io.Reader, name string, opts Options, emit Emit, line func(Line)) (events int, end bool, err error) {
 	max := opts.MaxFrameSize
 	if max <= 0 {
 		max = jsonv.DefaultMaxValueSize
@@ -37,78 +67,100 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
 	split := &splitCache{}
 	lineNo := 0
-	events := 0
 	for {
 		lineStart := in.Base + int64(in.Pos)
-		line, lf, err := in.Line(max)
+		raw, lf, err := in.Line(max)
 		switch {
 		case err == inbuf.ErrLineTooLong:
 			emit(Finding{File: name, Line: lineNo + 1, Column: 1, Frame: -1, Offset: lineStart, Record: events, Code: "NAR002", Message: fmt.Sprintf("the line passes the limit of %d bytes", max)})
-			return events, nil
+			return events, false, nil
 		case err == io.EOF:
 			n.finish(name, emit)
-			return events, nil
+			return events, true, nil
 		case err != nil:
-			return events, err
+			return events, false, err
 		}
 		lineNo++
-		at := func(col int, ptr, code string, sev Severity, msg string) Finding {
-			return Finding{File: name, Line: lineNo, Column: col, Frame: -1, Offset: lineStart + int64(col-1), Record: events, Pointer: ptr, Code: code, Severity: sev, Message: msg}
+		got := Line{Number: lineNo, Offset: lineStart, Raw: raw, AfterDone: n.done >= 0}
+		count := func(f Finding) bool {
+			if f.Severity == Error {
+				got.Errors++
+			}
+			return emit(f)
 		}
-		more := true
-		if !lf {
-			more = emit(at(len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
-		}
-		if more && len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
-			more = emit(at(len([]rune(string(line)))+1, "", "NAR001", Error, "the line ends in CR LF: events end in LF alone"))
-		}
-		if !more {
-			return events, nil
-		}
-		stop := false
-		if err := jsonv.Check(line); err != nil {
-			off := jsonv.ErrorOffset(err)
-			col := 1
-			if off >= 0 {
-				col = len([]rune(string(line[:min(int(off), len(line))]))) + 1
-			}
-			msg := "not one JSON object: " + jsonv.Message(err)
-			if len(bytes.TrimSpace(line)) == 0 {
-				msg = "an empty line: every line is one JSON object"
-			}
-			more = emit(at(col, "", "NAR002", Error, msg))
-		} else {
-			rec := &record{index: events, raw: line, name: name, split: split}
-			var issues []issue
-			if !rec.fast("narratoria") {
-				var err error
-				if issues, err = rec.slow("narratoria"); err != nil {
-					return events, err
-				}
-			}
-			pos := func(ptr string) int {
-				return len([]rune(string(line[:jsonv.PointerOffset(line, ptr)]))) + 1
-			}
-			for _, it := range issues {
-				if typ, ok := rec.str("type"); ok && it.Code == "NAR011" && !narratoriaTypes[typ] {
-					continue // an unknown type: NAR084 says it, and more
-				}
-				if more = emit(at(pos(it.Pointer), it.Pointer, it.Code, it.Severity, it.Message)); !more {
-					break
-				}
-			}
-			if more && rec.isObject() {
-				more, stop = n.check(rec, func(ptr, code string, sev Severity, msg string) bool {
-					return emit(at(pos(ptr), ptr, code, sev, msg))
-				})
-			}
+		more, stop, err := n.line(raw, lf, &got, split, name, events, count)
+		if err != nil {
+			return events, false, err
 		}
 		events++
+		got.Stop = stop
+		if line != nil {
+			line(got)
+		}
 		if !more || stop {
-			return events, nil
+			return events, false, nil
 		}
 	}
+}
+
+// line checks one line of the stream (the events-th), fills in got, and
+// says whether to go on (emit did not ask to stop) and whether the line
+// ends the stream.
+func (n *narr) line(line []byte, lf bool, got *Line, split *splitCache, name string, events int, emit Emit) (more, stop bool, err error) {
+	at := func(col int, ptr, code string, sev Severity, msg string) Finding {
+		return Finding{File: name, Line: got.Number, Column: col, Frame: -1, Offset: got.Offset + int64(col-1), Record: events, Pointer: ptr, Code: code, Severity: sev, Message: msg}
+	}
+	more = true
+	if !lf {
+		more = emit(at(len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
+	}
+	if more && len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+		more = emit(at(len([]rune(string(line)))+1, "", "NAR001", Error, "the line ends in CR LF: events end in LF alone"))
+	}
+	if !more {
+		return false, false, nil
+	}
+	if err := jsonv.Check(line); err != nil {
+		off := jsonv.ErrorOffset(err)
+		col := 1
+		if off >= 0 {
+			col = len([]rune(string(line[:min(int(off), len(line))]))) + 1
+		}
+		msg := "not one JSON object: " + jsonv.Message(err)
+		if len(bytes.TrimSpace(line)) == 0 {
+			msg = "an empty line: every line is one JSON object"
+		}
+		return emit(at(col, "", "NAR002", Error, msg)), false, nil
+	}
+	rec := &record{index: events, raw: line, name: name, split: split}
+	var issues []issue
+	if !rec.fast("narratoria") {
+		if issues, err = rec.slow("narratoria"); err != nil {
+			return false, false, err
+		}
+	}
+	typ, isString := rec.str("type")
+	if rec.isObject() {
+		got.Event, got.Type = line, typ
+	}
+	pos := func(ptr string) int {
+		return len([]rune(string(line[:jsonv.PointerOffset(line, ptr)]))) + 1
+	}
+	for _, it := range issues {
+		if it.Code == "NAR011" && isString && !narratoriaTypes[typ] {
+			continue // an unknown type: NAR084 says it, and more
+		}
+		if more = emit(at(pos(it.Pointer), it.Pointer, it.Code, it.Severity, it.Message)); !more {
+			return false, false, nil
+		}
+	}
+	if rec.isObject() {
+		more, stop = n.check(rec, func(ptr, code string, sev Severity, msg string) bool {
+			return emit(at(pos(ptr), ptr, code, sev, msg))
+		})
+	}
+	return more, stop, nil
 }
 
 type narr struct {
