@@ -56,6 +56,27 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// KindName names the kind of JSON value that starts with c ("an object",
+// "an array", "a string", "a boolean", "null", "a number"; "nothing" for
+// 0).
+func KindName(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case 0:
+		return "nothing"
+	}
+	return "a number"
+}
+
 // Message turns a jsontext error into a short sentence without the package
 // prefix and offsets.
 func Message(err error) string {

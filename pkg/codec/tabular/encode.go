@@ -49,7 +49,7 @@ type member struct {
 // a structural scan; others go through a decoder.
 func (s *splitter) each(obj []byte, f func(name, value []byte)) error {
 	if k := firstByte(obj); k != '{' {
-		return &NotObjectError{Found: kindName(k)}
+		return &NotObjectError{Found: jsonv.KindName(k)}
 	}
 	s.members = s.members[:0]
 	if jsonv.Members(obj, func(name []byte, escaped bool, v []byte) {
@@ -96,25 +96,6 @@ func firstByte(b []byte) byte {
 		return 0
 	}
 	return b[0]
-}
-
-// kindName names the kind of JSON value that starts with c.
-func kindName(c byte) string {
-	switch c {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	case 0:
-		return "nothing"
-	}
-	return "a number"
 }
 
 // Lossy is a cell that would not read back as it was written (or a cell
