@@ -77,6 +77,10 @@ func exampleDir(t *testing.T) string {
 		if filepath.Ext(e.Name()) == ".key" {
 			mode = 0o600
 		}
+		// A tool (tool.sh, for exec) keeps its executable bit.
+		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {
+			mode = 0o755
+		}
 		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, mode); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -52,15 +53,50 @@ func Main() int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
-		sig := <-sigs
-		removeTemps()
-		code := 130
-		if s, ok := sig.(syscall.Signal); ok {
-			code = 128 + int(s)
+		for sig := range sigs {
+			if interrupted(sig) {
+				continue // the command ends its child and returns
+			}
+			removeTemps()
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
 		}
-		os.Exit(code)
 	}()
 	return Run(System(), os.Args[1:])
+}
+
+// interruptHook, when set, is given the signals that end a run (SIGINT,
+// SIGTERM, SIGHUP) before they do: a command that runs a child process
+// (exec) ends the child first, reports, and returns the signal's exit
+// status itself. It returns false to let the signal end the run at once.
+var interruptHook struct {
+	sync.Mutex
+	f func(os.Signal) bool
+}
+
+// setInterruptHook sets the interrupt hook and returns the function that
+// removes it.
+func setInterruptHook(f func(os.Signal) bool) (restore func()) {
+	interruptHook.Lock()
+	interruptHook.f = f
+	interruptHook.Unlock()
+	return func() {
+		interruptHook.Lock()
+		interruptHook.f = nil
+		interruptHook.Unlock()
+	}
+}
+
+// interrupted hands a signal to the interrupt hook, if any, and reports
+// whether it took it.
+func interrupted(sig os.Signal) bool {
+	interruptHook.Lock()
+	f := interruptHook.f
+	interruptHook.Unlock()
+	return f != nil && f(sig)
 }
 
 // Run runs toonkit with the given streams and arguments and returns the exit code.
@@ -101,14 +137,16 @@ and writes standard output, so it fits in shell pipelines and CI steps.
 Formats in this version: binary (Kado TOON frames: an 18-byte header and a
 JSON payload, optionally RLE-compressed), tabular (Genesis A2A tabular TOON
 text) and json/ndjson; validate also checks Chiffon, AOP trace and Narratoria
-messages, and sign and verify make and check the HMAC signatures of AOP trace
-events.`,
+messages, sign and verify make and check the HMAC signatures of AOP trace
+events, and exec runs a Narratoria tool, checking and applying its events as
+they come.`,
 		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
   toonkit decode capture.bin
   toonkit inspect capture.bin
   toonkit convert --to tabular --stats users.json
   toonkit validate capture.bin
-  toonkit verify --key-file audit.key audit.ndjson`,
+  toonkit verify --key-file audit.key audit.ndjson
+  toonkit exec -- ./tool.sh`,
 		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -135,6 +173,7 @@ events.`,
 		newInspectCmd(ios, nil),
 		newSignCmd(ios, nil),
 		newVerifyCmd(ios, nil),
+		newExecCmd(ios, nil),
 	)
 	return root
 }

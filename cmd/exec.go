@@ -1,0 +1,649 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/narratoria/host"
+	"github.com/toonkit/toonkit/pkg/validate"
+)
+
+// ExecOptions are the options of `toonkit exec`.
+type ExecOptions struct {
+	IO          *IOStreams
+	Tool        string
+	Args        []string
+	Input       string // the --input value: JSON, or @FILE (@- is stdin); "": no stdin object
+	RequestID   string // "": a random UUID
+	Operation   string
+	ToolName    string // the stdin object's "tool"; "": TOOL's base name
+	Timeout     time.Duration
+	KillAfter   time.Duration
+	StateFile   string
+	Report      string // text or json
+	MaxLineSize int
+}
+
+func newExecCmd(ios *IOStreams, runF func(*ExecOptions) error) *cobra.Command {
+	opts := &ExecOptions{IO: ios}
+	var maxSize string
+	c := &cobra.Command{
+		Use:   "exec [--input JSON|@FILE] [--request-id ID] [--timeout 30s] [--state FILE] [--report text|json] -- TOOL [ARGS...]",
+		Short: "Run a Narratoria tool and see its protocol live, for tool authors and CI",
+		Long: `Exec runs a Narratoria tool as the Narratoria application would, without the
+application: it starts TOOL with ARGS, reads the events it writes on stdout
+line by line as they come, checks each one with the Narratoria rules of
+validate (NAR001-NAR084) and applies it:
+  - state_patch events are merged into a session state with JSON Merge Patch
+    (RFC 7396): objects merge member by member, arrays and scalars replace,
+    null deletes; --state FILE is the state to start from;
+  - assets are registered, and their files checked: a path that is not a
+    readable file breaks the spec (EXE001);
+  - the done event ends the invocation: events after it are reported and
+    ignored; an event that breaks a rule is reported and not applied;
+  - an event of an unknown type is a protocol error: reading stops there and
+    the tool is ended (spec 5.2), as it is after a line longer than
+    --max-frame-size.
+The tool's stderr is passed through (dimmed on a terminal).
+
+With --input, the spec's stdin object is written to the tool's stdin, and
+stdin closed: {"requestId","tool","operation","input"}, the input being the
+JSON object given (or @FILE, @- for toonkit's stdin), the requestId
+--request-id (a random UUID by default), the tool --tool (TOOL's base name by
+default), the operation --operation. An event carrying another requestId is
+a warning (EXE002). Without --input the tool's stdin is empty.
+
+The text report shows each event as it comes (logs with their level, assets
+with whether their file can be read, ui events, errors, patches, done) with
+its violations under it, and at the end the done event, how the tool ended,
+the final state as JSON, the assets, every violation and the result.
+--report json writes NDJSON for CI instead: {"kind":"event"} for every line
+as received, {"kind":"violation"} for each violation (validate's finding
+fields), and a last {"kind":"summary"} line with ok, exitCode, reasons, the
+tool's exit, done, state, assets and violations.
+
+--timeout ends the tool and its whole process group: SIGTERM, then SIGKILL
+after --kill-after; so do Ctrl-C, SIGTERM and SIGHUP (a second one kills at
+once). The tool runs in a process group of its own, and whatever it leaves
+running there when it ends is killed: no orphan is left behind.
+
+EXIT STATUS
+  0  the tool exited 0 and its one done event has ok true
+  1  done.ok is false, done is missing, a protocol rule is broken, the tool
+     exited non-zero or was killed (spec 5.3), or it ran past --timeout
+  2  usage error, an --input or --state that is not one JSON object included
+  3  the tool could not be started, or --input @FILE or --state could not
+     be read
+  130 (128 + the signal) the run was interrupted: the tool was ended`,
+		Example: `  # the spec's minimum viable tool, with an asset
+  toonkit exec -- ./tool.sh
+
+  # its input on stdin, a state to start from, a time limit
+  toonkit exec --input '{"room":"cellar"}' --state state.json --timeout 10s -- ./tool.sh
+
+  # a tool that breaks the protocol: reading stops, the tool is ended (exit status 1)
+  toonkit exec -- ./tool.sh --sparkle
+
+  # for CI: the NDJSON report, its last line the summary
+  toonkit exec --report json -- ./tool.sh | tail -n 1
+
+  # any interpreter, any language
+  toonkit exec --timeout 1m -- sh tool.sh`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if len(args) == 0 {
+				return usageErrorf("run 'toonkit exec --help' for usage", "no TOOL to run: toonkit exec [flags] -- TOOL [ARGS...]")
+			}
+			opts.Tool, opts.Args = args[0], args[1:]
+			switch opts.Report {
+			case "text", "json":
+			default:
+				return usageErrorf("", "--report: want text or json, found %q", opts.Report)
+			}
+			if opts.Timeout < 0 || opts.KillAfter < 0 {
+				return usageErrorf("", "--timeout and --kill-after: want 0 or more")
+			}
+			if opts.Input == "" && (c.Flags().Changed("request-id") || c.Flags().Changed("operation") || c.Flags().Changed("tool")) {
+				return usageErrorf("the stdin object is sent only with --input: add --input '{}'", "--request-id, --operation and --tool go in the stdin object")
+			}
+			if opts.MaxLineSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runExec(opts)
+		},
+	}
+	f := c.Flags()
+	// Flags after TOOL are the tool's.
+	f.SetInterspersed(false)
+	f.StringVar(&opts.Input, "input", "", "send the spec's stdin object with this `JSON` object as input (@FILE: from a file, @-: from stdin)")
+	f.StringVar(&opts.RequestID, "request-id", "", "the stdin object's requestId (default: a random UUID)")
+	f.StringVar(&opts.Operation, "operation", "run", "the stdin object's operation")
+	f.StringVar(&opts.ToolName, "tool", "", "the stdin object's tool `NAME` (default: TOOL's base name)")
+	f.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "end the tool after this long (0: no limit)")
+	f.DurationVar(&opts.KillAfter, "kill-after", 5*time.Second, "time the tool has to end after SIGTERM before SIGKILL")
+	f.StringVar(&opts.StateFile, "state", "", "the session state to start from: a JSON object in `FILE`")
+	f.StringVar(&opts.Report, "report", "text", "report format: text, or json (NDJSON)")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "longest line accepted from the tool")
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
+	return c
+}
+
+func runExec(opts *ExecOptions) error {
+	rep := newReporter(opts.IO)
+	state, err := execState(opts)
+	if err != nil {
+		return err
+	}
+	stdin, requestID, err := execStdin(opts)
+	if err != nil {
+		return err
+	}
+	pr := newExecPrinter(opts)
+	h := host.New(host.Options{MaxLineSize: opts.MaxLineSize, RequestID: requestID}, state)
+	h.OnEvent, h.OnViolation = pr.event, pr.violation
+
+	p := newToolProcess(opts)
+	restore := setInterruptHook(p.interrupt)
+	defer restore()
+	err = p.start(stdin, pr)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	if err != nil {
+		if opts.Report == "json" {
+			pr.summary(h.Result(host.Exit{StartError: startErrorText(err)}))
+			pr.close()
+		}
+		return startError(opts.Tool, err)
+	}
+	if opts.Timeout > 0 {
+		t := time.AfterFunc(opts.Timeout, p.timeout)
+		defer t.Stop()
+	}
+
+	end, readErr := h.Read(flushingReader{p.stdout, pr.flush})
+	close(p.stdoutDone)
+	if !end || readErr != nil {
+		// The protocol stopped the reading (or it failed): the tool is
+		// ended, and what it still writes is not read.
+		p.stdout.Close()
+		p.abort()
+	}
+	exit := p.wait()
+	switch {
+	case errors.Is(readErr, os.ErrClosed):
+		// closeAfter closed it: the group was killed, yet the pipe held.
+		pr.flush()
+		rep.warnf("stopped reading the tool's stdout: a process outside its process group still held it open")
+	case readErr != nil:
+		pr.flush()
+		rep.errorf("cannot read the tool's stdout: %s", pathErrText(readErr))
+	}
+	res := h.Result(exit)
+	pr.summary(res)
+	if err := pr.close(); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
+	}
+	if res.ExitCode != 0 {
+		return reported(res.ExitCode)
+	}
+	return nil
+}
+
+// execState reads --state: the session state to start from.
+func execState(opts *ExecOptions) (*host.State, error) {
+	if opts.StateFile == "" {
+		return nil, nil
+	}
+	b, name, err := readArgFile(opts, opts.StateFile, "--state")
+	if err != nil {
+		return nil, err
+	}
+	obj, err := jsonObject("--state "+name, b, opts.MaxLineSize)
+	if err != nil {
+		return nil, err
+	}
+	return host.NewState(obj)
+}
+
+// execStdin is the stdin object --input asks for, and its requestId; nil
+// without --input.
+func execStdin(opts *ExecOptions) ([]byte, string, error) {
+	if opts.Input == "" {
+		return nil, "", nil
+	}
+	b, what := []byte(opts.Input), "--input"
+	if name, ok := strings.CutPrefix(opts.Input, "@"); ok {
+		var err error
+		if b, name, err = readArgFile(opts, name, "--input"); err != nil {
+			return nil, "", err
+		}
+		what = "--input " + name
+	}
+	input, err := jsonObject(what, b, opts.MaxLineSize)
+	if err != nil {
+		return nil, "", err
+	}
+	id := opts.RequestID
+	if id == "" {
+		id = newUUID()
+	}
+	tool := opts.ToolName
+	if tool == "" {
+		tool = filepath.Base(opts.Tool)
+	}
+	obj := []byte(`{"requestId":`)
+	obj = validate.Quote(obj, id)
+	obj = append(obj, `,"tool":`...)
+	obj = validate.Quote(obj, tool)
+	obj = append(obj, `,"operation":`...)
+	obj = validate.Quote(obj, opts.Operation)
+	obj = append(obj, `,"input":`...)
+	obj = append(obj, input...)
+	return append(obj, "}\n"...), id, nil
+}
+
+// readArgFile reads the file a flag names ("-": stdin), up to the line
+// limit.
+func readArgFile(opts *ExecOptions, name, flag string) ([]byte, string, error) {
+	in, err := openInput(opts.IO, name)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	b, err := io.ReadAll(io.LimitReader(in.R, int64(opts.MaxLineSize)+1))
+	if err != nil {
+		return nil, "", readError(in.Name, err)
+	}
+	if len(b) > opts.MaxLineSize {
+		return nil, "", usageErrorf("", "%s %s: larger than --max-frame-size (%d bytes)", flag, in.Name, opts.MaxLineSize)
+	}
+	return b, in.Name, nil
+}
+
+// jsonObject is the one JSON object of b, compact; anything else is a usage
+// error, with its place.
+func jsonObject(what string, b []byte, max int) ([]byte, error) {
+	hint := "--input takes one JSON object, such as '{\"room\":\"cellar\"}', or @FILE"
+	if strings.HasPrefix(what, "--state") {
+		hint = `a state is one JSON object, such as {"flags":{"torchLit":false}}`
+	}
+	rd := jsonv.NewReader(bytes.NewReader(b), jsonv.Options{MaxValueSize: int64(max)})
+	v, _, err := rd.Next()
+	var se *jsonv.SyntaxError
+	switch {
+	case err == io.EOF:
+		return nil, usageErrorf(hint, "%s: empty: want a JSON object", what)
+	case errors.As(err, &se):
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%w", what, se), Excerpt: se, Hint: hint}
+	case err != nil:
+		return nil, usageErrorf(hint, "%s: %v", what, err)
+	case v[0] != '{':
+		return nil, usageErrorf(hint, "%s: want a JSON object, found %s", what, jsonv.KindName(v[0]))
+	}
+	obj := bytes.Clone(jsonv.CompactInPlace(v))
+	if _, _, err := rd.Next(); err != io.EOF {
+		return nil, usageErrorf(hint, "%s: want one JSON object, found more after it", what)
+	}
+	return obj, nil
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// flushingReader flushes the report before each read of the tool's
+// stdout: what was read is shown before waiting for more.
+type flushingReader struct {
+	r     io.Reader
+	flush func()
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	f.flush()
+	return f.r.Read(p)
+}
+
+// execPrinter writes the report, and the tool's stderr, one writer at a
+// time.
+type execPrinter struct {
+	mu     sync.Mutex
+	out    *bufio.Writer
+	errOut io.Writer
+	json   bool
+	paint  host.Paint
+	dim    func(string) string
+	buf    []byte
+	err    error // the first write error
+}
+
+func newExecPrinter(opts *ExecOptions) *execPrinter {
+	p := &execPrinter{out: bufio.NewWriterSize(opts.IO.Out, 64<<10), errOut: opts.IO.ErrOut, json: opts.Report == "json",
+		dim: paint(opts.IO.ColorStderr(), color.Faint)}
+	if !p.json && opts.IO.ColorStdout() {
+		roles := map[host.Role]func(string) string{
+			host.RoleLine:    paint(true, color.Faint),
+			host.RoleType:    paint(true, color.Bold),
+			host.RoleDebug:   paint(true, color.Faint),
+			host.RoleInfo:    paint(true, color.FgCyan),
+			host.RoleWarn:    paint(true, color.FgYellow, color.Bold),
+			host.RoleError:   paint(true, color.FgRed, color.Bold),
+			host.RoleOK:      paint(true, color.FgGreen, color.Bold),
+			host.RoleFail:    paint(true, color.FgRed, color.Bold),
+			host.RoleDim:     paint(true, color.Faint),
+			host.RoleLabel:   paint(true, color.Bold),
+			host.RoleWhere:   paint(true, color.Bold),
+			host.RolePointer: paint(true, color.FgCyan),
+		}
+		p.paint = func(r host.Role, s string) string {
+			if f := roles[r]; f != nil {
+				return f(s)
+			}
+			return s
+		}
+	}
+	return p
+}
+
+func (p *execPrinter) write(b []byte) {
+	if _, err := p.out.Write(b); err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+// print writes one piece of the report, as JSON or as text.
+func (p *execPrinter) print(asJSON func([]byte) []byte, asText func(io.Writer, host.Paint) error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		p.buf = asJSON(p.buf[:0])
+		p.write(p.buf)
+		return
+	}
+	asText(p.out, p.paint)
+}
+
+func (p *execPrinter) event(ev *host.Event) {
+	p.print(func(b []byte) []byte { return host.AppendEventJSON(b, ev) },
+		func(w io.Writer, pt host.Paint) error { return host.WriteEventText(w, ev, pt) })
+}
+
+func (p *execPrinter) violation(f validate.Finding) {
+	p.print(func(b []byte) []byte { return host.AppendViolationJSON(b, f) },
+		func(w io.Writer, pt host.Paint) error { return host.WriteViolationText(w, f, pt) })
+}
+
+func (p *execPrinter) summary(r host.Result) {
+	p.print(func(b []byte) []byte { return host.AppendSummaryJSON(b, r) },
+		func(w io.Writer, pt host.Paint) error { return host.WriteSummaryText(w, r, pt) })
+}
+
+func (p *execPrinter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.out.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+// stderr passes on a piece of the tool's stderr, after the report so far.
+func (p *execPrinter) stderr(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out.Flush()
+	s, nl := strings.CutSuffix(string(b), "\n")
+	if nl {
+		io.WriteString(p.errOut, p.dim(s)+"\n")
+	} else {
+		io.WriteString(p.errOut, p.dim(s))
+	}
+}
+
+// close flushes the report and says whether all of it was written.
+func (p *execPrinter) close() error {
+	p.flush()
+	return p.err
+}
+
+// toolProcess is the running tool, in a process group of its own.
+type toolProcess struct {
+	cmd        *exec.Cmd
+	stdout     *os.File // the read end of its stdout
+	stderr     *os.File // the read end of its stderr
+	stdoutDone chan struct{}
+	stderrDone chan struct{}
+	exited     chan struct{} // closed once Wait returned
+	killAfter  time.Duration
+	timeLimit  time.Duration
+
+	mu          sync.Mutex
+	started     bool
+	ending      bool   // terminate was called
+	timedOut    bool   // by --timeout
+	interrupted string // by this signal
+	intCode     int
+}
+
+// newToolProcess prepares the tool's process; start starts it.
+func newToolProcess(opts *ExecOptions) *toolProcess {
+	return &toolProcess{cmd: exec.Command(opts.Tool, opts.Args...), stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
+		exited: make(chan struct{}), killAfter: opts.KillAfter, timeLimit: opts.Timeout}
+}
+
+// start starts the tool in a process group of its own, with its stdout
+// and stderr on pipes and its stdin the stdin object (or empty), and
+// passes its stderr on. An error that is not an *ExitError is the tool's:
+// it could not be started.
+func (p *toolProcess) start(stdin []byte, pr *execPrinter) error {
+	c := p.cmd
+	setProcessGroup(c)
+	outR, outW, err1 := os.Pipe()
+	errR, errW, err2 := os.Pipe()
+	inR, inW, err3 := os.Pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeFiles(outR, outW, errR, errW, inR, inW)
+		return ioErrorf("cannot make a pipe: %v", err)
+	}
+	c.Stdin, c.Stdout, c.Stderr = inR, outW, errW
+	p.mu.Lock()
+	if p.interrupted != "" {
+		// A signal came first: the tool is not started.
+		p.mu.Unlock()
+		closeFiles(outR, outW, errR, errW, inR, inW)
+		return reported(p.intCode)
+	}
+	err := c.Start()
+	p.started = err == nil
+	p.mu.Unlock()
+	closeFiles(inR, outW, errW) // the tool's ends: it has them now
+	if err != nil {
+		closeFiles(outR, errR, inW)
+		return err
+	}
+	p.stdout, p.stderr = outR, errR
+	go func() {
+		// A tool may exit without reading its stdin: the broken pipe is
+		// its business.
+		inW.Write(stdin)
+		inW.Close()
+	}()
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := errR.Read(buf)
+			if n > 0 {
+				pr.stderr(buf[:n])
+			}
+			if err != nil {
+				close(p.stderrDone)
+				return
+			}
+		}
+	}()
+	go func() {
+		c.Wait()
+		close(p.exited)
+	}()
+	go p.watch()
+	return nil
+}
+
+// closeFiles closes files, nil ones too.
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// startError is the error of a tool that cannot be started, with a hint.
+func startError(tool string, err error) error {
+	msg := startErrorText(err)
+	hint := ""
+	switch {
+	case errors.Is(err, exec.ErrNotFound) && !strings.ContainsRune(tool, filepath.Separator):
+		if _, serr := os.Stat(tool); serr == nil {
+			hint = fmt.Sprintf("a tool in this folder is named with its path: toonkit exec -- ./%s", tool)
+		}
+	case errors.Is(err, syscall.EACCES):
+		hint = fmt.Sprintf("make it executable (chmod +x %s), or name its interpreter: toonkit exec -- sh %s", tool, tool)
+	case errors.Is(err, syscall.ENOEXEC):
+		hint = fmt.Sprintf("a script starts with a #! line, or name its interpreter: toonkit exec -- sh %s", tool)
+	}
+	return &ExitError{Code: ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
+}
+
+// startErrorText is why a tool cannot be started, without Go's prefixes.
+func startErrorText(err error) string {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err.Error()
+	}
+	return pathErrText(err)
+}
+
+// watch ends, once the tool has exited, what it left running in its
+// process group: the invocation is over (spec 4.6). What is left of its
+// output is still read.
+func (p *toolProcess) watch() {
+	<-p.exited
+	p.terminate()
+}
+
+// terminate asks the tool's process group to end, once: SIGTERM now, and
+// SIGKILL after --kill-after unless by then the tool has exited and its
+// stdout is closed (and then SIGKILL for what it left behind).
+func (p *toolProcess) terminate() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ending {
+		return
+	}
+	p.ending = true
+	signalGroup(p.cmd.Process, syscall.SIGTERM)
+	go func() {
+		deadline := time.NewTimer(p.killAfter)
+		defer deadline.Stop()
+		select {
+		case <-p.exited:
+			select {
+			case <-p.stdoutDone:
+			case <-deadline.C:
+			}
+		case <-deadline.C:
+		}
+		signalGroup(p.cmd.Process, syscall.SIGKILL)
+	}()
+}
+
+// abort ends the tool before its time (--timeout, a signal, a protocol
+// error): terminate, and should its stdout still be open a second after
+// SIGKILL (a process outside the group holds it), stop reading it.
+func (p *toolProcess) abort() {
+	p.terminate()
+	go p.closeAfter(p.killAfter + time.Second)
+}
+
+// closeAfter closes the stdout pipe after d unless it was read to its end.
+func (p *toolProcess) closeAfter(d time.Duration) {
+	select {
+	case <-p.stdoutDone:
+	case <-time.After(d):
+		p.stdout.Close()
+	}
+}
+
+func (p *toolProcess) timeout() {
+	p.mu.Lock()
+	p.timedOut = true
+	p.mu.Unlock()
+	p.abort()
+}
+
+// interrupt takes a signal that would end toonkit: the tool is ended
+// first (a second signal kills it at once), and the run then ends with
+// the signal's exit status.
+func (p *toolProcess) interrupt(sig os.Signal) bool {
+	p.mu.Lock()
+	again, started := p.interrupted != "", p.started
+	if !again {
+		p.interrupted, p.intCode = signalName(sig), 128+signalNumber(sig)
+	}
+	p.mu.Unlock()
+	switch {
+	case !started:
+		return true // start sees it, and does not start the tool
+	case again:
+		signalGroup(p.cmd.Process, syscall.SIGKILL)
+		go p.closeAfter(time.Second)
+	default:
+		p.abort()
+	}
+	return true
+}
+
+// wait waits for the tool to exit, kills what it left in its group, waits
+// (a second at most) for its stderr to end, and says how it ended.
+func (p *toolProcess) wait() host.Exit {
+	<-p.exited
+	signalGroup(p.cmd.Process, syscall.SIGKILL) // what it left behind, at once
+	select {
+	case <-p.stderrDone:
+	case <-time.After(time.Second):
+		p.stderr.Close()
+		<-p.stderrDone
+	}
+	ps := p.cmd.ProcessState
+	e := host.Exit{Status: ps.ExitCode(), Signal: exitSignal(ps)}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timedOut {
+		e.Timeout = p.timeLimit
+	}
+	e.Interrupted, e.InterruptedCode = p.interrupted, p.intCode
+	return e
+}

@@ -1,0 +1,49 @@
+//go:build unix
+
+package cmd
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// setProcessGroup starts the tool in a process group of its own, which
+// exec ends as a whole; Ctrl-C on a terminal reaches toonkit alone, which
+// then ends the group.
+func setProcessGroup(c *exec.Cmd) {
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends sig to the process group that p leads.
+func signalGroup(p *os.Process, sig syscall.Signal) {
+	syscall.Kill(-p.Pid, sig)
+}
+
+// exitSignal names the signal that ended a process, "" when it exited.
+func exitSignal(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return signalName(ws.Signal())
+	}
+	return ""
+}
+
+// signalName is a signal's name, such as SIGTERM.
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if name := unix.SignalName(s); name != "" {
+			return name
+		}
+	}
+	return sig.String()
+}
+
+// signalNumber is a signal's number.
+func signalNumber(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return int(s)
+	}
+	return int(syscall.SIGINT)
+}
