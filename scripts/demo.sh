@@ -52,4 +52,11 @@ step "$tk verify --key-file $d/audit.key --explain $d/tampered.ndjson"
 #     signed and verified; and back, every byte as it was.
 step "$tk convert --to trace $d/chiffon.ndjson | $tk sign --key-file $d/audit.key | $tk verify --key-file $d/audit.key -"
 step "$tk convert --to trace --no-reassemble $d/chiffon.ndjson | $tk convert --to chiffon | cmp - $d/chiffon.ndjson && echo identical"
+
+# 11. A Narratoria tool (tool.sh, the spec's minimum viable tool with an
+#     asset) run as the application would run it: its events as they come,
+#     the state its patch is merged into, its assets; then the same tool
+#     breaking the protocol with an event of an unknown type.
+step "$tk exec --state $d/state.json -- $d/tool.sh"
+step "$tk exec -- $d/tool.sh --sparkle"
 exit 0
