@@ -75,16 +75,7 @@ func (n *node) append(dst []byte) []byte {
 	if n.raw != nil {
 		return append(dst, n.raw...)
 	}
-	dst = append(dst, '{')
-	for i, k := range n.keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst, _ = jsontext.AppendQuote(dst, k)
-		dst = append(dst, ':')
-		dst = n.vals[i].append(dst)
-	}
-	return append(dst, '}')
+	return jsonv.AppendObject(dst, n.keys, func(dst []byte, i int) []byte { return n.vals[i].append(dst) })
 }
 
 func (n *node) bytes() []byte { return n.append(nil) }

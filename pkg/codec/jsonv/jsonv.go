@@ -56,6 +56,22 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// AppendObject appends a compact JSON object: its members named names, in
+// order (quoted here), the value of member i being what appendValue
+// appends. It writes the object of a tree of values kept member by member.
+func AppendObject(dst []byte, names []string, appendValue func(dst []byte, i int) []byte) []byte {
+	dst = append(dst, '{')
+	for i, name := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst, _ = jsontext.AppendQuote(dst, name)
+		dst = append(dst, ':')
+		dst = appendValue(dst, i)
+	}
+	return append(dst, '}')
+}
+
 // KindName names the kind of JSON value that starts with c ("an object",
 // "an array", "a string", "a boolean", "null", "a number"; "nothing" for
 // 0).

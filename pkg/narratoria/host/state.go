@@ -202,16 +202,7 @@ func (v *value) append(dst []byte) []byte {
 	if !v.obj {
 		return append(dst, v.raw...)
 	}
-	dst = append(dst, '{')
-	for i, n := range v.names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst, _ = jsontext.AppendQuote(dst, n)
-		dst = append(dst, ':')
-		dst = v.vals[i].append(dst)
-	}
-	return append(dst, '}')
+	return jsonv.AppendObject(dst, v.names, func(dst []byte, i int) []byte { return v.vals[i].append(dst) })
 }
 
 // AppendJSON appends the state as compact JSON.
