@@ -273,7 +273,7 @@ func kindName(k kind) string {
 func (s *Signer) Message(ev *Event) []byte {
 	m := append(s.msg[:0], ev.RunID...)
 	m = append(m, ev.Seq...)
-	s.w = writer{src: ev.Raw, tape: ev.tape, mem: s.w.mem[:0]}
+	s.w = writer{src: ev.Raw, tape: ev.tape, mem: s.w.mem[:0], names: s.w.names[:0]}
 	switch s.scheme {
 	case SchemeSpec:
 		m = append(m, ev.T...)

@@ -47,6 +47,7 @@ type node struct {
 	next       int32 // the index of the node after this value's subtree
 	kind       kind
 	flags      uint8
+	safe       uint16 // for a string, how many bytes it starts with that safeSpan passes (at most 0xFFFF)
 }
 
 // MaxDepth is the deepest nesting accepted. CPython's json.loads fails
@@ -136,14 +137,14 @@ func (p *parser) value() error {
 	}
 }
 
-func (p *parser) push(k kind, start, end int, flags uint8) {
+func (p *parser) push(k kind, start, end int, flags uint8, safe uint16) {
 	n := len(p.tape)
 	if n == cap(p.tape) {
 		p.tape = append(p.tape, node{})[:n]
 	}
 	p.tape = p.tape[:n+1]
 	t := &p.tape[n]
-	t.start, t.end, t.next, t.kind, t.flags = int32(start), int32(end), int32(n+1), k, flags
+	t.start, t.end, t.next, t.kind, t.flags, t.safe = int32(start), int32(end), int32(n+1), k, flags, safe
 }
 
 func (p *parser) literal(word string, k kind) error {
@@ -156,7 +157,7 @@ func (p *parser) literal(word string, k kind) error {
 		return p.short(start, "expecting value")
 	}
 	p.pos += n
-	p.push(k, start, p.pos, 0)
+	p.push(k, start, p.pos, 0, 0)
 	return nil
 }
 
@@ -216,7 +217,7 @@ func (p *parser) number() error {
 		}
 	}
 	p.pos = i
-	p.push(k, start, i, 0)
+	p.push(k, start, i, 0, 0)
 	return nil
 }
 
@@ -280,16 +281,16 @@ func hex4(b []byte) (rune, bool) {
 func (p *parser) str() error {
 	s := p.src
 	open := p.pos
-	i := open + 1
+	i := open + 1 + safeSpan(s[open+1:])
+	safe := min(i-open-1, 0xFFFF) // the writer need not look at these again
 	flags := uint8(fPlain)
-	for {
-		i += safeSpan(s[i:])
+	for ; ; i += safeSpan(s[i:]) {
 		if i >= len(s) {
 			return p.short(open, "unterminated string")
 		}
 		switch c := s[i]; {
 		case c == '"':
-			p.push(kString, open+1, i, flags)
+			p.push(kString, open+1, i, flags, uint16(safe))
 			p.pos = i + 1
 			return nil
 		case c == '\\':
@@ -347,7 +348,7 @@ func (p *parser) object() error {
 	}
 	at := len(p.tape)
 	start := p.pos
-	p.push(kObject, start, start, 0)
+	p.push(kObject, start, start, 0, 0)
 	p.pos++
 	p.ws()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
@@ -408,7 +409,7 @@ func (p *parser) array() error {
 		return err
 	}
 	at := len(p.tape)
-	p.push(kArray, p.pos, p.pos, 0)
+	p.push(kArray, p.pos, p.pos, 0, 0)
 	p.pos++
 	p.ws()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
