@@ -90,6 +90,9 @@ func (p *parser) short(off int, msg string) error {
 }
 
 func (p *parser) ws() {
+	if p.pos < len(p.src) && p.src[p.pos] > ' ' {
+		return // the usual case: no white space
+	}
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -232,19 +235,11 @@ var safe = func() (t [256]bool) {
 
 // safeSpan is the number of safe bytes b starts with. It looks at 8 bytes
 // at a time: a byte below 0x20, a quote, a backslash, 0x7F or a byte with
-// its high bit set stops it (the lowest flag of each test is exact:
-// borrows spoil only the flags above it).
+// its high bit set stops it.
 func safeSpan(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, e, d := x^(ones*'"'), x^(ones*'\\'), x^(ones*0x7F)
-		m := (x - ones*0x20) &^ x // below 0x20
-		m |= (q - ones) &^ q
-		m |= (e - ones) &^ e
-		m |= (d - ones) &^ d
-		if m = (m | x) & highs; m != 0 {
+		if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -252,6 +247,17 @@ func safeSpan(b []byte) int {
 		i++
 	}
 	return i
+}
+
+// stops flags, by its high bit, each byte of x that ends a safe span.
+// The lowest flag is exact: borrows and carries spoil only the flags above
+// the byte they come from, which is flagged itself. x-0x20 flags the bytes
+// below 0x20 (and from 0xA0 up), x+1 those from 0x7F up, and (v-1)&^v the
+// zero bytes of v: here x with the quote, or the backslash, taken away.
+func stops(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, e := x^(ones*'"'), x^(ones*'\\')
+	return ((x - ones*0x20) | (x + ones) | (q-ones)&^q | (e-ones)&^e) & highs
 }
 
 func unhex(c byte) (rune, bool) {
@@ -281,7 +287,18 @@ func hex4(b []byte) (rune, bool) {
 func (p *parser) str() error {
 	s := p.src
 	open := p.pos
-	i := open + 1 + safeSpan(s[open+1:])
+	i := open + 1
+	// Most strings are short: their first 8 bytes are looked at here,
+	// without a call.
+	if i+8 <= len(s) {
+		if m := stops(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+		} else {
+			i += 8 + safeSpan(s[i+8:])
+		}
+	} else {
+		i += safeSpan(s[i:])
+	}
 	safe := min(i-open-1, 0xFFFF) // the writer need not look at these again
 	flags := uint8(fPlain)
 	for ; ; i += safeSpan(s[i:]) {
@@ -373,10 +390,17 @@ func (p *parser) object() error {
 			return p.fail(p.pos, "expecting ':' delimiter")
 		}
 		p.pos++
-		if err := p.value(); err != nil {
+		if err := p.member(); err != nil {
 			return err
 		}
-		if more, err := p.more('}'); !more {
+		// A comma or the closing brace right after the value, or else
+		// after white space (more).
+		if p.pos < len(p.src) && p.src[p.pos] == ',' {
+			p.pos++
+		} else if p.pos < len(p.src) && p.src[p.pos] == '}' {
+			p.pos++
+			return p.close(at)
+		} else if more, err := p.more('}'); !more {
 			if err == nil {
 				err = p.close(at)
 			}
@@ -384,6 +408,15 @@ func (p *parser) object() error {
 		}
 		p.ws()
 	}
+}
+
+// member parses a value in an object or an array: a string at once, which
+// most are, anything else by value.
+func (p *parser) member() error {
+	if p.pos < len(p.src) && p.src[p.pos] == '"' {
+		return p.str()
+	}
+	return p.value()
 }
 
 // more reads what follows a member or an element: a comma (true), or the
@@ -417,8 +450,12 @@ func (p *parser) array() error {
 		return p.close(at)
 	}
 	for {
-		if err := p.value(); err != nil {
+		if err := p.member(); err != nil {
 			return err
+		}
+		if p.pos < len(p.src) && p.src[p.pos] == ',' {
+			p.pos++
+			continue
 		}
 		if more, err := p.more(']'); !more {
 			if err == nil {
