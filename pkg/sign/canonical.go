@@ -82,6 +82,9 @@ func (w *writer) value(dst []byte, i int32) []byte {
 	case kFloat:
 		return appendFloat(dst, w.src[n.start:n.end])
 	case kString:
+		if n.flags&fPlain != 0 { // as it is in the source, with its quotes
+			return append(dst, w.src[n.start-1:n.end+1]...)
+		}
 		return w.str(dst, n)
 	case kArray:
 		return w.array(dst, i)
@@ -179,7 +182,11 @@ func (w *writer) object(dst []byte, i int32) []byte {
 		if k > 0 {
 			dst = w.sep(dst, ',')
 		}
-		dst = w.str(dst, &w.tape[at])
+		if n := &w.tape[at]; n.flags&fPlain != 0 {
+			dst = append(dst, w.src[n.start-1:n.end+1]...)
+		} else {
+			dst = w.str(dst, n)
+		}
 		dst = w.sep(dst, ':')
 		dst = w.value(dst, last+1)
 	}
