@@ -250,6 +250,12 @@ func (w *writer) keyLess(a, b *member) bool {
 	if a.pre != b.pre {
 		return a.pre < b.pre
 	}
+	return w.nameLess(a, b)
+}
+
+// nameLess is keyLess for names whose first 8 bytes are the same: apart
+// so that keyLess is inlined.
+func (w *writer) nameLess(a, b *member) bool {
 	return compareKeys(w.name(a), w.name(b)) < 0
 }
 

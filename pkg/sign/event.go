@@ -8,7 +8,6 @@ package sign
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -301,9 +300,21 @@ func (s *Signer) Message(ev *Event) []byte {
 func (s *Signer) Sign(ev *Event) []byte {
 	s.mac.Reset()
 	s.mac.Write(s.Message(ev))
-	hex.Encode(s.hex[:], s.mac.Sum(s.sum[:0]))
+	s.mac.Sum(s.sum[:0])
+	for i, b := range s.sum {
+		*(*[2]byte)(s.hex[2*i:]) = hexPairs[b]
+	}
 	return s.hex[:]
 }
+
+// hexPairs are the lowercase hex digits of each byte: two bytes copied at
+// once rather than two looked up (encoding/hex).
+var hexPairs = func() (t [256][2]byte) {
+	for b := range t {
+		t[b] = [2]byte{hexDigits[b>>4], hexDigits[b&15]}
+	}
+	return
+}()
 
 // Valid reports whether sig is ev's signature, comparing in constant time.
 func (s *Signer) Valid(ev *Event, sig []byte) bool {
