@@ -159,12 +159,15 @@ func (h *held) drop() {
 	}
 }
 
+// outputBuffer is the size of an output's buffer.
+const outputBuffer = 256 << 10
+
 func newOutput(ios *IOStreams, path string) *output {
 	o := &output{ios: ios}
 	if path != "" && path != "-" {
 		o.path = path
 	} else {
-		o.w = bufio.NewWriterSize(ios.Out, 256<<10)
+		o.w = bufio.NewWriterSize(ios.Out, outputBuffer)
 	}
 	return o
 }
@@ -205,7 +208,7 @@ func (o *output) open() error {
 			return fail(err)
 		}
 		o.direct = f
-		o.w = bufio.NewWriterSize(f, 256<<10)
+		o.w = bufio.NewWriterSize(f, outputBuffer)
 		return nil
 	case err == nil:
 		o.replace, o.mode = true, st.Mode().Perm()
@@ -218,7 +221,7 @@ func (o *output) open() error {
 	}
 	o.tmp = f
 	trackTemp(f.Name())
-	o.w = bufio.NewWriterSize(f, 256<<10)
+	o.w = bufio.NewWriterSize(f, outputBuffer)
 	return nil
 }
 

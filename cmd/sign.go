@@ -103,7 +103,21 @@ func runSign(opts *SignOptions) error {
 	defer in.Close()
 	out := newOutput(opts.IO, opts.Output)
 	rd := sign.NewReader(in.R, opts.MaxEventSize)
+	// The signed events are gathered in buf and written when it holds more
+	// than the output's buffer: bufio passes such a write on without
+	// copying it again. What is gathered is also written when the input
+	// has nothing more buffered (a live stream is not held back), and
+	// before anything stops the run, so that the output gets the same
+	// bytes as if each event were written at once.
 	var buf []byte
+	write := func() error {
+		if len(buf) == 0 {
+			return nil // an output file is not created for nothing
+		}
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		return err
+	}
 	bad := 0
 	for {
 		rec, err := rd.Next()
@@ -111,11 +125,18 @@ func runSign(opts *SignOptions) error {
 			break
 		}
 		if err != nil {
+			write()
 			out.Abort()
 			return eventsReadError(in.Name, err)
 		}
 		ev, err := signer.Event(rec)
 		if err != nil {
+			if bad == 0 {
+				if err := write(); err != nil {
+					out.Abort()
+					return err
+				}
+			}
 			bad++
 			rep.errorf("%s", eventError(in.Name, rec, err))
 			continue
@@ -123,16 +144,18 @@ func runSign(opts *SignOptions) error {
 		if bad > 0 {
 			continue // nothing more is written; the rest is still checked
 		}
-		buf = append(buf[:0], rec.Gap...)
+		buf = append(buf, rec.Gap...)
 		buf = sign.AppendSigned(buf, ev, signer.Sign(ev))
-		if _, err := out.Write(buf); err != nil {
-			out.Abort()
-			return err
-		}
-		if rd.Buffered() == 0 {
-			if err := out.Flush(); err != nil {
+		if idle := rd.Buffered() == 0; idle || len(buf) > outputBuffer {
+			if err := write(); err != nil {
 				out.Abort()
 				return err
+			}
+			if idle {
+				if err := out.Flush(); err != nil {
+					out.Abort()
+					return err
+				}
 			}
 		}
 	}
@@ -140,7 +163,8 @@ func runSign(opts *SignOptions) error {
 		out.Abort()
 		return reported(ExitInvalid)
 	}
-	if _, err := out.Write(rd.Tail()); err != nil {
+	buf = append(buf, rd.Tail()...)
+	if err := write(); err != nil {
 		out.Abort()
 		return err
 	}

@@ -2,6 +2,8 @@ package sign
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -33,14 +35,26 @@ type writer struct {
 	tape  []node
 	style Style
 	mem   []member // the members of the objects being written, a stack
+	names []byte   // the names with escapes, decoded
 	skip  func(key []byte) bool
 }
 
-// member is one name and value of an object being written.
+// member is one name and value of an object being written. It holds no
+// pointer, so that moving members about is plain copying.
 type member struct {
-	key  []byte // the name, decoded to (WTF-8) bytes: byte order is Python's code point order
-	at   int32  // the tape index of the name; the value follows it
-	last int32  // for unsorted output: the tape index of the name whose value is written (the last duplicate)
+	pre      uint64 // the name's first 8 bytes, big-endian, zeros after its end: see keyLess
+	at       int32  // the tape index of the name; the value follows it
+	last     int32  // for unsorted output: the tape index of the name whose value is written (the last duplicate)
+	from, to int32  // the name's bytes in src, or in names when it holds escapes
+}
+
+// name is the member's name, decoded to (WTF-8) bytes: byte order is
+// Python's code point order.
+func (w *writer) name(m *member) []byte {
+	if w.tape[m.at].flags&fEscape != 0 {
+		return w.names[m.from:m.to]
+	}
+	return w.src[m.from:m.to]
 }
 
 // value appends the value at tape index i.
@@ -68,6 +82,9 @@ func (w *writer) value(dst []byte, i int32) []byte {
 	case kFloat:
 		return appendFloat(dst, w.src[n.start:n.end])
 	case kString:
+		if n.flags&fPlain != 0 { // as it is in the source, with its quotes
+			return append(dst, w.src[n.start-1:n.end+1]...)
+		}
 		return w.str(dst, n)
 	case kArray:
 		return w.array(dst, i)
@@ -75,20 +92,22 @@ func (w *writer) value(dst []byte, i int32) []byte {
 	return w.object(dst, i)
 }
 
-func (w *writer) seps() (item, key string) {
+// sep appends a separator: ',' or ':', and a space after it unless the
+// style is compact. (Bytes appended one by one are stores; a string of
+// them would be a call to copy them.)
+func (w *writer) sep(dst []byte, c byte) []byte {
 	if w.style.Compact {
-		return ",", ":"
+		return append(dst, c)
 	}
-	return ", ", ": "
+	return append(dst, c, ' ')
 }
 
 func (w *writer) array(dst []byte, i int32) []byte {
-	item, _ := w.seps()
 	dst = append(dst, '[')
 	end := w.tape[i].next
 	for j := i + 1; j < end; j = w.tape[j].next {
 		if j > i+1 {
-			dst = append(dst, item...)
+			dst = w.sep(dst, ',')
 		}
 		dst = w.value(dst, j)
 	}
@@ -101,23 +120,48 @@ func (w *writer) members(i int32, skip func([]byte) bool) int {
 	base := len(w.mem)
 	end := w.tape[i].next
 	for j := i + 1; j < end; j = w.tape[j+1].next {
-		k := w.key(j)
+		n := &w.tape[j]
+		from, to := n.start, n.end
+		k := w.src[from:to]
+		if n.flags&fEscape != 0 {
+			from = int32(len(w.names))
+			w.names = decodeString(w.names, k)
+			to = int32(len(w.names))
+			k = w.names[from:to]
+		}
 		if skip != nil && skip(k) {
 			continue
 		}
-		w.mem = append(w.mem, member{key: k, at: j, last: j})
+		// Field by field: a member built whole on the stack and then
+		// copied is a load of bytes just stored in smaller pieces, which
+		// stalls.
+		l := len(w.mem)
+		if l == cap(w.mem) {
+			w.mem = append(w.mem, member{})
+		}
+		w.mem = w.mem[:l+1]
+		m := &w.mem[l]
+		m.pre, m.at, m.last, m.from, m.to = keyPrefix(w.src, n, k), j, j, from, to
 	}
 	return base
 }
 
-// key is the name at tape index j, decoded.
-func (w *writer) key(j int32) []byte {
-	n := &w.tape[j]
-	raw := w.src[n.start:n.end]
-	if n.flags&fEscape == 0 {
-		return raw
+// keyPrefix is the first 8 bytes of the name k at tape node n, big-endian,
+// with zeros past its end. When a name is not escaped, and 8 bytes of src
+// follow its start, they are read at once and what is past the name is
+// masked off.
+func keyPrefix(src []byte, n *node, k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
 	}
-	return decodeString(nil, raw)
+	if n.flags&fEscape == 0 && int(n.start)+8 <= len(src) {
+		return binary.BigEndian.Uint64(src[n.start:]) &^ (1<<(64-8*len(k)) - 1)
+	}
+	var v uint64
+	for i, c := range k {
+		v |= uint64(c) << (56 - 8*i)
+	}
+	return v
 }
 
 func (w *writer) object(dst []byte, i int32) []byte {
@@ -126,22 +170,25 @@ func (w *writer) object(dst []byte, i int32) []byte {
 	base := w.members(i, skip)
 	ms := w.mem[base:]
 	if w.style.SortKeys {
-		ms = sortMembers(ms)
+		ms = w.sortMembers(ms)
 	} else {
-		ms = firstPlaceLastValue(ms)
+		ms = w.firstPlaceLastValue(ms)
 	}
-	item, colon := w.seps()
 	dst = append(dst, '{')
 	for k := range ms {
 		// w.mem may be reallocated by the members of nested objects:
 		// index it afresh.
-		m := w.mem[base+k]
+		at, last := w.mem[base+k].at, w.mem[base+k].last
 		if k > 0 {
-			dst = append(dst, item...)
+			dst = w.sep(dst, ',')
 		}
-		dst = w.str(dst, &w.tape[m.at])
-		dst = append(dst, colon...)
-		dst = w.value(dst, m.last+1)
+		if n := &w.tape[at]; n.flags&fPlain != 0 {
+			dst = append(dst, w.src[n.start-1:n.end+1]...)
+		} else {
+			dst = w.str(dst, n)
+		}
+		dst = w.sep(dst, ':')
+		dst = w.value(dst, last+1)
 	}
 	w.mem = w.mem[:base]
 	return append(dst, '}')
@@ -149,36 +196,71 @@ func (w *writer) object(dst []byte, i int32) []byte {
 
 // sortMembers sorts members by name, the last of equal names kept (a dict
 // keeps the last value given for a key), in place, and returns them.
-func sortMembers(ms []member) []member {
-	sorted := true
-	for k := 1; k < len(ms); k++ {
-		if compareKeys(ms[k-1].key, ms[k].key) >= 0 {
-			sorted = false
-			break
-		}
-	}
-	if sorted {
-		return ms
-	}
+func (w *writer) sortMembers(ms []member) []member {
+	dup := false
 	if len(ms) <= 16 {
 		// Insertion sort: stable, and quickest for the few members most
-		// objects have.
+		// objects have; members already in order are compared once each.
+		// A name equal to one before it stops right after it.
 		for i := 1; i < len(ms); i++ {
-			for j := i; j > 0 && compareKeys(ms[j-1].key, ms[j].key) > 0; j-- {
-				ms[j-1], ms[j] = ms[j], ms[j-1]
+			if !w.keyLess(&ms[i], &ms[i-1]) {
+				dup = dup || w.keyEqual(&ms[i], &ms[i-1])
+				continue
 			}
+			// Moved one by one: a call to copy costs more than it
+			// saves on the few members moved.
+			m := ms[i]
+			j := i
+			for ; j > 0 && w.keyLess(&m, &ms[j-1]); j-- {
+				ms[j] = ms[j-1]
+			}
+			ms[j] = m
+			dup = dup || j > 0 && w.keyEqual(&m, &ms[j-1])
 		}
 	} else {
-		slices.SortStableFunc(ms, func(a, b member) int { return compareKeys(a.key, b.key) })
+		slices.SortStableFunc(ms, func(a, b member) int {
+			if a.pre != b.pre {
+				return cmp.Compare(a.pre, b.pre)
+			}
+			return compareKeys(w.name(&a), w.name(&b))
+		})
+		for k := 1; k < len(ms) && !dup; k++ {
+			dup = w.keyEqual(&ms[k], &ms[k-1])
+		}
+	}
+	if !dup {
+		return ms
 	}
 	out := ms[:0]
 	for k := range ms {
-		if k+1 < len(ms) && bytes.Equal(ms[k].key, ms[k+1].key) {
+		if k+1 < len(ms) && w.keyEqual(&ms[k], &ms[k+1]) {
 			continue
 		}
 		out = append(out, ms[k])
 	}
 	return out
+}
+
+// keyLess reports whether a's name comes before b's. Prefixes that differ
+// order the names as their bytes do: where they first differ, either both
+// names have a byte there, or one has ended (a zero) and the other has a
+// byte above zero there and the one that ended is a prefix of it. Equal
+// prefixes compare the names.
+func (w *writer) keyLess(a, b *member) bool {
+	if a.pre != b.pre {
+		return a.pre < b.pre
+	}
+	return w.nameLess(a, b)
+}
+
+// nameLess is keyLess for names whose first 8 bytes are the same: apart
+// so that keyLess is inlined.
+func (w *writer) nameLess(a, b *member) bool {
+	return compareKeys(w.name(a), w.name(b)) < 0
+}
+
+func (w *writer) keyEqual(a, b *member) bool {
+	return a.pre == b.pre && bytes.Equal(w.name(a), w.name(b))
 }
 
 // compareKeys is bytes.Compare without the call into assembly, which
@@ -195,7 +277,7 @@ func compareKeys(a, b []byte) int {
 
 // firstPlaceLastValue drops repeated names as a dict does: a name keeps the
 // place where it first appeared and the value it was given last.
-func firstPlaceLastValue(ms []member) []member {
+func (w *writer) firstPlaceLastValue(ms []member) []member {
 	if len(ms) < 2 {
 		return ms
 	}
@@ -203,7 +285,7 @@ func firstPlaceLastValue(ms []member) []member {
 	if len(ms) <= 32 {
 		for a := 1; a < len(ms) && !dup; a++ {
 			for b := 0; b < a; b++ {
-				if bytes.Equal(ms[a].key, ms[b].key) {
+				if w.keyEqual(&ms[a], &ms[b]) {
 					dup = true
 					break
 				}
@@ -211,12 +293,13 @@ func firstPlaceLastValue(ms []member) []member {
 		}
 	} else {
 		seen := make(map[string]struct{}, len(ms))
-		for _, m := range ms {
-			if _, ok := seen[string(m.key)]; ok {
+		for k := range ms {
+			name := w.name(&ms[k])
+			if _, ok := seen[string(name)]; ok {
 				dup = true
 				break
 			}
-			seen[string(m.key)] = struct{}{}
+			seen[string(name)] = struct{}{}
 		}
 	}
 	if !dup {
@@ -225,11 +308,12 @@ func firstPlaceLastValue(ms []member) []member {
 	first := make(map[string]int, len(ms))
 	out := ms[:0]
 	for _, m := range ms {
-		if k, ok := first[string(m.key)]; ok {
+		name := w.name(&m)
+		if k, ok := first[string(name)]; ok {
 			out[k].last = m.at
 			continue
 		}
-		first[string(m.key)] = len(out)
+		first[string(name)] = len(out)
 		out = append(out, m)
 	}
 	return out
@@ -239,26 +323,24 @@ func firstPlaceLastValue(ms []member) []member {
 // \" \\ \n \r \t \b \f, printable ASCII as it is, and every other
 // character as \uxxxx (lowercase hex), astral ones as a surrogate pair.
 func (w *writer) str(dst []byte, n *node) []byte {
+	if n.flags&fPlain != 0 {
+		// As it is in the source, with its quotes.
+		return append(dst, w.src[n.start-1:n.end+1]...)
+	}
 	raw := w.src[n.start:n.end]
 	dst = append(dst, '"')
-	if n.flags&fPlain != 0 {
-		dst = append(dst, raw...)
-		return append(dst, '"')
-	}
-	for i := 0; i < len(raw); {
-		j := i + safeSpan(raw[i:])
-		dst = append(dst, raw[i:j]...)
-		if i = j; i >= len(raw) {
-			break
-		}
+	// The parser has looked at the first bytes: they are written as
+	// they are.
+	i := int(n.safe)
+	dst = append(dst, raw[:i]...)
+	for i < len(raw) {
 		switch c := raw[i]; {
 		case c == '\\':
 			switch e := raw[i+1]; e {
 			case 'u':
 				v, _ := hex4(raw[i+2:])
 				dst = appendUnit(dst, v)
-				i += 6
-				continue
+				i += 4
 			case '/':
 				dst = append(dst, '/')
 			default: // " \ b f n r t: already the short escape
@@ -278,6 +360,9 @@ func (w *writer) str(dst []byte, n *node) []byte {
 			}
 			i += size
 		}
+		j := i + safeSpan(raw[i:])
+		dst = append(dst, raw[i:j]...)
+		i = j
 	}
 	return append(dst, '"')
 }
@@ -434,8 +519,18 @@ func appendFloatRepr(dst, lit []byte) []byte {
 // form of the float nearest to it), and a decimal exponent in [-4, 16).
 // Trailing zeros of the fraction go, one digit is kept.
 func appendPlainFloat(dst, lit []byte) ([]byte, bool) {
-	dot := bytes.IndexByte(lit, '.')
-	if dot < 0 || bytes.IndexAny(lit, "eE") >= 0 {
+	// One pass over the few bytes, rather than one search for the point
+	// and another for an exponent.
+	dot := -1
+	for i, c := range lit {
+		switch c {
+		case '.':
+			dot = i
+		case 'e', 'E':
+			return dst, false
+		}
+	}
+	if dot < 0 {
 		return dst, false
 	}
 	end := len(lit)

@@ -8,7 +8,6 @@ package sign
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -273,7 +272,7 @@ func kindName(k kind) string {
 func (s *Signer) Message(ev *Event) []byte {
 	m := append(s.msg[:0], ev.RunID...)
 	m = append(m, ev.Seq...)
-	s.w = writer{src: ev.Raw, tape: ev.tape, mem: s.w.mem[:0]}
+	s.w = writer{src: ev.Raw, tape: ev.tape, mem: s.w.mem[:0], names: s.w.names[:0]}
 	switch s.scheme {
 	case SchemeSpec:
 		m = append(m, ev.T...)
@@ -301,9 +300,21 @@ func (s *Signer) Message(ev *Event) []byte {
 func (s *Signer) Sign(ev *Event) []byte {
 	s.mac.Reset()
 	s.mac.Write(s.Message(ev))
-	hex.Encode(s.hex[:], s.mac.Sum(s.sum[:0]))
+	s.mac.Sum(s.sum[:0])
+	for i, b := range s.sum {
+		*(*[2]byte)(s.hex[2*i:]) = hexPairs[b]
+	}
 	return s.hex[:]
 }
+
+// hexPairs are the lowercase hex digits of each byte: two bytes copied at
+// once rather than two looked up (encoding/hex).
+var hexPairs = func() (t [256][2]byte) {
+	for b := range t {
+		t[b] = [2]byte{hexDigits[b>>4], hexDigits[b&15]}
+	}
+	return
+}()
 
 // Valid reports whether sig is ev's signature, comparing in constant time.
 func (s *Signer) Valid(ev *Event, sig []byte) bool {

@@ -47,6 +47,7 @@ type node struct {
 	next       int32 // the index of the node after this value's subtree
 	kind       kind
 	flags      uint8
+	safe       uint16 // for a string, how many bytes it starts with that safeSpan passes (at most 0xFFFF)
 }
 
 // MaxDepth is the deepest nesting accepted. CPython's json.loads fails
@@ -73,8 +74,8 @@ type parser struct {
 	src   []byte
 	pos   int
 	tape  []node
-	depth int
-	final bool // src is all there is: its end is the end of the input
+	open  []int32 // the tape indexes of the containers being parsed, innermost last
+	final bool    // src is all there is: its end is the end of the input
 }
 
 func (p *parser) fail(off int, msg string) error { return &parseError{off, msg} }
@@ -88,98 +89,182 @@ func (p *parser) short(off int, msg string) error {
 	return errShort
 }
 
-func (p *parser) ws() {
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+func (p *parser) ws() { p.pos = skipSpace(p.src, p.pos) }
+
+// skipSpace is the index of the first byte of s from i on that is not
+// white space.
+func skipSpace(s []byte, i int) int {
+	for i < len(s) && s[i] <= ' ' && isSpace(s[i]) {
+		i++
 	}
+	return i
 }
 
-// value parses the value at p.pos (after white space).
+// value parses the value at p.pos (after white space), and moves p.pos
+// past it. It is one loop rather than a call for each value: the position
+// stays in a register, and the containers open are a stack of tape indexes.
 func (p *parser) value() error {
-	p.ws()
-	if p.pos >= len(p.src) {
-		return p.short(p.pos, "expecting value")
-	}
-	start := p.pos
-	switch c := p.src[p.pos]; c {
-	case '{':
-		return p.object()
-	case '[':
-		return p.array()
-	case '"':
-		return p.str()
-	case 't':
-		return p.literal("true", kTrue)
-	case 'f':
-		return p.literal("false", kFalse)
-	case 'n':
-		return p.literal("null", kNull)
-	case 'N':
-		return p.literal("NaN", kNaN)
-	case 'I':
-		return p.literal("Infinity", kInf)
-	case '-':
-		if p.pos+1 < len(p.src) && p.src[p.pos+1] == 'I' {
-			return p.literal("-Infinity", kNegInf)
-		}
-		return p.number()
-	default:
-		if c >= '0' && c <= '9' {
-			return p.number()
-		}
-		return p.fail(start, "expecting value")
-	}
+	open, err := p.values(p.open[:0])
+	p.open = open[:0] // kept for the next value
+	return err
 }
 
-func (p *parser) push(k kind, start, end int, flags uint8) {
+// values is value, with the stack of open containers given and returned.
+func (p *parser) values(open []int32) ([]int32, error) {
+	s, i := p.src, p.pos
+	var (
+		err     error
+		at      int32
+		closing byte
+	)
+value: // a value at i, after white space
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return open, p.short(i, "expecting value")
+	}
+	switch c := s[i]; c {
+	case '{', '[':
+		if len(open) >= MaxDepth {
+			return open, p.fail(i, "nested more than 990 levels deep (Python's json fails with RecursionError)")
+		}
+		k := kObject
+		closing = '}'
+		if c == '[' {
+			k, closing = kArray, ']'
+		}
+		open = append(open, int32(len(p.tape)))
+		p.push(k, i, i, 0, 0)
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == closing {
+			i++
+			p.close(open[len(open)-1], i)
+			open = open[:len(open)-1]
+			goto after
+		}
+		if k == kArray {
+			goto value
+		}
+		goto name
+	case '"':
+		i, err = p.str(i)
+	case 't':
+		i, err = p.literal(i, "true", kTrue)
+	case 'f':
+		i, err = p.literal(i, "false", kFalse)
+	case 'n':
+		i, err = p.literal(i, "null", kNull)
+	case 'N':
+		i, err = p.literal(i, "NaN", kNaN)
+	case 'I':
+		i, err = p.literal(i, "Infinity", kInf)
+	case '-':
+		if i+1 < len(s) && s[i+1] == 'I' {
+			i, err = p.literal(i, "-Infinity", kNegInf)
+		} else {
+			i, err = p.number(i)
+		}
+	default:
+		if c < '0' || c > '9' {
+			return open, p.fail(i, "expecting value")
+		}
+		i, err = p.number(i)
+	}
+	if err != nil {
+		return open, err
+	}
+after: // a value ended at i: what follows it in the container it is in
+	if len(open) == 0 {
+		p.pos = i
+		return open, nil
+	}
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return open, p.short(i, "expecting ',' delimiter")
+	}
+	at = open[len(open)-1]
+	closing = ']'
+	if p.tape[at].kind == kObject {
+		closing = '}'
+	}
+	switch s[i] {
+	case ',':
+		if closing == ']' {
+			i++
+			goto value
+		}
+		i = skipSpace(s, i+1)
+		goto name
+	case closing:
+		i++
+		p.close(at, i)
+		open = open[:len(open)-1]
+		goto after
+	}
+	return open, p.fail(i, "expecting ',' delimiter")
+name: // in an object, a member's name at i, after white space
+	if i >= len(s) {
+		return open, p.short(i, "expecting property name enclosed in double quotes")
+	}
+	if s[i] != '"' {
+		return open, p.fail(i, "expecting property name enclosed in double quotes")
+	}
+	if i, err = p.str(i); err != nil {
+		return open, err
+	}
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return open, p.short(i, "expecting ':' delimiter")
+	}
+	if s[i] != ':' {
+		return open, p.fail(i, "expecting ':' delimiter")
+	}
+	i++
+	goto value
+}
+
+func (p *parser) push(k kind, start, end int, flags uint8, safe uint16) {
 	n := len(p.tape)
 	if n == cap(p.tape) {
 		p.tape = append(p.tape, node{})[:n]
 	}
 	p.tape = p.tape[:n+1]
 	t := &p.tape[n]
-	t.start, t.end, t.next, t.kind, t.flags = int32(start), int32(end), int32(n+1), k, flags
+	t.start, t.end, t.next, t.kind, t.flags, t.safe = int32(start), int32(end), int32(n+1), k, flags, safe
 }
 
-func (p *parser) literal(word string, k kind) error {
-	start := p.pos
+// literal parses the word at start, and returns where it ends.
+func (p *parser) literal(start int, word string, k kind) (int, error) {
 	n := min(len(word), len(p.src)-start)
 	if string(p.src[start:start+n]) != word[:n] {
-		return p.fail(start, "expecting value")
+		return 0, p.fail(start, "expecting value")
 	}
 	if n < len(word) {
-		return p.short(start, "expecting value")
+		return 0, p.short(start, "expecting value")
 	}
-	p.pos += n
-	p.push(k, start, p.pos, 0)
-	return nil
+	p.push(k, start, start+n, 0, 0)
+	return start + n, nil
 }
 
 func digit(c byte) bool { return c >= '0' && c <= '9' }
 
 // number parses Python's number grammar, -?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?,
 // stopping where it stops: "1." is 1 followed by a stray ".".
-func (p *parser) number() error {
-	s, start := p.src, p.pos
+func (p *parser) number(start int) (int, error) {
+	s := p.src
 	i := start
 	if s[i] == '-' {
 		i++
 	}
 	switch {
 	case i >= len(s):
-		return p.short(start, "expecting value")
+		return 0, p.short(start, "expecting value")
 	case s[i] == '0':
 		i++
 	case digit(s[i]):
 		for i++; i < len(s) && digit(s[i]); i++ {
 		}
 	default:
-		return p.fail(start, "expecting value")
+		return 0, p.fail(start, "expecting value")
 	}
 	k := kInt
 	intEnd := i
@@ -199,12 +284,12 @@ func (p *parser) number() error {
 			}
 			i = j
 		} else if j >= len(s) && !p.final {
-			return errShort
+			return 0, errShort
 		}
 	}
 	if !p.final && (i >= len(s) || (i+1 >= len(s) && s[i] == '.')) {
 		// The number may go on in bytes not read yet.
-		return errShort
+		return 0, errShort
 	}
 	if k == kInt {
 		digits := intEnd - start
@@ -212,12 +297,11 @@ func (p *parser) number() error {
 			digits--
 		}
 		if digits > maxIntDigits {
-			return p.fail(start, "an integer of more than 4300 digits (Python's int_max_str_digits limit)")
+			return 0, p.fail(start, "an integer of more than 4300 digits (Python's int_max_str_digits limit)")
 		}
 	}
-	p.pos = i
-	p.push(k, start, i, 0)
-	return nil
+	p.push(k, start, i, 0, 0)
+	return i, nil
 }
 
 // safe marks the bytes a string holds as they are: printable ASCII but
@@ -231,19 +315,11 @@ var safe = func() (t [256]bool) {
 
 // safeSpan is the number of safe bytes b starts with. It looks at 8 bytes
 // at a time: a byte below 0x20, a quote, a backslash, 0x7F or a byte with
-// its high bit set stops it (the lowest flag of each test is exact:
-// borrows spoil only the flags above it).
+// its high bit set stops it.
 func safeSpan(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, e, d := x^(ones*'"'), x^(ones*'\\'), x^(ones*0x7F)
-		m := (x - ones*0x20) &^ x // below 0x20
-		m |= (q - ones) &^ q
-		m |= (e - ones) &^ e
-		m |= (d - ones) &^ d
-		if m = (m | x) & highs; m != 0 {
+		if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -251,6 +327,17 @@ func safeSpan(b []byte) int {
 		i++
 	}
 	return i
+}
+
+// stops flags, by its high bit, each byte of x that ends a safe span.
+// The lowest flag is exact: borrows and carries spoil only the flags above
+// the byte they come from, which is flagged itself. x-0x20 flags the bytes
+// below 0x20 (and from 0xA0 up), x+1 those from 0x7F up, and (v-1)&^v the
+// zero bytes of v: here x with the quote, or the backslash, taken away.
+func stops(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, e := x^(ones*'"'), x^(ones*'\\')
+	return ((x - ones*0x20) | (x + ones) | (q-ones)&^q | (e-ones)&^e) & highs
 }
 
 func unhex(c byte) (rune, bool) {
@@ -276,26 +363,35 @@ func hex4(b []byte) (rune, bool) {
 	return v, true
 }
 
-// str parses the string at p.pos.
-func (p *parser) str() error {
+// str parses the string at open, and returns where it ends.
+func (p *parser) str(open int) (int, error) {
 	s := p.src
-	open := p.pos
 	i := open + 1
-	flags := uint8(fPlain)
-	for {
+	// Most strings are short: their first 8 bytes are looked at here,
+	// without a call.
+	if i+8 <= len(s) {
+		if m := stops(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+		} else {
+			i += 8 + safeSpan(s[i+8:])
+		}
+	} else {
 		i += safeSpan(s[i:])
+	}
+	safe := min(i-open-1, 0xFFFF) // the writer need not look at these again
+	flags := uint8(fPlain)
+	for ; ; i += safeSpan(s[i:]) {
 		if i >= len(s) {
-			return p.short(open, "unterminated string")
+			return 0, p.short(open, "unterminated string")
 		}
 		switch c := s[i]; {
 		case c == '"':
-			p.push(kString, open+1, i, flags)
-			p.pos = i + 1
-			return nil
+			p.push(kString, open+1, i, flags, uint16(safe))
+			return i + 1, nil
 		case c == '\\':
 			flags = fEscape
 			if i+1 >= len(s) {
-				return p.short(open, "unterminated string")
+				return 0, p.short(open, "unterminated string")
 			}
 			switch s[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -303,19 +399,19 @@ func (p *parser) str() error {
 			case 'u':
 				if i+6 > len(s) {
 					if _, ok := hex4(append(s[i+2:len(s):len(s)], "0000"...)); ok && !p.final {
-						return errShort
+						return 0, errShort
 					}
-					return p.fail(i+1, `invalid \uXXXX escape`)
+					return 0, p.fail(i+1, `invalid \uXXXX escape`)
 				}
 				if _, ok := hex4(s[i+2:]); !ok {
-					return p.fail(i+1, `invalid \uXXXX escape`)
+					return 0, p.fail(i+1, `invalid \uXXXX escape`)
 				}
 				i += 6
 			default:
-				return p.fail(i, `invalid \escape`)
+				return 0, p.fail(i, `invalid \escape`)
 			}
 		case c < 0x20:
-			return p.fail(i, "invalid control character in a string")
+			return 0, p.fail(i, "invalid control character in a string")
 		case c == 0x7F:
 			flags &^= fPlain
 			i++
@@ -323,9 +419,9 @@ func (p *parser) str() error {
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size <= 1 {
 				if !utf8.FullRune(s[i:]) && !p.final {
-					return errShort
+					return 0, errShort
 				}
-				return p.fail(i, "invalid UTF-8 in a string")
+				return 0, p.fail(i, "invalid UTF-8 in a string")
 			}
 			flags &^= fPlain
 			i += size
@@ -333,112 +429,17 @@ func (p *parser) str() error {
 	}
 }
 
-func (p *parser) enter() error {
-	p.depth++
-	if p.depth > MaxDepth {
-		return p.fail(p.pos, "nested more than 990 levels deep (Python's json fails with RecursionError)")
-	}
-	return nil
-}
-
-func (p *parser) object() error {
-	if err := p.enter(); err != nil {
-		return err
-	}
-	at := len(p.tape)
-	start := p.pos
-	p.push(kObject, start, start, 0)
-	p.pos++
-	p.ws()
-	if p.pos < len(p.src) && p.src[p.pos] == '}' {
-		p.pos++
-		return p.close(at)
-	}
-	for {
-		if p.pos >= len(p.src) {
-			return p.short(p.pos, "expecting property name enclosed in double quotes")
-		}
-		if p.src[p.pos] != '"' {
-			return p.fail(p.pos, "expecting property name enclosed in double quotes")
-		}
-		if err := p.str(); err != nil {
-			return err
-		}
-		p.ws()
-		if p.pos >= len(p.src) {
-			return p.short(p.pos, "expecting ':' delimiter")
-		}
-		if p.src[p.pos] != ':' {
-			return p.fail(p.pos, "expecting ':' delimiter")
-		}
-		p.pos++
-		if err := p.value(); err != nil {
-			return err
-		}
-		if more, err := p.more('}'); !more {
-			if err == nil {
-				err = p.close(at)
-			}
-			return err
-		}
-		p.ws()
-	}
-}
-
-// more reads what follows a member or an element: a comma (true), or the
-// closing bracket (false, nil).
-func (p *parser) more(closing byte) (bool, error) {
-	p.ws()
-	if p.pos >= len(p.src) {
-		return false, p.short(p.pos, "expecting ',' delimiter")
-	}
-	switch p.src[p.pos] {
-	case ',':
-		p.pos++
-		return true, nil
-	case closing:
-		p.pos++
-		return false, nil
-	}
-	return false, p.fail(p.pos, "expecting ',' delimiter")
-}
-
-func (p *parser) array() error {
-	if err := p.enter(); err != nil {
-		return err
-	}
-	at := len(p.tape)
-	p.push(kArray, p.pos, p.pos, 0)
-	p.pos++
-	p.ws()
-	if p.pos < len(p.src) && p.src[p.pos] == ']' {
-		p.pos++
-		return p.close(at)
-	}
-	for {
-		if err := p.value(); err != nil {
-			return err
-		}
-		if more, err := p.more(']'); !more {
-			if err == nil {
-				err = p.close(at)
-			}
-			return err
-		}
-	}
-}
-
-func (p *parser) close(at int) error {
-	p.depth--
-	p.tape[at].end = int32(p.pos)
+// close ends the container at tape index at, whose closing bracket ends
+// at end.
+func (p *parser) close(at int32, end int) {
+	p.tape[at].end = int32(end)
 	p.tape[at].next = int32(len(p.tape))
-	return nil
 }
 
 // parseDocument parses src as one JSON document, as json.loads does:
 // white space around the value, nothing else.
 func (p *parser) parseDocument(src []byte) error {
-	p.src, p.pos, p.tape, p.depth, p.final = src, 0, p.tape[:0], 0, true
+	p.src, p.pos, p.tape, p.final = src, 0, p.tape[:0], true
 	if err := p.value(); err != nil {
 		return err
 	}

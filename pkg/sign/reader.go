@@ -220,7 +220,7 @@ func (r *Reader) next() (*Record, error) {
 func (r *Reader) value() (*Record, error) {
 	for {
 		r.p.src = r.b.Buf[r.b.Pos:r.b.End]
-		r.p.pos, r.p.tape, r.p.depth, r.p.final = 0, r.p.tape[:0], 0, r.b.EOF
+		r.p.pos, r.p.tape, r.p.final = 0, r.p.tape[:0], r.b.EOF
 		err := r.p.value()
 		if err == nil {
 			break

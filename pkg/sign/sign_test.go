@@ -119,25 +119,34 @@ func verifyBytes(t testing.TB, key string, s Scheme, raw []byte) (problems []str
 	l := &Log{Signer: mustSigner(t, key, s), Emit: func(p Problem) {
 		problems = append(problems, fmt.Sprintf("%d: %s %s", p.Line, p.Code, p.Msg))
 	}}
-	rd := NewReader(bytes.NewReader(raw), 0)
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachRecord(t, raw, func(rec *Record) {
 		w := Where{File: "log", Line: rec.Pos.Line, Index: rec.Index}
 		ev, err := l.Signer.Event(rec)
 		if err != nil {
 			l.Bad(w, "", err.Error())
-			continue
+			return
 		}
 		l.Check(ev, w)
-	}
+	})
 	l.Finish()
 	return problems, l.Events
+}
+
+// eachRecord reads the events of a log, and returns what follows the
+// last.
+func eachRecord(t testing.TB, raw []byte, f func(*Record)) (tail []byte) {
+	t.Helper()
+	rd := NewReader(bytes.NewReader(raw), 0)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return rd.Tail()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(rec)
+	}
 }
 
 // signBytes signs a log as `toonkit sign` does: the bytes between events
@@ -145,23 +154,16 @@ func verifyBytes(t testing.TB, key string, s Scheme, raw []byte) (problems []str
 func signBytes(t testing.TB, key string, s Scheme, raw []byte) []byte {
 	t.Helper()
 	sg := mustSigner(t, key, s)
-	rd := NewReader(bytes.NewReader(raw), 0)
 	var out []byte
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return append(out, rd.Tail()...)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	tail := eachRecord(t, raw, func(rec *Record) {
 		ev, err := sg.Event(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, rec.Gap...)
 		out = AppendSigned(out, ev, sg.Sign(ev))
-	}
+	})
+	return append(out, tail...)
 }
 
 const unsignedLog = `{"seq":1,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"reasoning","payload":{"goal":"g","steps":[],"safety_checks":[],"uncertainty":"low"},"meta":{"run_id":"run-a","agent_id":1}}

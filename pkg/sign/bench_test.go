@@ -1,0 +1,137 @@
+package sign
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// auditLog is the first events of the stream scripts/bench.sh signs and
+// verifies (genbench -messages audit): unsigned trace events of about
+// 1 KB, one of each payload shape twice.
+func auditLog(b *testing.B) []byte {
+	b.Helper()
+	raw, err := os.ReadFile("testdata/audit.ndjson")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return raw
+}
+
+// auditLines is auditLog's events, and their mean size.
+func auditLines(b *testing.B) (lines [][]byte, mean int64) {
+	lines = bytes.SplitAfter(bytes.TrimSpace(auditLog(b)), []byte("\n"))
+	for _, l := range lines {
+		mean += int64(len(l))
+	}
+	return lines, mean / int64(len(lines))
+}
+
+// repeatLog is raw copied to about size bytes, each copy a run of its own
+// (its run_id made unique), so that a verified copy has no problems.
+func repeatLog(raw []byte, size int) []byte {
+	const run = "550e8400-e29b-41d4-a716-000000000000"
+	var out []byte
+	for i := 0; len(out) < size; i++ {
+		out = append(out, bytes.ReplaceAll(raw, []byte(run), fmt.Appendf(nil, "550e8400-e29b-41d4-a716-%012x", i))...)
+	}
+	return out
+}
+
+// BenchmarkSignEvent is the work `toonkit sign` does per event, on an
+// event already read: its fields, the message, the HMAC and the signed
+// bytes.
+func BenchmarkSignEvent(b *testing.B) {
+	lines, mean := auditLines(b)
+	sg := mustSigner(b, "bench-salt-key", SchemeSpec)
+	var p parser
+	var out []byte
+	b.SetBytes(mean)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		raw := lines[i%len(lines)]
+		if err := p.parseDocument(raw); err != nil {
+			b.Fatal(err)
+		}
+		ev, err := sg.event(raw, p.tape)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = AppendSigned(out[:0], ev, sg.Sign(ev))
+	}
+}
+
+// BenchmarkParse is the parser alone, per event.
+func BenchmarkParse(b *testing.B) {
+	lines, mean := auditLines(b)
+	var p parser
+	b.SetBytes(mean)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := p.parseDocument(lines[i%len(lines)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMessage is the spec scheme's message alone (json.dumps of the
+// payload, sorted), per event.
+func BenchmarkMessage(b *testing.B) {
+	lines, _ := auditLines(b)
+	sg := mustSigner(b, "bench-salt-key", SchemeSpec)
+	evs := make([]Event, len(lines))
+	for i, l := range lines {
+		ev, err := sg.Parse(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs[i] = *ev
+		evs[i].tape = append([]node(nil), ev.tape...)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sg.Message(&evs[i%len(evs)])
+	}
+}
+
+// BenchmarkSignStream is `toonkit sign` on a stream of 8 MB, reader and
+// all but the output.
+func BenchmarkSignStream(b *testing.B) {
+	raw := repeatLog(auditLog(b), 8<<20)
+	sg := mustSigner(b, "bench-salt-key", SchemeSpec)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		eachRecord(b, raw, func(rec *Record) {
+			ev, err := sg.Event(rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = append(buf[:0], rec.Gap...)
+			buf = AppendSigned(buf, ev, sg.Sign(ev))
+		})
+	}
+}
+
+// BenchmarkVerifyStream is `toonkit verify` on a signed stream of 8 MB.
+func BenchmarkVerifyStream(b *testing.B) {
+	raw := signBytes(b, "bench-salt-key", SchemeSpec, repeatLog(auditLog(b), 8<<20))
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l := &Log{Signer: mustSigner(b, "bench-salt-key", SchemeSpec), Emit: func(Problem) {}}
+		eachRecord(b, raw, func(rec *Record) {
+			ev, err := l.Signer.Event(rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.Check(ev, Where{File: "log", Line: rec.Pos.Line, Index: rec.Index})
+		})
+		l.Finish()
+		if l.Errors != 0 {
+			b.Fatalf("%d problems", l.Errors)
+		}
+	}
+}
