@@ -1,0 +1,371 @@
+package toon
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// This file holds the one-pass form of the commonest document: a root
+// array of flat objects whose members come in one order (a table of
+// primitives, §9.3). It checks the text as the validator would and writes
+// the rows in the same pass, holding the output until the end of the text.
+// It gives up, having written nothing, at the first thing it does not
+// handle (another shape, an escaped or repeated name, a nested value) and
+// at anything invalid; Encode then takes the general path from the start,
+// which gives the same output and the errors with their positions.
+//
+// The bytes between two values of a row (the comma, white space, the next
+// name and its colon) are usually the same in every row. Each such gap is
+// compared with the same gap of the row before, and only parsed when it
+// differs: equal bytes are equally valid.
+
+// fastTableMaxFields is the most fields a row of the one-pass form may
+// have: their names are checked for duplicates pairwise.
+const fastTableMaxFields = 64
+
+// fastGap is the text between two values (or before a row's first value),
+// as it was last seen: its offset and length in the input.
+type fastGap struct{ off, n int }
+
+// fastTable encodes the document when it is a table of primitives, and
+// reports whether it was.
+func (e *encoder) fastTable() bool {
+	in := e.in
+	v := jsonValidator{in: in}
+	i := v.ws(0)
+	if i >= len(in) || in[i] != '[' {
+		return false
+	}
+	i = v.ws(i + 1)
+	if i >= len(in) || in[i] != '{' {
+		return false
+	}
+
+	// The first row: the fields, and the first guesses of the gaps.
+	e.resetFields()
+	var gaps [fastTableMaxFields]fastGap
+	line := make([]byte, 0, 1+e.indent)
+	line = append(line, '\n')
+	line = e.spaces1(line)
+	rowStart := i
+	body := append(make([]byte, 0, 256), line...)
+	i = v.ws(i + 1)
+	end := i
+	for k := 0; ; k++ {
+		if k == fastTableMaxFields || i >= len(in) || in[i] != '"' {
+			return false
+		}
+		nend, escaped, err := v.str(i)
+		if err != nil || escaped {
+			return false
+		}
+		name := in[i+1 : nend-1]
+		for _, nd := range e.nodes[1:] {
+			if bytes.Equal(nd.name, name) {
+				return false
+			}
+		}
+		e.nodes = append(e.nodes, newTableField(name))
+		j := v.ws(nend)
+		if j >= len(in) || in[j] != ':' {
+			return false
+		}
+		p := v.ws(j + 1)
+		if k > 0 {
+			gaps[k] = fastGap{off: end, n: p - end}
+			body = append(body, e.delim)
+		}
+		var ok bool
+		if body, end, ok = e.fastValue(body, &v, p); !ok {
+			return false
+		}
+		j = v.ws(end)
+		if j >= len(in) {
+			return false
+		}
+		if in[j] == '}' {
+			// The output is held: room for as many rows as the first.
+			est := min(len(body)*(len(in)-rowStart)/(j+1-rowStart), 2*len(in))
+			body = append(make([]byte, 0, est+est/8+4096), body...)
+			break
+		}
+		if in[j] != ',' {
+			return false
+		}
+		i = v.ws(j + 1)
+	}
+	fields := e.nodes[1:]
+	nf := len(fields)
+	e.nodes[0].lo, e.nodes[0].hi = 1, int32(len(e.nodes))
+
+	// The other rows.
+	rows := 1
+	for {
+		// The gap before the row's first value: the end of the row
+		// before, the comma, the start of this row and its first name.
+		p, ok := e.fastGap(gaps[0], end)
+		if !ok {
+			j := v.ws(end)
+			if j >= len(in) || in[j] != '}' {
+				return false
+			}
+			j = v.ws(j + 1)
+			if j < len(in) && in[j] == ']' {
+				if v.ws(j+1) != len(in) {
+					return false
+				}
+				break
+			}
+			if j >= len(in) || in[j] != ',' {
+				return false
+			}
+			j = v.ws(j + 1)
+			if j >= len(in) || in[j] != '{' {
+				return false
+			}
+			if p, ok = e.fastName(&v, v.ws(j+1), &fields[0]); !ok {
+				return false
+			}
+			gaps[0] = fastGap{off: end, n: p - end}
+		}
+		body = append(body, line...)
+		if body, end, ok = e.fastValue(body, &v, p); !ok {
+			return false
+		}
+		for k := 1; k < nf; k++ {
+			if p, ok = e.fastGap(gaps[k], end); !ok {
+				j := v.ws(end)
+				if j >= len(in) || in[j] != ',' {
+					return false
+				}
+				if p, ok = e.fastName(&v, v.ws(j+1), &fields[k]); !ok {
+					return false
+				}
+				gaps[k] = fastGap{off: end, n: p - end}
+			}
+			body = append(body, e.delim)
+			if body, end, ok = e.fastValue(body, &v, p); !ok {
+				return false
+			}
+		}
+		rows++
+	}
+
+	e.appendHeader(memberKey{none: true}, rows, false, 0)
+	e.lines = true
+	e.flush()
+	if e.err == nil {
+		_, e.err = e.w.Write(body)
+	}
+	return true
+}
+
+// spaces1 appends the indentation of one level to b.
+func (e *encoder) spaces1(b []byte) []byte {
+	for n := e.indent; n > 0; {
+		k := min(n, len(indentSpaces))
+		b = append(b, indentSpaces[:k]...)
+		n -= k
+	}
+	return b
+}
+
+// fastGap reports whether the text at end is the gap g again, followed by
+// a value's first byte, and returns the value's offset.
+func (e *encoder) fastGap(g fastGap, end int) (int, bool) {
+	in := e.in
+	n, off := g.n, g.off
+	p := end + n
+	if n < 8 || p >= len(in) || in[p] <= ' ' {
+		return p, n > 0 && p < len(in) && in[p] > ' ' && string(in[off:off+n]) == string(in[end:p])
+	}
+	for k := 0; k < n-8; k += 8 {
+		if binary.LittleEndian.Uint64(in[off+k:]) != binary.LittleEndian.Uint64(in[end+k:]) {
+			return p, false
+		}
+	}
+	// The last 8 bytes, overlapping those compared.
+	return p, binary.LittleEndian.Uint64(in[off+n-8:]) == binary.LittleEndian.Uint64(in[p-8:])
+}
+
+// fastName checks that the member at i is named nd, with its colon, and
+// returns the offset of its value.
+func (e *encoder) fastName(v *jsonValidator, i int, nd *tableField) (int, bool) {
+	in := e.in
+	j := i + 1 + len(nd.name)
+	if j >= len(in) || in[i] != '"' || in[j] != '"' || string(in[i+1:j]) != string(nd.name) {
+		return 0, false
+	}
+	j = v.ws(j + 1)
+	if j >= len(in) || in[j] != ':' {
+		return 0, false
+	}
+	return v.ws(j + 1), true
+}
+
+// fastValue checks the primitive at p and appends it to dst as a cell; it
+// returns the offset past it, or false when it is not a valid primitive.
+func (e *encoder) fastValue(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+	in := e.in
+	if p >= len(in) {
+		return dst, 0, false
+	}
+	switch c := in[p]; c {
+	case '"':
+		return e.fastString(dst, v, p)
+	case 't':
+		if len(in)-p >= 4 && string(in[p:p+4]) == "true" {
+			return append(dst, "true"...), p + 4, true
+		}
+	case 'f':
+		if len(in)-p >= 5 && string(in[p:p+5]) == "false" {
+			return append(dst, "false"...), p + 5, true
+		}
+	case 'n':
+		if len(in)-p >= 4 && string(in[p:p+4]) == "null" {
+			return append(dst, "null"...), p + 4, true
+		}
+	case '{', '[':
+	default:
+		return e.fastNumber(dst, v, p)
+	}
+	return dst, 0, false
+}
+
+// fastString checks the string at p and appends it as a cell. It is
+// scanned 8 bytes at a time for its end and for the bytes that call for
+// quotes, with each non-ASCII character checked on the way (UTF-8, as the
+// validator has it); a string with an escape or a control character is
+// checked by the validator and written by appendStr.
+func (e *encoder) fastString(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+	in := e.in
+	delim := swarOnes * uint64(e.delim)
+	quote := uint64(0)
+	j := p + 1
+	for {
+		if j+8 > len(in) {
+			return e.slowString(dst, v, p)
+		}
+		x := binary.LittleEndian.Uint64(in[j:])
+		stop := (x | (x-swarOnes*0x20)&^x | swarHasByte(x, '"') | swarHasByte(x, '\\')) & swarHighs
+		// : [ ] { } and the delimiter; [ and ] are { and } with bit 5
+		// clear.
+		y := x | swarOnes*0x20
+		q := swarHasByte(x, ':') | swarHasByte(y, '{') | swarHasByte(y, '}') | swarZero(x^delim)
+		if stop == 0 {
+			quote |= q
+			j += 8
+			continue
+		}
+		n := bits.TrailingZeros64(stop) / 8
+		quote |= q & (1<<(8*n) - 1)
+		j += n
+		c := in[j]
+		if c == '"' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			return e.slowString(dst, v, p)
+		}
+		var ok bool
+		if j, ok = skipRune(in, j); !ok {
+			return dst, 0, false
+		}
+	}
+	s := in[p+1 : j]
+	if quote == 0 && len(s) > 0 && s[len(s)-1] != ' ' && (!edgeFirst[s[0]] || e.plainEdges(s)) {
+		return append(dst, s...), j + 1, true
+	}
+	return appendQuotedTOON(dst, s), j + 1, true
+}
+
+// edgeFirst marks the bytes that a plain string may not start with, or
+// only under conditions (plainEdges).
+var edgeFirst = func() (t [256]bool) {
+	for _, c := range []byte(" -#+0123456789tfn") {
+		t[c] = true
+	}
+	return
+}()
+
+// skipRune checks the non-ASCII character at in[j] (valid UTF-8, as the
+// validator has it) and returns the offset past it.
+func skipRune(in []byte, j int) (int, bool) {
+	r, size := utf8.DecodeRune(in[j:])
+	return j + size, r != utf8.RuneError || size > 1
+}
+
+// swarZero flags (in the high bit of each byte) the zero bytes of x; the
+// lowest flag is exact, flags above it may be spoiled by borrows.
+func swarZero(x uint64) uint64 { return (x - swarOnes) &^ x & swarHighs }
+
+// slowString checks the string at p with the validator and appends it as a
+// cell.
+func (e *encoder) slowString(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+	end, _, err := v.str(p)
+	if err != nil {
+		return dst, 0, false
+	}
+	dst, end2 := e.appendStr(dst, p)
+	return dst, end, end2 == end
+}
+
+// fastNumber checks the number at p and appends its canonical form (§2).
+// The common canonical literal (no exponent, no trailing zero in a
+// fraction, no leading zero, at most 21 integer digits) is copied as it is
+// scanned, 8 digits at a time; any other is checked by the validator and
+// written by appendNumberAt.
+func (e *encoder) fastNumber(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+	in := e.in
+	j := p
+	if in[j] == '-' {
+		j++
+	}
+	if j >= len(in) || in[j] < '1' || in[j] > '9' {
+		return e.slowNumber(dst, v, p)
+	}
+	start := j
+	j, ok := swarDigits(in, j)
+	if !ok || j-start > 21 {
+		return e.slowNumber(dst, v, p)
+	}
+	if in[j] == '.' {
+		frac := j + 1
+		if j, ok = swarDigits(in, frac); !ok || j == frac || in[j-1] == '0' {
+			return e.slowNumber(dst, v, p)
+		}
+	}
+	if in[j] == 'e' || in[j] == 'E' {
+		return e.slowNumber(dst, v, p)
+	}
+	return append(dst, in[p:j]...), j, true
+}
+
+// swarDigits returns the offset of the first byte at or after j that is
+// not an ASCII digit, looking at 8 bytes at a time; false when it is not
+// found before fewer than 8 bytes are left (the end of the input is near).
+func swarDigits(in []byte, j int) (int, bool) {
+	for j+8 <= len(in) {
+		// Bytes x^'0' above 9 (or with the high bit) are not digits.
+		y := binary.LittleEndian.Uint64(in[j:]) ^ (swarOnes * '0')
+		m := ((y&^swarHighs + swarOnes*0x76) | y) & swarHighs
+		if m != 0 {
+			return j + bits.TrailingZeros64(m)/8, true
+		}
+		j += 8
+	}
+	return j, false
+}
+
+// slowNumber checks the number at p with the validator and appends its
+// canonical form.
+func (e *encoder) slowNumber(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+	end, err := v.num(p)
+	if err != nil {
+		return dst, 0, false
+	}
+	dst, end2 := appendNumberAt(dst, e.in, p)
+	return dst, end, end2 == end
+}
