@@ -53,6 +53,28 @@ func (e *encoder) general() error {
 	return e.err
 }
 
+// EncodeTable writes the TOON form of value as Encode does when value is a
+// root array of flat objects whose members come in one order (a table of
+// primitives, §9.3), and reports whether it was; for any other value,
+// valid or not, it reports false and writes nothing. The error is that of
+// the options or of w.
+//
+// It suits a value that may change or vanish while it is read, such as a
+// file mapped in memory: it goes through value once, from start to end,
+// and writes nothing before it has reached the end; what it writes is made
+// of the bytes it checked, as it read them; it ends whatever the bytes.
+// (Encode goes through its value more than once.)
+func EncodeTable(w io.Writer, value []byte, opts EncodeOptions) (bool, error) {
+	e, err := newEncoderUnchecked(w, value, opts)
+	if err != nil {
+		return false, err
+	}
+	if !e.fastTable() {
+		return false, nil
+	}
+	return true, e.err
+}
+
 // encodeChunk is the size from which buffered output is written to w.
 const encodeChunk = 64 << 10
 
@@ -70,6 +92,7 @@ type encoder struct {
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
+	raw   []byte     // a copy of a value (fastTable)
 	kbuf  []byte     // a decoded key
 
 	// Tabular forms (encode_table.go).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -57,11 +58,14 @@ func (e *encoder) fastTable() bool {
 		if k == fastTableMaxFields || i >= len(in) || in[i] != '"' {
 			return false
 		}
-		nend, escaped, err := v.str(i)
-		if err != nil || escaped {
+		// The name is checked and kept as a copy, for the header.
+		nend, _ := jsonStringEnd(in, i)
+		quoted := bytes.Clone(in[i:nend])
+		nv := jsonValidator{in: quoted}
+		if n, escaped, err := nv.str(0); err != nil || escaped || n != len(quoted) {
 			return false
 		}
-		name := in[i+1 : nend-1]
+		name := quoted[1 : len(quoted)-1]
 		for _, nd := range e.nodes[1:] {
 			if bytes.Equal(nd.name, name) {
 				return false
@@ -78,7 +82,7 @@ func (e *encoder) fastTable() bool {
 			body = append(body, e.delim)
 		}
 		var ok bool
-		if body, end, ok = e.fastValue(body, &v, p); !ok {
+		if body, end, ok = e.fastValue(body, p); !ok {
 			return false
 		}
 		j = v.ws(end)
@@ -131,7 +135,7 @@ func (e *encoder) fastTable() bool {
 			gaps[0] = fastGap{off: end, n: p - end}
 		}
 		body = append(body, line...)
-		if body, end, ok = e.fastValue(body, &v, p); !ok {
+		if body, end, ok = e.fastValue(body, p); !ok {
 			return false
 		}
 		for k := 1; k < nf; k++ {
@@ -146,7 +150,7 @@ func (e *encoder) fastTable() bool {
 				gaps[k] = fastGap{off: end, n: p - end}
 			}
 			body = append(body, e.delim)
-			if body, end, ok = e.fastValue(body, &v, p); !ok {
+			if body, end, ok = e.fastValue(body, p); !ok {
 				return false
 			}
 		}
@@ -207,14 +211,15 @@ func (e *encoder) fastName(v *jsonValidator, i int, nd *tableField) (int, bool) 
 
 // fastValue checks the primitive at p and appends it to dst as a cell; it
 // returns the offset past it, or false when it is not a valid primitive.
-func (e *encoder) fastValue(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+// What it appends is made of the bytes it checked, read once.
+func (e *encoder) fastValue(dst []byte, p int) ([]byte, int, bool) {
 	in := e.in
 	if p >= len(in) {
 		return dst, 0, false
 	}
 	switch c := in[p]; c {
 	case '"':
-		return e.fastString(dst, v, p)
+		return e.fastString(dst, p)
 	case 't':
 		if len(in)-p >= 4 && string(in[p:p+4]) == "true" {
 			return append(dst, "true"...), p + 4, true
@@ -229,26 +234,37 @@ func (e *encoder) fastValue(dst []byte, v *jsonValidator, p int) ([]byte, int, b
 		}
 	case '{', '[':
 	default:
-		return e.fastNumber(dst, v, p)
+		return e.fastNumber(dst, p)
 	}
 	return dst, 0, false
 }
 
-// fastString checks the string at p and appends it as a cell. It is
-// scanned 8 bytes at a time for its end and for the bytes that call for
-// quotes, with each non-ASCII character checked on the way (UTF-8, as the
-// validator has it); a string with an escape or a control character is
-// checked by the validator and written by appendStr.
-func (e *encoder) fastString(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+// room returns dst with room for n more bytes.
+func room(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	return slices.Grow(dst, n)
+}
+
+// fastString checks the string at p and appends it as a cell. It is copied
+// 8 bytes at a time while they are scanned for its end and for the bytes
+// that call for quotes, with each non-ASCII character checked on the way
+// (UTF-8, as the validator has it); a string with an escape or a control
+// character is left to slowString.
+func (e *encoder) fastString(dst []byte, p int) ([]byte, int, bool) {
 	in := e.in
+	start := len(dst)
 	delim := swarOnes * uint64(e.delim)
 	quote := uint64(0)
 	j := p + 1
 	for {
 		if j+8 > len(in) {
-			return e.slowString(dst, v, p)
+			return e.slowString(dst[:start], p)
 		}
+		dst = room(dst, 8)
 		x := binary.LittleEndian.Uint64(in[j:])
+		binary.LittleEndian.PutUint64(dst[len(dst):len(dst)+8], x)
 		stop := (x | (x-swarOnes*0x20)&^x | swarHasByte(x, '"') | swarHasByte(x, '\\')) & swarHighs
 		// : [ ] { } and the delimiter; [ and ] are { and } with bit 5
 		// clear.
@@ -256,29 +272,36 @@ func (e *encoder) fastString(dst []byte, v *jsonValidator, p int) ([]byte, int, 
 		q := swarHasByte(x, ':') | swarHasByte(y, '{') | swarHasByte(y, '}') | swarZero(x^delim)
 		if stop == 0 {
 			quote |= q
+			dst = dst[:len(dst)+8]
 			j += 8
 			continue
 		}
 		n := bits.TrailingZeros64(stop) / 8
 		quote |= q & (1<<(8*n) - 1)
+		dst = dst[:len(dst)+n]
 		j += n
-		c := in[j]
+		c := byte(x >> (8 * n))
 		if c == '"' {
 			break
 		}
 		if c < utf8.RuneSelf {
-			return e.slowString(dst, v, p)
+			return e.slowString(dst[:start], p)
 		}
-		var ok bool
-		if j, ok = skipRune(in, j); !ok {
-			return dst, 0, false
+		// Non-ASCII: valid UTF-8 as the validator has it, and plain. The
+		// character checked is the one written.
+		r, size := utf8.DecodeRune(in[j:])
+		if r == utf8.RuneError && size == 1 {
+			return dst[:start], 0, false
 		}
+		dst = utf8.AppendRune(dst, r)
+		j += size
 	}
-	s := in[p+1 : j]
+	s := dst[start:]
 	if quote == 0 && len(s) > 0 && s[len(s)-1] != ' ' && (!edgeFirst[s[0]] || e.plainEdges(s)) {
-		return append(dst, s...), j + 1, true
+		return dst, j + 1, true
 	}
-	return appendQuotedTOON(dst, s), j + 1, true
+	e.sbuf = append(e.sbuf[:0], s...)
+	return appendQuotedTOON(dst[:start], e.sbuf), j + 1, true
 }
 
 // edgeFirst marks the bytes that a plain string may not start with, or
@@ -290,82 +313,105 @@ var edgeFirst = func() (t [256]bool) {
 	return
 }()
 
-// skipRune checks the non-ASCII character at in[j] (valid UTF-8, as the
-// validator has it) and returns the offset past it.
-func skipRune(in []byte, j int) (int, bool) {
-	r, size := utf8.DecodeRune(in[j:])
-	return j + size, r != utf8.RuneError || size > 1
-}
-
 // swarZero flags (in the high bit of each byte) the zero bytes of x; the
 // lowest flag is exact, flags above it may be spoiled by borrows.
 func swarZero(x uint64) uint64 { return (x - swarOnes) &^ x & swarHighs }
 
-// slowString checks the string at p with the validator and appends it as a
-// cell.
-func (e *encoder) slowString(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
-	end, _, err := v.str(p)
-	if err != nil {
+// slowString checks the string at p with the validator, on a copy of it,
+// and appends the copy as a cell.
+func (e *encoder) slowString(dst []byte, p int) ([]byte, int, bool) {
+	end, _ := jsonStringEnd(e.in, p)
+	e.raw = append(e.raw[:0], e.in[p:end]...)
+	v := jsonValidator{in: e.raw}
+	if n, _, err := v.str(0); err != nil || n != len(e.raw) {
 		return dst, 0, false
 	}
-	dst, end2 := e.appendStr(dst, p)
-	return dst, end, end2 == end
+	dst, n := e.appendStrIn(dst, e.raw, 0)
+	return dst, p + n, n == len(e.raw)
 }
 
 // fastNumber checks the number at p and appends its canonical form (§2).
 // The common canonical literal (no exponent, no trailing zero in a
-// fraction, no leading zero, at most 21 integer digits) is copied as it is
-// scanned, 8 digits at a time; any other is checked by the validator and
-// written by appendNumberAt.
-func (e *encoder) fastNumber(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
+// fraction, no leading zero, at most 15 digits before and after the
+// point) is copied 8 bytes at a time while it is scanned; any other is
+// left to slowNumber.
+func (e *encoder) fastNumber(dst []byte, p int) ([]byte, int, bool) {
 	in := e.in
-	j := p
-	if in[j] == '-' {
+	if p+40 > len(in) {
+		return e.slowNumber(dst, p)
+	}
+	dst = room(dst, 40)
+	out := dst[:cap(dst)]
+	o, j := len(dst), p
+	x := binary.LittleEndian.Uint64(in[j:])
+	if byte(x) == '-' {
+		out[o] = '-'
+		o++
 		j++
+		x = binary.LittleEndian.Uint64(in[j:])
 	}
-	if j >= len(in) || in[j] < '1' || in[j] > '9' {
-		return e.slowNumber(dst, v, p)
+	if c := byte(x); c < '1' || c > '9' {
+		return e.slowNumber(dst, p)
 	}
-	start := j
-	j, ok := swarDigits(in, j)
-	if !ok || j-start > 21 {
-		return e.slowNumber(dst, v, p)
+	n, c := copyDigits(out[o:], x, in[j+8:])
+	if n > 15 {
+		return e.slowNumber(dst, p)
 	}
-	if in[j] == '.' {
-		frac := j + 1
-		if j, ok = swarDigits(in, frac); !ok || j == frac || in[j-1] == '0' {
-			return e.slowNumber(dst, v, p)
+	o += n
+	j += n
+	if c == '.' {
+		out[o] = '.'
+		x = binary.LittleEndian.Uint64(in[j+1:])
+		if n, c = copyDigits(out[o+1:], x, in[j+9:]); n == 0 || n > 15 || out[o+n] == '0' {
+			return e.slowNumber(dst, p)
 		}
+		o += 1 + n
+		j += 1 + n
 	}
-	if in[j] == 'e' || in[j] == 'E' {
-		return e.slowNumber(dst, v, p)
+	if c == 'e' || c == 'E' {
+		return e.slowNumber(dst, p)
 	}
-	return append(dst, in[p:j]...), j, true
+	return dst[:o], j, true
 }
 
-// swarDigits returns the offset of the first byte at or after j that is
-// not an ASCII digit, looking at 8 bytes at a time; false when it is not
-// found before fewer than 8 bytes are left (the end of the input is near).
-func swarDigits(in []byte, j int) (int, bool) {
-	for j+8 <= len(in) {
-		// Bytes x^'0' above 9 (or with the high bit) are not digits.
-		y := binary.LittleEndian.Uint64(in[j:]) ^ (swarOnes * '0')
-		m := ((y&^swarHighs + swarOnes*0x76) | y) & swarHighs
-		if m != 0 {
-			return j + bits.TrailingZeros64(m)/8, true
-		}
-		j += 8
+// copyDigits copies the word x (the 8 bytes of input at a point) and, when
+// they are all digits, the 8 bytes of next to out, and returns the number
+// of digits they start with (16 means 16 or more) and the byte after them.
+func copyDigits(out []byte, x uint64, next []byte) (int, byte) {
+	binary.LittleEndian.PutUint64(out, x)
+	if n := swarDigitCount(x); n < 8 {
+		return n, byte(x >> (8 * n))
 	}
-	return j, false
+	x = binary.LittleEndian.Uint64(next)
+	binary.LittleEndian.PutUint64(out[8:], x)
+	n := swarDigitCount(x)
+	if n == 8 {
+		return 16, 0
+	}
+	return 8 + n, byte(x >> (8 * n))
 }
 
-// slowNumber checks the number at p with the validator and appends its
-// canonical form.
-func (e *encoder) slowNumber(dst []byte, v *jsonValidator, p int) ([]byte, int, bool) {
-	end, err := v.num(p)
+// swarDigitCount returns the number of ASCII digits x starts with (its
+// bytes in memory order).
+func swarDigitCount(x uint64) int {
+	// Bytes x^'0' above 9 (or with the high bit) are not digits.
+	y := x ^ (swarOnes * '0')
+	m := ((y&^swarHighs + swarOnes*0x76) | y) & swarHighs
+	return bits.TrailingZeros64(m) / 8
+}
+
+// slowNumber checks the number at p with the validator, on a copy of it,
+// and appends its canonical form.
+func (e *encoder) slowNumber(dst []byte, p int) ([]byte, int, bool) {
+	e.raw = append(e.raw[:0], e.in[p:jsonNumberEnd(e.in, p)]...)
+	if len(e.raw) == 0 {
+		return dst, 0, false
+	}
+	v := jsonValidator{in: e.raw}
+	n, err := v.num(0)
 	if err != nil {
 		return dst, 0, false
 	}
-	dst, end2 := appendNumberAt(dst, e.in, p)
-	return dst, end, end2 == end
+	dst, _ = appendNumberAt(dst, e.raw[:n], 0)
+	return dst, p + n, true
 }

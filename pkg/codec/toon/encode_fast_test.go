@@ -206,3 +206,39 @@ func TestFastTableCases(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeTable checks the exported one-pass form: Encode's output for a
+// table, nothing written and false for anything else.
+func TestEncodeTable(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		took bool
+	}{
+		{string(prettyJSON(encodeBenchRecords(50, false))), true},
+		{string(encodeBenchRecords(50, false)), true},
+		{string(encodeBenchRecords(50, true)), false},
+		{`[{"a":1},{"b":2}]`, false},
+		{`[{"a":1},{"a":2}`, false},
+		{`{"a":[{"b":1}]}`, false},
+		{`[1,2]`, false},
+		{``, false},
+	} {
+		var got, want bytes.Buffer
+		took, err := EncodeTable(&got, []byte(tc.doc), EncodeOptions{Delimiter: Pipe})
+		if err != nil || took != tc.took {
+			t.Fatalf("EncodeTable(%.80q) = %v, %v; want %v", tc.doc, took, err, tc.took)
+		}
+		if !took {
+			if got.Len() > 0 {
+				t.Fatalf("EncodeTable(%.80q) declined but wrote %.80q", tc.doc, got.String())
+			}
+			continue
+		}
+		if err := Encode(&want, []byte(tc.doc), EncodeOptions{Delimiter: Pipe}); err != nil || got.String() != want.String() {
+			t.Fatalf("EncodeTable(%.80q) = %.200q, Encode: %.200q, %v", tc.doc, got.String(), want.String(), err)
+		}
+	}
+	if _, err := EncodeTable(&bytes.Buffer{}, []byte(`[{"a":1}]`), EncodeOptions{Delimiter: ';'}); err == nil {
+		t.Error("delimiter ';' accepted")
+	}
+}
