@@ -27,8 +27,26 @@ import (
 const fastTableMaxFields = 64
 
 // fastGap is the text between two values (or before a row's first value),
-// as it was last seen: its offset and length in the input.
-type fastGap struct{ off, n int }
+// as it was last seen: its offset and length in the input and, when it is
+// 8 to 24 bytes long, its first 8 bytes, the 8 from mid and its last 8
+// (mid = min(8, n-8): the three words cover it).
+type fastGap struct {
+	off, n, mid int
+	words       bool // w0, w1, w2 hold it
+	w0, w1, w2  uint64
+}
+
+// newFastGap makes the gap in[off:off+n].
+func newFastGap(in []byte, off, n int) fastGap {
+	g := fastGap{off: off, n: n}
+	if n >= 8 && n <= 24 {
+		g.words, g.mid = true, min(8, n-8)
+		g.w0 = binary.LittleEndian.Uint64(in[off:])
+		g.w1 = binary.LittleEndian.Uint64(in[off+g.mid:])
+		g.w2 = binary.LittleEndian.Uint64(in[off+n-8:])
+	}
+	return g
+}
 
 // fastTable encodes the document when it is a table of primitives, and
 // reports whether it was.
@@ -78,7 +96,7 @@ func (e *encoder) fastTable() bool {
 		}
 		p := v.ws(j + 1)
 		if k > 0 {
-			gaps[k] = fastGap{off: end, n: p - end}
+			gaps[k] = newFastGap(in, end, p-end)
 			body = append(body, e.delim)
 		}
 		var ok bool
@@ -109,7 +127,7 @@ func (e *encoder) fastTable() bool {
 	for {
 		// The gap before the row's first value: the end of the row
 		// before, the comma, the start of this row and its first name.
-		p, ok := e.fastGap(gaps[0], end)
+		p, ok := e.fastGap(&gaps[0], end)
 		if !ok {
 			j := v.ws(end)
 			if j >= len(in) || in[j] != '}' {
@@ -132,14 +150,14 @@ func (e *encoder) fastTable() bool {
 			if p, ok = e.fastName(&v, v.ws(j+1), &fields[0]); !ok {
 				return false
 			}
-			gaps[0] = fastGap{off: end, n: p - end}
+			gaps[0] = newFastGap(in, end, p-end)
 		}
 		body = append(body, line...)
 		if body, end, ok = e.fastValue(body, p); !ok {
 			return false
 		}
 		for k := 1; k < nf; k++ {
-			if p, ok = e.fastGap(gaps[k], end); !ok {
+			if p, ok = e.fastGap(&gaps[k], end); !ok {
 				j := v.ws(end)
 				if j >= len(in) || in[j] != ',' {
 					return false
@@ -147,7 +165,7 @@ func (e *encoder) fastTable() bool {
 				if p, ok = e.fastName(&v, v.ws(j+1), &fields[k]); !ok {
 					return false
 				}
-				gaps[k] = fastGap{off: end, n: p - end}
+				gaps[k] = newFastGap(in, end, p-end)
 			}
 			body = append(body, e.delim)
 			if body, end, ok = e.fastValue(body, p); !ok {
@@ -178,20 +196,15 @@ func (e *encoder) spaces1(b []byte) []byte {
 
 // fastGap reports whether the text at end is the gap g again, followed by
 // a value's first byte, and returns the value's offset.
-func (e *encoder) fastGap(g fastGap, end int) (int, bool) {
+func (e *encoder) fastGap(g *fastGap, end int) (int, bool) {
 	in := e.in
-	n, off := g.n, g.off
-	p := end + n
-	if n < 8 || p >= len(in) || in[p] <= ' ' {
-		return p, n > 0 && p < len(in) && in[p] > ' ' && string(in[off:off+n]) == string(in[end:p])
+	p := end + g.n
+	if !g.words || p >= len(in) {
+		return p, g.n > 0 && p < len(in) && in[p] > ' ' && string(in[g.off:g.off+g.n]) == string(in[end:p])
 	}
-	for k := 0; k < n-8; k += 8 {
-		if binary.LittleEndian.Uint64(in[off+k:]) != binary.LittleEndian.Uint64(in[end+k:]) {
-			return p, false
-		}
-	}
-	// The last 8 bytes, overlapping those compared.
-	return p, binary.LittleEndian.Uint64(in[off+n-8:]) == binary.LittleEndian.Uint64(in[p-8:])
+	return p, binary.LittleEndian.Uint64(in[end:]) == g.w0 &&
+		binary.LittleEndian.Uint64(in[end+g.mid:]) == g.w1 &&
+		binary.LittleEndian.Uint64(in[p-8:]) == g.w2 && in[p] > ' '
 }
 
 // fastName checks that the member at i is named nd, with its colon, and
