@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"unsafe"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,7 +81,7 @@ func runEncodeTOON(opts *EncodeOptions) error {
 			return err
 		}
 	}
-	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize)
+	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil)
 	if err != nil {
 		return err
 	}
@@ -93,12 +95,24 @@ type document struct {
 	value   []byte
 	many    bool // value is checked JSON, or an array made of several values
 	counted bool // the statistics have counted the input already
+	// mapped is the file, mapped in memory, when value is yet to be read
+	// from it (encodeMapped); file is the file itself, open, and limit the
+	// most it may be read of it.
+	mapped []byte
+	file   *input
+	limit  int
 }
+
+// mapThreshold is the size from which a single input file may be mapped
+// into memory rather than read: reading a file costs a page fault per 4 KiB
+// of a new buffer, besides the copy.
+const mapThreshold = 1 << 20
 
 // readDocument reads the inputs as one JSON value. A single input holding
 // one value is taken as it is and checked by the encoder itself (the fast
-// path); several values make an array.
-func readDocument(ios *IOStreams, names []string, limit int) (*document, error) {
+// path); several values make an array. With mapOK, a single regular file
+// of mapThreshold bytes or more is mapped into memory instead of read.
+func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*document, error) {
 	var values [][]byte
 	var name string
 	for _, n := range names {
@@ -107,6 +121,13 @@ func readDocument(ios *IOStreams, names []string, limit int) (*document, error) 
 			return nil, err
 		}
 		name = in.Name
+		if mapOK && len(names) == 1 && in.f != nil {
+			if st, err := in.f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() >= mapThreshold && st.Size() <= int64(limit) {
+				if m := mapFile(in.f, st.Size()); m != nil {
+					return &document{name: name, mapped: m, file: in, limit: limit}, nil
+				}
+			}
+		}
 		data, err := readAllLimited(in, limit)
 		in.Close()
 		if err != nil {
@@ -183,7 +204,8 @@ func joinArray(values [][]byte) []byte {
 // none).
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
 	err := encodeTOON(out, st, doc, opts)
-	if err != nil && !doc.many {
+	var ee *ExitError
+	if err != nil && !doc.many && !errors.As(err, &ee) {
 		// The fast path failed: find out why with the JSON reader, which
 		// gives positions; several values make an array.
 		values, verr := jsonValues(doc.name, doc.value, len(doc.value)+1)
@@ -198,7 +220,6 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 	}
 	if err != nil {
 		out.Abort()
-		var ee *ExitError
 		if errors.As(err, &ee) {
 			return err
 		}
@@ -221,6 +242,15 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 	if st != nil {
 		w = io.MultiWriter(out, st.out)
 	}
+	if doc.mapped != nil {
+		took, err := encodeMapped(w, doc, opts)
+		if out.failed != nil {
+			return out.failed
+		}
+		if took || err != nil {
+			return err
+		}
+	}
 	if err := toon.Encode(w, doc.value, opts); err != nil {
 		if out.failed != nil {
 			return out.failed
@@ -235,6 +265,50 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 		st.document(compact)
 	}
 	return out.failed
+}
+
+// encodeMapped encodes a document mapped in memory when it is a table
+// (toon.EncodeTable reads a value that may change or be cut short while it
+// reads it); otherwise it reads the file into the document's value, for
+// toon.Encode. Either way the mapping and the file are closed on return.
+func encodeMapped(w io.Writer, doc *document, opts toon.EncodeOptions) (took bool, err error) {
+	m, in := doc.mapped, doc.file
+	doc.mapped, doc.file = nil, nil
+	defer in.Close()
+	err = readMapped(doc.name, m, func() error {
+		var err error
+		took, err = toon.EncodeTable(w, m, opts)
+		return err
+	})
+	unmapFile(m)
+	if took || err != nil {
+		return took, err
+	}
+	// Read rather than copied from the mapping, which would hold the file
+	// twice for a while.
+	doc.value, err = readAllLimited(in, doc.limit)
+	return false, err
+}
+
+// readMapped runs f, which reads the mapped file m, and turns the fault of
+// reading a page that the file no longer has (it was cut short meanwhile)
+// into an error.
+func readMapped(name string, m []byte, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if fault, ok := r.(interface{ Addr() uintptr }); ok && len(m) > 0 {
+			if a, base := fault.Addr(), uintptr(unsafe.Pointer(&m[0])); a >= base && a-base < uintptr(len(m)) {
+				err = ioErrorf("cannot read %s: it was cut short while it was read", name)
+				return
+			}
+		}
+		panic(r)
+	}()
+	return f()
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify

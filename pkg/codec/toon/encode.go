@@ -21,19 +21,58 @@ import (
 // order is the order of the JSON text (JavaScript moves integer-like names
 // first).
 //
-// Encode works on the raw bytes without building a tree: a validating pass
-// (which indexes the large containers, so that any value is skipped at a
-// bounded cost), then a walk that decides each array's and object's form
-// by scanning its elements and writes it. Its memory beyond value is a
-// small fraction of it; the output is streamed to w in 64 KiB chunks.
+// Encode works on the raw bytes without building a tree. The commonest
+// document, a root array of flat objects whose members come in one order
+// (a table of primitives), is checked and written in one pass, its output
+// held until the end of the text (about half of value for pretty-printed
+// rows) and then written to w at once. Any other value takes the general
+// path: a validating pass (which indexes the large containers, so that any
+// value is skipped at a bounded cost), then a walk that decides each
+// array's and object's form by scanning its elements and writes it; its
+// memory beyond value is a small fraction of it, and the output is
+// streamed to w in 64 KiB chunks.
 func Encode(w io.Writer, value []byte, opts EncodeOptions) error {
-	e, err := newEncoder(w, value, opts)
+	e, err := newEncoderUnchecked(w, value, opts)
 	if err != nil {
+		return err
+	}
+	if e.fastTable() {
+		return e.err
+	}
+	return e.general()
+}
+
+// general encodes any value: the validating pass, then the walk.
+func (e *encoder) general() error {
+	var err error
+	if e.index, err = validateJSON(e.in); err != nil {
 		return err
 	}
 	e.root(e.ws(0))
 	e.flush()
 	return e.err
+}
+
+// EncodeTable writes the TOON form of value as Encode does when value is a
+// root array of flat objects whose members come in one order (a table of
+// primitives, §9.3), and reports whether it was; for any other value,
+// valid or not, it reports false and writes nothing. The error is that of
+// the options or of w.
+//
+// It suits a value that may change or vanish while it is read, such as a
+// file mapped in memory: it goes through value once, from start to end,
+// and writes nothing before it has reached the end; what it writes is made
+// of the bytes it checked, as it read them; it ends whatever the bytes.
+// (Encode goes through its value more than once.)
+func EncodeTable(w io.Writer, value []byte, opts EncodeOptions) (bool, error) {
+	e, err := newEncoderUnchecked(w, value, opts)
+	if err != nil {
+		return false, err
+	}
+	if !e.fastTable() {
+		return false, nil
+	}
+	return true, e.err
 }
 
 // encodeChunk is the size from which buffered output is written to w.
@@ -53,6 +92,7 @@ type encoder struct {
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
+	raw   []byte     // a copy of a value (fastTable)
 	kbuf  []byte     // a decoded key
 
 	// Tabular forms (encode_table.go).
@@ -67,6 +107,18 @@ type encoder struct {
 
 // newEncoder checks the options and value.
 func newEncoder(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error) {
+	e, err := newEncoderUnchecked(w, value, opts)
+	if err != nil {
+		return nil, err
+	}
+	if e.index, err = validateJSON(value); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// newEncoderUnchecked checks the options; the value is yet to be checked.
+func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error) {
 	indent := opts.IndentSize
 	if indent == 0 {
 		indent = DefaultIndentSize
@@ -84,11 +136,7 @@ func newEncoder(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error)
 	if w == nil {
 		return nil, errors.New("toon: encode: nil writer")
 	}
-	index, err := validateJSON(value)
-	if err != nil {
-		return nil, err
-	}
-	e := &encoder{in: value, index: index, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed()}
+	e := &encoder{in: value, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed()}
 	// The output is rarely much larger than the input, and never held
 	// beyond a chunk and a line.
 	e.out = make([]byte, 0, min(len(value)+len(value)/2+64, encodeChunk+encodeChunk/4))

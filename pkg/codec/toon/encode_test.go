@@ -443,21 +443,24 @@ func (w *encFailWriter) Write(p []byte) (int, error) {
 // TestEncodeWriteError checks that a write error is returned, and that
 // writing stops at it.
 func TestEncodeWriteError(t *testing.T) {
-	var w encFailWriter
-	err := Encode(&w, encodeBenchRecords(5000, true), EncodeOptions{})
-	if err == nil || err.Error() != "disk full" {
-		t.Fatalf("error %v, want disk full", err)
-	}
-	if w.calls != 1 {
-		t.Errorf("%d writes after the error, want none", w.calls-1)
+	for _, tags := range []bool{false, true} {
+		var w encFailWriter
+		err := Encode(&w, encodeBenchRecords(5000, tags), EncodeOptions{})
+		if err == nil || err.Error() != "disk full" {
+			t.Fatalf("tags %v: error %v, want disk full", tags, err)
+		}
+		if w.calls != 1 {
+			t.Errorf("tags %v: %d writes after the error, want none", tags, w.calls-1)
+		}
 	}
 }
 
-// TestEncodeStreams checks that large output reaches the writer in chunks,
-// not in one piece at the end.
+// TestEncodeStreams checks that large output of the general path reaches
+// the writer in chunks, not in one piece at the end. (The one-pass table
+// form holds its output until the end of the text: see fastTable.)
 func TestEncodeStreams(t *testing.T) {
 	var w encChunkWriter
-	doc := encodeBenchRecords(20000, false)
+	doc := encodeBenchRecords(20000, true)
 	if err := Encode(&w, doc, EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}

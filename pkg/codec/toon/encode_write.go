@@ -115,7 +115,11 @@ func (e *encoder) appendPrim(dst []byte, p int) ([]byte, int) {
 // and the characters that call for quotes in one pass; a string with
 // escapes is decoded first.
 func (e *encoder) appendStr(dst []byte, p int) ([]byte, int) {
-	in := e.in
+	return e.appendStrIn(dst, e.in, p)
+}
+
+// appendStrIn is appendStr on the valid JSON text in rather than e.in.
+func (e *encoder) appendStrIn(dst, in []byte, p int) ([]byte, int) {
 	quote := false
 	j := p + 1
 	for ; j < len(in); j++ {

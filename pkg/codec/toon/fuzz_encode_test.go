@@ -12,15 +12,17 @@ import (
 // FuzzEncode checks that Encode never panics, that it accepts exactly the
 // JSON texts jsontext accepts (valid UTF-8, no escaped lone surrogates,
 // nesting up to 10000) and fails on the others, with the duplicate-name
-// error when a duplicate name is all that is wrong; and that its output
-// keeps the whitespace rules of §12.
+// error when a duplicate name is all that is wrong; that its output keeps
+// the whitespace rules of §12; and that the one-pass table form, when it
+// takes a text, writes what the general path writes.
 func FuzzEncode(f *testing.F) {
 	for _, s := range []string{
 		`{"a":1}`, `[1,"a",true,null]`, `[{"a":1,"b":"x"},{"b":"y","a":2}]`,
 		`{"m":{"a":{"v":1},"b":{"v":2}}}`, `[{"g":{"x":1}},{"g":{"x":2}}]`,
 		`[[1,2],[],[{}],{}]`, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `"\ud83d\ude00"`,
 		`"\ud800"`, `-0.0e+5`, `1e400`, ` [ ] `, `{"":{"":[]}}`, `["-","#","05"," a"]`,
-		string(encodeBenchRecords(3, true)),
+		string(encodeBenchRecords(3, true)), string(prettyJSON(encodeBenchRecords(3, false))),
+		`[{"a":"x:y","b":-1.5e3},{"a":"\u00e9","b":0}]`,
 	} {
 		f.Add([]byte(s), uint8(0), uint8(0))
 	}
@@ -28,6 +30,7 @@ func FuzzEncode(f *testing.F) {
 		opts := EncodeOptions{IndentSize: int(indent % 5), Delimiter: []Delimiter{0, Comma, Tab, Pipe}[delim%4]}
 		var out bytes.Buffer
 		err := Encode(&out, data, opts)
+		checkFastTable(t, data, opts)
 
 		strict := jsontext.Value(data).IsValid()
 		dupOK := jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true))

@@ -127,13 +127,14 @@ func AppendNumber(dst, lit []byte) []byte {
 			point--
 		}
 	}
+	// Trailing zeros of D: those of the fraction, then, when it had only
+	// zeros, those of the integer part (10.0e100 is 1e+101).
+	for len(fp) > 0 && fp[len(fp)-1] == '0' {
+		fp = fp[:len(fp)-1]
+	}
 	if len(fp) == 0 {
 		for len(ip) > 0 && ip[len(ip)-1] == '0' {
 			ip = ip[:len(ip)-1]
-		}
-	} else {
-		for len(fp) > 0 && fp[len(fp)-1] == '0' {
-			fp = fp[:len(fp)-1]
 		}
 	}
 	n := int64(len(ip) + len(fp))

@@ -1,0 +1,114 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/pkg/codec/toon"
+)
+
+// bigUsers writes n users as JSON.stringify(v, null, 2) does: a table, or
+// with a tags array each, a list.
+func bigUsers(n int, tags bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n  {\n    \"id\": %d,\n    \"name\": \"User %d\",\n    \"email\": \"user%d@example.com\",\n    \"score\": %d.5", i, i, i, i%100)
+		if tags {
+			b.WriteString(",\n    \"tags\": [\n      \"a\",\n      \"b\"\n    ]")
+		}
+		b.WriteString("\n  }")
+	}
+	b.WriteString("\n]\n")
+	return b.Bytes()
+}
+
+// TestEncodeTOONMapped checks encode --to toon on files large enough to be
+// mapped into memory (a table, a list, and broken ones) against the same
+// bytes from standard input, which are read: the same output, or the same
+// error, and nothing written on error.
+func TestEncodeTOONMapped(t *testing.T) {
+	dir := t.TempDir()
+	table, list := bigUsers(20000, false), bigUsers(12000, true)
+	if len(table) < mapThreshold || len(list) < mapThreshold {
+		t.Fatalf("documents of %d and %d bytes: too small to be mapped", len(table), len(list))
+	}
+	cut := bytes.Clone(table[:len(table)-3])
+	dup := bytes.Replace(table, []byte(`"name": "User 19999"`), []byte(`"id": "User 19999"`), 1)
+	bad := bytes.Replace(list, []byte(`"id": 11999,`), []byte(`"id": 11999.,`), 1)
+	if bytes.Equal(dup, table) || bytes.Equal(bad, list) {
+		t.Fatal("the broken documents are not broken")
+	}
+	for _, c := range []struct {
+		name string
+		doc  []byte
+		ok   bool
+	}{{"table", table, true}, {"list", list, true}, {"cut", cut, false}, {"dup", dup, false}, {"bad", bad, false}} {
+		path := filepath.Join(dir, c.name+".json")
+		if err := os.WriteFile(path, c.doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ios, _, out, errOut := Test()
+		code := Run(ios, []string{"encode", "--to", "toon", "--delimiter", "pipe", path})
+		sios, in, sout, serrOut := Test()
+		in.Write(c.doc)
+		scode := Run(sios, []string{"encode", "--to", "toon", "--delimiter", "pipe"})
+		got := strings.ReplaceAll(errOut.String(), path, "<stdin>")
+		if code != scode || out.String() != sout.String() || got != serrOut.String() {
+			t.Errorf("%s: exit %d, %d bytes out, stderr %q\nfrom stdin: exit %d, %d bytes out, stderr %q",
+				c.name, code, out.Len(), errOut, scode, sout.Len(), serrOut)
+		}
+		if (code == 0) != c.ok || !c.ok && out.Len() > 0 {
+			t.Errorf("%s: exit %d with %d bytes of output", c.name, code, out.Len())
+		}
+		if c.ok {
+			var want bytes.Buffer
+			if err := toon.Encode(&want, c.doc, toon.EncodeOptions{Delimiter: toon.Pipe}); err != nil || out.String() != want.String() {
+				t.Errorf("%s: the output differs from toon.Encode's (%v)", c.name, err)
+			}
+		}
+	}
+}
+
+// TestReadMappedCutShort checks that reading a mapped file that was cut
+// short meanwhile is an error, not a crash, and that other panics pass.
+func TestReadMappedCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), 3<<12), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := mapFile(f, 3<<12)
+	if m == nil {
+		t.Skip("files are not mapped on this system")
+	}
+	defer unmapFile(m)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	var sink byte
+	err = readMapped("f", m, func() error {
+		sink = m[2<<12]
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "cannot read f: it was cut short") {
+		t.Fatalf("error %v (read %q), want the file cut short", err, sink)
+	}
+	defer func() {
+		if r := recover(); r != "other" {
+			t.Errorf("recovered %v, want the other panic", r)
+		}
+	}()
+	readMapped("f", m, func() error { panic("other") })
+}
