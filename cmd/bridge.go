@@ -121,7 +121,7 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			// One run for all the inputs of a protocol.
 			conv, err = bridge.New(bridge.Options{From: from, To: to, RunID: opts.Bridge.RunID, AgentID: opts.Bridge.AgentID,
 				Agent: opts.Bridge.Agent, Deterministic: opts.Bridge.Deterministic, Now: opts.Now, NoReassemble: opts.Bridge.NoReassemble,
-				MaxOutput: opts.MaxFrameSize, Strict: opts.Bridge.Strict,
+				MaxOutput: opts.MaxFrameSize, Strict: opts.Bridge.Strict, Checked: true,
 				Warn: func(where, msg string) { rep.warnf("%s: %s", where, msg) }})
 			if err != nil {
 				src.close()

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // Protocol names a message protocol.
@@ -55,6 +57,10 @@ type Options struct {
 	// written in chunks, and ChunkSize the largest chunk (defaults 1 MiB
 	// and 256 KiB, as the spec says).
 	SplitAt, ChunkSize int
+
+	// Checked says the messages given to Convert are valid JSON already
+	// (as jsonv.Reader gives them), so that they are not checked again.
+	Checked bool
 
 	// Warn receives what could not be converted (a message of a type the
 	// target has no counterpart for); with Strict, that is an error.
@@ -162,7 +168,13 @@ func pairList() string {
 // emit. where names the message's position for errors and warnings.
 func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) error) error {
 	c.index++
-	n, err := parse(msg)
+	var n *node
+	var err error
+	if c.opts.Checked {
+		n = rawNode(jsonv.Compacted(nil, jsonv.TrimSpace(msg))).obj()
+	} else {
+		n, err = parse(msg)
+	}
 	if err != nil || !n.isObject() {
 		return &Error{Where: where(), Msg: fmt.Sprintf("a %s message must be a JSON object", c.opts.From)}
 	}
