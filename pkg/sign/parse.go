@@ -76,6 +76,7 @@ type parser struct {
 	tape  []node
 	open  []int32 // the tape indexes of the containers being parsed, innermost last
 	final bool    // src is all there is: its end is the end of the input
+	nl    bool    // a line break has been skipped as white space
 }
 
 func (p *parser) fail(off int, msg string) error { return &parseError{off, msg} }
@@ -89,13 +90,24 @@ func (p *parser) short(off int, msg string) error {
 	return errShort
 }
 
-func (p *parser) ws() { p.pos = skipSpace(p.src, p.pos) }
+func (p *parser) ws() { p.pos = p.skipSpace(p.src, p.pos) }
 
 // skipSpace is the index of the first byte of s from i on that is not
-// white space.
-func skipSpace(s []byte, i int) int {
-	for i < len(s) && s[i] <= ' ' && isSpace(s[i]) {
-		i++
+// white space: i at once in the usual case (compact JSON).
+func (p *parser) skipSpace(s []byte, i int) int {
+	if i < len(s) && s[i] <= ' ' {
+		return p.spaces(s, i)
+	}
+	return i
+}
+
+// spaces is skipSpace past white space, noting a line break in p.nl (the
+// reader counts lines only in values that have some).
+func (p *parser) spaces(s []byte, i int) int {
+	for ; i < len(s) && isSpace(s[i]); i++ {
+		if s[i] == '\n' {
+			p.nl = true
+		}
 	}
 	return i
 }
@@ -118,7 +130,7 @@ func (p *parser) values(open []int32) ([]int32, error) {
 		closing byte
 	)
 value: // a value at i, after white space
-	i = skipSpace(s, i)
+	i = p.skipSpace(s, i)
 	if i >= len(s) {
 		return open, p.short(i, "expecting value")
 	}
@@ -134,7 +146,7 @@ value: // a value at i, after white space
 		}
 		open = append(open, int32(len(p.tape)))
 		p.push(k, i, i, 0, 0)
-		i = skipSpace(s, i+1)
+		i = p.skipSpace(s, i+1)
 		if i < len(s) && s[i] == closing {
 			i++
 			p.close(open[len(open)-1], i)
@@ -177,7 +189,7 @@ after: // a value ended at i: what follows it in the container it is in
 		p.pos = i
 		return open, nil
 	}
-	i = skipSpace(s, i)
+	i = p.skipSpace(s, i)
 	if i >= len(s) {
 		return open, p.short(i, "expecting ',' delimiter")
 	}
@@ -192,7 +204,7 @@ after: // a value ended at i: what follows it in the container it is in
 			i++
 			goto value
 		}
-		i = skipSpace(s, i+1)
+		i = p.skipSpace(s, i+1)
 		goto name
 	case closing:
 		i++
@@ -211,7 +223,7 @@ name: // in an object, a member's name at i, after white space
 	if i, err = p.str(i); err != nil {
 		return open, err
 	}
-	i = skipSpace(s, i)
+	i = p.skipSpace(s, i)
 	if i >= len(s) {
 		return open, p.short(i, "expecting ':' delimiter")
 	}
