@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // Style is a json.dumps call: sort_keys, and the separators.
@@ -338,7 +340,7 @@ func (w *writer) str(dst []byte, n *node) []byte {
 		case c == '\\':
 			switch e := raw[i+1]; e {
 			case 'u':
-				v, _ := hex4(raw[i+2:])
+				v, _ := jsonv.ParseHex4(raw[i+2:])
 				dst = appendUnit(dst, v)
 				i += 4
 			case '/':
@@ -410,32 +412,21 @@ func decodeString(dst, raw []byte) []byte {
 		}
 		e := raw[i+1]
 		i += 2
-		switch e {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			v, _ := hex4(raw[i:])
-			i += 4
-			// An escaped high surrogate followed by an escaped low one is
-			// one character, as json.loads reads it.
-			if v >= 0xD800 && v < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-				if lo, ok := hex4(raw[i+2:]); ok && lo >= 0xDC00 && lo < 0xE000 {
-					v = utf16.DecodeRune(v, lo)
-					i += 6
-				}
-			}
-			dst = appendWTF8(dst, v)
-		default: // " \ /
-			dst = append(dst, e)
+		if e != 'u' {
+			dst = append(dst, jsonv.ShortEscape(e))
+			continue
 		}
+		v, _ := jsonv.ParseHex4(raw[i:])
+		i += 4
+		// An escaped high surrogate followed by an escaped low one is
+		// one character, as json.loads reads it.
+		if v >= 0xD800 && v < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+			if lo, ok := jsonv.ParseHex4(raw[i+2:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+				v = utf16.DecodeRune(v, lo)
+				i += 6
+			}
+		}
+		dst = appendWTF8(dst, v)
 	}
 	return dst
 }

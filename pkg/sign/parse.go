@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // The parser reads JSON the way CPython's json.loads does, so that what it
@@ -352,29 +354,6 @@ func stops(x uint64) uint64 {
 	return ((x - ones*0x20) | (x + ones) | (q-ones)&^q | (e-ones)&^e) & highs
 }
 
-func unhex(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c|0x20 >= 'a' && c|0x20 <= 'f':
-		return rune(c|0x20-'a') + 10, true
-	}
-	return 0, false
-}
-
-// hex4 decodes the four hex digits of a \u escape.
-func hex4(b []byte) (rune, bool) {
-	var v rune
-	for _, c := range b[:4] {
-		d, ok := unhex(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | d
-	}
-	return v, true
-}
-
 // str parses the string at open, and returns where it ends.
 func (p *parser) str(open int) (int, error) {
 	s := p.src
@@ -410,12 +389,12 @@ func (p *parser) str(open int) (int, error) {
 				i += 2
 			case 'u':
 				if i+6 > len(s) {
-					if _, ok := hex4(append(s[i+2:len(s):len(s)], "0000"...)); ok && !p.final {
+					if _, ok := jsonv.ParseHex4(append(s[i+2:len(s):len(s)], "0000"...)); ok && !p.final {
 						return 0, errShort
 					}
 					return 0, p.fail(i+1, `invalid \uXXXX escape`)
 				}
-				if _, ok := hex4(s[i+2:]); !ok {
+				if _, ok := jsonv.ParseHex4(s[i+2:]); !ok {
 					return 0, p.fail(i+1, `invalid \uXXXX escape`)
 				}
 				i += 6

@@ -268,15 +268,21 @@ func Hex4(b []byte) (rune, bool) {
 	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
 		return 0, false
 	}
+	return ParseHex4(b[2:])
+}
+
+// ParseHex4 reads the four hex digits (either case) at the start of b.
+func ParseHex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
 	var r rune
-	for _, c := range b[2:6] {
+	for _, c := range b[:4] {
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
+		case c|0x20 >= 'a' && c|0x20 <= 'f':
+			c = c | 0x20 - 'a' + 10
 		default:
 			return 0, false
 		}
@@ -284,6 +290,17 @@ func Hex4(b []byte) (rune, bool) {
 	}
 	return r, true
 }
+
+// ShortEscape is the byte a one-letter JSON escape stands for: \b \f \n \r
+// \t their control characters, \" \\ \/ the letter itself.
+func ShortEscape(c byte) byte {
+	if e := shortEscapes[c]; e != 0 {
+		return e
+	}
+	return c
+}
+
+var shortEscapes = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 const hexDigits = "0123456789abcdef"
 

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // appendToken writes the JSON value of a primitive token (§4), already
@@ -115,7 +117,7 @@ func (d *decoder) unquote(dst, s []byte, col int) ([]byte, int, error) {
 			case 't':
 				dst = append(dst, '\t')
 			case 'u':
-				r, ok := parseHex4(s[j+2:])
+				r, ok := jsonv.ParseHex4(s[j+2:])
 				if !ok {
 					end := j + 2
 					for end < len(s) && end < j+6 && isHexDigit(s[end]) {
@@ -137,25 +139,6 @@ func (d *decoder) unquote(dst, s []byte, col int) ([]byte, int, error) {
 			i = j + 1
 		}
 	}
-}
-
-// parseHex4 reads four hex digits at the start of s.
-func parseHex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case isDigit(c):
-			r = r<<4 | rune(c-'0')
-		case c|0x20 >= 'a' && c|0x20 <= 'f':
-			r = r<<4 | rune(c|0x20-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 func isHexDigit(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }

@@ -232,18 +232,7 @@ func appendJSONUnescaped(dst, raw []byte) []byte {
 		if raw[0] != '\\' || len(raw) < 2 {
 			return append(dst, raw...) // a quote: not in valid contents
 		}
-		switch c := raw[1]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
+		if raw[1] == 'u' {
 			r, n := jsonv.DecodeEscape(raw)
 			if n == 0 {
 				return dst // not valid JSON
@@ -251,9 +240,8 @@ func appendJSONUnescaped(dst, raw []byte) []byte {
 			dst = utf8.AppendRune(dst, r)
 			raw = raw[n:]
 			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, c)
 		}
+		dst = append(dst, jsonv.ShortEscape(raw[1]))
 		raw = raw[2:]
 	}
 	return dst
