@@ -20,7 +20,7 @@ func BenchmarkChiffonToTrace(b *testing.B) {
 	b.ReportAllocs()
 	where := func() string { return "" }
 	for b.Loop() {
-		c, err := New(Options{From: Chiffon, To: Trace})
+		c, err := New(Options{From: Chiffon, To: Trace, Checked: true}) // as convert runs it: its reader checked them
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -256,10 +256,10 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	if origin && restore.isObject() {
 		// The fields the message had before it came here, first, so that
 		// what is derived from them comes out as it did then.
-		for i, ptr := range restore.obj().keys {
-			if names := unpointer(ptr); len(names) > 0 {
-				dst.setp(names, restore.vals[i])
-				restored[ptr] = true
+		for _, m := range restore.obj().m {
+			if names := unpointer(m.k); len(names) > 0 {
+				dst.setp(names, m.v)
+				restored[m.k] = true
 			}
 		}
 	}
@@ -268,7 +268,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 		sp, tp := r.path[fs], r.path[ts]
 		var sv *node
 		if sp != "" {
-			sv = src.get(sp)
+			sv = src.getp(r.names[fs])
 		}
 		if sv == nil && sp != "" && r.derive[fs] != nil && !origin {
 			lacks = append(lacks, r.ptr[fs]) // the way back would make it
@@ -294,11 +294,11 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			if tv == nil {
 				fields.set1(r.ptr[fs], sv)
 				if r.derive[ts] != nil {
-					dst.set(tp, r.derive[ts](x))
+					dst.setp(r.names[ts], r.derive[ts](x))
 				}
 				continue
 			}
-			dst.set(tp, tv)
+			dst.setp(r.names[ts], tv)
 			if !origin {
 				if back := convertValue(r.conv[fs], x, tv); !equal(back, sv) {
 					fields.set1(r.ptr[fs], sv)
@@ -309,7 +309,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			if v == nil {
 				continue // nothing to make it from
 			}
-			dst.set(tp, v)
+			dst.setp(r.names[ts], v)
 			if sp != "" {
 				made = append(made, r.ptr[ts])
 			}
@@ -324,9 +324,9 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	leftovers(src, pl.consumed, "", fields)
 	// Every message made here says where it came from, and keeps what it
 	// could not hold otherwise.
-	if !origin || len(fields.keys) > 0 || len(made) > 0 || len(lacks) > 0 {
+	if !origin || len(fields.m) > 0 || len(made) > 0 || len(lacks) > 0 {
 		if origin && dst.get(extSlot[to]) != nil {
-			what := fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(fields.keys, ", "))
+			what := fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(fields.memberNames(), ", "))
 			if c.opts.Strict {
 				return nil, &Error{Where: where(), Msg: what}
 			}
@@ -336,7 +336,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 		} else {
 			e := newObject()
 			e.set1("protocol", strNode(string(from)))
-			if len(fields.keys) > 0 {
+			if len(fields.m) > 0 {
 				e.set1("fields", fields)
 			}
 			if len(made) > 0 {
@@ -475,14 +475,14 @@ func uuidKey(run []byte) ([16]byte, bool) {
 // leftovers puts the members of n that no rule took into fields, by JSON
 // pointer, in their order.
 func leftovers(n *node, taken *trie, ptr string, fields *node) {
-	for i, k := range n.obj().keys {
+	for _, m := range n.obj().m {
+		k, v := m.k, m.v
 		t := taken.kids[k]
 		if t != nil && t.all {
 			continue
 		}
-		v := n.vals[i]
 		kp := ptr + "/" + escaper.Replace(k)
-		if t != nil && v.isObject() && len(v.obj().keys) > 0 {
+		if t != nil && v.isObject() && len(v.obj().m) > 0 {
 			leftovers(v, t, kp, fields)
 			continue
 		}

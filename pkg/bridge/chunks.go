@@ -2,12 +2,11 @@ package bridge
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
-)
 
-var chunkRange = regexp.MustCompile(`^bytes ([0-9]+)-([0-9]+) of ([0-9]+)$`)
+	"github.com/toonkit/toonkit/pkg/validate"
+)
 
 // joint is a Chiffon step output whose chunks are being joined.
 type joint struct {
@@ -24,33 +23,31 @@ type joint struct {
 // chunk is held until its step's output is whole, and then given back as
 // one message (the first chunk's, with the whole output).
 func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
-	if t, _ := n.str("type"); t != "work_status" {
+	if t, _ := n.member("type").text(); string(t) != "work_status" {
 		return n, true, nil
 	}
-	spec, ok := n.str("payload.step.output_chunk")
+	step := n.get("payload.step")
+	spec, ok := step.member("output_chunk").text()
 	if !ok {
 		return n, true, nil
 	}
-	m := chunkRange.FindStringSubmatch(spec)
-	if m == nil {
+	a, b, total, ok := validate.ChunkRange(string(spec))
+	if !ok {
 		return nil, false, &Error{Where: where(), Msg: fmt.Sprintf(`/payload/step/output_chunk: %q is not "bytes A-B of N"`, spec)}
 	}
-	a, _ := strconv.ParseInt(m[1], 10, 64)
-	b, _ := strconv.ParseInt(m[2], 10, 64)
-	total, _ := strconv.ParseInt(m[3], 10, 64)
-	out, ok := n.str("payload.step.output")
+	out, ok := step.member("output").text()
 	if !ok {
 		return nil, false, &Error{Where: where(), Msg: "/payload/step/output: a chunk needs its output, a string"}
 	}
 	task, _ := n.str("payload.task_id")
-	step := "?"
-	if v := n.get("payload.step.number"); v != nil {
-		step = string(v.bytes())
+	number := "?"
+	if v := step.member("number"); v != nil {
+		number = string(v.bytes())
 	}
-	key := task + "\x00" + step
+	key := task + "\x00" + number
 	j := c.chunks[key]
 	fail := func(format string, args ...any) (*node, bool, error) {
-		return nil, false, &Error{Where: where(), Msg: fmt.Sprintf("step %s of task %s: ", step, task) + fmt.Sprintf(format, args...)}
+		return nil, false, &Error{Where: where(), Msg: fmt.Sprintf("step %s of task %s: ", number, task) + fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case a > b || b > total:
@@ -71,12 +68,10 @@ func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
 		return fail("bytes %d-%d of the output are missing before the chunk bytes %d-%d", j.have, a, a, b)
 	}
 	if j == nil {
-		// Held past this call: its own copy of the message's bytes.
-		first, err := parse(n.bytes())
-		if err != nil {
-			return nil, false, err
-		}
-		j = &joint{where: where(), task: task, step: step, first: first, total: total}
+		// Held past this call: its own copy of the message's bytes (valid
+		// JSON already).
+		first := rawNode(n.bytes()).obj()
+		j = &joint{where: where(), task: task, step: number, first: first, total: total}
 		c.chunks[key] = j
 		c.pending = append(c.pending, key)
 	}
@@ -92,8 +87,8 @@ func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
 			break
 		}
 	}
-	whole := j.first.clone()
-	whole.set("payload.step.output", strNode(string(j.buf)))
+	whole := j.first // no longer held
+	whole.set("payload.step.output", strNode(j.buf))
 	whole.del("payload.step.output_chunk")
 	return whole, true, nil
 }

@@ -3,7 +3,10 @@ package bridge
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // sorted is v with the members of every object sorted by name: the
@@ -12,20 +15,11 @@ func sorted(n *node) []byte {
 	if !n.isObject() {
 		return n.raw
 	}
-	n.obj()
-	idx := make([]int, len(n.keys))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return bytes.Compare([]byte(n.keys[a]), []byte(n.keys[b])) })
+	ms := slices.Clone(n.obj().m)
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
 	b := []byte{'{'}
-	for j, i := range idx {
-		if j > 0 {
-			b = append(b, ',')
-		}
-		b = strNode(n.keys[i]).append(b)
-		b = append(b, ':')
-		b = append(b, sorted(n.vals[i])...)
+	for i, m := range ms {
+		b = append(jsonv.AppendName(b, i, m.k), sorted(m.v)...)
 	}
 	return append(b, '}')
 }

@@ -15,6 +15,7 @@ import (
 // other's. Sides: 0 is the pair's first protocol, 1 its second.
 type rule struct {
 	path   [2]string   // dotted paths; "" when the side has no such field
+	names  [2][]string // the same as their names
 	ptr    [2]string   // the same as JSON pointers
 	conv   [2]convFn   // conv[s] turns the other side's value into side s's; nil: the same value
 	derive [2]deriveFn // derive[s] makes side s's value when the other side has none
@@ -51,7 +52,7 @@ func f(a, b string) rule {
 	r := rule{path: [2]string{a, b}}
 	for s, p := range r.path {
 		if p != "" {
-			r.ptr[s] = pointer(p)
+			r.names[s], r.ptr[s] = strings.Split(p, "."), pointer(p)
 		}
 	}
 	return r
@@ -261,13 +262,13 @@ func wrapObject(_ *ctx, v *node) *node {
 	if v.isObject() {
 		return v
 	}
-	return &node{keys: []string{"value"}, vals: []*node{v}}
+	return &node{m: []member{{"value", v}}}
 }
 
 // unwrapObject is the reverse of wrapObject.
 func unwrapObject(_ *ctx, v *node) *node {
-	if v.isObject() && len(v.obj().keys) == 1 && v.keys[0] == "value" {
-		return v.vals[0]
+	if v.isObject() && len(v.obj().m) == 1 && v.m[0].k == "value" {
+		return v.m[0].v
 	}
 	return v
 }
@@ -743,53 +744,54 @@ var orders = map[Protocol]map[string][]string{
 	},
 }
 
-// ranks is orders as the place of each name.
-var ranks = map[Protocol]map[string]map[string]int{}
+// ranks is orders as the place of each name, per object.
+var ranks = map[Protocol][]ranking{}
+
+type ranking struct {
+	path   []string // nil: the message itself
+	places map[string]int
+}
 
 func init() {
 	for p, o := range orders {
-		ranks[p] = map[string]map[string]int{}
 		for path, list := range o {
-			m := map[string]int{}
-			for i, k := range list {
-				m[k] = i
+			r := ranking{places: map[string]int{}}
+			if path != "" {
+				r.path = strings.Split(path, ".")
 			}
-			ranks[p][path] = m
+			for i, k := range list {
+				r.places[k] = i
+			}
+			ranks[p] = append(ranks[p], r)
 		}
 	}
 }
 
 // order sorts the members of a protocol's message.
 func order(p Protocol, n *node) {
-	for path, places := range ranks[p] {
-		o := n
-		if path != "" {
-			o = n.get(path)
-		}
+	for _, r := range ranks[p] {
+		o := n.getp(r.path)
 		if !o.isObject() {
 			continue
 		}
+		ms := o.obj().m
 		rank := func(k string) int {
-			if i, ok := places[k]; ok {
+			if i, ok := r.places[k]; ok {
 				return i
 			}
-			return len(places)
+			return len(r.places)
 		}
-		o.obj()
-		if slices.IsSortedFunc(o.keys, func(a, b string) int { return rank(a) - rank(b) }) {
-			continue
+		sorted, last := true, -1
+		for _, m := range ms {
+			if rk := rank(m.k); rk >= last {
+				last = rk
+			} else {
+				sorted = false
+				break
+			}
 		}
-		idx := make([]int, len(o.keys))
-		for i := range idx {
-			idx[i] = i
+		if !sorted {
+			slices.SortStableFunc(ms, func(a, b member) int { return rank(a.k) - rank(b.k) })
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return rank(o.keys[a]) - rank(o.keys[b]) })
-		keys, vals := make([]string, len(idx)), make([]*node, len(idx))
-		for i, j := range idx {
-			keys[i], vals[i] = o.keys[j], o.vals[j]
-		}
-		o.keys, o.vals = keys, vals
 	}
 }
-
-var _ = strings.Cut

@@ -11,18 +11,22 @@ import (
 // node is a JSON value: an object as its members in order (so that any
 // member can be read, replaced or moved), anything else as its compact
 // bytes, kept exactly as they were read. An object read from the input
-// stays bytes too until a member of it is asked for (expand).
+// stays bytes too until a member of it is asked for (obj).
 type node struct {
-	raw  []byte // compact JSON; nil for an expanded object
-	keys []string
-	vals []*node
+	raw []byte   // compact JSON; nil for an expanded object
+	m   []member // an expanded object's members
 }
 
-func newObject() *node { return &node{keys: make([]string, 0, 4), vals: make([]*node, 0, 4)} }
+type member struct {
+	k string
+	v *node
+}
+
+func newObject() *node { return &node{m: make([]member, 0, 4)} }
 
 func rawNode(b []byte) *node { return &node{raw: b} }
 
-func strNode(s string) *node {
+func strNode[T ~string | ~[]byte](s T) *node {
 	b, _ := jsontext.AppendQuote(make([]byte, 0, len(s)+2), s)
 	return &node{raw: b}
 }
@@ -37,9 +41,15 @@ func (n *node) obj() *node {
 	}
 	raw := n.raw
 	n.raw = nil
-	c := bytes.Count(raw, []byte{':'}) // at least the member count
-	c = min(c, 16)
-	n.keys, n.vals = make([]string, 0, c), make([]*node, 0, c)
+	// The members are gathered on the stack first, so that their slice
+	// and their nodes (one block, so that no node moves) are allocated
+	// once, at their size.
+	type found struct {
+		k   string
+		raw []byte
+	}
+	var small [24]found
+	fs := small[:0]
 	jsonv.Members(raw, func(name []byte, escaped bool, value []byte) {
 		k, known := names[string(name)]
 		if !known {
@@ -50,9 +60,14 @@ func (n *node) obj() *node {
 				k = string(u)
 			}
 		}
-		n.keys = append(n.keys, k)
-		n.vals = append(n.vals, rawNode(value))
+		fs = append(fs, found{k, value})
 	})
+	block := make([]node, len(fs))
+	n.m = make([]member, len(fs))
+	for i, f := range fs {
+		block[i].raw = f.raw
+		n.m[i] = member{k: f.k, v: &block[i]}
+	}
 	return n
 }
 
@@ -75,7 +90,11 @@ func (n *node) append(dst []byte) []byte {
 	if n.raw != nil {
 		return append(dst, n.raw...)
 	}
-	return jsonv.AppendObject(dst, n.keys, func(dst []byte, i int) []byte { return n.vals[i].append(dst) })
+	dst = append(dst, '{')
+	for i, m := range n.m {
+		dst = m.v.append(jsonv.AppendName(dst, i, m.k))
+	}
+	return append(dst, '}')
 }
 
 func (n *node) bytes() []byte { return n.append(nil) }
@@ -95,10 +114,9 @@ func (n *node) member(k string) *node {
 	if !n.isObject() {
 		return nil
 	}
-	n.obj()
-	for i, name := range n.keys {
-		if name == k {
-			return n.vals[i]
+	for _, m := range n.obj().m {
+		if m.k == k {
+			return m.v
 		}
 	}
 	return nil
@@ -106,23 +124,19 @@ func (n *node) member(k string) *node {
 
 // set1 sets member k, in place when it exists, at the end otherwise.
 func (n *node) set1(k string, v *node) {
-	n.obj()
-	for i, name := range n.keys {
-		if name == k {
-			n.vals[i] = v
+	for i, m := range n.obj().m {
+		if m.k == k {
+			n.m[i].v = v
 			return
 		}
 	}
-	n.keys = append(n.keys, k)
-	n.vals = append(n.vals, v)
+	n.m = append(n.m, member{k, v})
 }
 
 func (n *node) del1(k string) {
-	n.obj()
-	for i, name := range n.keys {
-		if name == k {
-			n.keys = append(n.keys[:i], n.keys[i+1:]...)
-			n.vals = append(n.vals[:i], n.vals[i+1:]...)
+	for i, m := range n.obj().m {
+		if m.k == k {
+			n.m = append(n.m[:i], n.m[i+1:]...)
 			return
 		}
 	}
@@ -148,6 +162,14 @@ func (n *node) set(path string, v *node) {
 		}
 		n, path = n.step(k), rest
 	}
+}
+
+// getp is get for a path given as its names.
+func (n *node) getp(names []string) *node {
+	for _, k := range names {
+		n = n.member(k)
+	}
+	return n
 }
 
 // setp is set for a path given as its names.
@@ -178,7 +200,7 @@ func (n *node) del(path string) {
 	}
 	if next := n.member(k); next.isObject() {
 		next.del(rest)
-		if len(next.obj().keys) == 0 {
+		if len(next.obj().m) == 0 {
 			n.del1(k)
 		}
 	}
@@ -209,9 +231,9 @@ func (n *node) clone() *node {
 	if n == nil || n.raw != nil {
 		return n
 	}
-	c := &node{keys: append([]string(nil), n.keys...), vals: make([]*node, len(n.vals))}
-	for i, v := range n.vals {
-		c.vals[i] = v.clone()
+	c := &node{m: make([]member, len(n.m))}
+	for i, m := range n.m {
+		c.m[i] = member{m.k, m.v.clone()}
 	}
 	return c
 }
@@ -246,4 +268,13 @@ func addNames(paths ...string) {
 			names[k] = k
 		}
 	}
+}
+
+// memberNames is the member names of an object, in order.
+func (n *node) memberNames() []string {
+	var list []string
+	for _, m := range n.obj().m {
+		list = append(list, m.k)
+	}
+	return list
 }

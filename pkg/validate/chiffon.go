@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
-
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"sort"
 	"strconv"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // Chiffon validates Chiffon agent-protocol messages: each against the
@@ -72,10 +73,34 @@ func isCanonicalUUID(s string) bool {
 	return true
 }
 
-var (
-	anyUUID    = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
-	chunkRange = regexp.MustCompile(`^bytes ([0-9]+)-([0-9]+) of ([0-9]+)$`)
-)
+var anyUUID = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
+
+// ChunkRange reads a Chiffon step.output_chunk, "bytes A-B of N" (B
+// exclusive), as its three numbers; ok is false for any other text, and
+// for a number past 2^63-1.
+func ChunkRange(s string) (a, b, n int64, ok bool) {
+	num := func(prefix string) (int64, bool) {
+		if len(s) < len(prefix) || s[:len(prefix)] != prefix {
+			return 0, false
+		}
+		s = s[len(prefix):]
+		i, v := 0, int64(0)
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			d := int64(s[i] - '0')
+			if v > (math.MaxInt64-d)/10 {
+				return 0, false
+			}
+			v = v*10 + d
+		}
+		s = s[i:]
+		return v, i > 0
+	}
+	var okA, okB, okN bool
+	a, okA = num("bytes ")
+	b, okB = num("-")
+	n, okN = num(" of ")
+	return a, b, n, okA && okB && okN && s == ""
+}
 
 func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	var names []string
@@ -148,10 +173,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 			}
 		}
 		if ch, ok := r.str("payload", "step", "output_chunk"); ok {
-			if m := chunkRange.FindStringSubmatch(ch); m != nil {
-				a, _ := strconv.ParseInt(m[1], 10, 64)
-				b, _ := strconv.ParseInt(m[2], 10, 64)
-				n, _ := strconv.ParseInt(m[3], 10, 64)
+			if a, b, n, ok := ChunkRange(ch); ok {
 				key := chunkKey{task, string(r.get("payload", "step", "number"))}
 				set := c.chunks[key]
 				if set == nil {

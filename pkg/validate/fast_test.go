@@ -105,3 +105,28 @@ func FuzzFastPathIsSound(f *testing.F) {
 		}
 	})
 }
+
+func TestChunkRange(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		a, b, n int64
+		ok      bool
+	}{
+		{"bytes 0-49 of 98", 0, 49, 98, true},
+		{"bytes 262144-524288 of 5000000", 262144, 524288, 5000000, true},
+		{"bytes 9223372036854775807-1 of 2", 9223372036854775807, 1, 2, true},
+		{"bytes 9223372036854775808-1 of 2", 0, 0, 0, false}, // past int64
+		{"bytes 0-49 of 98 ", 0, 0, 0, false},
+		{"bytes 0-49 of ", 0, 0, 0, false},
+		{"bytes -1-49 of 98", 0, 0, 0, false},
+		{"bytes 0 - 49 of 98", 0, 0, 0, false},
+		{"Bytes 0-49 of 98", 0, 0, 0, false},
+		{"bytes 0-49/98", 0, 0, 0, false},
+		{"", 0, 0, 0, false},
+	} {
+		a, b, n, ok := ChunkRange(c.in)
+		if ok != c.ok || ok && (a != c.a || b != c.b || n != c.n) {
+			t.Errorf("ChunkRange(%q) = %d, %d, %d, %v; want %d, %d, %d, %v", c.in, a, b, n, ok, c.a, c.b, c.n, c.ok)
+		}
+	}
+}

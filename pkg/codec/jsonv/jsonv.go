@@ -62,14 +62,19 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 func AppendObject(dst []byte, names []string, appendValue func(dst []byte, i int) []byte) []byte {
 	dst = append(dst, '{')
 	for i, name := range names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst, _ = jsontext.AppendQuote(dst, name)
-		dst = append(dst, ':')
-		dst = appendValue(dst, i)
+		dst = appendValue(AppendName(dst, i, name), i)
 	}
 	return append(dst, '}')
+}
+
+// AppendName appends the name of an object's member i, quoted, with the
+// comma before it (past the first) and the colon after it.
+func AppendName(dst []byte, i int, name string) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst, _ = jsontext.AppendQuote(dst, name)
+	return append(dst, ':')
 }
 
 // KindName names the kind of JSON value that starts with c ("an object",
