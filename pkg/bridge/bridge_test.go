@@ -151,3 +151,25 @@ func checkValid(t *testing.T, p Protocol, msgs []string) {
 		t.Fatalf("the %s output does not validate:\n%s\n%s", p, strings.Join(findings, "\n"), in.String())
 	}
 }
+
+// TestOrder: the members a protocol names come first, in its order; the
+// others keep their order after them, in small and large objects alike.
+func TestOrder(t *testing.T) {
+	for _, extra := range []int{0, 3, 23, 24, 25, 200} {
+		var in, want []string
+		for i := range extra {
+			in = append(in, fmt.Sprintf(`"x%d":%d`, i, i))
+		}
+		in = append(in, `"message":"m"`, `"code":"c"`, `"instruction":"i"`)
+		want = append([]string{`"instruction":"i"`, `"code":"c"`, `"message":"m"`}, in[:extra]...)
+		n, err := parse([]byte(`{"payload":{` + strings.Join(in, ",") + `},"header":{"type":1,"version":1}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		order(Kado, n)
+		got := string(n.bytes())
+		if exp := `{"header":{"version":1,"type":1},"payload":{` + strings.Join(want, ",") + `}}`; got != exp {
+			t.Errorf("%d other members:\n got %s\nwant %s", extra, got, exp)
+		}
+	}
+}

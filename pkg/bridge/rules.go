@@ -124,8 +124,6 @@ func describeType(p Protocol, typ string) string {
 // finish completes what a protocol's message needs beside its fields.
 func finish(p Protocol, n *node) {}
 
-func num(i int64) *node { return rawNode(strconv.AppendInt(nil, i, 10)) }
-
 func constant(raw string) deriveFn {
 	v := rawNode([]byte(raw))
 	return func(*ctx) *node { return v }
@@ -775,23 +773,43 @@ func order(p Protocol, n *node) {
 			continue
 		}
 		ms := o.obj().m
-		rank := func(k string) int {
-			if i, ok := r.places[k]; ok {
-				return i
+		// Each member's place, found once; most objects are small.
+		var small [24]int
+		rk := small[:0]
+		sorted := true
+		for i, m := range ms {
+			p, ok := r.places[m.k]
+			if !ok {
+				p = len(r.places)
 			}
-			return len(r.places)
+			rk = append(rk, p)
+			sorted = sorted && (i == 0 || rk[i-1] <= p)
 		}
-		sorted, last := true, -1
-		for _, m := range ms {
-			if rk := rank(m.k); rk >= last {
-				last = rk
-			} else {
-				sorted = false
-				break
+		if sorted {
+			continue
+		}
+		if len(ms) > len(small) {
+			// A large object (a frame's payload may be any object).
+			type placed struct {
+				p int
+				m member
 			}
+			ps := make([]placed, len(ms))
+			for i, m := range ms {
+				ps[i] = placed{rk[i], m}
+			}
+			slices.SortStableFunc(ps, func(a, b placed) int { return a.p - b.p })
+			for i := range ps {
+				ms[i] = ps[i].m
+			}
+			continue
 		}
-		if !sorted {
-			slices.SortStableFunc(ms, func(a, b member) int { return rank(a.k) - rank(b.k) })
+		// A stable insertion sort, on the places and the members alike.
+		for i := 1; i < len(ms); i++ {
+			for j := i; j > 0 && rk[j-1] > rk[j]; j-- {
+				rk[j-1], rk[j] = rk[j], rk[j-1]
+				ms[j-1], ms[j] = ms[j], ms[j-1]
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,13 +23,48 @@ type member struct {
 	v *node
 }
 
-func newObject() *node { return &node{m: make([]member, 0, 4)} }
+// A made object, or a made value of a few bytes, comes with room for its
+// members, or its bytes, in the same allocation.
+type (
+	objectBlock struct {
+		n  node
+		ms [4]member
+	}
+	rawBlock struct {
+		n   node
+		buf [56]byte // a UUID or a time, quoted
+	}
+)
+
+func newObject() *node {
+	b := &objectBlock{}
+	b.n.m = b.ms[:0]
+	return &b.n
+}
+
+// newRaw is a node whose raw bytes have room for size bytes, to be
+// appended.
+func newRaw(size int) *node {
+	if size > len(rawBlock{}.buf) {
+		return &node{raw: make([]byte, 0, size)}
+	}
+	b := &rawBlock{}
+	b.n.raw = b.buf[:0]
+	return &b.n
+}
 
 func rawNode(b []byte) *node { return &node{raw: b} }
 
 func strNode[T ~string | ~[]byte](s T) *node {
-	b, _ := jsontext.AppendQuote(make([]byte, 0, len(s)+2), s)
-	return &node{raw: b}
+	n := newRaw(len(s) + 2)
+	n.raw, _ = jsontext.AppendQuote(n.raw, s)
+	return n
+}
+
+func num(i int64) *node {
+	n := newRaw(20)
+	n.raw = strconv.AppendInt(n.raw, i, 10)
+	return n
 }
 
 func (n *node) isObject() bool { return n != nil && (n.raw == nil || n.raw[0] == '{') }
@@ -105,8 +141,20 @@ func equal(a, b *node) bool {
 		return a == b
 	case a.raw != nil && b.raw != nil:
 		return bytes.Equal(a.raw, b.raw)
+	case a.raw == nil && b.raw == nil:
+		if len(a.m) != len(b.m) {
+			return false
+		}
+		for i, m := range a.m {
+			if m.k != b.m[i].k || !equal(m.v, b.m[i].v) {
+				return false
+			}
+		}
+		return true
+	case a.raw == nil:
+		a, b = b, a
 	}
-	return bytes.Equal(a.bytes(), b.bytes())
+	return bytes.Equal(a.raw, b.bytes())
 }
 
 // member returns the value of member k, or nil.
