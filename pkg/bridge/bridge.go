@@ -123,7 +123,8 @@ type Converter struct {
 	index   int               // messages read
 	task    string            // Chiffon: the open task
 	steps   map[string]int64  // Chiffon: work_status messages per task
-	lastT   string            // the last time seen, for events without one
+	lastT   []byte            // the last time seen, for events without one
+	x       ctx               // the message being converted
 	chunks  map[string]*joint // Chiffon output chunks being joined
 	pending []string          // their keys in order of arrival
 	plans   map[planKey]*plan
@@ -245,7 +246,8 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 		return nil, nil
 	}
 	dst := newObject()
-	x := &ctx{c: c}
+	x := &c.x
+	*x = ctx{c: c}
 	x.msg[fs], x.msg[ts] = src, dst
 	setType(to, dst, tm.typ[ts])
 	fields := newObject() // what goes into the target's x_source
@@ -393,29 +395,31 @@ func (c *Converter) after(x *ctx) {
 		}
 		c.seqs.add(run)
 		if s, ok := t.get("t").text(); ok {
-			c.lastT = string(s)
+			c.lastT = append(c.lastT[:0], s...)
 		}
 	}
 	if m := x.side(Chiffon); m != nil {
 		typ, _ := m.get("type").text()
+		task, _ := m.get("payload.task_id").text()
 		switch string(typ) {
-		case "work_request":
-			c.task, _ = m.str("payload.task_id")
-		case "work_status":
-			c.task, _ = m.str("payload.task_id")
-			c.steps[c.task]++
+		case "work_request", "work_status":
+			if string(task) != c.task { // a task's messages mostly come together
+				c.task = string(task)
+			}
+			if string(typ) == "work_status" {
+				c.steps[c.task]++
+			}
 		case "work_result":
-			task, _ := m.str("payload.task_id")
-			delete(c.steps, task) // closed: its steps are counted no more
+			delete(c.steps, string(task)) // closed: its steps are counted no more
 			c.task = ""
 		}
 		if s, ok := m.get("timestamp").text(); ok {
-			c.lastT = string(s)
+			c.lastT = append(c.lastT[:0], s...)
 		}
 	}
 	if m := x.side(Narratoria); m != nil {
 		if s, ok := m.get("timestamp").text(); ok {
-			c.lastT = string(s)
+			c.lastT = append(c.lastT[:0], s...)
 		}
 	}
 }

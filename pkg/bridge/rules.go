@@ -121,9 +121,6 @@ func describeType(p Protocol, typ string) string {
 	return "event type " + typ
 }
 
-// finish completes what a protocol's message needs beside its fields.
-func finish(p Protocol, n *node) {}
-
 func constant(raw string) deriveFn {
 	v := rawNode([]byte(raw))
 	return func(*ctx) *node { return v }
@@ -445,7 +442,7 @@ func nextStep(x *ctx) *node {
 // Deterministic, the Unix epoch).
 func someTime(x *ctx) *node {
 	switch {
-	case x.c.lastT != "":
+	case len(x.c.lastT) > 0:
 		return strNode(x.c.lastT)
 	case x.c.opts.Deterministic:
 		return strNode(time.UnixMilli(0).UTC().Format(isoMillis))
