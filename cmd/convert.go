@@ -93,8 +93,10 @@ unsigned, for toonkit sign. --run-id sets the run, --agent-id the trace
 meta.agent_id, --agent the Chiffon agent type that stands for an agent;
 --deterministic makes ids and times from the input, so that the output is
 the same every time. Chiffon output chunks are joined (--no-reassemble keeps
-them) and outputs over 1 MiB are written in chunks of 256 KiB. A message the
-target has no counterpart for is a warning, an error with --strict.
+them), and x_source keeps each chunk's range and envelope: converted back,
+they are the same chunks. Other outputs over 1 MiB are written in chunks of
+256 KiB. A message the target has no counterpart for is a warning, an error
+with --strict.
 
 EXIT STATUS
   0  every record converted

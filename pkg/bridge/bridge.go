@@ -126,6 +126,8 @@ type Converter struct {
 	lastT   []byte            // the last time seen, for events without one
 	x       ctx               // the message being converted
 	chunks  map[string]*joint // Chiffon output chunks being joined
+	joined  *node             // the chunks the message was joined from (an array), for x_source
+	rechunk *node             // the chunks to give the message as, from its x_source
 	pending []string          // their keys in order of arrival
 	plans   map[planKey]*plan
 	buf     []byte
@@ -190,7 +192,7 @@ func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) e
 		return err
 	}
 	if c.opts.To == Chiffon {
-		return c.split(out, emit)
+		return c.split(out, where, emit)
 	}
 	c.buf = out.append(c.buf[:0])
 	return emit(c.buf)
@@ -203,6 +205,18 @@ func (c *Converter) End() error {
 			return &Error{Where: j.where, Msg: fmt.Sprintf("step %s of task %s: the output chunks end at byte %d of %d (bytes %d-%d are missing)",
 				j.step, j.task, j.have, j.total, j.have, j.total)}
 		}
+	}
+	return nil
+}
+
+// warn reports what cannot be converted as it is: an error with Strict, a
+// warning otherwise.
+func (c *Converter) warn(where func() string, what string) error {
+	if c.opts.Strict {
+		return &Error{Where: where(), Msg: what}
+	}
+	if c.opts.Warn != nil {
+		c.opts.Warn(where(), what)
 	}
 	return nil
 }
@@ -227,23 +241,18 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	ext := src.get(extSlot[from])
 	origin := false
 	var restore, generated, absent *node
+	c.rechunk = nil
 	if ext.isObject() {
 		if p, _ := ext.str("protocol"); Protocol(p) == to {
 			origin = true
 			restore, generated, absent = ext.member("fields"), ext.member("generated"), ext.member("absent")
+			c.rechunk = ext.member("chunks")
 		}
 	}
 	srcType := typeOf(from, src)
 	tm := c.resolve(fs, srcType, src, restore)
 	if tm == nil {
-		what := fmt.Sprintf("%s %s has no %s counterpart: not converted", from, describeType(from, srcType), to)
-		if c.opts.Strict {
-			return nil, &Error{Where: where(), Msg: what}
-		}
-		if c.opts.Warn != nil {
-			c.opts.Warn(where(), what)
-		}
-		return nil, nil
+		return nil, c.warn(where, fmt.Sprintf("%s %s has no %s counterpart: not converted", from, describeType(from, srcType), to))
 	}
 	dst := newObject()
 	x := &c.x
@@ -326,14 +335,14 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	leftovers(src, pl.consumed, "", fields)
 	// Every message made here says where it came from, and keeps what it
 	// could not hold otherwise.
-	if !origin || len(fields.m) > 0 || len(made) > 0 || len(lacks) > 0 {
+	if !origin || len(fields.m) > 0 || len(made) > 0 || len(lacks) > 0 || c.joined != nil {
 		if origin && dst.get(extSlot[to]) != nil {
-			what := fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(fields.memberNames(), ", "))
-			if c.opts.Strict {
-				return nil, &Error{Where: where(), Msg: what}
+			held := fields.memberNames()
+			if c.joined != nil {
+				held = append(held, "the chunks it was joined from")
 			}
-			if c.opts.Warn != nil {
-				c.opts.Warn(where(), what)
+			if err := c.warn(where, fmt.Sprintf("has fields that %s cannot hold beside the %s message's own x_source: %s", to, to, strings.Join(held, ", "))); err != nil {
+				return nil, err
 			}
 		} else {
 			e := newObject()
@@ -346,6 +355,9 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			}
 			if len(lacks) > 0 {
 				e.set1("absent", strList(lacks))
+			}
+			if c.joined != nil {
+				e.set1("chunks", c.joined)
 			}
 			dst.set(extSlot[to], e)
 		}
@@ -485,7 +497,7 @@ func leftovers(n *node, taken *trie, ptr string, fields *node) {
 		if t != nil && t.all {
 			continue
 		}
-		kp := ptr + "/" + escaper.Replace(k)
+		kp := string(appendToken([]byte(ptr), k))
 		if t != nil && v.isObject() && len(v.obj().m) > 0 {
 			leftovers(v, t, kp, fields)
 			continue
@@ -577,12 +589,11 @@ var (
 // pointer turns a dotted path of the rules (whose names hold no dot) into
 // a JSON pointer.
 func pointer(path string) string {
-	var b strings.Builder
+	var b []byte
 	for _, k := range strings.Split(path, ".") {
-		b.WriteByte('/')
-		b.WriteString(escaper.Replace(k))
+		b = appendToken(b, k)
 	}
-	return b.String()
+	return string(b)
 }
 
 // unpointer splits a JSON pointer into its names; nil for "" or one that

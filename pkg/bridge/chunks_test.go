@@ -57,14 +57,28 @@ func TestChunks(t *testing.T) {
 		t.Fatalf("the chunks hold %d of %d bytes", next, len(out))
 	}
 	checkValid(t, Chiffon, chunks)
-	// Read back: the chunks are one message again, the one they came from.
+	// Read back: the chunks are one message again, the one they came from,
+	// which says in x_source what chunks it was joined from.
 	again := convertAll(t, Options{From: Chiffon, To: Trace}, chunks)
-	if len(again) != 1 || again[0] != traced[0] {
-		t.Fatalf("the chunks read back as %d messages; the first differs: %v", len(again), len(again) > 0 && again[0] != traced[0])
+	if len(again) != 1 {
+		t.Fatalf("the chunks read back as %d messages", len(again))
 	}
+	joined, _ := parse([]byte(again[0]))
+	if n := elementCount(t, joined.get("meta.x_source.chunks")); n != len(chunks) {
+		t.Fatalf("x_source.chunks holds %d chunks, not %d", n, len(chunks))
+	}
+	joined.del("meta.x_source.chunks")
+	if string(joined.bytes()) != traced[0] {
+		t.Fatal("the chunks read back as another message than the one they came from")
+	}
+	// Back to Chiffon, they are the same chunks again, whatever SplitAt.
 	back := convertAll(t, Options{From: Trace, To: Chiffon, SplitAt: 1 << 30}, again)
-	if len(back) != 1 || back[0] != whole {
-		t.Fatal("chunked and joined, the message is not the one it was")
+	if strings.Join(back, "\n") != strings.Join(chunks, "\n") {
+		t.Fatalf("chunked, joined and written back: %d messages, not the %d chunks", len(back), len(chunks))
+	}
+	// Without the record of the chunks, the message is written whole.
+	if back := convertAll(t, Options{From: Trace, To: Chiffon, SplitAt: 1 << 30}, traced); len(back) != 1 || back[0] != whole {
+		t.Fatal("the message is not the one it was")
 	}
 	// --no-reassemble: each chunk is a message of its own.
 	kept := convertAll(t, Options{From: Chiffon, To: Trace, NoReassemble: true}, chunks)
@@ -130,6 +144,84 @@ func TestDeterministic(t *testing.T) {
 		c := convertAll(t, Options{From: Kado, To: to}, msgs)
 		if strings.Join(a, "\n") == strings.Join(c, "\n") {
 			t.Fatalf("%s: random ids gave the deterministic output", to)
+		}
+	}
+}
+
+func elementCount(t *testing.T, n *node) int {
+	t.Helper()
+	count := 0
+	if n == nil || !elements(n, func(*node) bool { count++; return true }) {
+		t.Fatalf("not an array: %v", n)
+	}
+	return count
+}
+
+// TestChunkRecords: chunks whose envelopes differ (ids, times, progress, a
+// member one of them lacks or adds) are joined into one message that
+// keeps, in x_source, how each chunk differs from the first; written back
+// as Chiffon, directly or through a frame, they are the same chunks, byte
+// for byte.
+func TestChunkRecords(t *testing.T) {
+	first := statusWith("Añadido", `,"output_chunk":"bytes 0-8 of 16"`)
+	first = first[:len(first)-1] + `,"x_custom_fields":{"host":"a","rack":1}}`
+	second := strings.NewReplacer(
+		`446655440005`, `446655440105`, // message_id
+		`446655440006`, `446655440106`, // request_id
+		`"2026-01-19T04:21:34Z"`, `"2026-01-19T04:21:35.250Z"`,
+		`"progress_percent":100`, `"progress_percent":90`,
+		`,"rack":1`, ``,
+		`"output":"Añadido","output_chunk":"bytes 0-8 of 16"}`, `"output":": 3 ✓\n","output_chunk":"bytes 8-16 of 16"},"x_note":{"a":[1,2]}`,
+	).Replace(first)
+	if second == first || !strings.Contains(second, "8-16") || strings.Contains(second, "rack") {
+		t.Fatal("the second chunk is not made as meant")
+	}
+	chunks := []string{first, second}
+	checkValid(t, Chiffon, chunks)
+	for _, via := range []Protocol{Trace, Kado} {
+		joined := convertAll(t, Options{From: Chiffon, To: via}, chunks)
+		if len(joined) != 1 {
+			t.Fatalf("%s: %d messages", via, len(joined))
+		}
+		checkValid(t, via, joined)
+		back := convertAll(t, Options{From: via, To: Chiffon}, joined)
+		if strings.Join(back, "\n") != strings.Join(chunks, "\n") {
+			t.Errorf("through %s, the chunks came back as\n%s\nnot\n%s", via, strings.Join(back, "\n"), strings.Join(chunks, "\n"))
+		}
+	}
+	event, _ := parse([]byte(convertAll(t, Options{From: Chiffon, To: Trace}, chunks)[0]))
+	want := `[{"output_chunk":"bytes 0-8 of 16"},{"output_chunk":"bytes 8-16 of 16","fields":{"/message_id":"550e8400-e29b-41d4-a716-446655440105","/timestamp":"2026-01-19T04:21:35.250Z","/request_id":"550e8400-e29b-41d4-a716-446655440106","/payload/progress_percent":90,"/payload/x_note":{"a":[1,2]}},"absent":["/x_custom_fields/rack"]}]`
+	if got := string(event.get("meta.x_source.chunks").bytes()); got != want {
+		t.Errorf("x_source.chunks:\n got %s\nwant %s", got, want)
+	}
+
+	// A record that no longer fits the output is a warning (an error with
+	// Strict), and the message is written whole.
+	for _, edit := range []struct{ from, to, why string }{
+		{"bytes 8-16 of 16", "bytes 8-15 of 16", "the chunks end at byte 15 of the 16-byte output"},
+		{"bytes 0-8 of 16", "bytes 0-7 of 16", `"bytes 8-16 of 16" does not follow byte 7 of the 16-byte output`},
+		{"bytes 0-8 of 16", "bytes 0-2 of 16", `"bytes 0-2 of 16" ends within a character`},
+		{"bytes 0-8 of 16", "bytes 0-8 of sixteen", `"bytes 0-8 of sixteen" is not "bytes A-B of N"`},
+		{`"output_chunk":"bytes 0-8 of 16"`, `"chunk":1`, "an entry is not an object with an output_chunk"},
+		{`"absent":["/x_custom_fields/rack"]`, `"absent":"/x_custom_fields/rack"`, "an absent list is not an array"},
+	} {
+		edited := strings.Replace(string(event.bytes()), edit.from, edit.to, 1)
+		var warnings []string
+		c, _ := New(Options{From: Trace, To: Chiffon, Warn: func(where, msg string) { warnings = append(warnings, where+": "+msg) }})
+		var out []string
+		if err := c.Convert([]byte(edited), func() string { return "line 1" }, func(b []byte) error { out = append(out, string(b)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != 1 || !strings.Contains(out[0], `"output":"Añadido: 3 ✓\n"`) {
+			t.Errorf("%s: written as %d messages: %s", edit.why, len(out), out)
+		}
+		if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "line 1: x_source.chunks: "+edit.why) {
+			t.Errorf("%s: warnings %q", edit.why, warnings)
+		}
+		c, _ = New(Options{From: Trace, To: Chiffon, Strict: true})
+		err := c.Convert([]byte(edited), func() string { return "line 1" }, func([]byte) error { t.Error("written with Strict"); return nil })
+		if err == nil || !strings.Contains(err.Error(), edit.why) {
+			t.Errorf("%s: with Strict: %v", edit.why, err)
 		}
 	}
 }

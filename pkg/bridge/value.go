@@ -273,11 +273,14 @@ func (n *node) text() ([]byte, bool) {
 	return u, err == nil
 }
 
-// clone copies the objects of n (raw bytes are shared: they are never
-// changed in place).
+// clone copies n: its objects, and its nodes, which obj may expand in
+// place (raw bytes are shared: they are never changed in place).
 func (n *node) clone() *node {
-	if n == nil || n.raw != nil {
-		return n
+	if n == nil {
+		return nil
+	}
+	if n.raw != nil {
+		return rawNode(n.raw)
 	}
 	c := &node{m: make([]member, len(n.m))}
 	for i, m := range n.m {
@@ -325,4 +328,38 @@ func (n *node) memberNames() []string {
 		list = append(list, m.k)
 	}
 	return list
+}
+
+// elements calls f with each element of an array, in order, until f gives
+// false; it reports whether n is an array (nil counts as an empty one) and
+// f went through all of it.
+func elements(n *node, f func(*node) bool) bool {
+	if n == nil {
+		return true
+	}
+	raw := n.raw
+	if len(raw) < 2 || raw[0] != '[' {
+		return false
+	}
+	for i := 1; raw[i] != ']'; {
+		e := jsonv.SkipValue(raw, i)
+		if e < 0 || !f(rawNode(raw[i:e])) {
+			return false
+		}
+		if i = e; raw[i] == ',' {
+			i++
+		}
+	}
+	return true
+}
+
+// delp removes the member at a path given as its names, leaving the
+// objects on the way as they are.
+func (n *node) delp(names []string) {
+	for _, k := range names[:len(names)-1] {
+		if n = n.member(k); !n.isObject() {
+			return
+		}
+	}
+	n.del1(names[len(names)-1])
 }
