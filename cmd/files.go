@@ -215,12 +215,11 @@ func (o *output) open() error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fail(err)
 	}
-	f, err := createTemp(o.target)
+	f, err := tracked(func() (*os.File, error) { return createTemp(o.target) })
 	if err != nil {
 		return fail(err)
 	}
 	o.tmp = f
-	trackTemp(f.Name())
 	o.w = bufio.NewWriterSize(f, outputBuffer)
 	return nil
 }
@@ -362,13 +361,19 @@ var temps struct {
 	names map[string]bool
 }
 
-func trackTemp(name string) {
+// tracked creates a temporary file and tracks it, with no moment between
+// the two at which a signal's removeTemps would miss it.
+func tracked(create func() (*os.File, error)) (*os.File, error) {
 	temps.Lock()
 	defer temps.Unlock()
-	if temps.names == nil {
-		temps.names = map[string]bool{}
+	f, err := create()
+	if err == nil {
+		if temps.names == nil {
+			temps.names = map[string]bool{}
+		}
+		temps.names[f.Name()] = true
 	}
-	temps.names[name] = true
+	return f, err
 }
 
 func untrackTemp(name string) {

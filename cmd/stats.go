@@ -97,11 +97,10 @@ type spool struct {
 }
 
 func newSpool(what string) (*spool, error) {
-	f, err := os.CreateTemp("", "toonkit-"+what+"-*")
+	f, err := tracked(func() (*os.File, error) { return os.CreateTemp("", "toonkit-"+what+"-*") })
 	if err != nil {
 		return nil, ioErrorf("cannot make a temporary file: %s", pathErrText(err))
 	}
-	trackTemp(f.Name())
 	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
