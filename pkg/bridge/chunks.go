@@ -163,9 +163,13 @@ func appendToken(ptr []byte, name string) []byte {
 // at most ChunkSize bytes, cut between UTF-8 characters, each a
 // work_status of its own with its ids.
 func (c *Converter) split(n *node, where func() string, emit func([]byte) error) error {
-	out, ok := n.str("payload.step.output")
+	typ, _ := n.member("type").text()
+	out, ok := n.get("payload.step.output").text()
+	// A work_status with a whole step output: the one kind of message
+	// that is ever written as chunks.
+	whole := string(typ) == "work_status" && ok && n.get("payload.step.output_chunk") == nil
 	if c.rechunk != nil {
-		if t, _ := n.str("type"); t == "work_status" && ok && n.get("payload.step.output_chunk") == nil {
+		if whole {
 			if parts, why := c.chunksOf(n, out); why == "" {
 				for _, m := range parts {
 					if err := emit(m.bytes()); err != nil {
@@ -180,7 +184,7 @@ func (c *Converter) split(n *node, where func() string, emit func([]byte) error)
 			return err
 		}
 	}
-	if t, _ := n.str("type"); t != "work_status" || !ok || len(out) <= c.opts.SplitAt || n.get("payload.step.output_chunk") != nil {
+	if !whole || len(out) <= c.opts.SplitAt {
 		return emit(n.bytes())
 	}
 	id, _ := n.str("message_id")
@@ -223,7 +227,7 @@ func (c *Converter) chunkID(id, purpose string, part int) string {
 // chunksOf gives the Chiffon chunks that a message was joined from, as
 // c.rechunk records them; why says what does not fit when they cannot be
 // made again.
-func (c *Converter) chunksOf(n *node, out string) (parts []*node, why string) {
+func (c *Converter) chunksOf(n *node, out []byte) (parts []*node, why string) {
 	next := 0
 	ok := elements(c.rechunk, func(rec *node) bool {
 		spec := rec.member("output_chunk")
