@@ -371,21 +371,8 @@ func (w *writer) str(dst []byte, n *node) []byte {
 
 // appendUnit appends one UTF-16 code unit as ensure_ascii writes it.
 func appendUnit(dst []byte, v rune) []byte {
-	switch v {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
+	if d, ok := jsonv.AppendEscape(dst, v, true); ok {
+		return d
 	}
 	if v >= 0x20 && v < 0x7F {
 		return append(dst, byte(v))

@@ -306,23 +306,34 @@ const hexDigits = "0123456789abcdef"
 
 // appendEscaped appends r inside a JSON string as JSON.stringify writes it.
 func appendEscaped(dst []byte, r rune) []byte {
-	switch {
-	case r == '"' || r == '\\':
-		return append(dst, '\\', byte(r))
-	case r == '\b':
-		return append(dst, '\\', 'b')
-	case r == '\f':
-		return append(dst, '\\', 'f')
-	case r == '\n':
-		return append(dst, '\\', 'n')
-	case r == '\r':
-		return append(dst, '\\', 'r')
-	case r == '\t':
-		return append(dst, '\\', 't')
-	case r < 0x20 || (r >= 0xD800 && r < 0xE000):
-		return append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+	if d, ok := AppendEscape(dst, r, true); ok {
+		return d
 	}
 	return utf8.AppendRune(dst, r)
+}
+
+// AppendEscape appends the escape of r inside a quoted string when r needs
+// one: \" \\ \n \r \t, \b and \f when bf (TOON, §7.1, has no \b \f),
+// \u followed by 4 hex digits for the other control characters and for
+// surrogates. ok is false, and dst as it was, for any other r.
+func AppendEscape(dst []byte, r rune, bf bool) (_ []byte, ok bool) {
+	switch {
+	case r == '"' || r == '\\':
+		return append(dst, '\\', byte(r)), true
+	case r == '\n':
+		return append(dst, '\\', 'n'), true
+	case r == '\r':
+		return append(dst, '\\', 'r'), true
+	case r == '\t':
+		return append(dst, '\\', 't'), true
+	case r == '\b' && bf:
+		return append(dst, '\\', 'b'), true
+	case r == '\f' && bf:
+		return append(dst, '\\', 'f'), true
+	case r >= 0 && r < 0x20 || r >= 0xD800 && r < 0xE000:
+		return append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF]), true
+	}
+	return dst, false
 }
 
 // Valid reports whether b is exactly one valid JSON value (no duplicate

@@ -514,3 +514,25 @@ func TestPointerOffset(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendEscape(t *testing.T) {
+	for _, c := range []struct {
+		r       rune
+		bf      bool
+		want    string
+		escaped bool
+	}{
+		{'"', false, `\"`, true}, {'\\', false, `\\`, true}, {'\n', false, `\n`, true},
+		{'\r', true, `\r`, true}, {'\t', true, `\t`, true},
+		{'\b', true, `\b`, true}, {'\f', true, `\f`, true},
+		{'\b', false, `\u0008`, true}, {'\f', false, `\u000c`, true},
+		{0x01, true, `\u0001`, true}, {0x1f, false, `\u001f`, true},
+		{0xD800, true, `\ud800`, true}, {0xDFFF, true, `\udfff`, true},
+		{'a', true, "", false}, {'/', true, "", false}, {0x7f, true, "", false}, {'é', true, "", false},
+	} {
+		got, ok := AppendEscape([]byte("x"), c.r, c.bf)
+		if ok != c.escaped || string(got) != "x"+c.want {
+			t.Errorf("AppendEscape(%U, %v) = %q, %v; want %q, %v", c.r, c.bf, got, ok, "x"+c.want, c.escaped)
+		}
+	}
+}

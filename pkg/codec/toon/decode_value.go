@@ -181,22 +181,7 @@ func quoteJSON(dst, s []byte) []byte {
 		if j == len(s) {
 			return append(dst, '"')
 		}
-		switch c := s[j]; c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&15])
-		}
+		dst, _ = jsonv.AppendEscape(dst, rune(s[j]), true)
 		i = j + 1
 	}
 }

@@ -1,6 +1,10 @@
 package toon
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
 
 // unquotedKeyChar marks the bytes of an unquoted key (§7.3):
 // ^[A-Za-z_][A-Za-z0-9_.]*$; unquotedKeyStart those it may start with.
@@ -196,8 +200,6 @@ const (
 	classStop  // ends the raw string or starts an escape: " \
 )
 
-const lowerHex = "0123456789abcdef"
-
 // appendQuotedTOON appends s in quotes, escaped per §7.1: \\ \" \n \r \t, the
 // other control characters as \u00xx, everything else as it is.
 func appendQuotedTOON(dst, s []byte) []byte {
@@ -207,19 +209,7 @@ func appendQuotedTOON(dst, s []byte) []byte {
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '\\', '"':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
-		}
+		dst, _ = jsonv.AppendEscape(append(dst, s[start:i]...), rune(c), false)
 		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
