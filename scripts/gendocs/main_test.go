@@ -1,4 +1,4 @@
-package cmd
+package main
 
 import (
 	"os"
@@ -17,8 +17,8 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		gen func() (map[string][]byte, error)
 		fix string
 	}{
-		{"../completions", Completions, "make completions"},
-		{"../docs/man", ManPages, "make man"},
+		{"../../completions", completions, "make completions"},
+		{"../../docs/man", manPages, "make man"},
 	} {
 		want, err := c.gen()
 		if err != nil {
@@ -52,11 +52,11 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 
 // Generation is reproducible: two runs give the same bytes.
 func TestManPagesReproducible(t *testing.T) {
-	a, err := ManPages()
+	a, err := manPages()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ManPages()
+	b, err := manPages()
 	if err != nil {
 		t.Fatal(err)
 	}
