@@ -7,44 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/version"
 )
-
-// version is set at build time with -ldflags "-X github.com/toonkit/toonkit/cmd.version=v1.2.3".
-var version = ""
-
-// Version returns the version from ldflags, or from the module's build info.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "-dirty"
-				}
-			}
-		}
-		if v == "" || v == "(devel)" {
-			v = "devel"
-			if rev != "" {
-				v += "+" + rev[:min(12, len(rev))] + dirty
-			}
-		}
-		return v
-	}
-	return "devel"
-}
 
 // Main runs toonkit with the process's arguments and returns the exit code.
 // SIGINT, SIGTERM and SIGHUP end the run without leaving a temporary output
@@ -147,7 +115,7 @@ they come.`,
   toonkit validate capture.bin
   toonkit verify --key-file audit.key audit.ndjson
   toonkit exec -- ./tool.sh`,
-		Version:       Version(),
+		Version:       version.String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
