@@ -126,7 +126,6 @@ they come.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&ios.ColorMode, "color", "auto", "when to use color: auto, always or never")
@@ -143,5 +142,20 @@ they come.`,
 		newVerifyCmd(ios, nil),
 		newExecCmd(ios, nil),
 	)
+	addCompletionCmd(root)
 	return root
+}
+
+// addCompletionCmd adds cobra's completion command (bash, zsh, fish and
+// powershell scripts) to the help, where cobra would add it only when run.
+// An unknown shell is a usage error, not the help with exit status 0.
+func addCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				return c.Help()
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/cmd"
 )
 
 // The committed completions and man pages must match the command tree:
@@ -65,5 +66,23 @@ func TestManPagesReproducible(t *testing.T) {
 	}
 	if len(a["toonkit.1"]) == 0 || len(a["toonkit-decode.1"]) == 0 {
 		t.Fatalf("missing pages: %v", len(a))
+	}
+}
+
+// `toonkit completion SHELL` prints the very scripts that make install
+// installs from completions/.
+func TestCompletionCommandPrintsTheFiles(t *testing.T) {
+	files, err := completions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for shell, name := range map[string]string{"bash": "toonkit.bash", "zsh": "toonkit.zsh", "fish": "toonkit.fish", "powershell": "toonkit.ps1"} {
+		ios, _, out, errOut := cmd.Test()
+		if code := cmd.Run(ios, []string{"completion", shell}); code != 0 {
+			t.Fatalf("completion %s: exit %d: %s", shell, code, errOut)
+		}
+		if out.String() != string(files[name]) {
+			t.Errorf("toonkit completion %s differs from %s:\n%s", shell, name, cmp.Diff(string(files[name]), out.String()))
+		}
 	}
 }
