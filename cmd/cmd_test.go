@@ -221,3 +221,25 @@ func TestOutputAtomic(t *testing.T) {
 		t.Fatalf("mode %v, content % x", st.Mode().Perm(), b[:2])
 	}
 }
+
+func TestVerifyFlagParsing(t *testing.T) {
+	ios, _, _, _ := Test()
+	ios.Getenv = func(k string) string { return map[string]string{"K": "key"}[k] }
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--key-env", "K", "log.ndjson"}, false},
+		{[]string{"--key-env", "K", "--require-both", "log.ndjson"}, true},
+	} {
+		var got *VerifyOptions
+		cmd := newVerifyCmd(ios, func(o *VerifyOptions) error { got = o; return nil })
+		cmd.SetArgs(c.args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if got.RequireBoth != c.want || got.Report != "text" || len(got.Inputs) != 1 || got.Inputs[0] != "log.ndjson" {
+			t.Fatalf("%v: options %+v", c.args, got)
+		}
+	}
+}
