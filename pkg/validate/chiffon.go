@@ -145,8 +145,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	if id, ok := r.str("request_id"); ok {
 		// The payload as compact JSON: a retry resends the same payload.
 		payload := r.get("payload")
-		c.buf = jsonv.Compacted(c.buf[:0], payload)
-		sum := sha256.Sum256(c.buf)
+		sum := sha256.Sum256(c.compacted(payload))
 		h := binary.LittleEndian.Uint64(sum[:])
 		if prev, seen := c.requests.get(id); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
@@ -174,7 +173,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 		if ch, ok := r.str("payload", "step", "output_chunk"); ok {
 			if a, b, n, ok := ChunkRange(ch); ok {
-				key := chunkKey{task, string(r.get("payload", "step", "number"))}
+				key := chunkKey{task, string(c.compacted(r.get("payload", "step", "number")))}
 				set := c.chunks[key]
 				if set == nil {
 					set = &chunkSet{total: n}
@@ -195,6 +194,17 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	return true
+}
+
+// compacted is the compact form of the JSON value v: v itself when it is
+// compact, else a copy in c.buf (which is never v: v lives in the reader's
+// buffer, and writing there would change the messages after it).
+func (c *chiffon) compacted(v []byte) []byte {
+	out := jsonv.Compacted(c.buf, v)
+	if len(out) > 0 && len(v) > 0 && &out[0] != &v[0] {
+		c.buf = out[:0]
+	}
+	return out
 }
 
 // finish checks that each step's output chunks tile 0..N.
