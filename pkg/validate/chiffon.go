@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 
@@ -73,8 +72,6 @@ func isCanonicalUUID(s string) bool {
 	return true
 }
 
-var anyUUID = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
-
 // ChunkRange reads a Chiffon step.output_chunk, "bytes A-B of N" (B
 // exclusive), as its three numbers; ok is false for any other text, and
 // for a number past 2^63-1.
@@ -116,7 +113,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	for _, p := range uuidFields {
-		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && anyUUID.MatchString(s) {
+		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && matchUUID([]byte(s)) {
 			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
 				return false
 			}

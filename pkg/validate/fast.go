@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
@@ -41,7 +40,7 @@ type fnode struct {
 	enum     []string // allowed strings (the schemas' enums are all strings)
 	constRaw []byte   // compact JSON of a const
 	min, max *float64
-	pattern  *regexp.Regexp
+	match    func([]byte) bool // the pattern
 	format   string
 	items    *fnode
 	maxProps int // -1: none
@@ -137,11 +136,15 @@ func compileNode(s any) *fnode {
 				n.max = &f
 			}
 		case "pattern":
+			if m := knownPatterns[v.(string)]; m != nil {
+				n.match = m
+				break
+			}
 			re, err := regexp.Compile(v.(string))
 			if err != nil {
 				n.unsure = true
 			}
-			n.pattern = re
+			n.match = re.Match
 		case "format":
 			n.format = v.(string)
 		case "items":
@@ -215,16 +218,16 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 			return no
 		}
 	}
-	if kind == '"' && (n.pattern != nil || n.format != "") {
+	if kind == '"' && (n.match != nil || n.format != "") {
 		s, plain := plainString(v)
 		switch {
 		case !plain:
 			res = and(res, unknown)
-		case n.pattern != nil && !n.pattern.Match(s):
+		case n.match != nil && !n.match(s):
 			return no
 		case n.format == "date-time":
 			if !isDateTime(s) {
-				res = and(res, unknown) // the library may know better
+				return no
 			}
 		case n.format != "":
 			res = and(res, unknown)
@@ -387,47 +390,6 @@ func isPlainInt(b []byte) bool {
 func plainString(v []byte) ([]byte, bool) {
 	s := v[1 : len(v)-1]
 	return s, bytes.IndexByte(s, '\\') < 0
-}
-
-// isDateTime reports whether s is an RFC 3339 time of the common shape
-// 2006-01-02T15:04:05[.frac](Z|±07:00), one the schema library accepts.
-func isDateTime(s []byte) bool {
-	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
-		return false
-	}
-	if _, err := time.Parse("2006-01-02", string(s[:10])); err != nil {
-		return false
-	}
-	h, m, sec := digits2(s[11:13]), digits2(s[14:16]), digits2(s[17:19])
-	if h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 {
-		return false
-	}
-	rest := s[19:]
-	if len(rest) > 0 && rest[0] == '.' {
-		i := 1
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i == 1 {
-			return false
-		}
-		rest = rest[i:]
-	}
-	switch {
-	case len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z'):
-		return true
-	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
-		oh, om := digits2(rest[1:3]), digits2(rest[4:6])
-		return oh >= 0 && oh <= 23 && om >= 0 && om <= 59
-	}
-	return false
-}
-
-func digits2(b []byte) int {
-	if b[0] < '0' || b[0] > '9' || b[1] < '0' || b[1] > '9' {
-		return -1
-	}
-	return int(b[0]-'0')*10 + int(b[1]-'0')
 }
 
 func numberString(v any) string {
