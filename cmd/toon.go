@@ -200,8 +200,9 @@ func joinArray(values [][]byte) []byte {
 }
 
 // writeTOON encodes a document to out and commits it; nothing is written
-// on failure. On a terminal the document gets a final newline (TOON has
-// none).
+// on failure. The document gets one final newline, as the reference CLI
+// writes it (toon.Encode's text has none); the statistics count the
+// document without it.
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
 	err := encodeTOON(out, st, doc, opts)
 	var ee *ExitError
@@ -225,9 +226,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 		}
 		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
 	}
-	if out.path == "" && ios.IsStdoutTTY() {
-		out.Write(newline)
-	}
+	out.Write(newline) // a failure is Commit's to report
 	if err := out.Commit(); err != nil {
 		return err
 	}
