@@ -31,7 +31,6 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"unhex": cmdUnhex,
 			"hexof": cmdHexof,
-			"chomp": cmdChomp,
 		},
 		RequireExplicitExec: false,
 	})
@@ -83,18 +82,6 @@ func cmdHexof(ts *testscript.TestScript, neg bool, args []string) {
 		sb.WriteByte('\n')
 	}
 	ts.Stdout().Write([]byte(sb.String()))
-}
-
-// cmdChomp removes the final newline of each file ("chomp FILE..."): txtar
-// files always end in one, and TOON documents end without.
-func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) == 0 {
-		ts.Fatalf("usage: chomp FILE...")
-	}
-	for _, name := range args {
-		b := ts.ReadFile(name)
-		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(strings.TrimSuffix(b, "\n")), 0o644))
-	}
 }
 
 func atoi(s string) (int, error) {

@@ -47,19 +47,23 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Long: `Convert reads records in one encoding and writes them in another:
 
   json      a JSON array of records (a top-level array gives its elements;
-            other top-level values are records themselves); written
-            indented by two spaces, or on one line with -c
+            other top-level values are records themselves); written as an
+            array indented by two spaces, or on one line with -c
   ndjson    one record per line
   toon      Token-Oriented Object Notation, spec v4.0: the records as one
-            document (a root array; the value itself when the input is one
-            JSON or TOON value that is not an array); read back as its
-            root array's elements, or its root value
+            document, a root array; read back as its root array's
+            elements, or its root value
   tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
   binary    Kado binary frames; read as decode's records, written from them
   auto      (--to only) tabular when the A2A spec's negotiation picks it:
             at least 2 objects, keys shared at least 70%, nesting at most one
             level, lossless, and more than 20% smaller than compact JSON;
             compact JSON otherwise (--verbose says which, and why)
+
+One value stays one value: when the only input is one JSON or TOON value
+that is not an array, --to json, toon and auto write that value itself,
+while arrays, NDJSON streams, tables and frame captures are records, written
+as an array even when they hold one.
 
 The input format is detected per file without --from: binary frames start
 with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
@@ -269,6 +273,9 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			return err
 		}
 		bs.src = src
+		if js, ok := snk.(*jsonSink); ok {
+			js.single = oneValue(opts, src)
+		}
 		if err := pump(src, out, st, snk.write); err != nil {
 			return err
 		}
@@ -351,6 +358,9 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		// The rows need not be compact (the table's cells are); the
 		// statistics and --to auto's JSON need them so.
 		src.flat, src.raw = true, st == nil && js == nil
+		if js != nil {
+			js.single = oneValue(opts, src)
+		}
 		files = append(files, rowFile{first: tw.Report().Rows, name: src.name})
 		err = src.each(func(rec []byte) error {
 			st.record(rec)

@@ -51,8 +51,8 @@ v4.0: indentation for objects, [N] lengths, {fields} headers and one row per
 line for arrays of uniform objects, keyed tables for objects of uniform
 objects, quotes only where needed. Numbers keep every digit (no float64
 round trip). Several values (NDJSON, several files) become one array.
---delimiter (comma, tab, pipe) and --indent shape the output, which has no
-final newline (but on a terminal), as the reference CLI writes it.
+--delimiter (comma, tab, pipe) and --indent shape the output, which ends
+with one newline, as the reference CLI writes it.
 
 --to binary writes one Kado binary TOON frame per value, byte for byte as the
 Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
