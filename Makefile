@@ -17,8 +17,10 @@ endif
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -s -w -X github.com/toonkit/toonkit/internal/version.Stamped=$(VERSION)
 FUZZTIME ?= 20s
+# The release whose notes make release-notes prints: the newest tag.
+RELEASE  ?= $(shell git describe --tags --abbrev=0 2>/dev/null)
 
-.PHONY: all build install uninstall demo test vet bench fuzz pgo completions man golden clean
+.PHONY: all build install uninstall release-notes demo test vet bench fuzz pgo completions man golden clean
 
 all: build
 
@@ -60,6 +62,11 @@ else
 	rm -f $(DESTDIR)$(PREFIX)/bin/toonkit
 endif
 	rm -f $(addprefix $(MANDIR)/,$(notdir $(wildcard docs/man/*.1))) $(BASHDIR)/toonkit $(ZSHDIR)/_toonkit $(FISHDIR)/toonkit.fish
+
+# The CHANGELOG.md section of a release, for its tag and release page
+# (docs/releasing.md): make release-notes RELEASE=v0.2.0, or the newest tag.
+release-notes:
+	@scripts/release-notes.sh '$(RELEASE)' CHANGELOG.md
 
 # Runs toonkit's main jobs on the sample files in testdata/demo.
 demo: build

@@ -44,9 +44,24 @@ func installEnv(t *testing.T, set map[string]string) []string {
 	return env
 }
 
+// makeCmd is make with the given arguments, in an environment without the
+// variables of a make that runs the tests (make test): no "Entering
+// directory" lines, no inherited flags.
+func makeCmd(args ...string) *exec.Cmd {
+	c := exec.Command("make", args...)
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL":
+		default:
+			c.Env = append(c.Env, kv)
+		}
+	}
+	return c
+}
+
 func runMake(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	c := exec.Command("make", args...)
+	c := makeCmd(args...)
 	c.Env = env
 	out, err := c.CombinedOutput()
 	if err != nil {
@@ -140,7 +155,7 @@ func TestMakeInstall(t *testing.T) {
 	})
 
 	t.Run("DESTDIR needs PREFIX", func(t *testing.T) {
-		c := exec.Command("make", "install", "DESTDIR="+filepath.Join(tmp, "x"))
+		c := makeCmd("install", "DESTDIR="+filepath.Join(tmp, "x"))
 		c.Env = installEnv(t, map[string]string{"HOME": filepath.Join(tmp, "home")})
 		out, err := c.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "DESTDIR needs PREFIX") {
