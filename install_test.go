@@ -23,14 +23,14 @@ func goEnv(t *testing.T, name string) string {
 func installEnv(t *testing.T, set map[string]string) []string {
 	t.Helper()
 	keep := map[string]string{}
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"} {
 		keep[k] = goEnv(t, k)
 	}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "HOME", "XDG_DATA_HOME", "GOBIN", "PREFIX", "DESTDIR", "DATADIR", "VERSION", "GOCACHE", "GOMODCACHE", "GOPATH", "MAKEFLAGS", "MFLAGS", "MAKELEVEL":
+		case "HOME", "XDG_DATA_HOME", "GOBIN", "PREFIX", "DESTDIR", "DATADIR", "VERSION", "GOCACHE", "GOMODCACHE", "GOPATH", "GOENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL":
 			continue
 		}
 		env = append(env, kv)
