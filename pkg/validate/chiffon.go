@@ -1,13 +1,14 @@
 package validate
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
@@ -20,39 +21,33 @@ import (
 // (error), a second work_result for a task (error), a work_status after its
 // task's work_result (warning).
 func Chiffon(r io.Reader, name string, opts Options, emit Emit) (int, error) {
-	return envelopes(r, name, opts, &chiffon{
-		messages: idSet[int32]{}, requests: idSet[uint64]{}, results: map[string]int{}, chunks: map[chunkKey]*chunkSet{}}, emit)
+	return envelopes(r, name, opts, &chiffon{chunks: map[string]*chunkSet{}, seed: maphash.MakeSeed()}, emit)
 }
 
 type chiffon struct {
-	messages idSet[int32]   // message_id -> first record
-	requests idSet[uint64]  // request_id -> payload hash
-	results  map[string]int // task_id -> record of its work_result
-	chunks   map[chunkKey]*chunkSet
-	buf      []byte
+	messages idSet[int32]  // message_id -> first record
+	requests idSet[uint64] // request_id -> hash of the payload
+	results  idSet[int32]  // task_id -> record of its work_result
+	chunks   map[string]*chunkSet
+	seed     maphash.Seed
+	buf, key []byte
 }
 
-type chunkKey struct {
-	task string
-	step string
-}
-
+// chunkSet is the output chunks of one step of a task.
 type chunkSet struct {
-	total  int64
-	ranges [][2]int64
-	last   mark
+	task, step string
+	total      int64
+	ranges     [][2]int64
+	last       mark
 }
 
 func (c *chiffon) schema() string     { return "chiffon" }
 func (c *chiffon) codePrefix() string { return "CHF" }
 
-var envelopeFields = map[string]bool{"protocol_version": true, "message_id": true, "from_agent": true, "to_agent": true,
-	"timestamp": true, "trace_id": true, "request_id": true, "type": true, "payload": true, "x_custom_fields": true}
-
 var uuidFields = [][]string{{"message_id"}, {"trace_id"}, {"request_id"}, {"payload", "task_id"}}
 
 // isCanonicalUUID reports whether s is a UUID in lowercase 8-4-4-4-12 form.
-func isCanonicalUUID(s string) bool {
+func isCanonicalUUID[T string | []byte](s T) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -100,9 +95,80 @@ func ChunkRange(s string) (a, b, n int64, ok bool) {
 }
 
 func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
+	if !c.checkFields(r, emit) {
+		return false
+	}
+	for _, p := range uuidFields {
+		if s, ok := r.text(p...); ok && !isCanonicalUUID(s) && matchUUID(s) {
+			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
+				return false
+			}
+		}
+	}
+	typ, _ := r.text("type")
+	if string(typ) == "error" {
+		if code, ok := r.int("payload", "error_code"); ok {
+			if code > 5006 && code <= 5999 {
+				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
+					return false
+				}
+			}
+		}
+	}
+	// Across the stream.
+	if id, ok := r.text("message_id"); ok {
+		if first, seen := c.messages.get(id); seen {
+			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
+				return false
+			}
+		} else {
+			c.messages.put(id, int32(r.index))
+		}
+	}
+	if id, ok := r.text("request_id"); ok {
+		// The payload as compact JSON: a retry resends the same payload.
+		h := maphash.Bytes(c.seed, c.compacted(r.get("payload")))
+		if prev, seen := c.requests.get(id); seen && prev != h {
+			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
+				return false
+			}
+		} else if !seen {
+			c.requests.put(id, h)
+		}
+	}
+	task, _ := r.text("payload", "task_id")
+	switch string(typ) {
+	case "work_result":
+		if first, seen := c.results.get(task); seen && len(task) > 0 {
+			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
+				return false
+			}
+		} else if len(task) > 0 {
+			c.results.put(task, int32(r.index))
+		}
+	case "work_status":
+		if first, seen := c.results.get(task); seen {
+			if !emit(r.at("/payload/task_id", "CHF054", Warning, fmt.Sprintf("has a work_status after its work_result (record %d)", first))) {
+				return false
+			}
+		}
+		if ch, ok := r.text("payload", "step", "output_chunk"); ok {
+			if a, b, n, ok := ChunkRange(string(ch)); ok {
+				return c.chunk(r, task, a, b, n, emit)
+			}
+		}
+	}
+	return true
+}
+
+// checkFields warns of the top-level members that are not envelope fields.
+func (c *chiffon) checkFields(r *record, emit func(Finding) bool) bool {
+	if members, ok := r.split.split(r.raw); ok && !slices.ContainsFunc(members, func(m member) bool { return m.escaped || !isEnvelopeField(m.name) }) {
+		return true // the common case, at no cost
+	}
 	var names []string
 	for _, k := range r.topNames() {
-		if !envelopeFields[k] {
+		if !isEnvelopeField([]byte(k)) {
 			names = append(names, k)
 		}
 	}
@@ -112,83 +178,42 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 			return false
 		}
 	}
-	for _, p := range uuidFields {
-		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && matchUUID([]byte(s)) {
-			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
-				return false
-			}
-		}
+	return true
+}
+
+func isEnvelopeField(name []byte) bool {
+	switch string(name) {
+	case "protocol_version", "message_id", "from_agent", "to_agent", "timestamp", "trace_id", "request_id", "type", "payload", "x_custom_fields":
+		return true
 	}
-	typ, _ := r.str("type")
-	if typ == "error" {
-		if n, ok := r.num("payload", "error_code"); ok {
-			if code, err := strconv.ParseInt(n, 10, 64); err == nil && code > 5006 && code <= 5999 {
-				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
-					return false
-				}
-			}
-		}
+	return false
+}
+
+// chunk adds the output chunk "bytes a-b of n" of a work_status to the
+// chunks of its step.
+func (c *chiffon) chunk(r *record, task []byte, a, b, n int64, emit func(Finding) bool) bool {
+	// The key: the task id and the step's number as compact JSON, each
+	// after its length (no allocation to look it up).
+	step := c.compacted(r.get("payload", "step", "number"))
+	k := binary.LittleEndian.AppendUint32(c.key[:0], uint32(len(task)))
+	k = append(k, task...)
+	k = append(k, step...)
+	c.key = k
+	set := c.chunks[string(k)]
+	if set == nil {
+		set = &chunkSet{total: n, task: string(task), step: string(step)}
+		c.chunks[string(k)] = set
 	}
-	// Across the stream.
-	if id, ok := r.str("message_id"); ok {
-		if first, seen := c.messages.get(id); seen {
-			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
-				return false
-			}
-		} else {
-			c.messages.put(id, int32(r.index))
+	if n != set.total || a > b || b > n {
+		if !emit(r.at("/payload/step/output_chunk", "CHF052", Error, fmt.Sprintf("bytes %d-%d of %d does not fit the step's output of %d bytes", a, b, n, set.total))) {
+			return false
 		}
+	} else {
+		set.ranges = append(set.ranges, [2]int64{a, b})
 	}
-	if id, ok := r.str("request_id"); ok {
-		// The payload as compact JSON: a retry resends the same payload.
-		payload := r.get("payload")
-		sum := sha256.Sum256(c.compacted(payload))
-		h := binary.LittleEndian.Uint64(sum[:])
-		if prev, seen := c.requests.get(id); seen && prev != h {
-			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
-				return false
-			}
-		} else if !seen {
-			c.requests.put(id, h)
-		}
-	}
-	task, _ := r.str("payload", "task_id")
-	switch typ {
-	case "work_result":
-		if first, seen := c.results[task]; seen && task != "" {
-			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
-				return false
-			}
-		} else if task != "" {
-			c.results[task] = r.index
-		}
-	case "work_status":
-		if first, seen := c.results[task]; seen {
-			if !emit(r.at("/payload/task_id", "CHF054", Warning, fmt.Sprintf("has a work_status after its work_result (record %d)", first))) {
-				return false
-			}
-		}
-		if ch, ok := r.str("payload", "step", "output_chunk"); ok {
-			if a, b, n, ok := ChunkRange(ch); ok {
-				key := chunkKey{task, string(c.compacted(r.get("payload", "step", "number")))}
-				set := c.chunks[key]
-				if set == nil {
-					set = &chunkSet{total: n}
-					c.chunks[key] = set
-				}
-				if n != set.total || a > b || b > n {
-					if !emit(r.at("/payload/step/output_chunk", "CHF052", Error, fmt.Sprintf("bytes %d-%d of %d does not fit the step's output of %d bytes", a, b, n, set.total))) {
-						return false
-					}
-				} else {
-					set.ranges = append(set.ranges, [2]int64{a, b})
-				}
-				set.last = r.mark("/payload/step/output_chunk")
-				if set.tiled() {
-					delete(c.chunks, key) // complete: nothing more to check
-				}
-			}
-		}
+	set.last = r.mark("/payload/step/output_chunk")
+	if set.tiled() {
+		delete(c.chunks, string(k)) // complete: nothing more to check
 	}
 	return true
 }
@@ -206,13 +231,9 @@ func (c *chiffon) compacted(v []byte) []byte {
 
 // finish checks that each step's output chunks tile 0..N.
 func (c *chiffon) finish(emit func(Finding) bool) bool {
-	keys := make([]chunkKey, 0, len(c.chunks))
-	for k := range c.chunks {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return c.chunks[keys[i]].last.Offset < c.chunks[keys[j]].last.Offset })
-	for _, k := range keys {
-		set := c.chunks[k]
+	sets := slices.Collect(maps.Values(c.chunks))
+	sort.Slice(sets, func(i, j int) bool { return sets[i].last.Offset < sets[j].last.Offset })
+	for _, set := range sets {
 		sort.Slice(set.ranges, func(i, j int) bool { return set.ranges[i][0] < set.ranges[j][0] })
 		next := int64(0)
 		problem := ""
@@ -233,7 +254,7 @@ func (c *chiffon) finish(emit func(Finding) bool) bool {
 		}
 		if problem != "" {
 			f := set.last.Finding
-			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", k.step, k.task, problem)
+			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", set.step, set.task, problem)
 			if !emit(f) {
 				return false
 			}
@@ -263,22 +284,23 @@ func (s *chunkSet) tiled() bool {
 }
 
 // idSet maps ids to values in little memory: a canonical UUID is kept as
-// its 16 bytes, any other id as a string.
+// its 16 bytes, any other id as a string. Looking an id up allocates
+// nothing.
 type idSet[V any] struct {
 	uuids map[[16]byte]V
 	other map[string]V
 }
 
-func (s *idSet[V]) get(id string) (V, bool) {
+func (s *idSet[V]) get(id []byte) (V, bool) {
 	if k, ok := uuidKey(id); ok {
 		v, seen := s.uuids[k]
 		return v, seen
 	}
-	v, seen := s.other[id]
+	v, seen := s.other[string(id)]
 	return v, seen
 }
 
-func (s *idSet[V]) put(id string, v V) {
+func (s *idSet[V]) put(id []byte, v V) {
 	if k, ok := uuidKey(id); ok {
 		if s.uuids == nil {
 			s.uuids = map[[16]byte]V{}
@@ -289,11 +311,11 @@ func (s *idSet[V]) put(id string, v V) {
 	if s.other == nil {
 		s.other = map[string]V{}
 	}
-	s.other[id] = v
+	s.other[string(id)] = v
 }
 
 // uuidKey is the 16 bytes of a canonical UUID.
-func uuidKey(s string) ([16]byte, bool) {
+func uuidKey(s []byte) ([16]byte, bool) {
 	var k [16]byte
 	if !isCanonicalUUID(s) {
 		return k, false
@@ -304,15 +326,8 @@ func uuidKey(s string) ([16]byte, bool) {
 			i--
 			continue
 		}
-		k[j] = unhex(s[i])<<4 | unhex(s[i+1])
+		k[j] = byte(hexVal[s[i]])<<4 | byte(hexVal[s[i+1]])
 		j++
 	}
 	return k, true
-}
-
-func unhex(c byte) byte {
-	if c >= 'a' {
-		return c - 'a' + 10
-	}
-	return c - '0'
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -107,7 +108,7 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 // fast reports whether the schema's fast checker is sure the message is
 // valid; the message is then read from its bytes (see get), not decoded.
 func (r *record) fast(schema string) bool {
-	r.split.reset()
+	r.split.scan(r.raw)
 	return fastValid(r.split, schema, r.raw)
 }
 
@@ -175,15 +176,22 @@ func (r *record) getDecoded(keys ...string) []byte {
 
 // str is the string at a path of member names.
 func (r *record) str(keys ...string) (string, bool) {
+	s, ok := r.text(keys...)
+	return string(s), ok
+}
+
+// text is the string at a path of member names, unescaped: a slice of the
+// message itself (no copy) when the string holds no escape.
+func (r *record) text(keys ...string) ([]byte, bool) {
 	v := r.get(keys...)
 	if len(v) < 2 || v[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	if s, plain := plainString(v); plain {
-		return string(s), true
+		return s, true
 	}
 	s, err := jsontext.AppendUnquote(nil, v)
-	return string(s), err == nil
+	return s, err == nil
 }
 
 // num is the number at a path of member names, as written.
@@ -193,6 +201,32 @@ func (r *record) num(keys ...string) (string, bool) {
 		return "", false
 	}
 	return string(v), true
+}
+
+// int is the integer at a path of member names, as strconv.ParseInt reads
+// the number as written (so 1.0 and 1e3 are not integers).
+func (r *record) int(keys ...string) (int64, bool) {
+	v := r.get(keys...)
+	neg := len(v) > 0 && v[0] == '-'
+	digits := v
+	if neg {
+		digits = v[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // topNames lists the message's member names.
@@ -217,7 +251,7 @@ func (r *record) topNames() []string {
 	return names
 }
 
-// member is a member of a JSON object, as appendMembers gives it.
+// member is a member of a JSON object, as splitCache.members gives it.
 type member struct {
 	name, value []byte
 	escaped     bool

@@ -3,7 +3,9 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +39,7 @@ type fnode struct {
 	types    uint8
 	props    map[string]*fnode
 	required []string
+	fields   []field  // props and required, made by compileNode for eval
 	enum     []string // allowed strings (the schemas' enums are all strings)
 	constRaw []byte   // compact JSON of a const
 	min, max *float64
@@ -175,7 +178,46 @@ func compileNode(s any) *fnode {
 			}
 		}
 	}
+	n.fields = fieldsOf(n.props, n.required)
 	return n
+}
+
+// field is a member name the schema of an object names: its schema (nil
+// when it has none) and its place in required (-1 when not required).
+type field struct {
+	name string
+	node *fnode
+	req  int
+}
+
+// fieldsOf lists the fields of properties and required, the required first
+// (in their order), for a linear search: faster than a map for the ten or
+// so fields of a message.
+func fieldsOf(props map[string]*fnode, required []string) []field {
+	var fs []field
+	for i, r := range required {
+		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == r }) {
+			fs = append(fs, field{r, props[r], i})
+		}
+	}
+	names := slices.Sorted(maps.Keys(props))
+	for _, name := range names {
+		if !slices.Contains(required, name) {
+			fs = append(fs, field{name, props[name], -1})
+		}
+	}
+	return fs
+}
+
+// lookup is the field named name, or nil.
+func (n *fnode) lookup(name []byte) *field {
+	for i := range n.fields {
+		f := &n.fields[i]
+		if len(f.name) == len(name) && f.name == string(name) {
+			return f
+		}
+	}
+	return nil
 }
 
 // eval checks the JSON value v (without white space around it).
@@ -249,17 +291,19 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 				res = and(res, unknown)
 				continue
 			}
-			for i, r := range n.required {
-				if i < 64 && r == string(m.name) {
-					seen |= 1 << i
-				}
+			f := n.lookup(m.name)
+			if f == nil {
+				continue
 			}
-			if p := n.props[string(m.name)]; p != nil && res != no {
-				res = and(res, fs.eval(c, p, m.value))
+			if f.req >= 0 && f.req < 64 {
+				seen |= 1 << f.req
+			}
+			if f.node != nil && res != no {
+				res = and(res, fs.eval(c, f.node, m.value))
 			}
 		}
-		for i := range n.required {
-			if i < 64 && seen&(1<<i) == 0 {
+		for _, f := range n.fields {
+			if f.req >= 0 && f.req < 64 && seen&(1<<f.req) == 0 {
 				return no
 			}
 		}
@@ -425,87 +469,190 @@ func fastValid(c *splitCache, name string, raw []byte) bool {
 
 // splitCache keeps the members of the objects of one message, split once:
 // the schemas look at an object several times (properties, if, then), and
-// the stream rules read fields afterwards.
+// the stream rules read fields afterwards. scan splits every object of a
+// message in one pass over its bytes; split finds an object among them
+// (or splits one it was not given).
 type splitCache struct {
-	entries []splitEntry
+	base    []byte       // the message scan split
+	entries []splitEntry // its objects, in the order they start
+	lazy    []splitEntry // objects split on demand
 }
 
 type splitEntry struct {
 	obj     []byte
+	start   int // offset of obj in base
 	members []member
 	ok      bool
 }
 
 // reset forgets the objects of the last message, keeping the memory.
-func (c *splitCache) reset() { c.entries = c.entries[:0] }
+func (c *splitCache) reset() {
+	c.base, c.entries, c.lazy = nil, c.entries[:0], c.lazy[:0]
+}
+
+// next is a cleared entry at the end of list, its memory reused.
+func next(list []splitEntry) ([]splitEntry, *splitEntry) {
+	if len(list) < cap(list) {
+		list = list[:len(list)+1]
+	} else {
+		list = append(list, splitEntry{})
+	}
+	e := &list[len(list)-1]
+	e.members = e.members[:0]
+	return list, e
+}
+
+// scan splits every object of the valid JSON value v; the value's objects
+// are then found by split at no cost but a binary search.
+func (c *splitCache) scan(v []byte) {
+	c.reset()
+	c.base = v
+	if c.skip(v, 0) != len(v) {
+		c.entries = c.entries[:0] // not JSON as the reader gives it
+	}
+}
+
+// skip returns the offset just past the value that starts at b[i], having
+// split the objects within it; -1 when it is not valid JSON.
+func (c *splitCache) skip(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '{':
+		return c.object(b, i)
+	case '[':
+		j := skipSpace(b, i+1)
+		if j < len(b) && b[j] == ']' {
+			return j + 1
+		}
+		for {
+			e := c.skip(b, j)
+			if e < 0 {
+				return -1
+			}
+			j = skipSpace(b, e)
+			if j >= len(b) {
+				return -1
+			}
+			switch b[j] {
+			case ',':
+				j = skipSpace(b, j+1)
+			case ']':
+				return j + 1
+			default:
+				return -1
+			}
+		}
+	}
+	return jsonv.SkipValue(b, i)
+}
+
+// object splits the object that starts at b[i] and the objects within it,
+// and returns the offset just past it, or -1.
+func (c *splitCache) object(b []byte, i int) int {
+	var e *splitEntry
+	c.entries, e = next(c.entries)
+	at := len(c.entries) - 1 // e moves when entries grows
+	ms, end := c.members(e.members, b, i, true)
+	e = &c.entries[at]
+	e.members = ms
+	if end < 0 {
+		return -1
+	}
+	e.obj, e.start, e.ok = b[i:end], i, true
+	return end
+}
+
+// members appends the members of the object that starts at b[i] to ms, each
+// name as written (without its quotes) and each value without the white
+// space around it, and returns the offset just past the object (-1 when
+// it is not one). White space is allowed wherever JSON allows it (space,
+// tab, LF, CR around the structural characters), so that Python's
+// json.dumps output (", " and ": ", indent=2, CRLF) is split as compact
+// JSON is. It finds the members by a structural scan (the reader has
+// checked the value); deep splits the objects within the values too.
+func (c *splitCache) members(ms []member, b []byte, i int, deep bool) ([]member, int) {
+	if i >= len(b) || b[i] != '{' {
+		return ms, -1
+	}
+	j := skipSpace(b, i+1)
+	if j < len(b) && b[j] == '}' {
+		return ms, j + 1
+	}
+	for {
+		if j >= len(b) || b[j] != '"' {
+			return ms, -1
+		}
+		ne := jsonv.SkipValue(b, j)
+		if ne < 0 {
+			return ms, -1
+		}
+		name := b[j+1 : ne-1]
+		j = skipSpace(b, ne)
+		if j >= len(b) || b[j] != ':' {
+			return ms, -1
+		}
+		j = skipSpace(b, j+1)
+		var ve int
+		if deep {
+			ve = c.skip(b, j)
+		} else {
+			ve = jsonv.SkipValue(b, j)
+		}
+		if ve < 0 {
+			return ms, -1
+		}
+		ms = append(ms, member{name, b[j:ve], bytes.IndexByte(name, '\\') >= 0})
+		j = skipSpace(b, ve)
+		if j >= len(b) {
+			return ms, -1
+		}
+		switch b[j] {
+		case ',':
+			j = skipSpace(b, j+1)
+		case '}':
+			return ms, j + 1
+		default:
+			return ms, -1
+		}
+	}
+}
 
 // split gives the members of the object obj; ok is false when obj is not
 // an object.
 func (c *splitCache) split(obj []byte) ([]member, bool) {
-	for i := range c.entries {
-		e := &c.entries[i]
-		if len(e.obj) == len(obj) && len(obj) > 0 && &e.obj[0] == &obj[0] {
+	if len(obj) == 0 {
+		return nil, false
+	}
+	// obj is a slice of base when scan split it: the offset is the
+	// difference of the capacities.
+	if off := cap(c.base) - cap(obj); off >= 0 && off < len(c.base) && &c.base[off] == &obj[0] {
+		lo, hi := 0, len(c.entries)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if c.entries[m].start < off {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(c.entries) && c.entries[lo].start == off && len(c.entries[lo].obj) == len(obj) {
+			return c.entries[lo].members, c.entries[lo].ok
+		}
+	}
+	for i := range c.lazy {
+		e := &c.lazy[i]
+		if len(e.obj) == len(obj) && &e.obj[0] == &obj[0] {
 			return e.members, e.ok
 		}
 	}
-	if len(c.entries) < cap(c.entries) {
-		c.entries = c.entries[:len(c.entries)+1]
-	} else {
-		c.entries = append(c.entries, splitEntry{})
-	}
-	e := &c.entries[len(c.entries)-1]
+	var e *splitEntry
+	c.lazy, e = next(c.lazy)
 	e.obj = obj
-	e.members, e.ok = appendMembers(e.members[:0], obj)
+	ms, end := c.members(e.members, obj, 0, false)
+	e.members, e.ok = ms, end == len(obj)
 	return e.members, e.ok
-}
-
-// appendMembers appends the members of obj, a valid JSON object, to ms: each
-// name as written (without its quotes) and each value without the white
-// space around it. White space is allowed wherever JSON allows it (space,
-// tab, LF, CR around the structural characters), so that Python's
-// json.dumps output (", " and ": ", indent=2, CRLF) is split as compact
-// JSON is. It finds the members by a structural scan (the reader has
-// checked the value) and reports false when obj is not an object.
-func appendMembers(ms []member, obj []byte) ([]member, bool) {
-	if len(obj) < 2 || obj[0] != '{' {
-		return ms, false
-	}
-	i := skipSpace(obj, 1)
-	if i < len(obj) && obj[i] == '}' {
-		return ms, i == len(obj)-1
-	}
-	for {
-		if i >= len(obj) || obj[i] != '"' {
-			return ms, false
-		}
-		end := jsonv.SkipValue(obj, i)
-		if end < 0 {
-			return ms, false
-		}
-		name := obj[i+1 : end-1]
-		i = skipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return ms, false
-		}
-		i = skipSpace(obj, i+1)
-		e := jsonv.SkipValue(obj, i)
-		if e < 0 {
-			return ms, false
-		}
-		ms = append(ms, member{name, obj[i:e], bytes.IndexByte(name, '\\') >= 0})
-		i = skipSpace(obj, e)
-		if i >= len(obj) {
-			return ms, false
-		}
-		switch obj[i] {
-		case ',':
-			i = skipSpace(obj, i+1)
-		case '}':
-			return ms, i == len(obj)-1
-		default:
-			return ms, false
-		}
-	}
 }
 
 // skipSpace returns the index of the first byte of b at or after i that is

@@ -61,7 +61,7 @@ json.dump(out, sys.stdout)
 
 // pyFormat writes each input in each of pyFormats with python3 (one run for
 // all); out[i] is nil for an input Python cannot read.
-func pyFormat(t *testing.T, inputs []string) [][]string {
+func pyFormat(t testing.TB, inputs []string) [][]string {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {

@@ -1,9 +1,9 @@
 package validate
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // Trace validates AOP canonical trace events: each against the schema
@@ -11,37 +11,39 @@ import (
 // (a repeat or a step back is an error, a gap a warning), and a top-level
 // signature, where present, equal to meta.signature.
 func Trace(r io.Reader, name string, opts Options, emit Emit) (int, error) {
-	return envelopes(r, name, opts, &trace{last: map[string]int64{}}, emit)
+	return envelopes(r, name, opts, &trace{runs: map[string]int{}}, emit)
 }
 
 type trace struct {
-	last map[string]int64 // run_id -> the last seq seen
+	runs map[string]int // run_id -> its place in last
+	last []int64        // the last seq seen of each run
 }
 
 func (t *trace) schema() string     { return "trace" }
 func (t *trace) codePrefix() string { return "AOP" }
 
 func (t *trace) check(r *record, emit func(Finding) bool) bool {
-	if top, ok := r.str("signature"); ok {
-		if meta, ok := r.str("meta", "signature"); ok && top != meta {
+	if top, ok := r.text("signature"); ok {
+		if meta, ok := r.text("meta", "signature"); ok && !bytes.Equal(top, meta) {
 			if !emit(r.at("/signature", "AOP052", Error, "must equal meta.signature")) {
 				return false
 			}
 		}
 	}
-	run, ok := r.str("meta", "run_id")
-	n, isNum := r.num("seq")
-	if !ok || !isNum {
+	run, ok := r.text("meta", "run_id")
+	seq, isInt := r.int("seq")
+	if !ok || !isInt {
 		return true
 	}
-	seq, err := strconv.ParseInt(n, 10, 64)
-	if err != nil {
+	i, seen := t.runs[string(run)] // no allocation to look up
+	if !seen {
+		t.runs[string(run)] = len(t.last)
+		t.last = append(t.last, seq)
 		return true
 	}
-	prev, seen := t.last[run]
-	t.last[run] = seq
+	prev := t.last[i]
+	t.last[i] = seq
 	switch {
-	case !seen:
 	case seq == prev:
 		return emit(r.at("/seq", "AOP050", Error, fmt.Sprintf("repeats seq %d of run %s", seq, run)))
 	case seq < prev:

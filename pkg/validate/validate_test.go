@@ -87,25 +87,25 @@ func TestGitHubEscapes(t *testing.T) {
 }
 
 func TestUUIDKey(t *testing.T) {
-	k, ok := uuidKey("550e8400-e29b-41d4-a716-446655440001")
+	k, ok := uuidKey([]byte("550e8400-e29b-41d4-a716-446655440001"))
 	if !ok || fmt.Sprintf("%x", k) != "550e8400e29b41d4a716446655440001" {
 		t.Fatalf("%x %v", k, ok)
 	}
 	for _, bad := range []string{"550E8400-E29B-41D4-A716-446655440001", "550e8400e29b41d4a716446655440001", "x"} {
-		if _, ok := uuidKey(bad); ok {
+		if _, ok := uuidKey([]byte(bad)); ok {
 			t.Errorf("%q kept as a UUID key", bad)
 		}
 	}
 	var s idSet[int32]
-	s.put("550e8400-e29b-41d4-a716-446655440001", 1)
-	s.put("not-a-uuid", 2)
-	if v, ok := s.get("550e8400-e29b-41d4-a716-446655440001"); !ok || v != 1 {
+	s.put([]byte("550e8400-e29b-41d4-a716-446655440001"), 1)
+	s.put([]byte("not-a-uuid"), 2)
+	if v, ok := s.get([]byte("550e8400-e29b-41d4-a716-446655440001")); !ok || v != 1 {
 		t.Fatal("uuid lost")
 	}
-	if v, ok := s.get("not-a-uuid"); !ok || v != 2 {
+	if v, ok := s.get([]byte("not-a-uuid")); !ok || v != 2 {
 		t.Fatal("other id lost")
 	}
-	if _, ok := s.get("550e8400-e29b-41d4-a716-446655440002"); ok {
+	if _, ok := s.get([]byte("550e8400-e29b-41d4-a716-446655440002")); ok {
 		t.Fatal("a new id was seen")
 	}
 }
