@@ -113,6 +113,9 @@ EXIT STATUS
 		Example: `  # a JSON array as a table, with token statistics
   toonkit convert --to tabular --stats users.json
 
+  # JSON to TOON, the format named by -o's extension; one value stays one value
+  toonkit convert data.json -o data.toon
+
   # a table back to indented JSON
   toonkit convert --to json users.toon
 

@@ -79,7 +79,13 @@ EXIT STATUS
   1  a value is not valid JSON or does not fit a frame
   2  usage error
   3  an input could not be read or the output could not be written`,
-		Example: `  # one INSTRUCTION frame
+		Example: `  # JSON as TOON, with what it saves in real tokens
+  toonkit encode --to toon --stats data.json
+
+  # the same to a file, its format named by the extension (.toon, .bin)
+  toonkit encode data.json -o data.toon
+
+  # one INSTRUCTION frame
   echo '{"instruction":"Write unit tests"}' | toonkit encode --to binary > msg.bin
 
   # NDJSON payloads to frames numbered from 100, with a fixed timestamp
