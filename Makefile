@@ -5,7 +5,7 @@ BIN      ?= bin/toonkit
 # or in $(PREFIX)/bin when PREFIX is given: PREFIX=/usr/local sudo make install
 PREFIX   ?=
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS  := -s -w -X github.com/toonkit/toonkit/cmd.version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/toonkit/toonkit/internal/version.Stamped=$(VERSION)
 FUZZTIME ?= 20s
 
 .PHONY: all build install demo test vet bench fuzz pgo completions man golden clean

@@ -31,6 +31,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"unhex": cmdUnhex,
 			"hexof": cmdHexof,
+			"chomp": cmdChomp,
 		},
 		RequireExplicitExec: false,
 	})
@@ -82,6 +83,18 @@ func cmdHexof(ts *testscript.TestScript, neg bool, args []string) {
 		sb.WriteByte('\n')
 	}
 	ts.Stdout().Write([]byte(sb.String()))
+}
+
+// cmdChomp removes the final newline of each file ("chomp FILE..."): txtar
+// files always end in one, and some inputs under test must not.
+func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: chomp FILE...")
+	}
+	for _, name := range args {
+		b := ts.ReadFile(name)
+		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(strings.TrimSuffix(b, "\n")), 0o644))
+	}
 }
 
 func atoi(s string) (int, error) {

@@ -73,7 +73,9 @@ with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
 TOON root header such as [3]: or [2]{id,name}:), and other text is TOON.
 
 TOON is read strictly (counts, row widths, indentation, duplicate keys are
-checked) unless --no-strict; --indent is its indentation unit, in and out;
+checked) unless --no-strict, where a tab in the indentation is one level
+(depth = floor(spaces / --indent) + tabs) and a line that has no place is
+still an error, never skipped; --indent is its indentation unit, in and out;
 --delimiter (comma, tab, pipe) is the delimiter it is written with. A TOON
 document is encoded whole, in memory; reading one streams.
 
@@ -275,7 +277,7 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		snk = bs
 	}
 	for _, name := range opts.Inputs {
-		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}
@@ -358,7 +360,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	nonObject := ""
 	var line []byte
 	for _, name := range opts.Inputs {
-		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}

@@ -7,44 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/version"
 )
-
-// version is set at build time with -ldflags "-X github.com/toonkit/toonkit/cmd.version=v1.2.3".
-var version = ""
-
-// Version returns the version from ldflags, or from the module's build info.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "-dirty"
-				}
-			}
-		}
-		if v == "" || v == "(devel)" {
-			v = "devel"
-			if rev != "" {
-				v += "+" + rev[:min(12, len(rev))] + dirty
-			}
-		}
-		return v
-	}
-	return "devel"
-}
 
 // Main runs toonkit with the process's arguments and returns the exit code.
 // SIGINT, SIGTERM and SIGHUP end the run without leaving a temporary output
@@ -170,7 +138,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
   toonkit validate capture.bin
   toonkit verify --key-file audit.key audit.ndjson
   toonkit exec -- ./tool.sh`,
-		Version:       Version(),
+		Version:       version.String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -181,7 +149,6 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&ios.ColorMode, "color", "auto", "when to use color: auto, always or never")
@@ -198,5 +165,20 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		newVerifyCmd(ios, nil),
 		newExecCmd(ios, nil),
 	)
+	addCompletionCmd(root)
 	return root
+}
+
+// addCompletionCmd adds cobra's completion command (bash, zsh, fish and
+// powershell scripts) to the help, where cobra would add it only when run.
+// An unknown shell is a usage error, not the help with exit status 0.
+func addCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				return c.Help()
+			}
+		}
+	}
 }

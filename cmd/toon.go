@@ -33,7 +33,7 @@ func (t *toonFlags) add(f *pflag.FlagSet, writes, reads bool) {
 	}
 	f.IntVar(&t.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level")
 	if reads {
-		f.BoolVar(&t.NoStrict, "no-strict", false, "TOON input: skip the strict checks (counts, widths, indentation, duplicate keys: the last wins)")
+		f.BoolVar(&t.NoStrict, "no-strict", false, "TOON input: skip the strict checks (counts, indentation: a tab is one level, duplicate keys: the last wins); no line is skipped")
 	}
 }
 
@@ -420,6 +420,17 @@ func oneValue(opts *ConvertOptions, src *source) bool {
 	return len(opts.Inputs) == 1 && !peekRootArray(src)
 }
 
+// openConvertSource opens one of convert's inputs, a TOON one read with
+// --indent and --no-strict whatever the output format.
+func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
+	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+	if err != nil {
+		return nil, err
+	}
+	src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
+	return src, nil
+}
+
 // gatherTOON reads the records of convert's inputs as one document for
 // TOON: the value itself when the only input is one JSON or TOON value that
 // is not an array, an array of the records otherwise.
@@ -428,11 +439,10 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 	single := false
 	doc := &document{many: true, counted: true}
 	for _, n := range opts.Inputs {
-		src, err := openSource(opts.IO, n, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, n)
 		if err != nil {
 			return nil, err
 		}
-		src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
 		doc.name = src.name
 		single = oneValue(opts, src)
 		err = src.each(func(rec []byte) error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 
@@ -73,8 +72,6 @@ func isCanonicalUUID(s string) bool {
 	return true
 }
 
-var anyUUID = regexp.MustCompile(`^(urn:uuid:)?\{?[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}\}?$`)
-
 // ChunkRange reads a Chiffon step.output_chunk, "bytes A-B of N" (B
 // exclusive), as its three numbers; ok is false for any other text, and
 // for a number past 2^63-1.
@@ -116,7 +113,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	for _, p := range uuidFields {
-		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && anyUUID.MatchString(s) {
+		if s, ok := r.str(p...); ok && !isCanonicalUUID(s) && matchUUID([]byte(s)) {
 			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
 				return false
 			}
@@ -145,8 +142,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	if id, ok := r.str("request_id"); ok {
 		// The payload as compact JSON: a retry resends the same payload.
 		payload := r.get("payload")
-		c.buf = jsonv.Compacted(c.buf[:0], payload)
-		sum := sha256.Sum256(c.buf)
+		sum := sha256.Sum256(c.compacted(payload))
 		h := binary.LittleEndian.Uint64(sum[:])
 		if prev, seen := c.requests.get(id); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
@@ -174,7 +170,7 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 		if ch, ok := r.str("payload", "step", "output_chunk"); ok {
 			if a, b, n, ok := ChunkRange(ch); ok {
-				key := chunkKey{task, string(r.get("payload", "step", "number"))}
+				key := chunkKey{task, string(c.compacted(r.get("payload", "step", "number")))}
 				set := c.chunks[key]
 				if set == nil {
 					set = &chunkSet{total: n}
@@ -195,6 +191,17 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	return true
+}
+
+// compacted is the compact form of the JSON value v: v itself when it is
+// compact, else a copy in c.buf (which is never v: v lives in the reader's
+// buffer, and writing there would change the messages after it).
+func (c *chiffon) compacted(v []byte) []byte {
+	out := jsonv.Compacted(c.buf, v)
+	if len(out) > 0 && len(v) > 0 && &out[0] != &v[0] {
+		c.buf = out[:0]
+	}
+	return out
 }
 
 // finish checks that each step's output chunks tile 0..N.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -110,8 +111,13 @@ func (r *record) fast(schema string) bool {
 	return fastValid(r.split, schema, r.raw)
 }
 
+// slowPaths counts the messages decoded into Go values (by slow or
+// getDecoded): the tests read it to see which messages the fast path took.
+var slowPaths atomic.Int64
+
 // slow decodes the message and checks it with the schema library.
 func (r *record) slow(schema string) ([]issue, error) {
+	slowPaths.Add(1)
 	val, err := decodeAny(r.raw)
 	if err != nil {
 		return nil, fmt.Errorf("decoding record %d: %v", r.index, err)
@@ -145,9 +151,10 @@ func (r *record) get(keys ...string) []byte {
 	return v
 }
 
-// getDecoded is get for a message that is not compact: it is decoded.
+// getDecoded is get for a message the fast path cannot split: it is decoded.
 func (r *record) getDecoded(keys ...string) []byte {
 	if !r.decoded {
+		slowPaths.Add(1)
 		val, _ := decodeAny(r.raw)
 		r.v, _ = val.(map[string]any)
 		r.decoded = true
@@ -210,7 +217,7 @@ func (r *record) topNames() []string {
 	return names
 }
 
-// member is a member of a compact JSON object, as jsonv.Members gives it.
+// member is a member of a JSON object, as appendMembers gives it.
 type member struct {
 	name, value []byte
 	escaped     bool

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
@@ -14,8 +13,9 @@ import (
 // The fast path. Most messages are valid, and the schema library, which
 // works on decoded Go values, is slow for them (several times slower than
 // ajv). So each schema is also compiled here into a small checker that
-// works on the compact JSON bytes and answers yes (valid), no (invalid) or
-// unknown. Only yes is trusted: a message that is not plainly valid goes
+// works on the JSON bytes as they are, in any formatting (compact, or
+// json.dumps' ", " and ": ", indented, CRLF, tabs), and answers yes (valid),
+// no (invalid) or unknown. Only yes is trusted: a message that is not plainly valid goes
 // through the schema library, which gives the findings. The checker answers
 // yes only where it is sure the library would too (strings without
 // escapes, integers that fit, the common shapes of RFC 3339 times); a fuzz
@@ -40,7 +40,7 @@ type fnode struct {
 	enum     []string // allowed strings (the schemas' enums are all strings)
 	constRaw []byte   // compact JSON of a const
 	min, max *float64
-	pattern  *regexp.Regexp
+	match    func([]byte) bool // the pattern
 	format   string
 	items    *fnode
 	maxProps int // -1: none
@@ -136,11 +136,15 @@ func compileNode(s any) *fnode {
 				n.max = &f
 			}
 		case "pattern":
+			if m := knownPatterns[v.(string)]; m != nil {
+				n.match = m
+				break
+			}
 			re, err := regexp.Compile(v.(string))
 			if err != nil {
 				n.unsure = true
 			}
-			n.pattern = re
+			n.match = re.Match
 		case "format":
 			n.format = v.(string)
 		case "items":
@@ -174,7 +178,7 @@ func compileNode(s any) *fnode {
 	return n
 }
 
-// eval checks the compact JSON value v.
+// eval checks the JSON value v (without white space around it).
 func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 	if n.unsure || len(v) == 0 {
 		return unknown
@@ -214,16 +218,16 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 			return no
 		}
 	}
-	if kind == '"' && (n.pattern != nil || n.format != "") {
+	if kind == '"' && (n.match != nil || n.format != "") {
 		s, plain := plainString(v)
 		switch {
 		case !plain:
 			res = and(res, unknown)
-		case n.pattern != nil && !n.pattern.Match(s):
+		case n.match != nil && !n.match(s):
 			return no
 		case n.format == "date-time":
 			if !isDateTime(s) {
-				res = and(res, unknown) // the library may know better
+				return no
 			}
 		case n.format != "":
 			res = and(res, unknown)
@@ -267,7 +271,7 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		}
 	}
 	if kind == '[' && n.items != nil {
-		for i := 1; i < len(v)-1; {
+		for i := skipSpace(v, 1); i < len(v)-1; {
 			end := jsonv.SkipValue(v, i)
 			if end < 0 {
 				return unknown
@@ -275,9 +279,9 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 			if res = and(res, fs.eval(c, n.items, v[i:end])); res == no {
 				return no
 			}
-			i = end
+			i = skipSpace(v, end)
 			if i < len(v)-1 && v[i] == ',' {
-				i++
+				i = skipSpace(v, i+1)
 			}
 		}
 	}
@@ -388,47 +392,6 @@ func plainString(v []byte) ([]byte, bool) {
 	return s, bytes.IndexByte(s, '\\') < 0
 }
 
-// isDateTime reports whether s is an RFC 3339 time of the common shape
-// 2006-01-02T15:04:05[.frac](Z|±07:00), one the schema library accepts.
-func isDateTime(s []byte) bool {
-	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
-		return false
-	}
-	if _, err := time.Parse("2006-01-02", string(s[:10])); err != nil {
-		return false
-	}
-	h, m, sec := digits2(s[11:13]), digits2(s[14:16]), digits2(s[17:19])
-	if h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 {
-		return false
-	}
-	rest := s[19:]
-	if len(rest) > 0 && rest[0] == '.' {
-		i := 1
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i == 1 {
-			return false
-		}
-		rest = rest[i:]
-	}
-	switch {
-	case len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z'):
-		return true
-	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
-		oh, om := digits2(rest[1:3]), digits2(rest[4:6])
-		return oh >= 0 && oh <= 23 && om >= 0 && om <= 59
-	}
-	return false
-}
-
-func digits2(b []byte) int {
-	if b[0] < '0' || b[0] > '9' || b[1] < '0' || b[1] > '9' {
-		return -1
-	}
-	return int(b[0]-'0')*10 + int(b[1]-'0')
-}
-
 func numberString(v any) string {
 	switch x := v.(type) {
 	case interface{ String() string }:
@@ -453,7 +416,7 @@ func jsonMarshalCompact(v any) ([]byte, error) {
 }
 
 // fastValid reports whether the schema's fast checker is sure that the
-// compact JSON value raw is valid. c keeps the objects it splits, for the
+// JSON value raw is valid. c keeps the objects it splits, for the
 // caller to read fields from afterwards.
 func fastValid(c *splitCache, name string, raw []byte) bool {
 	fs := schemas.fast[name]
@@ -476,8 +439,8 @@ type splitEntry struct {
 // reset forgets the objects of the last message, keeping the memory.
 func (c *splitCache) reset() { c.entries = c.entries[:0] }
 
-// split gives the members of the compact object obj; ok is false when obj
-// is not compact.
+// split gives the members of the object obj; ok is false when obj is not
+// an object.
 func (c *splitCache) split(obj []byte) ([]member, bool) {
 	for i := range c.entries {
 		e := &c.entries[i]
@@ -491,9 +454,65 @@ func (c *splitCache) split(obj []byte) ([]member, bool) {
 		c.entries = append(c.entries, splitEntry{})
 	}
 	e := &c.entries[len(c.entries)-1]
-	e.obj, e.members = obj, e.members[:0]
-	e.ok = jsonv.Members(obj, func(name []byte, escaped bool, v []byte) {
-		e.members = append(e.members, member{name, v, escaped})
-	})
+	e.obj = obj
+	e.members, e.ok = appendMembers(e.members[:0], obj)
 	return e.members, e.ok
+}
+
+// appendMembers appends the members of obj, a valid JSON object, to ms: each
+// name as written (without its quotes) and each value without the white
+// space around it. White space is allowed wherever JSON allows it (space,
+// tab, LF, CR around the structural characters), so that Python's
+// json.dumps output (", " and ": ", indent=2, CRLF) is split as compact
+// JSON is. It finds the members by a structural scan (the reader has
+// checked the value) and reports false when obj is not an object.
+func appendMembers(ms []member, obj []byte) ([]member, bool) {
+	if len(obj) < 2 || obj[0] != '{' {
+		return ms, false
+	}
+	i := skipSpace(obj, 1)
+	if i < len(obj) && obj[i] == '}' {
+		return ms, i == len(obj)-1
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return ms, false
+		}
+		end := jsonv.SkipValue(obj, i)
+		if end < 0 {
+			return ms, false
+		}
+		name := obj[i+1 : end-1]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return ms, false
+		}
+		i = skipSpace(obj, i+1)
+		e := jsonv.SkipValue(obj, i)
+		if e < 0 {
+			return ms, false
+		}
+		ms = append(ms, member{name, obj[i:e], bytes.IndexByte(name, '\\') >= 0})
+		i = skipSpace(obj, e)
+		if i >= len(obj) {
+			return ms, false
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return ms, i == len(obj)-1
+		default:
+			return ms, false
+		}
+	}
+}
+
+// skipSpace returns the index of the first byte of b at or after i that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
 }

@@ -95,6 +95,14 @@ func (d *decoder) keepHeader(f *scope, col int) {
 func (d *decoder) handle() error {
 	for {
 		for len(d.stack) > 1 && d.depth < d.stack[len(d.stack)-1].fd {
+			if !d.strict && len(d.stack) == 2 {
+				// Non-strict: a line less indented than the root
+				// value's lines (an indented first line) can belong
+				// to nothing else; the root value takes it, at its
+				// depth from now on.
+				d.stack[1].fd, d.stack[1].adopted = d.depth, true
+				break
+			}
 			if err := d.closeTop(); err != nil {
 				return err
 			}
@@ -115,9 +123,7 @@ func (d *decoder) handle() error {
 			switch {
 			case !d.strict && f.n == 0 && !f.adopted:
 				f.fd, f.adopted = d.depth, true
-			case !d.strict:
-				return nil // a line that belongs to no scope is skipped
-			case f.n == 0:
+			case f.n == 0 && d.strict:
 				return d.errAt(d.col0, fmt.Sprintf("indentation jumps from depth %d to depth %d: a block's first line is one level deeper than the line that opens it", f.fd-1, d.depth))
 			default:
 				return d.errAt(d.col0, fmt.Sprintf("unexpected indentation: a line at depth %d where this block's lines are at depth %d (the line before opens no block)", d.depth, f.fd))
@@ -129,7 +135,7 @@ func (d *decoder) handle() error {
 		case scopeObject:
 			err = d.objectLine(fi)
 		case scopeList:
-			again, err = d.listLine(fi)
+			err = d.listLine(fi)
 		case scopeTable:
 			again, err = d.tableLine(fi)
 		case scopeKeyed:
@@ -148,11 +154,9 @@ func (d *decoder) rootContent() error {
 	case rootPending:
 		return d.lonePrimitiveError()
 	case rootStarted:
-		if d.strict {
-			return d.errAt(d.col0, fmt.Sprintf("unexpected %s after the end of the root %s: nothing may follow it", quoteForMsg(d.ln.text[d.col0:]), d.rootKind))
-		}
-		d.ignoreRest = true
-		return nil
+		// Non-strict too: a line after a complete root array or keyed
+		// object has no place in the value, and is never dropped.
+		return d.errAt(d.col0, fmt.Sprintf("unexpected %s after the end of the root %s: nothing may follow it", quoteForMsg(d.ln.text[d.col0:]), d.rootKind))
 	}
 	if d.strict && d.depth > 0 {
 		return d.errAt(d.col0, "unexpected indentation: the first line of a document is not indented")
@@ -342,19 +346,17 @@ func (d *decoder) inlineArray(h *arrayHeader, lvl int, elems bool) error {
 	return nil
 }
 
-// listLine handles a line at the item depth of an expanded list. It
-// reports true when the line ends the list and is to be handled again.
-func (d *decoder) listLine(fi int) (bool, error) {
+// listLine handles a line at the item depth of an expanded list.
+func (d *decoder) listLine(fi int) error {
 	f := &d.stack[fi]
 	c := d.ln.text[d.col0:]
 	if c[0] != '-' || len(c) > 1 && c[1] != ' ' {
-		if d.strict {
-			return false, d.errAt(d.col0, fmt.Sprintf("expected a list item (\"- value\"), found %s", quoteForMsg(c)))
-		}
-		return true, d.closeTop()
+		// Non-strict too: no scope below a list takes a line at its
+		// item depth.
+		return d.errAt(d.col0, fmt.Sprintf("expected a list item (\"- value\"), found %s", quoteForMsg(c)))
 	}
 	if d.strict && f.n >= f.want {
-		return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "item", "items"), ordinalWord(f.n+1)))
+		return d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "item", "items"), ordinalWord(f.n+1)))
 	}
 	d.beginElem(f)
 	fd, lvl := f.fd+1, f.lvl+1
@@ -366,26 +368,26 @@ func (d *decoder) listLine(fi int) (bool, error) {
 	switch {
 	case len(rest) == 0:
 		d.out = append(d.out, "{}"...)
-		return false, nil
+		return nil
 	case len(rest) == 2 && rest[0] == '[' && rest[1] == ']':
 		d.out = append(d.out, "[]"...)
-		return false, nil
+		return nil
 	}
 	kl := &d.kl
 	ok, err := d.parseKeyLine(rest, col, kl, posListItem)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if !ok {
-		return false, d.appendToken(rest, col)
+		return d.appendToken(rest, col)
 	}
 	if kl.kind == klHeader && kl.hdr.keyless {
-		return false, d.openHeader(&kl.hdr, fd, lvl, false)
+		return d.openHeader(&kl.hdr, fd, lvl, false)
 	}
 	if _, err := d.openObject(scopeObject, fd, lvl); err != nil {
-		return false, err
+		return err
 	}
-	return false, d.field(len(d.stack)-1, kl)
+	return d.field(len(d.stack)-1, kl)
 }
 
 // tableLine handles a line at the row depth of a tabular array. It
@@ -398,13 +400,13 @@ func (d *decoder) tableLine(fi int) (bool, error) {
 	if kv {
 		return true, d.closeTop()
 	}
-	if d.strict {
-		if f.n >= f.want {
-			return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "row", "rows"), ordinalWord(f.n+1)))
-		}
-		if len(spans) != f.tmpl.width {
-			return false, d.widthError("tabular row", f, d.col0, spans)
-		}
+	if d.strict && f.n >= f.want {
+		return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "row", "rows"), ordinalWord(f.n+1)))
+	}
+	// Non-strict, a row's missing cells are null, but extra cells have no
+	// field to go to: an error in both modes.
+	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+		return false, d.widthError("tabular row", f, d.col0, spans)
 	}
 	d.beginElem(f)
 	return false, d.emitRow(&f.tmpl, c, d.col0, spans)
@@ -432,24 +434,19 @@ func (d *decoder) keyedLine(fi int) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		if d.strict {
-			return d.errAt(d.col0, fmt.Sprintf("expected an entry row (key: cells), found %s with no colon", quoteForMsg(c)))
-		}
-		return nil
+	if !ok { // non-strict too: the line would be lost
+		return d.errAt(d.col0, fmt.Sprintf("expected an entry row (key: cells), found %s with no colon", quoteForMsg(c)))
 	}
 	var spans []cellSpan
 	if len(rest) > 0 {
 		spans, _ = splitCells(d.spans[:0], rest, f.delim, false)
 		d.spans = spans
 	}
-	if d.strict {
-		if f.n >= f.want {
-			return d.errAt(d.col0, fmt.Sprintf("object declares %d %s, found a %s", f.want, pluralWord(f.want, "entry", "entries"), ordinalWord(f.n+1)))
-		}
-		if len(spans) != f.tmpl.width {
-			return d.widthError("entry row", f, restCol, spans)
-		}
+	if d.strict && f.n >= f.want {
+		return d.errAt(d.col0, fmt.Sprintf("object declares %d %s, found a %s", f.want, pluralWord(f.want, "entry", "entries"), ordinalWord(f.n+1)))
+	}
+	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+		return d.widthError("entry row", f, restCol, spans)
 	}
 	if err := d.beginMember(f, key, d.col0); err != nil {
 		return err

@@ -1,0 +1,295 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// pyFormats are the ways Python services write JSON, as json.dumps keyword
+// arguments and a line end: the default separators (", " and ": "),
+// indent=2, CRLF line ends, tabs, and the separators that leave a space
+// before each newline.
+var pyFormats = []struct {
+	name   string
+	kwargs string
+	crlf   bool
+}{
+	{"default", `{}`, false},
+	{"indent2", `{"indent": 2}`, false},
+	{"indent2-crlf", `{"indent": 2}`, true},
+	{"tabs", `{"indent": "\t"}`, false},
+	{"space-before-newline", `{"indent": 2, "separators": [", ", ": "]}`, true},
+}
+
+// pyFormatScript rewrites each input (NDJSON, or one JSON document, as
+// scripts/pyjson.py tells them apart) in each of the formats given, with
+// CPython's json module; an input Python cannot read gives null.
+const pyFormatScript = `
+import json, sys
+req = json.load(sys.stdin)
+out = []
+for text in req["inputs"]:
+    try:
+        try:
+            values = [json.loads(text)]
+        except ValueError:
+            values = [json.loads(l) for l in text.splitlines() if l.strip()]
+    except ValueError:
+        out.append(None)
+        continue
+    forms = []
+    for f in req["formats"]:
+        s = "".join(json.dumps(v, **f["kwargs"]) + "\n" for v in values)
+        if f["crlf"]:
+            s = s.replace("\n", "\r\n")
+        forms.append(s)
+    out.append(forms)
+json.dump(out, sys.stdout)
+`
+
+// pyFormat writes each input in each of pyFormats with python3 (one run for
+// all); out[i] is nil for an input Python cannot read.
+func pyFormat(t *testing.T, inputs []string) [][]string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the Python-formatted inputs cannot be made")
+	}
+	type format struct {
+		Kwargs json.RawMessage `json:"kwargs"`
+		Crlf   bool            `json:"crlf"`
+	}
+	req := struct {
+		Inputs  []string `json:"inputs"`
+		Formats []format `json:"formats"`
+	}{Inputs: inputs}
+	for _, f := range pyFormats {
+		req.Formats = append(req.Formats, format{json.RawMessage(f.kwargs), f.crlf})
+	}
+	in, _ := json.Marshal(req)
+	cmd := exec.Command(py, "-c", pyFormatScript)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v\n%s", err, stderr.Bytes())
+	}
+	var res [][]string
+	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(inputs) {
+		t.Fatalf("python3 gave %d results for %d inputs: %v", len(res), len(inputs), err)
+	}
+	return res
+}
+
+// spacingInputs are the Chiffon and trace inputs of the tests: the valid
+// seeds, every message that breaks one field rule (the inputs of
+// testdata/script/validate_rules.txtar), the stream scripts' files and the
+// demo logs.
+func spacingInputs(t *testing.T) (names, inputs []string) {
+	add := func(name, text string) {
+		names = append(names, name)
+		inputs = append(inputs, text)
+	}
+	for _, proto := range []string{"chiffon", "trace"} {
+		for i, s := range ruleSeeds[proto] {
+			add(fmt.Sprintf("%s seed %d", proto, i), s+"\n")
+			for j, mu := range mutations(s) {
+				add(fmt.Sprintf("%s seed %d mutation %d (%s)", proto, i, j, mu.pointer), mu.msg+"\n")
+			}
+		}
+	}
+	for _, script := range []string{"validate_protocols.txtar", "validate_rules.txtar"} {
+		ar, err := txtar.ParseFile(filepath.Join("../../testdata/script", script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if strings.HasSuffix(f.Name, ".json") || strings.HasSuffix(f.Name, ".ndjson") {
+				add(script+" "+f.Name, string(f.Data))
+			}
+		}
+	}
+	for _, f := range []string{"chiffon.ndjson", "messages.ndjson", "audit.ndjson", "tampered.ndjson", "session.ndjson"} {
+		b, err := os.ReadFile(filepath.Join("../../testdata/demo", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		add("demo "+f, string(b))
+	}
+	return names, inputs
+}
+
+func runValidator(v func(io.Reader, string, Options, Emit) (int, error), in string) ([]Finding, int) {
+	var got []Finding
+	n, err := v(strings.NewReader(in), "in", Options{}, func(f Finding) bool { got = append(got, f); return true })
+	if err != nil {
+		got = append(got, Finding{Code: "ERR", Message: err.Error()})
+	}
+	return got, n
+}
+
+// valueAt decodes the JSON value that starts at off in text, for comparing
+// what two findings point at; nil when no value starts there.
+func valueAt(text string, off int64) any {
+	b := []byte(text)
+	if off < 0 || off >= int64(len(b)) {
+		return nil
+	}
+	end := jsonv.SkipValue(b, int(off))
+	if end < 0 {
+		return nil
+	}
+	v, err := decodeAny(b[off:end])
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// lineCol is the 1-based line and column (in characters) of off in text.
+func lineCol(text string, off int64) (int, int) {
+	before := text[:off]
+	line := strings.Count(before, "\n") + 1
+	return line, utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
+}
+
+// Python-formatted messages give the findings of the same messages written
+// compactly: the same records, pointers, codes, severities and messages, at
+// the same values, each position that of the value in the input as it is.
+func TestFindingsSameInAnyFormatting(t *testing.T) {
+	if err := loadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	names, inputs := spacingInputs(t)
+	formatted := pyFormat(t, inputs)
+	validators := []struct {
+		name string
+		v    func(io.Reader, string, Options, Emit) (int, error)
+	}{{"chiffon", Chiffon}, {"trace", Trace}}
+	compared, withFindings := 0, 0
+	for i := range inputs {
+		if formatted[i] == nil {
+			continue // not JSON Python reads (a syntax error test)
+		}
+		// The compact input as Python writes it too (json.loads keeps the
+		// last of duplicate names, writes floats as repr): the reference.
+		compact, ok := pyCompact(formatted[i][0])
+		if !ok {
+			continue // Python reads NaN and Infinity, which are not JSON
+		}
+		for _, val := range validators {
+			want, wantN := runValidator(val.v, compact)
+			if len(want) > 0 {
+				withFindings++
+			}
+			for k, form := range pyFormats {
+				text := formatted[i][k]
+				got, n := runValidator(val.v, text)
+				compared++
+				where := fmt.Sprintf("%s, --as %s, Python %s", names[i], val.name, form.name)
+				if n != wantN || len(got) != len(want) {
+					t.Errorf("%s: %d records, %d findings; compact: %d records, %d findings\n got %v\nwant %v", where, n, len(got), wantN, len(want), texts(got), texts(want))
+					continue
+				}
+				for j := range got {
+					g, w := got[j], want[j]
+					if g.Record != w.Record || g.Pointer != w.Pointer || g.Code != w.Code || g.Severity != w.Severity || g.Message != w.Message || g.Frame != w.Frame {
+						t.Errorf("%s: finding %d is\n %s\nwant\n %s", where, j, g.Text(), w.Text())
+						continue
+					}
+					if gv, wv := valueAt(text, g.Offset), valueAt(compact, w.Offset); gv == nil || !reflect.DeepEqual(gv, wv) {
+						t.Errorf("%s: finding %d (%s) is at byte %d, on %.40q; compact: on %.40q", where, j, g.Text(), g.Offset, text[min(int(g.Offset), len(text)):], compact[min(int(w.Offset), len(compact)):])
+					}
+					if l, c := lineCol(text, g.Offset); g.Line != l || g.Column != c {
+						t.Errorf("%s: finding %d is at %d:%d, its offset %d at %d:%d", where, j, g.Line, g.Column, g.Offset, l, c)
+					}
+				}
+			}
+		}
+	}
+	if compared < 1000 || withFindings < 300 {
+		t.Fatalf("only %d comparisons, %d inputs with findings", compared, withFindings)
+	}
+}
+
+// pyCompact is the compact form of each value of a stream, one a line;
+// false when the stream is not JSON.
+func pyCompact(text string) (string, bool) {
+	rd := jsonv.NewReader(strings.NewReader(text), jsonv.Options{})
+	var b []byte
+	for {
+		v, _, err := rd.Next()
+		if err == io.EOF {
+			return string(b), true
+		}
+		if err != nil {
+			return "", false
+		}
+		b = append(b, jsonv.CompactInPlace(v)...)
+		b = append(b, '\n')
+	}
+}
+
+func texts(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Text())
+	}
+	return out
+}
+
+// Messages written by Python in any of pyFormats are checked by the fast
+// path: none is decoded into Go values. (Before, any white space between
+// the members of an object sent a message to the slow path.)
+func TestAnyFormattingTakesFastPath(t *testing.T) {
+	if err := loadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	var inputs []string
+	var protos []string
+	for _, proto := range []string{"chiffon", "trace"} {
+		for _, s := range fastSeeds[proto] {
+			inputs = append(inputs, s+"\n")
+			protos = append(protos, proto)
+		}
+	}
+	formatted := pyFormat(t, inputs)
+	for i := range inputs {
+		for k, form := range pyFormats {
+			text := formatted[i][k]
+			if !strings.Contains(text, ": ") {
+				t.Fatalf("Python %s wrote %q", form.name, text)
+			}
+			v := Chiffon
+			if protos[i] == "trace" {
+				v = Trace
+			}
+			want, _ := runValidator(v, inputs[i])
+			before := slowPaths.Load()
+			got, n := runValidator(v, text)
+			if len(got) != len(want) || n != 1 {
+				t.Fatalf("%s seed %d, Python %s: %d records, findings %v, compact: %v", protos[i], i, form.name, n, texts(got), texts(want))
+			}
+			if d := slowPaths.Load() - before; d != 0 {
+				t.Errorf("%s seed %d, Python %s: decoded %d times (the slow path):\n%s", protos[i], i, form.name, d, text)
+			}
+			raw := []byte(strings.TrimSpace(text))
+			if !fastValid(&splitCache{}, protos[i], raw) {
+				t.Errorf("%s seed %d, Python %s: the fast checker is not sure of\n%s", protos[i], i, form.name, raw)
+			}
+		}
+	}
+}
