@@ -65,6 +65,9 @@ that is not an array, --to json, toon and auto write that value itself,
 while arrays, NDJSON streams, tables and frame captures are records, written
 as an array even when they hold one.
 
+Without --to, -o FILE names the output format by its extension: .toon is
+toon, .json json, .ndjson and .jsonl ndjson, .bin binary; --to wins.
+
 The input format is detected per file without --from: binary frames start
 with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
 TOON root header such as [3]: or [2]{id,name}:), and other text is TOON.
@@ -112,6 +115,9 @@ EXIT STATUS
 		Example: `  # a JSON array as a table, with token statistics
   toonkit convert --to tabular --stats users.json
 
+  # JSON to TOON, the format named by -o's extension; one value stays one value
+  toonkit convert data.json -o data.toon
+
   # a table back to indented JSON
   toonkit convert --to json users.toon
 
@@ -139,9 +145,10 @@ EXIT STATUS
   toonkit convert --to trace tool-events.ndjson | toonkit convert --to narratoria`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if to == "" {
-				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria)")
+			to, err := toFromOutput("convert", to, opts.Output, "json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria",
+				"toonkit convert --to tabular users.json", convertFormats...)
+			if err != nil {
+				return err
 			}
 			if strings.EqualFold(to, "auto") {
 				opts.To = auto
@@ -179,7 +186,7 @@ EXIT STATUS
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto: say which format was chosen and why")
-	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	opts.TOON.add(f, true, true)
@@ -450,6 +457,29 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
+}
+
+// toFromOutput returns --to or, without it, the format that -o FILE names
+// by its extension (codec.FormatForExt), for a command that writes the
+// formats given (list names them as its help does). Without either it is a
+// usage error, with example as the hint.
+func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format) (string, error) {
+	if to != "" {
+		return to, nil
+	}
+	if output == "" || output == "-" {
+		return "", usageErrorf("for example: "+example, "%s needs --to FORMAT (supported: %s)", cmd, list)
+	}
+	f, ok := codec.FormatForExt(output)
+	switch {
+	case !ok:
+		return "", usageErrorf(fmt.Sprintf("-o FILE names the format by its extension (%s), or --to does", strings.Join(codec.Extensions(), ", ")),
+			"%s needs --to FORMAT: the extension of -o %s names none (supported: %s)", cmd, output, list)
+	case !slices.Contains(writes, f):
+		return "", usageErrorf(fmt.Sprintf("toonkit convert writes %s", f),
+			"%s needs --to FORMAT: -o %s names %s, which %s does not write (supported: %s)", cmd, output, f, cmd, list)
+	}
+	return string(f), nil
 }
 
 // sharedFlags parses the flags that encode and convert share,

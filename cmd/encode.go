@@ -70,14 +70,22 @@ start at --seq and go up by one per frame; the timestamp is --timestamp or
 the current time. A value that does not fit its header field is an error,
 never wrapped or truncated.
 
-Binary output is refused on a terminal unless -o - is given.
+Without --to, -o FILE names the output format by its extension: .toon is
+toon, .bin binary; --to wins. Binary output is refused on a terminal unless
+-o - is given.
 
 EXIT STATUS
   0  every value encoded
   1  a value is not valid JSON or does not fit a frame
   2  usage error
   3  an input could not be read or the output could not be written`,
-		Example: `  # one INSTRUCTION frame
+		Example: `  # JSON as TOON, with what it saves in real tokens
+  toonkit encode --to toon --stats data.json
+
+  # the same to a file, its format named by the extension (.toon, .bin)
+  toonkit encode data.json -o data.toon
+
+  # one INSTRUCTION frame
   echo '{"instruction":"Write unit tests"}' | toonkit encode --to binary > msg.bin
 
   # NDJSON payloads to frames numbered from 100, with a fixed timestamp
@@ -93,9 +101,10 @@ EXIT STATUS
   echo '[{"id":1,"name":"Alice"},{"id":2,"name":"Bob"}]' | toonkit encode --to tabular --stats`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if to == "" {
-				return usageErrorf("for example: toonkit encode --to toon users.json", "encode needs --to FORMAT (supported: binary, tabular, toon)")
+			to, err := toFromOutput("encode", to, opts.Output, "binary, tabular, toon", "toonkit encode --to toon users.json",
+				codec.Binary, codec.Tabular, codec.TOON)
+			if err != nil {
+				return err
 			}
 			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
 				return usageErrorf("", "--to: %v", err)
@@ -166,7 +175,7 @@ EXIT STATUS
 	f.StringVar(&seq, "seq", "1", "sequence id of the first frame; +1 per frame")
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
-	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))

@@ -88,6 +88,11 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		{args: []string{"exec", "--", d("tool.sh")}},
 		{args: []string{"exec", "--report", "json", "--", d("tool.sh")}},
 
+		// in color
+		{args: []string{"--color", "always", "validate", d("damaged.bin")}},
+		{args: []string{"--color", "always", "exec", "--", d("tool.sh")}},
+		{args: []string{"--color", "always", "convert"}},
+
 		// errors and usage errors
 		{args: []string{"nosuch"}},
 		{args: []string{"convert"}},

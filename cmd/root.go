@@ -97,21 +97,44 @@ func Run(ios *IOStreams, args []string) int {
 func NewRootCmd(ios *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toonkit",
-		Short: "Encode, decode, inspect and check TOON agent messages",
-		Long: `toonkit is a Swiss-army knife for the message formats that agent systems call
-"TOON" and the JSON envelopes around them. It reads standard input or files
-and writes standard output, so it fits in shell pipelines and CI steps.
+		Short: "Turn JSON into TOON to save tokens; read, check and convert agent message formats",
+		Long: `toonkit turns JSON into TOON, the Token-Oriented Object Notation (spec v4.0)
+that says the same in fewer LLM tokens, and reads, checks and converts the
+other message formats of agent systems. It reads standard input or files and
+writes standard output, so it fits in shell pipelines and CI steps.
 
-Formats in this version: binary (Kado TOON frames: an 18-byte header and a
-JSON payload, optionally RLE-compressed), tabular (Genesis A2A tabular TOON
-text) and json/ndjson; validate also checks Chiffon, AOP trace and Narratoria
-messages, sign and verify make and check the HMAC signatures of AOP trace
-events, and exec runs a Narratoria tool, checking and applying its events as
-they come.`,
-		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
+  format                  name        commands
+  TOON v4 (official)      toon        encode, decode, convert
+  Kado binary frames      binary      encode, decode, convert, inspect, validate
+  Genesis A2A tabular     tabular     encode, decode, convert, validate
+  JSON, NDJSON            json ndjson encode, decode, convert
+  Chiffon envelopes       chiffon     convert, validate
+  AOP trace events        trace       convert, validate, sign, verify
+  Narratoria tool events  narratoria  convert, validate, exec
+
+encode writes JSON as TOON, binary frames or a table (--to NAME), and
+decode reads them back as JSON. convert goes between the encodings (toon,
+binary, tabular, json, ndjson) and between the protocols (binary frames,
+chiffon, trace, narratoria), with --from (detected when absent) and --to
+(or the extension of -o FILE). validate checks every format but TOON and
+JSON (--as NAME, detected when absent), inspect shows frames byte by byte,
+sign and verify make and check the HMAC signatures of AOP trace events, and
+exec runs a Narratoria tool, checking and applying its events as they come.`,
+		Example: `  # JSON to TOON, to save tokens: the TOON, and what it saves in real tokens
+  toonkit encode --to toon --stats data.json
+
+  # JSON to a TOON file named by its extension, and back to JSON
+  toonkit convert data.json -o data.toon && toonkit decode data.toon
+
+  # a capture of binary frames as NDJSON, and byte by byte
   toonkit decode capture.bin
   toonkit inspect capture.bin
+
+  # a JSON array as an A2A table; a Chiffon log as AOP trace events
   toonkit convert --to tabular --stats users.json
+  toonkit convert --to trace chiffon.ndjson
+
+  # check a capture, a signed log, a Narratoria tool
   toonkit validate capture.bin
   toonkit verify --key-file audit.key audit.ndjson
   toonkit exec -- ./tool.sh`,
