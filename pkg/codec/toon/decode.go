@@ -90,6 +90,7 @@ type decoder struct {
 	strict     bool
 	indent     string // JSON indentation unit; "" for compact
 	elements   bool
+	keepDups   bool // tests only, non-strict: write every duplicate key, no last-write-wins
 
 	ln     lineCtx   // the current line
 	num    int       // lines read

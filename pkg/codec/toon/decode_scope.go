@@ -534,7 +534,7 @@ func (d *decoder) closeTop() error {
 	switch f.kind {
 	case scopeObject, scopeKeyed:
 		if !d.strict {
-			if f.dup {
+			if f.dup && !d.keepDups {
 				d.resolveDuplicates(f)
 			}
 			d.openObjs--
