@@ -77,7 +77,7 @@ EXIT STATUS
   # the result as data
   toonkit verify --key-file audit.key --report json audit.ndjson
 
-  # a producer that promises both copies: an event without either is an error
+  # a producer that promises both copies: an event with one copy only is an error
   toonkit verify --key-file audit.key --require-both audit.ndjson`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -115,7 +115,8 @@ def meta_only():
 
 def verify(key, scheme, path):
     """--verify KEY SCHEME FILE: check toonkit's signatures (NDJSON or a
-    JSON array) with the functions above; prints "ok N" or each mismatch."""
+    JSON array) with the functions above, and that each event has the
+    top-level copy, equal (sign writes both); prints "ok N" or each mismatch."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     evs = json.loads(text) if text.lstrip().startswith("[") else [json.loads(l) for l in text.splitlines() if l.strip()]
