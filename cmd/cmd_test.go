@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toonkit/toonkit/internal/version"
+	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -241,5 +243,55 @@ func TestVerifyFlagParsing(t *testing.T) {
 		if got.RequireBoth != c.want || got.Report != "text" || len(got.Inputs) != 1 || got.Inputs[0] != "log.ndjson" {
 			t.Fatalf("%v: options %+v", c.args, got)
 		}
+	}
+}
+
+// The root help's table of formats says what the code does: each name is a
+// format convert reads and writes, and a row that names encode, decode or
+// validate names a format that command takes (encode reads JSON and writes
+// the rest; decode reads the rest and writes JSON).
+func TestRootHelpFormatTable(t *testing.T) {
+	root := NewRootCmd(func() *IOStreams { ios, _, _, _ := Test(); return ios }())
+	_, table, ok := strings.Cut(root.Long, "  format                  name        commands\n")
+	if !ok {
+		t.Fatal("the root help has no table of formats")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		rows++
+		names, commands := strings.Fields(line[26:38]), strings.Split(line[38:], ", ")
+		for _, name := range names {
+			f, err := codec.Parse(name, convertFormats...)
+			if err != nil {
+				t.Errorf("%q: %v", line, err)
+				continue
+			}
+			for _, c := range commands {
+				var takes []codec.Format
+				switch c {
+				case "encode", "decode":
+					takes = []codec.Format{codec.TOON, codec.Binary, codec.Tabular, codec.JSON, codec.NDJSON}
+				case "validate":
+					takes = validateFormats
+				case "inspect":
+					takes = []codec.Format{codec.Binary}
+				case "sign", "verify":
+					takes = []codec.Format{codec.Trace}
+				case "exec":
+					takes = []codec.Format{codec.Narratoria}
+				case "convert":
+					takes = convertFormats
+				default:
+					t.Errorf("%q: unknown command %q", line, c)
+				}
+				if !slices.Contains(takes, f) {
+					t.Errorf("%q: %s does not take %s", line, c, f)
+				}
+			}
+		}
+	}
+	if rows != 7 {
+		t.Errorf("%d rows, want one for each of the 7 formats and protocols", rows)
 	}
 }

@@ -29,7 +29,7 @@ func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Comman
 	var maxSize string
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
-		Short: "Decode binary TOON frames, a tabular TOON table or TOON text to JSON",
+		Short: "Decode TOON text, binary TOON frames or a tabular TOON table to JSON",
 		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
 RLE-compressed or not) and writes one NDJSON line per frame:
 

@@ -38,7 +38,7 @@ func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Comman
 	var to, typ, seq, ts, compress, maxSize string
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
-		Short: "Encode JSON as binary TOON frames, a tabular TOON table or TOON text",
+		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
 back; a top-level array gives its elements).
 
