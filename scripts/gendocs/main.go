@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -87,7 +88,9 @@ func manPages() (map[string][]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	header := &doc.GenManHeader{Title: "TOONKIT", Section: "1", Date: &manDate, Source: "toonkit", Manual: "toonkit manual"}
-	if err := doc.GenManTree(docsRoot(), header, dir); err != nil {
+	root := docsRoot()
+	preformatIndented(root)
+	if err := doc.GenManTree(root, header, dir); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
@@ -103,6 +106,36 @@ func manPages() (map[string][]byte, error) {
 		out[e.Name()] = b
 	}
 	return out, nil
+}
+
+// preformatIndented makes the indented blocks of each command's long help
+// (tables, lists, sample output) Markdown code blocks, which the man page
+// keeps line for line; as plain Markdown they were refilled into
+// paragraphs. A block is a run of lines indented by two spaces or more
+// after a blank line.
+func preformatIndented(c *cobra.Command) {
+	c.Long = preformat(c.Long)
+	for _, sub := range c.Commands() {
+		preformatIndented(sub)
+	}
+}
+
+func preformat(long string) string {
+	lines := strings.Split(long, "\n")
+	inBlock := false
+	for i, l := range lines {
+		indented := strings.HasPrefix(l, "  ")
+		switch {
+		case indented && (inBlock || i == 0 || strings.TrimSpace(lines[i-1]) == ""):
+			inBlock = true
+			lines[i] = "  " + l
+		case strings.TrimSpace(l) == "":
+			// a blank line inside a block keeps it open
+		default:
+			inBlock = false
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // writeFiles replaces the files of dir with the given ones.

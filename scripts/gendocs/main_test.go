@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,5 +85,27 @@ func TestCompletionCommandPrintsTheFiles(t *testing.T) {
 		if out.String() != string(files[name]) {
 			t.Errorf("toonkit completion %s differs from %s:\n%s", shell, name, cmp.Diff(string(files[name]), out.String()))
 		}
+	}
+}
+
+// The root help's table of formats is one line per row in the man page, as
+// in the help; Markdown refilled it into a paragraph.
+func TestManPageKeepsIndentedBlocks(t *testing.T) {
+	pages, err := manPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(pages["toonkit.1"])
+	for _, row := range []string{
+		"\nformat                  name        commands\n",
+		"\nKado binary frames      binary      encode, decode, convert, inspect, validate\n",
+		"\nNarratoria tool events  narratoria  convert, validate, exec\n",
+	} {
+		if !strings.Contains(page, row) {
+			t.Errorf("toonkit.1 lacks the line %q", row)
+		}
+	}
+	if got, want := preformat("text\n\n  a  b\n  c  d\n\nmore\n  not a block"), "text\n\n    a  b\n    c  d\n\nmore\n  not a block"; got != want {
+		t.Errorf("preformat = %q, want %q", got, want)
 	}
 }
