@@ -86,15 +86,7 @@ func TestPythonFormattedRecords(t *testing.T) {
 				t.Fatalf("the Python-formatted records make %d bytes of frames, the compact ones %d, not the same", got.Len(), want.Len())
 			}
 			allocs := func(text []byte) float64 {
-				var values [][]byte
-				jr := jsonv.NewReader(bytes.NewReader(text), jsonv.Options{})
-				for {
-					v, _, err := jr.Next()
-					if err != nil {
-						break
-					}
-					values = append(values, bytes.Clone(v))
-				}
+				values := pyjson.Values(t, text, false)
 				scratch := make([]byte, len(text))
 				return testing.AllocsPerRun(5, func() {
 					for _, v := range values {
@@ -116,13 +108,9 @@ func TestPythonFormattedRecords(t *testing.T) {
 // written.
 func BenchmarkEncodeFormatting(b *testing.B) {
 	in := pythonRecords(2000)
-	compact, _ := pyjson.Pair(b, in, pyjson.Styles[0])
-	for _, style := range append([]pyjson.Style{{Name: "compact"}}, pyjson.Styles...) {
-		b.Run(style.Name, func(b *testing.B) {
-			text := compact
-			if style.Name != "compact" {
-				_, text = pyjson.Pair(b, in, style)
-			}
+	for _, t := range pyjson.Texts(b, in) {
+		b.Run(t.Name, func(b *testing.B) {
+			text := t.JSON
 			buf := make([]byte, len(text))
 			var out bytes.Buffer
 			b.SetBytes(int64(len(text)))
@@ -136,4 +124,3 @@ func BenchmarkEncodeFormatting(b *testing.B) {
 		})
 	}
 }
-
