@@ -16,7 +16,7 @@ func TestPythonFormattedDocuments(t *testing.T) {
 	docs := map[string]bool{ // the document, and whether it is a table of primitives
 		string(encodeBenchRecords(50, false)): true,
 		string(encodeBenchRecords(50, true)):  false,
-		`[{"id":1,"name":"Zoë \"Z\" Ünal","note":"a, b\nc\t😀","n":null,"ok":true,"x":-1.5e+300}]`:           true,
+		`[{"id":1,"name":"Zoë \"Z\" Ünal","note":"a, b\nc\t😀","n":null,"ok":true,"x":-1.5e+300}]`:        true,
 		`{"users":[{"id":1,"tags":["a","b"]},{"id":2,"tags":[]}],"meta":{"count":2,"next":null},"e":{}}`: false,
 	}
 	for _, style := range pyjson.Styles {
