@@ -124,3 +124,32 @@ func BenchmarkVerifyFormatting(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSignFormatting: an event signs the same, or fails the same, compact
+// and indented with CRLF line ends (the message signed is canonical), in
+// every scheme.
+func FuzzSignFormatting(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"t":"x","actor":"a","type":"t","payload":{"b":[1,2.50,{}],"a":"é"},"meta":{"run_id":"r","signature":"00"}}`))
+	f.Add([]byte(`{"seq": 1, "t": "", "actor": "", "type": "", "payload": [], "meta": {"run_id": "\ud800"}}`))
+	f.Add([]byte(`{"seq":-0,"t":"","actor":"","type":"","payload":1e400,"meta":{"run_id":"x"},"signature":"y"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := jsonv.AppendCompact(nil, in)
+		if err != nil {
+			return
+		}
+		pretty := bytes.ReplaceAll(jsonv.AppendIndent(nil, c, "", "  "), []byte("\n"), []byte("\r\n"))
+		for s := range Schemes {
+			sign := func(raw []byte) string {
+				sg := mustSigner(t, "k", Scheme(s))
+				ev, err := sg.Parse(raw)
+				if err != nil {
+					return "error"
+				}
+				return string(sg.Sign(ev))
+			}
+			if a, b := sign(c), sign(pretty); a != b {
+				t.Fatalf("%s: %s signs as %s, indented as %s", Scheme(s), c, a, b)
+			}
+		}
+	})
+}
