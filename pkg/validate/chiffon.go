@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -35,10 +36,10 @@ type chiffon struct {
 
 // chunkSet is the output chunks of one step of a task.
 type chunkSet struct {
-	task, step string
-	total      int64
-	ranges     [][2]int64
-	last       mark
+	total  int64
+	ranges [][2]int64
+	two    [2][2]int64 // the first ranges' memory
+	last   mark
 }
 
 func (c *chiffon) schema() string     { return "chiffon" }
@@ -177,7 +178,8 @@ func (c *chiffon) chunk(r *record, task []byte, a, b, n int64, emit func(Finding
 	c.key = k
 	set := c.chunks[string(k)]
 	if set == nil {
-		set = &chunkSet{total: n, task: string(task), step: string(step)}
+		set = &chunkSet{total: n}
+		set.ranges = set.two[:0]
 		c.chunks[string(k)] = set
 	}
 	if n != set.total || a > b || b > n {
@@ -207,10 +209,14 @@ func (c *chiffon) compacted(v []byte) []byte {
 
 // finish checks that each step's output chunks tile 0..N.
 func (c *chiffon) finish(emit func(Finding) bool) bool {
-	sets := slices.Collect(maps.Values(c.chunks))
-	sort.Slice(sets, func(i, j int) bool { return sets[i].last.Offset < sets[j].last.Offset })
-	for _, set := range sets {
-		sort.Slice(set.ranges, func(i, j int) bool { return set.ranges[i][0] < set.ranges[j][0] })
+	keys := slices.Collect(maps.Keys(c.chunks))
+	sort.Slice(keys, func(i, j int) bool { return c.chunks[keys[i]].last.Offset < c.chunks[keys[j]].last.Offset })
+	for _, k := range keys {
+		set := c.chunks[k]
+		// The key: the task id after its length, then the step number.
+		n := binary.LittleEndian.Uint32([]byte(k))
+		task, step := k[4:4+n], k[4+n:]
+		slices.SortFunc(set.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 		next := int64(0)
 		problem := ""
 		for _, rg := range set.ranges {
@@ -230,7 +236,7 @@ func (c *chiffon) finish(emit func(Finding) bool) bool {
 		}
 		if problem != "" {
 			f := set.last.Finding
-			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", set.step, set.task, problem)
+			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", step, task, problem)
 			if !emit(f) {
 				return false
 			}
@@ -248,7 +254,7 @@ func (s *chunkSet) tiled() bool {
 	if sum != s.total {
 		return false
 	}
-	sort.Slice(s.ranges, func(i, j int) bool { return s.ranges[i][0] < s.ranges[j][0] })
+	slices.SortFunc(s.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	next := int64(0)
 	for _, r := range s.ranges {
 		if r[0] != next {
