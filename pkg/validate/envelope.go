@@ -141,8 +141,10 @@ func (r *record) get(keys ...string) []byte {
 		}
 		var found []byte
 		for _, m := range members {
+			// The first is the one: the readers refuse duplicate names.
 			if !m.escaped && string(m.name) == k {
 				found = m.value
+				break
 			}
 		}
 		if found == nil {
