@@ -61,6 +61,7 @@ type protocol interface {
 func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
 	rd := jsonv.NewReader(rdr, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true})
 	split := &splitCache{}
+	r := &record{} // one for all the messages: nothing keeps it
 	n := 0
 	for {
 		v, pos, err := rd.Next()
@@ -80,7 +81,7 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 			}
 			return n, err
 		}
-		r := &record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
+		*r = record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
 		n++
 		// The fast path: a message it is sure of is not decoded at all.
 		if !r.fast(p.schema()) {
@@ -140,8 +141,10 @@ func (r *record) get(keys ...string) []byte {
 		}
 		var found []byte
 		for _, m := range members {
+			// The first is the one: the readers refuse duplicate names.
 			if !m.escaped && string(m.name) == k {
 				found = m.value
+				break
 			}
 		}
 		if found == nil {

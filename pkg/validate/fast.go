@@ -236,7 +236,7 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		}
 	}
 	kind := v[0]
-	if (kind == '-' || kind >= '0' && kind <= '9') && !checkable(string(v)) {
+	if (kind == '-' || kind >= '0' && kind <= '9') && !checkable(v) {
 		return unknown // the slow path says it cannot be checked
 	}
 	if n.types != 0 {

@@ -293,3 +293,140 @@ func TestAnyFormattingTakesFastPath(t *testing.T) {
 		}
 	}
 }
+
+// respace writes the compact JSON c with white space from ws around its
+// structural characters (one byte of ws a place, read in turn: 0-3 are
+// none, a space, a tab, CR LF; the other values a newline and as many
+// spaces).
+func respace(c, ws []byte) []byte {
+	var out []byte
+	k := 0
+	space := func() {
+		if len(ws) == 0 {
+			return
+		}
+		w := ws[k%len(ws)]
+		k++
+		switch w % 8 {
+		case 0:
+		case 1:
+			out = append(out, ' ')
+		case 2:
+			out = append(out, '\t')
+		case 3:
+			out = append(out, '\r', '\n')
+		default:
+			out = append(out, '\n')
+			out = append(out, bytes.Repeat([]byte{' '}, int(w%8))...)
+		}
+	}
+	inString, escaped := false, false
+	for _, ch := range c {
+		if inString {
+			out = append(out, ch)
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inString = true
+			out = append(out, ch)
+		case '{', '[', ',', ':':
+			out = append(out, ch)
+			space()
+		case '}', ']':
+			space()
+			out = append(out, ch)
+		default:
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// FuzzFastPathAnyFormatting: a message written with any white space gets
+// the fast checker's verdict and the validator's findings of the same
+// message written compactly (at the same pointers); and the fast checker
+// is sure of a message only when the schema library finds nothing. The
+// messages are the seeds with a field's value replaced (as in
+// FuzzFastPathIsSound), then spaced as ws says.
+func FuzzFastPathAnyFormatting(f *testing.F) {
+	f.Add(uint8(0), uint8(0), []byte(`150`), []byte{1, 1})
+	f.Add(uint8(1), uint8(3), []byte(`"2026-02-30T04:21:04Z"`), []byte{4, 2, 3})
+	f.Add(uint8(4), uint8(9), []byte(`{"a":[1,{}]}`), []byte{9, 0, 17})
+	f.Add(uint8(5), uint8(12), []byte(`[]`), []byte{3})
+	var all []struct{ name, msg string }
+	for _, n := range []string{"chiffon", "trace"} {
+		for _, m := range fastSeeds[n] {
+			all = append(all, struct{ name, msg string }{n, m})
+		}
+	}
+	validators := map[string]func(io.Reader, string, Options, Emit) (int, error){"chiffon": Chiffon, "trace": Trace}
+	f.Fuzz(func(t *testing.T, which, field uint8, val, ws []byte) {
+		if err := loadSchemas(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := jsonv.AppendCompact(nil, val)
+		if err != nil {
+			return
+		}
+		seed := all[int(which)%len(all)]
+		var members []member
+		var walk func(v []byte)
+		walk = func(v []byte) {
+			ms, end := (&splitCache{}).members(nil, v, 0, false)
+			if end != len(v) {
+				return
+			}
+			for _, m := range ms {
+				members = append(members, m)
+				if m.value[0] == '{' {
+					walk(m.value)
+				}
+			}
+		}
+		msg := []byte(seed.msg)
+		walk(msg)
+		m := members[int(field)%len(members)]
+		at := cap(msg) - cap(m.value) // m.value is a slice of msg
+		compact := append(append(append([]byte{}, msg[:at]...), c...), msg[at+len(m.value):]...)
+		if !jsonv.Valid(compact) {
+			return // a duplicate name, say
+		}
+		spaced := respace(compact, ws)
+		if !jsonv.Valid(spaced) {
+			t.Fatalf("respace made invalid JSON: %q", spaced)
+		}
+		fastC := fastValid(&splitCache{}, seed.name, compact)
+		if fastS := fastValid(&splitCache{}, seed.name, spaced); fastS != fastC {
+			t.Fatalf("%s: the fast checker says %v of\n%s\nand %v of\n%s", seed.name, fastS, spaced, fastC, compact)
+		}
+		if fastC {
+			v, _ := decodeAny(compact)
+			if issues, _ := checkSchema(seed.name, v); len(issues) > 0 {
+				t.Fatalf("%s: the fast path took %s, but the schema finds %v", seed.name, compact, issues)
+			}
+		}
+		want, _ := runValidator(validators[seed.name], string(compact))
+		got, _ := runValidator(validators[seed.name], string(spaced))
+		if len(got) != len(want) {
+			t.Fatalf("%s: findings\n%v\nof\n%s\nthe compact message's:\n%v", seed.name, texts(got), spaced, texts(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Pointer != w.Pointer || g.Code != w.Code || g.Message != w.Message || g.Severity != w.Severity {
+				t.Fatalf("%s: finding %s of\n%s\nthe compact message's: %s", seed.name, g.Text(), spaced, w.Text())
+			}
+			if gv, wv := valueAt(string(spaced), g.Offset), valueAt(string(compact), w.Offset); !reflect.DeepEqual(gv, wv) {
+				t.Fatalf("%s: finding %s is at byte %d of\n%s\nthe compact message's at byte %d", seed.name, g.Text(), g.Offset, spaced, w.Offset)
+			}
+		}
+	})
+}
