@@ -285,7 +285,8 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		if !ok {
 			return unknown
 		}
-		for _, m := range members {
+		for i := range members {
+			m := &members[i]
 			count++
 			if m.escaped {
 				res = and(res, unknown)
