@@ -2,30 +2,71 @@
 GO       ?= go
 BIN      ?= bin/toonkit
 # make install puts toonkit where `go install` does ($GOBIN, or $GOPATH/bin),
-# or in $(PREFIX)/bin when PREFIX is given: PREFIX=/usr/local sudo make install
+# and its man pages and shell completions under $XDG_DATA_HOME (default
+# ~/.local/share). With PREFIX (sudo make install PREFIX=/usr/local) all go
+# under PREFIX: bin/, share/man/man1/, share/bash-completion/completions/,
+# share/zsh/site-functions/, share/fish/vendor_completions.d/. DESTDIR is
+# put before PREFIX, for packagers: make install PREFIX=/usr DESTDIR=pkgroot
 PREFIX   ?=
+DESTDIR  ?=
+ifeq ($(PREFIX),)
+DATADIR  ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)
+else
+DATADIR  ?= $(PREFIX)/share
+endif
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS  := -s -w -X github.com/toonkit/toonkit/cmd.version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/toonkit/toonkit/internal/version.Stamped=$(VERSION)
 FUZZTIME ?= 20s
+# The release whose notes make release-notes prints: the newest tag.
+RELEASE  ?= $(shell git describe --tags --abbrev=0 2>/dev/null)
 
-.PHONY: all build install demo test vet bench fuzz pgo completions man golden clean
+.PHONY: all build install uninstall release-notes demo test vet bench fuzz pgo completions man golden clean
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
+# Where install puts the man pages and completions (under $(DESTDIR)).
+MANDIR   := $(DESTDIR)$(DATADIR)/man/man1
+BASHDIR  := $(DESTDIR)$(DATADIR)/bash-completion/completions
+ZSHDIR   := $(DESTDIR)$(DATADIR)/zsh/site-functions
+FISHDIR  := $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+
 install:
 ifeq ($(PREFIX),)
+ifneq ($(DESTDIR),)
+	$(error DESTDIR needs PREFIX, for example: make install PREFIX=/usr DESTDIR=$(DESTDIR))
+endif
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' .
 	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
 	 echo "installed $$dir/toonkit"; \
 	 case ":$$PATH:" in *":$$dir:"*) ;; *) echo "note: $$dir is not on your PATH; add it, or run: PREFIX=/usr/local make install";; esac
 else
-	mkdir -p $(PREFIX)/bin
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(PREFIX)/bin/toonkit .
-	@echo "installed $(PREFIX)/bin/toonkit"
+	install -d $(DESTDIR)$(PREFIX)/bin
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DESTDIR)$(PREFIX)/bin/toonkit .
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/toonkit"
 endif
+	install -d $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 644 docs/man/*.1 $(MANDIR)/
+	install -m 644 completions/toonkit.bash $(BASHDIR)/toonkit
+	install -m 644 completions/toonkit.zsh $(ZSHDIR)/_toonkit
+	install -m 644 completions/toonkit.fish $(FISHDIR)/toonkit.fish
+	@echo "installed man pages in $(MANDIR), completions in $(BASHDIR), $(ZSHDIR) and $(FISHDIR)"
+
+# Removes what install put in place (same PREFIX and DESTDIR).
+uninstall:
+ifeq ($(PREFIX),)
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; rm -f "$$dir/toonkit"
+else
+	rm -f $(DESTDIR)$(PREFIX)/bin/toonkit
+endif
+	rm -f $(addprefix $(MANDIR)/,$(notdir $(wildcard docs/man/*.1))) $(BASHDIR)/toonkit $(ZSHDIR)/_toonkit $(FISHDIR)/toonkit.fish
+
+# The CHANGELOG.md section of a release, for its tag and release page
+# (docs/releasing.md): make release-notes RELEASE=v0.2.0, or the newest tag.
+release-notes:
+	@scripts/release-notes.sh '$(RELEASE)' CHANGELOG.md
 
 # Runs toonkit's main jobs on the sample files in testdata/demo.
 demo: build

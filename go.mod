@@ -13,6 +13,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/tiktoken-go/tokenizer v0.10.0
+	golang.org/x/mod v0.21.0
 	golang.org/x/sys v0.42.0
 )
 
@@ -26,7 +27,3 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
-
-// The JSON Schema library with its meta-schemas compiled on first use
-// rather than at program start: third_party/jsonschema/README.toonkit.md.
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

@@ -86,7 +86,7 @@ func cmdHexof(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdChomp removes the final newline of each file ("chomp FILE..."): txtar
-// files always end in one, and TOON documents end without.
+// files always end in one, and some inputs under test must not.
 func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: chomp FILE...")

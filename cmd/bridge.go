@@ -96,7 +96,7 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 	var conv *bridge.Converter
 	var convFrom bridge.Protocol
 	for _, name := range opts.Inputs {
-		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}

@@ -47,13 +47,12 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Long: `Convert reads records in one encoding and writes them in another:
 
   json      a JSON array of records (a top-level array gives its elements;
-            other top-level values are records themselves); written
-            indented by two spaces, or on one line with -c
+            other top-level values are records themselves); written as an
+            array indented by two spaces, or on one line with -c
   ndjson    one record per line
   toon      Token-Oriented Object Notation, spec v4.0: the records as one
-            document (a root array; the value itself when the input is one
-            JSON or TOON value that is not an array); read back as its
-            root array's elements, or its root value
+            document, a root array; read back as its root array's
+            elements, or its root value
   tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
   binary    Kado binary frames; read as decode's records, written from them
   auto      (--to only) tabular when the A2A spec's negotiation picks it:
@@ -61,12 +60,22 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
             level, lossless, and more than 20% smaller than compact JSON;
             compact JSON otherwise (--verbose says which, and why)
 
+One value stays one value: when the only input is one JSON or TOON value
+that is not an array, --to json, toon and auto write that value itself,
+while arrays, NDJSON streams, tables and frame captures are records, written
+as an array even when they hold one.
+
+Without --to, -o FILE names the output format by its extension: .toon is
+toon, .json json, .ndjson and .jsonl ndjson, .bin binary; --to wins.
+
 The input format is detected per file without --from: binary frames start
 with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
 TOON root header such as [3]: or [2]{id,name}:), and other text is TOON.
 
 TOON is read strictly (counts, row widths, indentation, duplicate keys are
-checked) unless --no-strict; --indent is its indentation unit, in and out;
+checked) unless --no-strict, where a tab in the indentation is one level
+(depth = floor(spaces / --indent) + tabs) and a line that has no place is
+still an error, never skipped; --indent is its indentation unit, in and out;
 --delimiter (comma, tab, pipe) is the delimiter it is written with. A TOON
 document is encoded whole, in memory; reading one streams.
 
@@ -106,6 +115,9 @@ EXIT STATUS
 		Example: `  # a JSON array as a table, with token statistics
   toonkit convert --to tabular --stats users.json
 
+  # JSON to TOON, the format named by -o's extension; one value stays one value
+  toonkit convert data.json -o data.toon
+
   # a table back to indented JSON
   toonkit convert --to json users.toon
 
@@ -133,9 +145,10 @@ EXIT STATUS
   toonkit convert --to trace tool-events.ndjson | toonkit convert --to narratoria`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if to == "" {
-				return usageErrorf("for example: toonkit convert --to tabular users.json", "convert needs --to FORMAT (supported: json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria)")
+			to, err := toFromOutput("convert", to, opts.Output, "json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria",
+				"toonkit convert --to tabular users.json", convertFormats...)
+			if err != nil {
+				return err
 			}
 			if strings.EqualFold(to, "auto") {
 				opts.To = auto
@@ -173,7 +186,7 @@ EXIT STATUS
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto: say which format was chosen and why")
-	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	opts.TOON.add(f, true, true)
@@ -264,11 +277,14 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		snk = bs
 	}
 	for _, name := range opts.Inputs {
-		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}
 		bs.src = src
+		if js, ok := snk.(*jsonSink); ok {
+			js.single = oneValue(opts, src)
+		}
 		if err := pump(src, out, st, snk.write); err != nil {
 			return err
 		}
@@ -344,13 +360,16 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	nonObject := ""
 	var line []byte
 	for _, name := range opts.Inputs {
-		src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}
 		// The rows need not be compact (the table's cells are); the
 		// statistics and --to auto's JSON need them so.
 		src.flat, src.raw = true, st == nil && js == nil
+		if js != nil {
+			js.single = oneValue(opts, src)
+		}
 		files = append(files, rowFile{first: tw.Report().Rows, name: src.name})
 		err = src.each(func(rec []byte) error {
 			st.record(rec)
@@ -438,6 +457,29 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
+}
+
+// toFromOutput returns --to or, without it, the format that -o FILE names
+// by its extension (codec.FormatForExt), for a command that writes the
+// formats given (list names them as its help does). Without either it is a
+// usage error, with example as the hint.
+func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format) (string, error) {
+	if to != "" {
+		return to, nil
+	}
+	if output == "" || output == "-" {
+		return "", usageErrorf("for example: "+example, "%s needs --to FORMAT (supported: %s)", cmd, list)
+	}
+	f, ok := codec.FormatForExt(output)
+	switch {
+	case !ok:
+		return "", usageErrorf(fmt.Sprintf("-o FILE names the format by its extension (%s), or --to does", strings.Join(codec.Extensions(), ", ")),
+			"%s needs --to FORMAT: the extension of -o %s names none (supported: %s)", cmd, output, list)
+	case !slices.Contains(writes, f):
+		return "", usageErrorf(fmt.Sprintf("toonkit convert writes %s", f),
+			"%s needs --to FORMAT: -o %s names %s, which %s does not write (supported: %s)", cmd, output, f, cmd, list)
+	}
+	return string(f), nil
 }
 
 // sharedFlags parses the flags that encode and convert share,

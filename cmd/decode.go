@@ -29,7 +29,7 @@ func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Comman
 	var maxSize string
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
-		Short: "Decode binary TOON frames, a tabular TOON table or TOON text to JSON",
+		Short: "Decode TOON text, binary TOON frames or a tabular TOON table to JSON",
 		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
 RLE-compressed or not) and writes one NDJSON line per frame:
 
@@ -49,9 +49,11 @@ reference CLI and JSON.stringify(v, null, 2) write it. It is read in
 constant memory and checked strictly: declared lengths and row widths,
 indentation (a multiple of --indent, no tabs), delimiters, escapes,
 duplicate keys, blank lines inside arrays. --no-strict skips those checks
-(the last duplicate key wins). An error names the line and column and shows
-the line with a caret; no JSON is written then, to stdout or to -o. Several files are read in order; "-" or no FILE
-reads standard input.
+(the last duplicate key wins) and takes a tab in the indentation as one
+level (depth = floor(spaces / --indent) + tabs); it still reads every line
+or fails, never skips one. An error names the line and column and shows
+the line with a caret; no JSON is written then, to stdout or to -o. Several
+files are read in order; "-" or no FILE reads standard input.
 
 A bad frame stops the run with an error that names the file, the frame index
 (from 0) and the byte offset; the frames before it are written. --keep-going

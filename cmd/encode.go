@@ -38,7 +38,7 @@ func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Comman
 	var to, typ, seq, ts, compress, maxSize string
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
-		Short: "Encode JSON as binary TOON frames, a tabular TOON table or TOON text",
+		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
 back; a top-level array gives its elements).
 
@@ -51,8 +51,8 @@ v4.0: indentation for objects, [N] lengths, {fields} headers and one row per
 line for arrays of uniform objects, keyed tables for objects of uniform
 objects, quotes only where needed. Numbers keep every digit (no float64
 round trip). Several values (NDJSON, several files) become one array.
---delimiter (comma, tab, pipe) and --indent shape the output, which has no
-final newline (but on a terminal), as the reference CLI writes it.
+--delimiter (comma, tab, pipe) and --indent shape the output, which ends
+with one newline, as the reference CLI writes it.
 
 --to binary writes one Kado binary TOON frame per value, byte for byte as the
 Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
@@ -70,14 +70,22 @@ start at --seq and go up by one per frame; the timestamp is --timestamp or
 the current time. A value that does not fit its header field is an error,
 never wrapped or truncated.
 
-Binary output is refused on a terminal unless -o - is given.
+Without --to, -o FILE names the output format by its extension: .toon is
+toon, .bin binary; --to wins. Binary output is refused on a terminal unless
+-o - is given.
 
 EXIT STATUS
   0  every value encoded
   1  a value is not valid JSON or does not fit a frame
   2  usage error
   3  an input could not be read or the output could not be written`,
-		Example: `  # one INSTRUCTION frame
+		Example: `  # JSON as TOON, with what it saves in real tokens
+  toonkit encode --to toon --stats data.json
+
+  # the same to a file, its format named by the extension (.toon, .bin)
+  toonkit encode data.json -o data.toon
+
+  # one INSTRUCTION frame
   echo '{"instruction":"Write unit tests"}' | toonkit encode --to binary > msg.bin
 
   # NDJSON payloads to frames numbered from 100, with a fixed timestamp
@@ -93,9 +101,10 @@ EXIT STATUS
   echo '[{"id":1,"name":"Alice"},{"id":2,"name":"Bob"}]' | toonkit encode --to tabular --stats`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if to == "" {
-				return usageErrorf("for example: toonkit encode --to toon users.json", "encode needs --to FORMAT (supported: binary, tabular, toon)")
+			to, err := toFromOutput("encode", to, opts.Output, "binary, tabular, toon", "toonkit encode --to toon users.json",
+				codec.Binary, codec.Tabular, codec.TOON)
+			if err != nil {
+				return err
 			}
 			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
 				return usageErrorf("", "--to: %v", err)
@@ -166,7 +175,7 @@ EXIT STATUS
 	f.StringVar(&seq, "seq", "1", "sequence id of the first frame; +1 per frame")
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
-	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - forces stdout")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))

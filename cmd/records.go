@@ -317,15 +317,33 @@ type sink interface {
 }
 
 // jsonSink writes the records as one JSON array, indented by two spaces or
-// compact on one line.
+// compact on one line; or, single, the one record of an input that is one
+// value (oneValue) as itself.
 type jsonSink struct {
 	w       io.Writer
 	compact bool
+	single  bool // until a second record comes: then it is an array
+	held    []byte
 	n       int
 	buf     []byte
 }
 
 func (s *jsonSink) write(rec []byte) error {
+	if s.single {
+		if s.n == 0 {
+			s.held, s.n = append(s.held[:0], rec...), 1
+			return nil
+		}
+		s.single, s.n = false, 0
+		if err := s.element(s.held); err != nil {
+			return err
+		}
+	}
+	return s.element(rec)
+}
+
+// element writes a record as the array's next element.
+func (s *jsonSink) element(rec []byte) error {
 	s.buf = s.buf[:0]
 	switch {
 	case s.compact && s.n == 0:
@@ -350,6 +368,10 @@ func (s *jsonSink) write(rec []byte) error {
 func (s *jsonSink) end() error {
 	var err error
 	switch {
+	case s.single && s.n == 1 && s.compact:
+		_, err = s.w.Write(append(append(s.buf[:0], s.held...), '\n'))
+	case s.single && s.n == 1:
+		_, err = s.w.Write(append(jsonv.AppendIndent(s.buf[:0], s.held, "", "  "), '\n'))
 	case s.n == 0:
 		_, err = io.WriteString(s.w, "[]\n")
 	case s.compact:

@@ -7,44 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/version"
 )
-
-// version is set at build time with -ldflags "-X github.com/toonkit/toonkit/cmd.version=v1.2.3".
-var version = ""
-
-// Version returns the version from ldflags, or from the module's build info.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "-dirty"
-				}
-			}
-		}
-		if v == "" || v == "(devel)" {
-			v = "devel"
-			if rev != "" {
-				v += "+" + rev[:min(12, len(rev))] + dirty
-			}
-		}
-		return v
-	}
-	return "devel"
-}
 
 // Main runs toonkit with the process's arguments and returns the exit code.
 // SIGINT, SIGTERM and SIGHUP end the run without leaving a temporary output
@@ -129,25 +97,48 @@ func Run(ios *IOStreams, args []string) int {
 func NewRootCmd(ios *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toonkit",
-		Short: "Encode, decode, inspect and check TOON agent messages",
-		Long: `toonkit is a Swiss-army knife for the message formats that agent systems call
-"TOON" and the JSON envelopes around them. It reads standard input or files
-and writes standard output, so it fits in shell pipelines and CI steps.
+		Short: "Turn JSON into TOON to save tokens; read, check and convert agent message formats",
+		Long: `toonkit turns JSON into TOON, the Token-Oriented Object Notation (spec v4.0)
+that says the same in fewer LLM tokens, and reads, checks and converts the
+other message formats of agent systems. It reads standard input or files and
+writes standard output, so it fits in shell pipelines and CI steps.
 
-Formats in this version: binary (Kado TOON frames: an 18-byte header and a
-JSON payload, optionally RLE-compressed), tabular (Genesis A2A tabular TOON
-text) and json/ndjson; validate also checks Chiffon, AOP trace and Narratoria
-messages, sign and verify make and check the HMAC signatures of AOP trace
-events, and exec runs a Narratoria tool, checking and applying its events as
-they come.`,
-		Example: `  toonkit encode --to binary --type instruction msg.json > msg.bin
+  format                  name        commands
+  TOON v4 (official)      toon        encode, decode, convert
+  Kado binary frames      binary      encode, decode, convert, inspect, validate
+  Genesis A2A tabular     tabular     encode, decode, convert, validate
+  JSON, NDJSON            json ndjson encode, decode, convert
+  Chiffon envelopes       chiffon     convert, validate
+  AOP trace events        trace       convert, validate, sign, verify
+  Narratoria tool events  narratoria  convert, validate, exec
+
+encode writes JSON as TOON, binary frames or a table (--to NAME), and
+decode reads them back as JSON. convert goes between the encodings (toon,
+binary, tabular, json, ndjson) and between the protocols (binary frames,
+chiffon, trace, narratoria), with --from (detected when absent) and --to
+(or the extension of -o FILE). validate checks every format but TOON and
+JSON (--as NAME, detected when absent), inspect shows frames byte by byte,
+sign and verify make and check the HMAC signatures of AOP trace events, and
+exec runs a Narratoria tool, checking and applying its events as they come.`,
+		Example: `  # JSON to TOON, to save tokens: the TOON, and what it saves in real tokens
+  toonkit encode --to toon --stats data.json
+
+  # JSON to a TOON file named by its extension, and back to JSON
+  toonkit convert data.json -o data.toon && toonkit decode data.toon
+
+  # a capture of binary frames as NDJSON, and byte by byte
   toonkit decode capture.bin
   toonkit inspect capture.bin
+
+  # a JSON array as an A2A table; a Chiffon log as AOP trace events
   toonkit convert --to tabular --stats users.json
+  toonkit convert --to trace chiffon.ndjson
+
+  # check a capture, a signed log, a Narratoria tool
   toonkit validate capture.bin
   toonkit verify --key-file audit.key audit.ndjson
   toonkit exec -- ./tool.sh`,
-		Version:       Version(),
+		Version:       version.String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -158,7 +149,6 @@ they come.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&ios.ColorMode, "color", "auto", "when to use color: auto, always or never")
@@ -175,5 +165,20 @@ they come.`,
 		newVerifyCmd(ios, nil),
 		newExecCmd(ios, nil),
 	)
+	addCompletionCmd(root)
 	return root
+}
+
+// addCompletionCmd adds cobra's completion command (bash, zsh, fish and
+// powershell scripts) to the help, where cobra would add it only when run.
+// An unknown shell is a usage error, not the help with exit status 0.
+func addCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				return c.Help()
+			}
+		}
+	}
 }

@@ -33,7 +33,7 @@ func (t *toonFlags) add(f *pflag.FlagSet, writes, reads bool) {
 	}
 	f.IntVar(&t.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level")
 	if reads {
-		f.BoolVar(&t.NoStrict, "no-strict", false, "TOON input: skip the strict checks (counts, widths, indentation, duplicate keys: the last wins)")
+		f.BoolVar(&t.NoStrict, "no-strict", false, "TOON input: skip the strict checks (counts, indentation: a tab is one level, duplicate keys: the last wins); no line is skipped")
 	}
 }
 
@@ -200,8 +200,9 @@ func joinArray(values [][]byte) []byte {
 }
 
 // writeTOON encodes a document to out and commits it; nothing is written
-// on failure. On a terminal the document gets a final newline (TOON has
-// none).
+// on failure. The document gets one final newline, as the reference CLI
+// writes it (toon.Encode's text has none); the statistics count the
+// document without it.
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
 	err := encodeTOON(out, st, doc, opts)
 	var ee *ExitError
@@ -225,9 +226,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 		}
 		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
 	}
-	if out.path == "" && ios.IsStdoutTTY() {
-		out.Write(newline)
-	}
+	out.Write(newline) // a failure is Commit's to report
 	if err := out.Commit(); err != nil {
 		return err
 	}
@@ -371,31 +370,65 @@ func (ts *toonSource) close() { ts.pr.Close() }
 
 // peekRootArray reports whether an input's document is an array: JSON
 // starting with "[", or TOON whose first line that is not blank or a
-// comment starts with "[". Other encodings hold records, an array.
+// comment starts with "[". Other encodings hold records, an array. It
+// peeks no further than the byte or line that decides, so that a live
+// stream is not held back.
 func peekRootArray(s *source) bool {
-	p, _ := s.br.Peek(64 << 10)
-	p = bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF"))
-	switch s.format {
-	case codec.JSON:
-		t := jsonv.TrimSpace(p)
-		return len(t) > 0 && t[0] == '['
-	case codec.TOON:
-		for len(p) > 0 {
-			line := p
-			if i := bytes.IndexByte(p, '\n'); i >= 0 {
-				line, p = p[:i], p[i+1:]
-			} else {
-				p = nil
-			}
-			t := bytes.TrimLeft(line, " ")
-			if len(bytes.TrimSpace(t)) == 0 || t[0] == '#' {
-				continue
-			}
-			return t[0] == '['
-		}
-		return false
+	if s.format != codec.JSON && s.format != codec.TOON {
+		return true
 	}
-	return true
+	for n := 1; ; {
+		n = max(n, s.br.Buffered())
+		p, err := s.br.Peek(n)
+		array, decided := rootArray(s.format, p, err != nil)
+		if decided || err != nil {
+			return array
+		}
+		n = len(p) + 1
+	}
+}
+
+// rootArray decides from the start p of a JSON or TOON document whether
+// its root is an array; whole says p is all there is.
+func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
+	p = bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF"))
+	if format == codec.JSON {
+		t := jsonv.TrimSpace(p)
+		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
+	}
+	for len(p) > 0 {
+		line, rest, complete := bytes.Cut(p, []byte("\n"))
+		t := bytes.TrimLeft(line, " ")
+		switch {
+		case len(bytes.TrimSpace(t)) == 0 || t[0] == '#':
+			if !complete && !whole {
+				return false, false // a blank or comment line, or not yet
+			}
+		default:
+			return t[0] == '[', true
+		}
+		p = rest
+	}
+	return false, whole
+}
+
+// oneValue reports whether convert's input is one value that is not an
+// array: the only input, JSON or TOON, whose root is not an array. Such a
+// value is written as itself (--to json, toon, auto), not as an array of
+// one record.
+func oneValue(opts *ConvertOptions, src *source) bool {
+	return len(opts.Inputs) == 1 && !peekRootArray(src)
+}
+
+// openConvertSource opens one of convert's inputs, a TOON one read with
+// --indent and --no-strict whatever the output format.
+func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
+	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+	if err != nil {
+		return nil, err
+	}
+	src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
+	return src, nil
 }
 
 // gatherTOON reads the records of convert's inputs as one document for
@@ -406,13 +439,12 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 	single := false
 	doc := &document{many: true, counted: true}
 	for _, n := range opts.Inputs {
-		src, err := openSource(opts.IO, n, opts.From, opts.MaxFrameSize)
+		src, err := openConvertSource(opts, n)
 		if err != nil {
 			return nil, err
 		}
-		src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
 		doc.name = src.name
-		single = len(opts.Inputs) == 1 && !peekRootArray(src)
+		single = oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)
 			records = append(records, bytes.Clone(rec))

@@ -22,29 +22,37 @@ type VerifyOptions struct {
 	Inputs  []string
 	Report  string // text, json or github
 	Explain bool
+	// RequireBoth wants every signature in meta.signature and at the top level.
+	RequireBoth bool
 	signFlags
 }
 
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
 with the event's in constant time, and checks the log as a whole:
   - within a run_id, seq goes up by one from event to event: a repeat, a
     step back, or a gap (events removed) is an error;
-  - every event is signed, in meta.signature and in a top-level signature,
-    and the two are equal.
+  - every event is signed. The spec's event structure requires
+    meta.signature, and its generator stores a copy in a top-level
+    signature; many stored logs have meta.signature only. An event is
+    checked against meta.signature, or against the top-level copy when
+    meta.signature is absent (a warning); when both are there they must be
+    equal. --require-both wants both places, for producers that promise it.
 A run that starts after seq 1 is a warning: events before it may be missing.
 
 The text report has one line per problem, then a summary:
   audit.ndjson:17: seq 16 (run 550e8400…): signature mismatch
   verified 1204 events in 3 runs: 1 failure
---report json writes one object {"ok","events","runs","failures","warnings",
-"findings"}; --report github writes workflow commands that GitHub Actions
-shows as annotations. --explain shows, under each signature that does not
+Events signed in meta.signature only are counted in one note before the
+summary. --report json writes one object {"ok","events","runs","failures",
+"warnings","meta_signature_only","top_signature_only","findings"};
+--report github writes workflow commands that GitHub Actions shows as
+annotations. --explain shows, under each signature that does not
 match, the exact message that was signed to check it (the scheme's fields
 and the canonical payload), for a producer to compare with its own bytes.
 The signature toonkit computed is never shown: a log of a CI run would
@@ -55,7 +63,8 @@ otherwise hand out a valid signature for a tampered event.
 EXIT STATUS
   0  every event verified
   1  a signature did not match, the log has a gap, a repeat or an event out
-     of order, an event is unsigned or not a trace event, or the key is
+     of order, an event is unsigned or not a trace event, its two signatures
+     differ (or, with --require-both, one is missing), or the key is
      missing or empty
   2  usage error
   3  an input or the key file could not be read`,
@@ -66,7 +75,10 @@ EXIT STATUS
   toonkit verify --key-file audit.key --explain tampered.ndjson
 
   # the result as data
-  toonkit verify --key-file audit.key --report json audit.ndjson`,
+  toonkit verify --key-file audit.key --report json audit.ndjson
+
+  # a producer that promises both copies: an event with one copy only is an error
+  toonkit verify --key-file audit.key --require-both audit.ndjson`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -88,6 +100,7 @@ EXIT STATUS
 	opts.add(c)
 	addReportFlag(c, &opts.Report)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
+	c.Flags().BoolVar(&opts.RequireBoth, "require-both", false, "want each signature in meta.signature and in the top-level signature: one place only is an error")
 	return c
 }
 
@@ -100,7 +113,7 @@ func runVerify(opts *VerifyOptions) error {
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, Emit: pr.print}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
 	unreadable := 0
 	index := 0
 	for _, name := range opts.Inputs {
@@ -282,7 +295,8 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 	runs := plural(l.Runs(), "run", "runs")
 	switch pr.opts.Report {
 	case "json":
-		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"runs":%d,"failures":%d,"warnings":%d,"findings":[`, l.OK(), l.Events, l.Runs(), l.Errors, l.Warnings)
+		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
+			l.OK(), l.Events, l.Runs(), l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
 		for i, f := range pr.findings {
 			if i > 0 {
 				b = append(b, ',')
@@ -295,6 +309,15 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 		}
 		pr.w.Write(append(b, "]}\n"...))
 		return
+	}
+	if n := l.MetaOnly; n > 0 && !l.RequireBoth {
+		note := fmt.Sprintf("%d %s signed in meta.signature only, with no top-level copy (--require-both makes that an error)",
+			n, plural(n, "event is", "events are"))
+		if pr.opts.Report == "github" {
+			fmt.Fprintf(pr.w, "::notice title=%s::%s\n", sign.CodeOneCopy, note)
+		} else {
+			fmt.Fprintf(pr.w, "note: %s\n", note)
+		}
 	}
 	line := fmt.Sprintf("verified %d %s in %d %s: ", l.Events, plural(l.Events, "event", "events"), l.Runs(), runs)
 	result := "all signatures valid"

@@ -29,8 +29,8 @@ step "$tk decode --payload --keep-going $d/damaged.bin | cut -c1-120"
 step "$tk convert --to tabular --stats $d/users.json | cut -c1-120"
 step "$tk convert --to json $d/users.toon | head -12"
 # 5b. JSON as TOON (the official format, spec v4.0), with its tokens; and back.
-step "$tk encode --to toon $d/orders.json; echo  # TOON ends without a newline"
-step "$tk encode --to toon --stats $d/orders.json 2>&1 >/dev/null"
+step "$tk encode --to toon --stats $d/data.json"
+step "$tk encode --to toon $d/orders.json"
 step "$tk decode $d/orders.toon | head -12"
 # 6. The lossless check: a string that would read back as a number.
 step "echo '[{\"zip\":\"02134\",\"code\":\"2134\"}]' | $tk convert --to tabular"

@@ -3,13 +3,19 @@
 backend's ways, for toonkit's tests and demo:
 
   testdata/sign/python-<scheme>.ndjson   events signed with key "test-key"
+  testdata/sign/python-meta-only-<scheme>.ndjson
+                                         the same, with the signature in
+                                         meta.signature only (--meta-only)
   testdata/demo/audit.ndjson             a signed audit log (key in audit.key)
   testdata/demo/tampered.ndjson          the same log, changed unseen... almost
 
 The signing functions are the spec's generate_signature (trace-events-aop.md,
 "Signature Generation") and the three schemes the issue describes for the
 backend. Run: python3 scripts/gen-sign-vectors.py (from the repository root).
-With --verify KEY SCHEME FILE it checks signatures instead (the tests use it
+With --meta-only it writes only the meta-only logs: events signed with key
+"test-key" and stored the way many Python services store them, with
+meta.signature and no top-level copy, each a line of json.dumps(event) with
+its defaults. With --verify KEY SCHEME FILE it checks signatures instead (the tests use it
 to have Python verify what toonkit signed); with --sign KEYFILE FILE it signs
 NDJSON events with generate_signature (scripts/bench.sh times it).
 """
@@ -86,20 +92,31 @@ def write(path, evs):
             f.write(json.dumps(ev) + "\n")
 
 
-def signed(key, scheme, evs):
+def signed(key, scheme, evs, top=True):
     res = []
     for ev in evs:
         ev = json.loads(json.dumps(ev))
         s = sign(key, scheme, ev)
         ev["meta"]["signature"] = s
-        ev["signature"] = s
+        if top:
+            ev["signature"] = s
         res.append(ev)
     return res
 
 
+def meta_only():
+    """--meta-only: logs signed in meta.signature only, in every scheme."""
+    rnd = random.Random(11)
+    runs = [str(uuid.UUID(int=rnd.getrandbits(128), version=4)) for _ in range(3)]
+    evs = events(rnd, runs)
+    for scheme in ("spec", "payload", "payload-compact", "event-compact"):
+        write(f"testdata/sign/python-meta-only-{scheme}.ndjson", signed("test-key", scheme, evs, top=False))
+
+
 def verify(key, scheme, path):
     """--verify KEY SCHEME FILE: check toonkit's signatures (NDJSON or a
-    JSON array) with the functions above; prints "ok N" or each mismatch."""
+    JSON array) with the functions above, and that each event has the
+    top-level copy, equal (sign writes both); prints "ok N" or each mismatch."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     evs = json.loads(text) if text.lstrip().startswith("[") else [json.loads(l) for l in text.splitlines() if l.strip()]
@@ -133,6 +150,8 @@ def main():
         return verify(*sys.argv[2:])
     if len(sys.argv) == 4 and sys.argv[1] == "--sign":
         return sign_file(*sys.argv[2:])
+    if len(sys.argv) == 2 and sys.argv[1] == "--meta-only":
+        return meta_only()
     rnd = random.Random(5)
     runs = [str(uuid.UUID(int=rnd.getrandbits(128), version=4)) for _ in range(2)]
     evs = events(rnd, runs)

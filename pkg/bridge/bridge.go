@@ -131,6 +131,7 @@ type Converter struct {
 	pending []string          // their keys in order of arrival
 	plans   map[planKey]*plan
 	buf     []byte
+	in      []byte // the message compacted, when it was not compact (valid during Convert)
 }
 
 // New returns a Converter for opts.From to opts.To.
@@ -166,17 +167,19 @@ func pairList() string {
 	return strings.Join(s, ", ")
 }
 
-// Convert converts one message, compact JSON (a Kado frame as decode's
-// record), and passes what it gives, none, one or several messages, to
-// emit. where names the message's position for errors and warnings.
+// Convert converts one message, JSON in any formatting (compact, as
+// decode's record of a Kado frame, or as json.dumps writes it), and passes
+// what it gives, none, one or several messages, to emit: compact JSON,
+// the same for the message however it was written. msg is not kept past
+// the call. where names the message's position for errors and warnings.
 func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) error) error {
 	c.index++
 	var n *node
 	var err error
 	if c.opts.Checked {
-		n = rawNode(jsonv.Compacted(nil, jsonv.TrimSpace(msg))).obj()
-	} else {
-		n, err = parse(msg)
+		n = rawNode(c.compacted(msg)).obj()
+	} else if err = jsonv.Check(msg); err == nil {
+		n = rawNode(c.compacted(msg)).obj()
 	}
 	if err != nil || !n.isObject() {
 		return &Error{Where: where(), Msg: fmt.Sprintf("a %s message must be a JSON object", c.opts.From)}
@@ -196,6 +199,21 @@ func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) e
 	}
 	c.buf = out.append(c.buf[:0])
 	return emit(c.buf)
+}
+
+// compacted is the valid JSON msg compact: msg itself when it is (as
+// JSON.stringify writes it), otherwise its compact form in c.in, which
+// the next message reuses (the nodes of a message do not outlive Convert:
+// what is held longer, a chunk being joined, is copied). So a message
+// written as json.dumps writes it (", " and ": ", indented, CRLF) costs no
+// allocation that the same message compact does not.
+func (c *Converter) compacted(msg []byte) []byte {
+	msg = jsonv.TrimSpace(msg)
+	m := jsonv.Compacted(c.in[:0], msg)
+	if len(m) > 0 && &m[0] != &msg[0] {
+		c.in = m
+	}
+	return m
 }
 
 // End reports output chunks that never completed.

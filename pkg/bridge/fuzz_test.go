@@ -26,7 +26,8 @@ func sorted(n *node) []byte {
 
 // FuzzConvert: any message, of any protocol, converts without a panic to
 // valid JSON, or is refused; and what converts comes back, converted back,
-// as the same JSON value (member order aside).
+// as the same JSON value (member order aside); the message indented with
+// CRLF line ends converts to the same bytes.
 func FuzzConvert(f *testing.F) {
 	g := newGen(9)
 	for _, typ := range []string{"INSTRUCTION", "STATUS", "TOOL_RESULT", "ERROR", "TOOL_CALL"} {
@@ -55,6 +56,18 @@ func FuzzConvert(f *testing.F) {
 		var out [][]byte
 		if err := there.Convert([]byte(msg), where, func(b []byte) error { out = append(out, bytes.Clone(b)); return nil }); err != nil || len(out) != 1 {
 			return // refused, held (a chunk), or not a type the target has
+		}
+		// The message indented, with CRLF line ends (as json.dumps(indent=2)
+		// writes it on Windows), converts to the same, checked or not.
+		if c, err := jsonv.AppendCompact(nil, []byte(msg)); err == nil {
+			pretty := bytes.ReplaceAll(jsonv.AppendIndent(nil, c, "", "  "), []byte("\n"), []byte("\r\n"))
+			for _, checked := range []bool{false, true} {
+				c2, _ := New(Options{From: d[0], To: d[1], Deterministic: true, Now: fixedNow, NoReassemble: dir < 128, Checked: checked})
+				var got [][]byte
+				if err := c2.Convert(pretty, where, func(b []byte) error { got = append(got, bytes.Clone(b)); return nil }); err != nil || len(got) != 1 || !bytes.Equal(got[0], out[0]) {
+					t.Fatalf("%s indented converts to %q (%v), compact to %s", msg, got, err, out[0])
+				}
+			}
 		}
 		back, err := New(Options{From: d[1], To: d[0], Deterministic: true, Now: fixedNow, NoReassemble: true})
 		if err != nil {

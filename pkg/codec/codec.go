@@ -5,6 +5,7 @@ package codec
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -69,6 +70,37 @@ func Parse(name string, supported ...Format) (Format, error) {
 		return "", fmt.Errorf("format %q is not supported here (supported: %s)", name, strings.Join(list, ", "))
 	}
 	return "", fmt.Errorf("unknown format %q (supported: %s)", name, strings.Join(list, ", "))
+}
+
+// extensions are the file name extensions that name a format, as the
+// reference TOON CLI reads them from its -o file.
+var extensions = []struct {
+	ext    string
+	format Format
+}{{".toon", TOON}, {".json", JSON}, {".ndjson", NDJSON}, {".jsonl", NDJSON}, {".bin", Binary}}
+
+// FormatForExt returns the format a file name's extension names, in any
+// case: .toon is TOON (the official format, not the A2A table), .json JSON,
+// .ndjson and .jsonl NDJSON, .bin binary frames. ok is false for any other
+// extension, for no extension, and for "-" (standard output).
+func FormatForExt(name string) (f Format, ok bool) {
+	ext := strings.ToLower(filepath.Ext(name))
+	for _, e := range extensions {
+		if e.ext == ext {
+			return e.format, true
+		}
+	}
+	return "", false
+}
+
+// Extensions returns the extensions FormatForExt knows, in the order
+// .toon, .json, .ndjson, .jsonl, .bin, for messages and help.
+func Extensions() []string {
+	out := make([]string, len(extensions))
+	for i, e := range extensions {
+		out[i] = e.ext
+	}
+	return out
 }
 
 // Detection is the outcome of Detect.

@@ -70,3 +70,21 @@ func TestParse(t *testing.T) {
 		t.Errorf("Names(Binary) = %v", got)
 	}
 }
+
+func TestFormatForExt(t *testing.T) {
+	for name, want := range map[string]Format{
+		"data.toon": TOON, "out/DATA.TOON": TOON, "a.b.json": JSON, "x.ndjson": NDJSON, "x.jsonl": NDJSON,
+		"capture.bin": Binary, "/tmp/x.Bin": Binary,
+		"data.txt": "", "data": "", "-": "", "": "", ".toon/data": "", "data.toon.gz": "", "data.": "",
+	} {
+		f, ok := FormatForExt(name)
+		if f != want || ok != (want != "") {
+			t.Errorf("FormatForExt(%q) = %q, %v; want %q", name, f, ok, want)
+		}
+	}
+	for _, ext := range Extensions() {
+		if _, ok := FormatForExt("x" + ext); !ok {
+			t.Errorf("Extensions() lists %s, which FormatForExt does not know", ext)
+		}
+	}
+}

@@ -165,6 +165,9 @@ func FuzzSignReader(f *testing.F) {
 	f.Add([]byte(prettyArray))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`[{"seq":1,"t":"","actor":"","type":"","payload":NaN,"meta":{"run_id":"\ud800"}}`))
+	// Signed in meta.signature only, in Python's spacing; at the top level only.
+	f.Add([]byte(`{"seq": 1, "t": "", "actor": "", "type": "", "payload": {}, "meta": {"run_id": "r", "signature": "0f"}}` + "\n"))
+	f.Add([]byte(`[{"seq": 1, "t": "", "actor": "", "type": "", "payload": {}, "meta": {"run_id": "r"}, "signature": "0f"}]`))
 	f.Add([]byte("{\"seq\":-0,\"t\":\"\",\"actor\":\"\",\"type\":\"\",\"payload\":[],\"meta\":{\"run_id\":\"x\",\"signature\":1}} \r\n\t"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sg := mustSigner(t, "k", SchemeSpec)

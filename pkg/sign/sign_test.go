@@ -116,9 +116,21 @@ func sameMessages(t testing.TB, raw []byte, a, b Scheme) int {
 // verifyBytes verifies a log and returns its problems as "line: code msg".
 func verifyBytes(t testing.TB, key string, s Scheme, raw []byte) (problems []string, events int) {
 	t.Helper()
-	l := &Log{Signer: mustSigner(t, key, s), Emit: func(p Problem) {
-		problems = append(problems, fmt.Sprintf("%d: %s %s", p.Line, p.Code, p.Msg))
-	}}
+	problems, l := verifyLog(t, &Log{Signer: mustSigner(t, key, s)}, raw)
+	return problems, l.Events
+}
+
+// verifyLog verifies a log with l, and returns its problems as "line:
+// code msg", a warning's code followed by " (warning)".
+func verifyLog(t testing.TB, l *Log, raw []byte) (problems []string, _ *Log) {
+	t.Helper()
+	l.Emit = func(p Problem) {
+		code := p.Code
+		if p.Warning {
+			code += " (warning)"
+		}
+		problems = append(problems, fmt.Sprintf("%d: %s %s", p.Line, code, p.Msg))
+	}
 	eachRecord(t, raw, func(rec *Record) {
 		w := Where{File: "log", Line: rec.Pos.Line, Index: rec.Index}
 		ev, err := l.Signer.Event(rec)
@@ -129,7 +141,7 @@ func verifyBytes(t testing.TB, key string, s Scheme, raw []byte) (problems []str
 		l.Check(ev, w)
 	})
 	l.Finish()
-	return problems, l.Events
+	return problems, l
 }
 
 // eachRecord reads the events of a log, and returns what follows the
@@ -266,15 +278,13 @@ func TestTampering(t *testing.T) {
 		{"actor", edit(2, `"actor":"tool"`, `"actor":"user"`), []string{"3: SIG001 signature mismatch"}},
 		{"type", edit(4, `"final_output"`, `"error"`), []string{"5: SIG001 signature mismatch"}},
 		{"run_id", edit(4, `"run-a"`, `"run-c"`), []string{"5: SIG001 signature mismatch",
-			"5: SIG013 the run starts at seq 4: the events before it may be missing",
+			"5: SIG013 (warning) the run starts at seq 4: the events before it may be missing",
 			"6: SIG010 an event is missing between seq 3 and 5"}},
 		{"removed", append(append([]string(nil), lines[:3]...), lines[4:]...), []string{"4: SIG010 an event is missing between seq 2 and 4"}},
 		{"duplicated", append(append([]string(nil), lines[:4]...), lines[3:]...), []string{"5: SIG011 repeated: seq 3 is at log:4 too"}},
 		{"swapped", []string{lines[0], lines[1], lines[3], lines[2], lines[4], lines[5]}, []string{"4: SIG012 out of order: it comes after seq 3 at log:3"}},
 		{"stripped", []string{lines[0], lines[1], lines[2], sigMember.ReplaceAllString(lines[3], ""), lines[4], lines[5]},
 			[]string{"4: SIG002 unsigned: no meta.signature and no top-level signature"}},
-		{"top-level stripped", editLast(1, `,"signature":"`+topSig(lines[1])+`"}`, "}"),
-			[]string{"2: SIG004 no top-level signature: the spec stores the signature in both signature and meta.signature"}},
 		{"top-level differs", editLast(1, `,"signature":"`+topSig(lines[1])+`"}`, `,"signature":"`+topSig(lines[0])+`"}`),
 			[]string{"2: SIG003 the top-level signature differs from meta.signature"}},
 	}
@@ -288,6 +298,122 @@ func TestTampering(t *testing.T) {
 	}
 }
 
+// TestSignatureCopies checks each way an event may hold its signature: in
+// meta.signature, at the top level, in both, in neither; by default and
+// with RequireBoth.
+func TestSignatureCopies(t *testing.T) {
+	signed := string(signBytes(t, "k", SchemeSpec, []byte(unsignedLog)))
+	lines := strings.SplitAfter(signed, "\n")
+	lines = lines[:len(lines)-1]
+	// Line 3 is edited: its two copies, and a member of its payload.
+	sig := topSig(lines[2])
+	other := topSig(lines[0])
+	top := `,"signature":"` + sig + `"}` + "\n"
+	meta := `,"signature":"` + sig + `"},"signature"`
+	if strings.Count(lines[2], top) != 1 || strings.Count(lines[2], meta) != 1 || !strings.Contains(lines[2], "99.99") {
+		t.Fatalf("line 3 is not as signed: %s", lines[2])
+	}
+	edit := func(old, new string, more ...string) string {
+		l := strings.Replace(lines[2], old, new, 1)
+		for i := 0; i < len(more); i += 2 {
+			l = strings.Replace(l, more[i], more[i+1], 1)
+		}
+		out := append([]string(nil), lines...)
+		out[2] = l
+		return strings.Join(out, "")
+	}
+	const (
+		oneTop  = "3: SIG004 no top-level signature: the spec stores the signature in both signature and meta.signature"
+		oneMeta = "3: SIG004 no meta.signature: the spec stores the signature in both signature and meta.signature"
+	)
+	noTop := func(line int) string { return fmt.Sprint(line) + oneTop[1:] }
+	cases := []struct {
+		name          string
+		log           string
+		want, strict  []string
+		metaOnly, top int
+	}{
+		{"both", signed, nil, nil, 0, 0},
+		{"meta only", edit(top, "}\n"), nil, []string{oneTop}, 1, 0},
+		{"meta only, every event", sigTop.ReplaceAllString(signed, "}\n"), nil,
+			[]string{noTop(1), noTop(2), noTop(3), noTop(4), noTop(5), noTop(6)}, 6, 0},
+		{"meta only, payload changed", edit(top, "}\n", "99.99", "99.98"),
+			[]string{"3: SIG001 signature mismatch"}, []string{"3: SIG001 signature mismatch", oneTop}, 1, 0},
+		{"meta only, another event's signature", edit(top, "}\n", sig, other),
+			[]string{"3: SIG001 signature mismatch"}, []string{"3: SIG001 signature mismatch", oneTop}, 1, 0},
+		{"top only", edit(meta, `},"signature"`),
+			[]string{"3: SIG004 (warning) no meta.signature: checked against the top-level signature (the spec requires meta.signature)"},
+			[]string{oneMeta}, 0, 1},
+		// The top-level copy is what is checked: a wrong one fails.
+		{"top only, another event's signature", edit(meta, `},"signature"`, top, `,"signature":"`+other+"\"}\n"),
+			[]string{"3: SIG001 signature mismatch", "3: SIG004 (warning) no meta.signature: checked against the top-level signature (the spec requires meta.signature)"},
+			[]string{"3: SIG001 signature mismatch", oneMeta}, 0, 1},
+		{"both, differing", edit(top, `,"signature":"`+other+"\"}\n"),
+			[]string{"3: SIG003 the top-level signature differs from meta.signature"},
+			[]string{"3: SIG003 the top-level signature differs from meta.signature"}, 0, 0},
+		{"neither", edit(meta, `},"signature"`, top, "}\n"),
+			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"},
+			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"}, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, strict := range []bool{false, true} {
+				want := c.want
+				if strict {
+					want = c.strict
+				}
+				got, l := verifyLog(t, &Log{Signer: mustSigner(t, "k", SchemeSpec), RequireBoth: strict}, []byte(c.log))
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("RequireBoth %t: problems:\n%s\nwant:\n%s", strict, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				if l.MetaOnly != c.metaOnly || l.TopOnly != c.top || l.Events != 6 {
+					t.Errorf("RequireBoth %t: %d events, MetaOnly %d, TopOnly %d; want 6, %d, %d", strict, l.Events, l.MetaOnly, l.TopOnly, c.metaOnly, c.top)
+				}
+				if l.OK() != (len(want) == 0 || !strict && c.name == "top only") {
+					t.Errorf("RequireBoth %t: OK() %t with %d errors, %d warnings", strict, l.OK(), l.Errors, l.Warnings)
+				}
+			}
+		})
+	}
+}
+
+// TestSignWritesBoth: sign stores the signature in both places, as the
+// spec's generator does, whichever one the event had: the signed log
+// verifies with RequireBoth, and Python (with --verify, which compares the
+// two copies) agrees.
+func TestSignWritesBoth(t *testing.T) {
+	for _, name := range Schemes {
+		raw, err := os.ReadFile("../../testdata/sign/python-meta-only-" + name + ".ndjson")
+		if err != nil {
+			t.Fatal(err)
+		}
+		topOnly := regexp.MustCompile(`, "signature": "[0-9a-f]{64}"\}, "signature"`)
+		for what, log := range map[string][]byte{
+			"meta only": raw,
+			"top only":  topOnly.ReplaceAll(signBytes(t, "test-key", SchemeSpec, raw), []byte(`}, "signature"`)),
+			"neither":   sigMember.ReplaceAll(raw, nil),
+		} {
+			scheme, _ := ParseScheme(name)
+			signed := signBytes(t, "test-key", scheme, log)
+			n := 0
+			eachRecord(t, signed, func(rec *Record) {
+				ev, err := mustSigner(t, "test-key", scheme).Event(rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ev.HasSig || !ev.HasTop || !bytes.Equal(ev.Signature, ev.TopSignature) || len(ev.Signature) != 64 {
+					t.Fatalf("%s, %s: event %d signed %q at the top, %q in meta", name, what, rec.Index+1, ev.TopSignature, ev.Signature)
+				}
+				n++
+			})
+			problems, l := verifyLog(t, &Log{Signer: mustSigner(t, "test-key", scheme), RequireBoth: true}, signed)
+			if n != 20 || len(problems) != 0 || l.MetaOnly != 0 || l.TopOnly != 0 {
+				t.Errorf("%s, %s: %d events, problems %v", name, what, n, problems)
+			}
+		}
+	}
+}
+
 func topSig(line string) string {
 	i := strings.LastIndex(line, `"signature":"`)
 	return line[i+13 : i+13+64]
@@ -296,3 +422,7 @@ func topSig(line string) string {
 // sigMember matches a signature member as sign adds it, with what comes
 // before it.
 var sigMember = regexp.MustCompile(`,\s*"signature":\s*"[0-9a-f]{64}"`)
+
+// sigTop matches a compact event's top-level signature member, with the
+// comma before it and the closing brace after.
+var sigTop = regexp.MustCompile(`,"signature":"[0-9a-f]{64}"\}\n`)

@@ -11,7 +11,7 @@ const (
 	CodeMismatch  = "SIG001" // the signature does not match
 	CodeUnsigned  = "SIG002" // no signature
 	CodeTopDiffer = "SIG003" // the top-level signature differs from meta.signature
-	CodeOneCopy   = "SIG004" // the signature is in one of its two places only
+	CodeOneCopy   = "SIG004" // the signature is in one of its two places only (see Log.RequireBoth)
 	CodeGap       = "SIG010" // events missing in a run
 	CodeRepeat    = "SIG011" // a seq again
 	CodeOrder     = "SIG012" // a seq out of order
@@ -49,15 +49,29 @@ type Problem struct {
 // one, with none repeated and none missing. Problems are given to Emit in
 // the order of the events (a gap is known for sure only some events after
 // it, in case the missing events come late, out of order).
+//
+// The spec puts an event's signature in meta.signature (its event
+// structure marks it required there) and has its generator store a copy
+// in a top-level signature; many stored events carry meta.signature only.
+// An event is checked against meta.signature when it has one, else
+// against the top-level copy; when it has both, they must be equal
+// (CodeTopDiffer). By default an event signed in meta.signature only
+// verifies, counted in MetaOnly, and one signed at the top level only
+// verifies with a warning (CodeOneCopy), counted in TopOnly. RequireBoth
+// makes either an error (CodeOneCopy), for producers that promise both.
 type Log struct {
-	Signer  *Signer
-	Emit    func(Problem)
-	Explain bool // keep the signed message of each mismatch
+	Signer      *Signer
+	Emit        func(Problem)
+	Explain     bool // keep the signed message of each mismatch
+	RequireBoth bool // a signature in one of its two places only is an error
 
 	Events, Errors, Warnings int
-	runs                     map[string]*run
-	gaps                     []*gap    // open gaps, oldest first
-	queue                    []Problem // problems held back behind an open gap
+	// MetaOnly is the number of events signed in meta.signature only, with
+	// no top-level copy; TopOnly the number signed at the top level only.
+	MetaOnly, TopOnly int
+	runs              map[string]*run
+	gaps              []*gap    // open gaps, oldest first
+	queue             []Problem // problems held back behind an open gap
 }
 
 type run struct {
@@ -131,9 +145,19 @@ func (l *Log) Check(ev *Event, w Where) {
 		}
 		switch {
 		case !ev.HasTop:
-			l.emit(problem(CodeOneCopy, "no top-level signature: the spec stores the signature in both signature and meta.signature"))
+			l.MetaOnly++
+			if l.RequireBoth {
+				l.emit(problem(CodeOneCopy, "no top-level signature: the spec stores the signature in both signature and meta.signature"))
+			}
 		case !ev.HasSig:
-			l.emit(problem(CodeOneCopy, "no meta.signature: the spec stores the signature in both signature and meta.signature"))
+			l.TopOnly++
+			if l.RequireBoth {
+				l.emit(problem(CodeOneCopy, "no meta.signature: the spec stores the signature in both signature and meta.signature"))
+			} else {
+				p := problem(CodeOneCopy, "no meta.signature: checked against the top-level signature (the spec requires meta.signature)")
+				p.Warning = true
+				l.emit(p)
+			}
 		case !bytes.Equal(ev.TopSignature, ev.Signature):
 			l.emit(problem(CodeTopDiffer, "the top-level signature differs from meta.signature"))
 		}

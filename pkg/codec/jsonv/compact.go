@@ -239,13 +239,7 @@ func appendCompact(dst, src []byte, from int) []byte {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // TrimSpace returns b without the JSON white space it starts with.
-func TrimSpace(b []byte) []byte {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return b[i:]
-}
+func TrimSpace(b []byte) []byte { return b[SkipSpace(b, 0):] }
 
 // DecodeEscape reads the \uXXXX escape b starts with, and a low surrogate
 // escape after a high one. It returns the rune (a lone surrogate as its

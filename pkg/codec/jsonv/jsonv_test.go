@@ -457,27 +457,32 @@ func FuzzIndent(f *testing.F) {
 }
 
 // FuzzMembers: the structural scan finds the members a decoder finds, in
-// every compact object; it refuses (false) what is not compact.
+// every object, however it is formatted; the same members (the values
+// compacted) in its compact form, and in the form json.dumps writes with
+// indent=2 and CRLF line ends; it refuses (false) what is not an object.
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{"a":1,"b":[1,{"c":"}"}],"d\"e":"x\\"}`, `{}`, `{"a":{"b":{}}}`, `{ "a": 1 }`, `[1]`} {
+	for _, s := range []string{`{"a":1,"b":[1,{"c":"}"}],"d\"e":"x\\"}`, `{}`, `{"a":{"b":{}}}`, `{ "a": 1 }`, `[1]`,
+		"{\r\n  \"a\": [\r\n    1,\r\n    2\r\n  ],\r\n  \"b\": {}\r\n}", "\t{\"a\" :1 , \"b\":\n2}\n", `{ }`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if !Valid(in) {
-			return
-		}
+	members := func(t *testing.T, in []byte) ([]string, bool) {
 		var got []string
 		ok := Members(in, func(name []byte, escaped bool, v []byte) {
 			if escaped != bytes.Contains(name, []byte{'\\'}) {
 				t.Fatalf("escaped %v for %q", escaped, name)
 			}
-			got = append(got, string(name)+"="+string(v))
+			got = append(got, string(name)+"="+string(CompactInPlace(bytes.Clone(v))))
 		})
+		return got, ok
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !Valid(in) {
+			return
+		}
+		got, ok := members(t, in)
 		if !ok {
-			// Only an object with white space between its own tokens is
-			// refused.
-			if in[0] == '{' && bytes.Equal(CompactInPlace(bytes.Clone(in)), in) {
-				t.Fatalf("Members refused the compact %s", in)
+			if TrimSpace(in)[0] == '{' {
+				t.Fatalf("Members refused the object %q", in)
 			}
 			return
 		}
@@ -488,10 +493,17 @@ func FuzzMembers(f *testing.F) {
 			n, _ := d.ReadValue()
 			name := string(n[1 : len(n)-1])
 			v, _ := d.ReadValue()
-			want = append(want, name+"="+string(v))
+			want = append(want, name+"="+string(CompactInPlace(bytes.Clone(v))))
 		}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Fatalf("Members(%s) = %q, want %q", in, got, want)
+			t.Fatalf("Members(%q) = %q, want %q", in, got, want)
+		}
+		c := CompactInPlace(bytes.Clone(in))
+		pretty := bytes.ReplaceAll(AppendIndent(nil, c, "", "  "), []byte("\n"), []byte("\r\n"))
+		for _, form := range [][]byte{c, pretty} {
+			if again, ok := members(t, form); !ok || strings.Join(again, "|") != strings.Join(want, "|") {
+				t.Fatalf("Members(%q) = %q, %v; want %q as in %q", form, again, ok, want, in)
+			}
 		}
 	})
 }

@@ -1,48 +1,65 @@
 package jsonv
 
 // Members calls f with the name (as written, without its quotes, escapes
-// and all) and the value of each member of obj, a valid JSON object with no
-// white space between its members (as Reader.Next and CompactInPlace give
-// it; the values may hold white space within them). It finds the members
-// by a structural scan, without checking them again, and reports false,
-// having called f for none or some members, when there is white space
-// between the object's own tokens: the caller then falls back on a
-// decoder. escaped says whether the name holds an escape.
+// and all) and the value of each member of obj, a valid JSON object (as
+// Reader.Next gives it), in any formatting: white space (RFC 8259: space,
+// tab, LF, CR) may stand around the object and around its structural
+// characters, as json.dumps writes `{"a": 1, "b": 2}` or indents it. The
+// values are given without the white space around them, but may hold
+// white space within them. It finds the members by a structural scan,
+// without checking them again, and reports false, having called f for
+// none or some members, when obj is not a JSON object (or not valid
+// JSON): the caller then falls back on a decoder, for its error. escaped
+// says whether the name holds an escape.
 func Members(obj []byte, f func(name []byte, escaped bool, value []byte)) bool {
-	if len(obj) < 2 || obj[0] != '{' {
+	i := SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
-	i := 1
-	if obj[i] == '}' {
-		return i == len(obj)-1
+	i = SkipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return SkipSpace(obj, i+1) == len(obj)
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
 			return false
 		}
 		end, escaped := stringEnd(obj, i)
-		if end < 0 || end >= len(obj) || obj[end] != ':' {
+		if end < 0 {
 			return false
 		}
 		name := obj[i+1 : end-1]
-		v := end + 1
+		if end = SkipSpace(obj, end); end >= len(obj) || obj[end] != ':' {
+			return false
+		}
+		v := SkipSpace(obj, end+1)
 		e := valueEnd(obj, v)
 		if e < 0 {
 			return false
 		}
 		f(name, escaped, obj[v:e])
-		if e >= len(obj) {
+		if e = SkipSpace(obj, e); e >= len(obj) {
 			return false
 		}
 		switch obj[e] {
 		case ',':
-			i = e + 1
+			i = SkipSpace(obj, e+1)
 		case '}':
-			return e == len(obj)-1
+			return SkipSpace(obj, e+1) == len(obj)
 		default:
 			return false
 		}
 	}
+}
+
+// SkipSpace returns the index of the first byte of b from i on that is not
+// JSON white space (space, tab, LF, CR): i itself, at once, in compact
+// JSON.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' && isSpace(b[i]) {
+		i++
+	}
+	return i
 }
 
 // stringEnd returns the offset just past the string that starts at b[i],

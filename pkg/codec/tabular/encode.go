@@ -45,8 +45,9 @@ type member struct {
 
 // each calls f with each member of the JSON object obj (a valid JSON
 // value): its name unquoted (valid during the call) and its value as
-// written. Compact objects (all that the stream readers give) are split by
-// a structural scan; others go through a decoder.
+// written. Objects are split by a structural scan, whatever their white
+// space (compact, or as json.dumps writes them); the decoder is left for
+// what is not a valid object, for its error.
 func (s *splitter) each(obj []byte, f func(name, value []byte)) error {
 	if k := firstByte(obj); k != '{' {
 		return &NotObjectError{Found: jsonv.KindName(k)}

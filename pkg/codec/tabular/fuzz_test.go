@@ -72,6 +72,15 @@ func FuzzRoundTrip(f *testing.F) {
 		if one != text || rep.TableBytes != int64(len(text)) || rep.Lossy != int64(len(lossy)) || len(oneLossy) != len(lossy) {
 			t.Fatalf("RowWriter: %d bytes, %d lossy (%d reported)\n%s\nEncoder: %d bytes, %d lossy\n%s", rep.TableBytes, rep.Lossy, len(oneLossy), one, len(text), len(lossy), text)
 		}
+		// The rows indented, with CRLF line ends, make the same table.
+		var pretty []string
+		for _, r := range strs {
+			c, _ := jsonv.AppendCompact(nil, []byte(r))
+			pretty = append(pretty, "\r\n"+string(bytes.ReplaceAll(jsonv.AppendIndent(nil, c, "", "  "), []byte("\n"), []byte("\r\n")))+"\t")
+		}
+		if again, rep2, _ := writeRows(t, pretty...); again != one || rep2.Lossy != rep.Lossy {
+			t.Fatalf("the rows indented give\n%s\nthe rows as written\n%s", again, one)
+		}
 		back, err := decodeAll(text, nil)
 		if err != nil {
 			t.Fatalf("the table of %s does not read back: %v\n%s", in, err, text)

@@ -48,10 +48,16 @@ const decodeFlushSize = 64 << 10
 //   - A lone primitive must be the document's only line and, in strict
 //     mode, not indented; a line of spaces and tabs is blank (§12).
 //   - Control characters inside quotes are data (JSON-escaped on output).
-//   - Non-strict: a row's missing cells are null, extra cells ignored; a
-//     line that belongs to no block, or at entry depth without a colon, is
-//     skipped; content after a complete root array is ignored; the first
-//     line of a block may set its depth; ill-formed UTF-8 becomes U+FFFD.
+//   - Non-strict mode keeps every line or fails with the line's position:
+//     it never skips input. The first line of a block may set its depth
+//     (deeper than one level); an indented first line stands at the root
+//     level, as the reference CLI reads it (see lessIndented); a tab in
+//     the indentation is one level (depth = floor(spaces/IndentSize) +
+//     tabs, as the reference decoder computes it); a row's missing cells
+//     are null; ill-formed UTF-8 becomes U+FFFD. Over-indented lines,
+//     extra cells, a line at entry depth without a colon, a non-item line
+//     at item depth and content after a complete root array are errors,
+//     as in strict mode.
 func Decode(w io.Writer, r io.Reader, opts DecodeOptions) error {
 	d := newDecoder(w, r, opts)
 	if err := d.run(); err != nil {
@@ -84,6 +90,8 @@ type decoder struct {
 	strict     bool
 	indent     string // JSON indentation unit; "" for compact
 	elements   bool
+	keepDups   bool // tests only, non-strict: write every duplicate key, no last-write-wins
+	firstBlock int  // non-strict: the scope the first line opened, until the next line; 0 if none
 
 	ln     lineCtx   // the current line
 	num    int       // lines read
@@ -103,13 +111,12 @@ type decoder struct {
 	blankNum int   // first blank line since the last content line, 0 if none
 	blankOff int64 // its offset
 
-	rootState  int
-	rootLine   []byte // the lone primitive line
-	rootNum    int
-	rootOff    int64
-	rootCol    int
-	rootKind   string // "array" or "keyed object": a root that ends before the input
-	ignoreRest bool   // non-strict: the root value is complete; the rest is ignored
+	rootState int
+	rootLine  []byte // the lone primitive line
+	rootNum   int
+	rootOff   int64
+	rootCol   int
+	rootKind  string // "array" or "keyed object": a root that ends before the input
 
 	// scratch, reused from line to line
 	spans   []cellSpan
@@ -156,7 +163,7 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 
 // run decodes the document line by line.
 func (d *decoder) run() error {
-	for !d.ignoreRest {
+	for {
 		ok, err := d.readLine()
 		if err != nil {
 			return err
@@ -232,13 +239,16 @@ func (d *decoder) prepare() (bool, error) {
 		d.fixLine()
 	}
 	t := d.ln.text
-	i, tab := 0, -1
+	i, tab, tabs := 0, -1, 0
 	for i < len(t) && t[i] == ' ' {
 		i++
 	}
 	if i < len(t) && t[i] == '\t' {
 		tab = i
 		for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+			if t[i] == '\t' {
+				tabs++
+			}
 			i++
 		}
 	}
@@ -254,11 +264,17 @@ func (d *decoder) prepare() (bool, error) {
 	if tab >= 0 && d.strict {
 		return false, d.errAt(tab, "tab in indentation: indent with spaces only")
 	}
-	depth := -1
-	if i < len(d.depths) {
-		depth = int(d.depths[i])
-	} else if !d.strict || i%d.indentSize == 0 {
-		depth = i / d.indentSize
+	// Non-strict, a tab is one level wherever it stands in the
+	// indentation, and the spaces around tabs count together:
+	// depth = floor(spaces / IndentSize) + tabs, the reference's rule.
+	depth, spaces := -1, i-tabs
+	if spaces < len(d.depths) {
+		depth = int(d.depths[spaces])
+	} else if !d.strict || spaces%d.indentSize == 0 {
+		depth = spaces / d.indentSize
+	}
+	if depth >= 0 {
+		depth += tabs
 	}
 	if depth < 0 {
 		return false, d.errAt(i, fmt.Sprintf("indentation of %d %s is not a multiple of %d", i, pluralWord(i, "space", "spaces"), d.indentSize))

@@ -347,6 +347,9 @@ func (d *decoder) fieldName(e int) []byte {
 // dedupeFields finds duplicate names among group g's fields: an error in
 // strict mode; otherwise the first one shows the value of the last.
 func (d *decoder) dedupeFields(g int) error {
+	if d.keepDups && !d.strict {
+		return nil
+	}
 	var seen map[string]int
 	count := 0
 	for e := d.fields[g].first; e >= 0; e = d.fields[e].next {

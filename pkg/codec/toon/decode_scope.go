@@ -93,8 +93,13 @@ func (d *decoder) keepHeader(f *scope, col int) {
 // handle processes a content line: it closes the scopes the line is out
 // of and hands it to the innermost scope left.
 func (d *decoder) handle() error {
+	fb := d.firstBlock
+	d.firstBlock = 0
 	for {
 		for len(d.stack) > 1 && d.depth < d.stack[len(d.stack)-1].fd {
+			if !d.strict && d.lessIndented(fb) {
+				break
+			}
 			if err := d.closeTop(); err != nil {
 				return err
 			}
@@ -109,15 +114,18 @@ func (d *decoder) handle() error {
 		fi := len(d.stack) - 1
 		f := &d.stack[fi]
 		if f.kind == scopeRoot {
-			return d.rootContent()
+			first := d.rootState == rootNone
+			err := d.rootContent()
+			if top := len(d.stack) - 1; first && top > 0 && d.stack[top].n == 0 {
+				d.firstBlock = top
+			}
+			return err
 		}
 		if d.depth > f.fd {
 			switch {
 			case !d.strict && f.n == 0 && !f.adopted:
 				f.fd, f.adopted = d.depth, true
-			case !d.strict:
-				return nil // a line that belongs to no scope is skipped
-			case f.n == 0:
+			case f.n == 0 && d.strict:
 				return d.errAt(d.col0, fmt.Sprintf("indentation jumps from depth %d to depth %d: a block's first line is one level deeper than the line that opens it", f.fd-1, d.depth))
 			default:
 				return d.errAt(d.col0, fmt.Sprintf("unexpected indentation: a line at depth %d where this block's lines are at depth %d (the line before opens no block)", d.depth, f.fd))
@@ -129,7 +137,7 @@ func (d *decoder) handle() error {
 		case scopeObject:
 			err = d.objectLine(fi)
 		case scopeList:
-			again, err = d.listLine(fi)
+			err = d.listLine(fi)
 		case scopeTable:
 			again, err = d.tableLine(fi)
 		case scopeKeyed:
@@ -141,6 +149,32 @@ func (d *decoder) handle() error {
 	}
 }
 
+// lessIndented places, in non-strict mode, a line less indented than the
+// lines of the innermost scope, when the first line of the document is
+// indented: the reference CLI reads that line as if it were not. It
+// reports true when the scope takes the line, at the line's depth from
+// then on, instead of closing:
+//   - the first content line of the block that the first line opens (fb,
+//     the second line of the document), at a depth above 0 and, in an
+//     object, below the first line's: "    a:\n  b: 1" is {"a": {"b": 1}}
+//     ("    a:\n    b: 1" is {"a": {}, "b": 1}), "  [1]:\n  - x" is ["x"];
+//   - any line, in a root object: "  a: 1\nb: 2" is {"a": 1, "b": 2}.
+//
+// Other lines less indented than their scope close it, as in strict mode
+// (after a root array or keyed object, that is an error).
+func (d *decoder) lessIndented(fb int) bool {
+	fi := len(d.stack) - 1
+	f := &d.stack[fi]
+	switch {
+	case fi == fb && f.n == 0 && !f.adopted && d.depth > 0 && (fi == 1 || d.depth < d.stack[fi-1].fd):
+	case fi == 1 && f.kind == scopeObject:
+	default:
+		return false
+	}
+	f.fd, f.adopted = d.depth, true
+	return true
+}
+
 // rootContent handles a content line that no scope takes: the first one,
 // which decides the root form (§5), or one after the root value.
 func (d *decoder) rootContent() error {
@@ -148,11 +182,9 @@ func (d *decoder) rootContent() error {
 	case rootPending:
 		return d.lonePrimitiveError()
 	case rootStarted:
-		if d.strict {
-			return d.errAt(d.col0, fmt.Sprintf("unexpected %s after the end of the root %s: nothing may follow it", quoteForMsg(d.ln.text[d.col0:]), d.rootKind))
-		}
-		d.ignoreRest = true
-		return nil
+		// Non-strict too: a line after a complete root array or keyed
+		// object has no place in the value, and is never dropped.
+		return d.errAt(d.col0, fmt.Sprintf("unexpected %s after the end of the root %s: nothing may follow it", quoteForMsg(d.ln.text[d.col0:]), d.rootKind))
 	}
 	if d.strict && d.depth > 0 {
 		return d.errAt(d.col0, "unexpected indentation: the first line of a document is not indented")
@@ -342,19 +374,17 @@ func (d *decoder) inlineArray(h *arrayHeader, lvl int, elems bool) error {
 	return nil
 }
 
-// listLine handles a line at the item depth of an expanded list. It
-// reports true when the line ends the list and is to be handled again.
-func (d *decoder) listLine(fi int) (bool, error) {
+// listLine handles a line at the item depth of an expanded list.
+func (d *decoder) listLine(fi int) error {
 	f := &d.stack[fi]
 	c := d.ln.text[d.col0:]
 	if c[0] != '-' || len(c) > 1 && c[1] != ' ' {
-		if d.strict {
-			return false, d.errAt(d.col0, fmt.Sprintf("expected a list item (\"- value\"), found %s", quoteForMsg(c)))
-		}
-		return true, d.closeTop()
+		// Non-strict too: no scope below a list takes a line at its
+		// item depth.
+		return d.errAt(d.col0, fmt.Sprintf("expected a list item (\"- value\"), found %s", quoteForMsg(c)))
 	}
 	if d.strict && f.n >= f.want {
-		return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "item", "items"), ordinalWord(f.n+1)))
+		return d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "item", "items"), ordinalWord(f.n+1)))
 	}
 	d.beginElem(f)
 	fd, lvl := f.fd+1, f.lvl+1
@@ -366,26 +396,26 @@ func (d *decoder) listLine(fi int) (bool, error) {
 	switch {
 	case len(rest) == 0:
 		d.out = append(d.out, "{}"...)
-		return false, nil
+		return nil
 	case len(rest) == 2 && rest[0] == '[' && rest[1] == ']':
 		d.out = append(d.out, "[]"...)
-		return false, nil
+		return nil
 	}
 	kl := &d.kl
 	ok, err := d.parseKeyLine(rest, col, kl, posListItem)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if !ok {
-		return false, d.appendToken(rest, col)
+		return d.appendToken(rest, col)
 	}
 	if kl.kind == klHeader && kl.hdr.keyless {
-		return false, d.openHeader(&kl.hdr, fd, lvl, false)
+		return d.openHeader(&kl.hdr, fd, lvl, false)
 	}
 	if _, err := d.openObject(scopeObject, fd, lvl); err != nil {
-		return false, err
+		return err
 	}
-	return false, d.field(len(d.stack)-1, kl)
+	return d.field(len(d.stack)-1, kl)
 }
 
 // tableLine handles a line at the row depth of a tabular array. It
@@ -398,13 +428,13 @@ func (d *decoder) tableLine(fi int) (bool, error) {
 	if kv {
 		return true, d.closeTop()
 	}
-	if d.strict {
-		if f.n >= f.want {
-			return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "row", "rows"), ordinalWord(f.n+1)))
-		}
-		if len(spans) != f.tmpl.width {
-			return false, d.widthError("tabular row", f, d.col0, spans)
-		}
+	if d.strict && f.n >= f.want {
+		return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "row", "rows"), ordinalWord(f.n+1)))
+	}
+	// Non-strict, a row's missing cells are null, but extra cells have no
+	// field to go to: an error in both modes.
+	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+		return false, d.widthError("tabular row", f, d.col0, spans)
 	}
 	d.beginElem(f)
 	return false, d.emitRow(&f.tmpl, c, d.col0, spans)
@@ -432,24 +462,19 @@ func (d *decoder) keyedLine(fi int) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		if d.strict {
-			return d.errAt(d.col0, fmt.Sprintf("expected an entry row (key: cells), found %s with no colon", quoteForMsg(c)))
-		}
-		return nil
+	if !ok { // non-strict too: the line would be lost
+		return d.errAt(d.col0, fmt.Sprintf("expected an entry row (key: cells), found %s with no colon", quoteForMsg(c)))
 	}
 	var spans []cellSpan
 	if len(rest) > 0 {
 		spans, _ = splitCells(d.spans[:0], rest, f.delim, false)
 		d.spans = spans
 	}
-	if d.strict {
-		if f.n >= f.want {
-			return d.errAt(d.col0, fmt.Sprintf("object declares %d %s, found a %s", f.want, pluralWord(f.want, "entry", "entries"), ordinalWord(f.n+1)))
-		}
-		if len(spans) != f.tmpl.width {
-			return d.widthError("entry row", f, restCol, spans)
-		}
+	if d.strict && f.n >= f.want {
+		return d.errAt(d.col0, fmt.Sprintf("object declares %d %s, found a %s", f.want, pluralWord(f.want, "entry", "entries"), ordinalWord(f.n+1)))
+	}
+	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+		return d.widthError("entry row", f, restCol, spans)
 	}
 	if err := d.beginMember(f, key, d.col0); err != nil {
 		return err
@@ -537,7 +562,7 @@ func (d *decoder) closeTop() error {
 	switch f.kind {
 	case scopeObject, scopeKeyed:
 		if !d.strict {
-			if f.dup {
+			if f.dup && !d.keepDups {
 				d.resolveDuplicates(f)
 			}
 			d.openObjs--

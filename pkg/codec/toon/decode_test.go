@@ -245,17 +245,17 @@ func TestDecodeNonStrict(t *testing.T) {
 		{"last write wins for entry keys", "m[3:]{v}:\n  a: 1\n  b: 2\n  a: 3", `{"m":{"a":{"v":3},"b":{"v":2}}}`},
 		{"last write wins for field names", "u[1]{a,b,a}:\n  1,2,3", `{"u":[{"a":3,"b":2}]}`},
 		{"last write wins past the linear key set", decManyKeys(30) + "k3: x", strings.Replace(decManyKeysJSON(30), `"k3":3`, `"k3":"x"`, 1)},
-		{"floor depth", "a:\n   b: 1\n     c: 2", `{"a":{"b":1}}`},
-		{"tab counts as a space", "a:\n\t\tb: 1", `{"a":{"b":1}}`},
+		{"floor depth", "a:\n   b:\n     c: 2\n   d: 3", `{"a":{"b":{"c":2},"d":3}}`},
+		{"a tab is one level", "a:\n\tb:\n\t\tc: 1\n\td: 2\ne: 3", `{"a":{"b":{"c":1},"d":2},"e":3}`},
+		{"tabs and spaces: floor(spaces/indent) + tabs", "a:\n \tb:\n\t  c:\n  \t  d: 1\n  \t e: 2\n\t e: 3", `{"a":{"b":{"c":{"d":1},"e":2},"e":3}}`},
+		{"tab before a hash is no comment", "a:\n\t# b: 1", `{"a":{"# b":1}}`},
 		{"first line sets a block's depth", "a:\n      b: 1\n      c: 2", `{"a":{"b":1,"c":2}}`},
-		{"over-indented lines skipped", "a: 1\n    b: 2\nc: 3", `{"a":1,"c":3}`},
-		{"counts not checked", "t[1]: a,b\nu[3]{x,y}:\n  1\n  2,3,4\nl[1]:\n  - a\n  - b", `{"t":["a","b"],"u":[{"x":1,"y":null},{"x":2,"y":3}],"l":["a","b"]}`},
+		{"lines less indented than an indented first line", "  a: 1\nb: 2\n c:\n   d: 3", `{"a":1,"b":2,"c":{"d":3}}`},
+		{"an indented root array", "  [2]:\n  - 1\n  - 2", `[1,2]`},
+		{"counts not checked", "t[1]: a,b\nu[3]{x,y}:\n  1\n  2,3\nl[1]:\n  - a\n  - b\nm[3:]{v,w}:\n  k:\n  j: 1", `{"t":["a","b"],"u":[{"x":1,"y":null},{"x":2,"y":3}],"l":["a","b"],"m":{"k":{"v":null,"w":null},"j":{"v":1,"w":null}}}`},
 		{"blank lines in arrays ignored", "l[2]:\n  - a\n\n  - b", `{"l":["a","b"]}`},
-		{"trailing content ignored", "[2]: 1,2\njunk: 3\n  more", `[1,2]`},
 		{"malformed headers are keys", "a[x]: 1\nb[2] : 2\nc[1]{}: 3\n[2]: 4\nm[2:]:\n  k: 5", `{"a[x]":1,"b[2]":2,"c[1]{}":3,"[2]":4,"m[2:]":{"k":5}}`},
 		{"delimiter mismatch is a name", "t[1\t]{a,b}:\n  1", `{"t":[{"a,b":1}]}`},
-		{"entry line without colon skipped", "m[1:]{v}:\n  x\n  a: 1", `{"m":{"a":{"v":1}}}`},
-		{"non-item line ends a list", "l[1]:\n  - a\n  b: 2\nc: 3", `{"l":["a"],"c":3}`},
 		{"invalid UTF-8 replaced", "a: x\xffy", "{\"a\":\"x\uFFFDy\"}"},
 		{"control characters in quotes", "a: \"x\x01\"", `{"a":"x\u0001"}`},
 	}
@@ -277,6 +277,89 @@ func TestDecodeNonStrict(t *testing.T) {
 	got, err := decString("a: 1\nb: 2\na:\n  c: 3", DecodeOptions{NonStrict: true, JSONIndent: "  "})
 	if want := "{\n  \"a\": {\n    \"c\": 3\n  },\n  \"b\": 2\n}\n"; err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+// Non-strict decoding keeps every line or fails at the line it cannot
+// place (issue 16 §5): each of the places where it used to skip a line
+// now reads the line or names it with its position.
+func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
+	kept := []struct{ name, in, want string }{
+		// An indented first line: the reference CLI keeps b; it was dropped.
+		{"less indented than the first line", "  a: 1\nb: 2", `{"a":1,"b":2}`},
+		{"less indented, nested", "    a:\n      x: 1\n  b: 2\nc: 3", `{"a":{"x":1},"b":2,"c":3}`},
+		{"the first line's block, less indented (as the reference CLI)", "    d[2:]{x}:\n  a: 1\n  b: 2\nc: 3", `{"d":{"a":{"x":1},"b":{"x":2}},"c":3}`},
+		{"the first line's object, less indented", "      d:\n  a: 1\n   b:\n     c: 2\n e: 3\nf: 4", `{"d":{"a":1,"b":{"c":2}},"e":3,"f":4}`},
+		{"the first line's block, not at depth 0", "    d:\nb: 1", `{"d":{},"b":1}`},
+		{"the first line's block, same depth", "    d:\n    b: 1", `{"d":{},"b":1}`},
+		{"an indented root list", "    [2]:\n  - a\n  - b", `["a","b"]`},
+		{"an indented root table", "  [2]{x}:\n  1\n  2", `[{"x":1},{"x":2}]`},
+		// A tab is one level: it was one space, which put b beside a.
+		{"tab is a level", "a:\n\tb: 1\n", `{"a":{"b":1}}`},
+		{"tabs as levels", "a:\n\tb:\n\t\tc: 1\n\td[1]:\n\t\t- x", `{"a":{"b":{"c":1},"d":["x"]}}`},
+		{"tab row of a tab table", "t[1\t]{x\ty}:\n\t1\t2", `{"t":[{"x":1,"y":2}]}`},
+	}
+	for _, tt := range kept {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decString(tt.in, DecodeOptions{NonStrict: true})
+			if err != nil || got != tt.want+"\n" {
+				t.Errorf("Decode(%q, NonStrict) = %q, %v; want %s", tt.in, got, err, tt.want)
+			}
+		})
+	}
+	failed := []struct {
+		name, in  string
+		line, col int
+		msg       string
+	}{
+		{"over-indented after a value", "a: 1\n    b: 2\nc: 3", 2, 5,
+			"unexpected indentation: a line at depth 2 where this block's lines are at depth 0 (the line before opens no block)"},
+		{"over-indented in an adopted block", "a:\n   b: 1\n     c: 2", 3, 6,
+			"unexpected indentation: a line at depth 2 where this block's lines are at depth 1 (the line before opens no block)"},
+		{"between a block's depth and its parent's", "a:\n      x: 1\n   y: 2", 3, 4,
+			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)"},
+		{"over-indented list item", "l[2]:\n  - a\n      - b", 3, 7,
+			"unexpected indentation: a line at depth 3 where this block's lines are at depth 1 (the line before opens no block)"},
+		{"over-indented after a tab", "a: 1\n\tb: 2", 2, 2,
+			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)"},
+		{"more indented than the indented root again", "  a: 1\nb: 2\n  c: 3", 3, 3,
+			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)"},
+		{"content after a root array", "[2]: 1,2\njunk: 3", 2, 1,
+			`unexpected "junk: 3" after the end of the root array: nothing may follow it`},
+		{"content after a root list", "[1]:\n  - a\nb: 2", 3, 1,
+			`unexpected "b: 2" after the end of the root array: nothing may follow it`},
+		{"content after a root keyed object", "[1:]{v}:\n  a: 1\nb: 2", 3, 1,
+			`unexpected "b: 2" after the end of the root keyed object: nothing may follow it`},
+		{"less indented than an indented root list's items", "  [3]:\n      - a\n    - b", 3, 5,
+			`unexpected "- b" after the end of the root array: nothing may follow it`},
+		{"an indented root list's first item at depth 0", "  [2]:\n- a", 2, 1,
+			`unexpected "- a" after the end of the root array: nothing may follow it`},
+		{"the first line's block, second line", "    a:\n  b: 1\n     c: 2", 3, 6,
+			"unexpected indentation: a line at depth 2 where this block's lines are at depth 1 (the line before opens no block)"},
+		{"content after a root table", "[1]{v}:\n  1\nb: 2", 3, 1,
+			`unexpected "b: 2" after the end of the root array: nothing may follow it`},
+		{"content after a root []", "[]\nx: 1", 2, 1,
+			`unexpected "x: 1" after the end of the root array: nothing may follow it`},
+		{"entry line without a colon", "m[1:]{v}:\n  x\n  a: 1", 2, 3,
+			`expected an entry row (key: cells), found "x" with no colon`},
+		{"non-item line at item depth", "l[1]:\n  - a\n  b: 2\nc: 3", 3, 3,
+			`expected a list item ("- value"), found "b: 2"`},
+		{"extra cells of a row", "u[1]{x,y}:\n  2,3,4", 2, 7,
+			"tabular row has 3 cells, the header declares 2 fields"},
+		{"extra cells of an entry row", "m[1:]{v}:\n  a: 1,2", 2, 8,
+			"entry row has 2 cells, the header declares 1 field"},
+	}
+	for _, tt := range failed {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := decString(tt.in, DecodeOptions{NonStrict: true})
+			var se *jsonv.SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Decode(%q, NonStrict) = %q, %v; want an error at %d:%d", tt.in, out, err, tt.line, tt.col)
+			}
+			if got, want := err.Error(), fmt.Sprintf("%d:%d: %s", tt.line, tt.col, tt.msg); got != want {
+				t.Errorf("Decode(%q, NonStrict)\n got: %s\nwant: %s", tt.in, got, want)
+			}
+		})
 	}
 }
 

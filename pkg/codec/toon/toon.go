@@ -12,7 +12,11 @@
 //   - Numeric domain: arbitrary precision. A number is never turned into a
 //     string, approximated or rejected for its size.
 //   - Host types: the input is JSON text; there is nothing to normalize.
-//   - Tabs in indentation (non-strict mode): a tab counts as one space.
+//   - Tabs in indentation (non-strict mode; strict mode refuses them): a
+//     tab is one indentation level wherever it stands, and the spaces
+//     among the tabs count together, so depth = floor(spaces/IndentSize) +
+//     tabs, as in the reference implementation. A line indented by tabs
+//     and starting with "#" is content, not a comment (§5.1: spaces only).
 //   - Prototype keys (__proto__, constructor, prototype) are ordinary keys.
 package toon
 
@@ -71,10 +75,13 @@ type DecodeOptions struct {
 	// IndentSize is the number of spaces per level; 0 means 2.
 	IndentSize int
 	// NonStrict turns off the strict-mode checks of §14 (strict is the
-	// default), with the leniencies of the spec: counts and widths are not
-	// checked, indentation depth is floor(spaces/IndentSize), duplicate
-	// keys resolve last-write-wins, malformed headers fall through to
-	// key-value lines, trailing content after a root form is ignored.
+	// default), with the leniencies of the spec: counts are not checked
+	// and a short row's missing cells are null, indentation depth is
+	// floor(spaces/IndentSize) + tabs, a block's first line may be more
+	// than one level deeper, duplicate keys resolve last-write-wins,
+	// malformed headers fall through to key-value lines. It never skips a
+	// line: what it cannot place (an over-indented line, a row's extra
+	// cells, content after a root array) is an error with its position.
 	NonStrict bool
 	// JSONIndent is the indentation unit of the JSON written, "  " for
 	// the form of JSON.stringify(v, null, 2); "" writes compact JSON.

@@ -293,7 +293,7 @@ func (h *Host) decode(l validate.Line, ev *Event) error {
 		f.set(name, v)
 	})
 	if !compact || escaped {
-		// White space between members, or an escaped name: decoded.
+		// An escaped name: decoded (any white space is split as it is).
 		f = fields{}
 		if err := json.Unmarshal(ev.Event, &f, decodeOptions); err != nil {
 			return err

@@ -1,0 +1,77 @@
+// Package pyjson gives tests and benchmarks JSON as Python services write
+// it, written by CPython's own json.dumps (scripts/pyjson.py run with
+// python3), not by a Go imitation of it: the default separators ", " and
+// ": ", or indent=2 with CRLF line ends.
+package pyjson
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// Style is one way a Python service writes JSON: the flags of
+// scripts/pyjson.py.
+type Style struct {
+	Name  string
+	Flags []string
+}
+
+// Styles are the formattings a fast path must take as it takes compact
+// JSON: json.dumps's defaults (one value a line), and indent=2 with CRLF
+// line ends.
+var Styles = []Style{
+	{Name: "dumps"},
+	{Name: "indent2-crlf", Flags: []string{"--indent", "2", "--crlf"}},
+}
+
+// script is scripts/pyjson.py, found from this file's place in the module.
+func script() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "scripts", "pyjson.py")
+}
+
+// Dumps rewrites in, one JSON document or NDJSON, with python3
+// scripts/pyjson.py and flags. Python writes each float as its repr
+// (1.50 becomes 1.5): Pair gives the compact text to compare it with.
+// Without python3 on the PATH the test is skipped, saying so.
+func Dumps(tb testing.TB, in []byte, flags ...string) []byte {
+	tb.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		tb.Skip("python3 is not installed: the comparison with what Python writes is skipped")
+	}
+	cmd := exec.Command(py, append([]string{script()}, flags...)...)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("python3 scripts/pyjson.py %v: %v\n%s", flags, err, stderr.Bytes())
+	}
+	return out
+}
+
+// Pair is the values of in written twice: as style writes them, and
+// compact, each value of Python's text compacted (strings and numbers as
+// Python wrote them) on a line of its own, so that both hold the same data.
+func Pair(tb testing.TB, in []byte, style Style) (compact, py []byte) {
+	tb.Helper()
+	py = Dumps(tb, in, style.Flags...)
+	r := jsonv.NewReader(bytes.NewReader(bytes.Clone(py)), jsonv.Options{MaxValueSize: 1 << 40})
+	for {
+		v, _, err := r.Next()
+		if err == io.EOF {
+			return compact, py
+		}
+		if err != nil {
+			tb.Fatalf("python3's JSON: %v", err)
+		}
+		compact = append(append(compact, jsonv.CompactInPlace(v)...), '\n')
+	}
+}
