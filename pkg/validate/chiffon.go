@@ -45,8 +45,6 @@ type chunkSet struct {
 func (c *chiffon) schema() string     { return "chiffon" }
 func (c *chiffon) codePrefix() string { return "CHF" }
 
-var uuidFields = [][]string{{"message_id"}, {"trace_id"}, {"request_id"}, {"payload", "task_id"}}
-
 // ChunkRange reads a Chiffon step.output_chunk, "bytes A-B of N" (B
 // exclusive), as its three numbers; ok is false for any other text, and
 // for a number past 2^63-1.
@@ -74,20 +72,35 @@ func ChunkRange(s string) (a, b, n int64, ok bool) {
 	return a, b, n, okA && okB && okN && s == ""
 }
 
+// The fields the rules read, found in one pass over an object's members.
+var (
+	topFields     = []string{"message_id", "trace_id", "request_id", "type", "payload"}
+	payloadFields = []string{"task_id", "error_code", "step"}
+	stepFields    = []string{"output_chunk", "number"}
+)
+
 func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	if !c.checkFields(r, emit) {
 		return false
 	}
-	for _, p := range uuidFields {
-		if s, ok := r.text(p...); ok && !isCanonicalUUID(s) && matchUUID(s) {
-			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
+	var top [5][]byte
+	r.fields(r.raw, topFields, top[:])
+	var payload [3][]byte
+	r.fields(top[4], payloadFields, payload[:])
+	msgID, msgOK := textOf(top[0])
+	reqID, reqOK := textOf(top[2])
+	typ, _ := textOf(top[3])
+	task, _ := textOf(payload[0])
+	for i, v := range [4][]byte{top[0], top[1], top[2], payload[0]} {
+		if s, ok := textOf(v); ok && !isCanonicalUUID(s) && matchUUID(s) {
+			ptr := [4]string{"/message_id", "/trace_id", "/request_id", "/payload/task_id"}[i]
+			if !emit(r.at(ptr, "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
 				return false
 			}
 		}
 	}
-	typ, _ := r.text("type")
 	if string(typ) == "error" {
-		if code, ok := r.int("payload", "error_code"); ok {
+		if code, ok := intOf(payload[1]); ok {
 			if code > 5006 && code <= 5999 {
 				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
 					return false
@@ -96,23 +109,22 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	// Across the stream.
-	if id, ok := r.text("message_id"); ok {
-		if first, seen := c.messages.add(id, int32(r.index)); seen {
+	if msgOK {
+		if first, seen := c.messages.add(msgID, int32(r.index)); seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
 			}
 		}
 	}
-	if id, ok := r.text("request_id"); ok {
+	if reqOK {
 		// The payload as compact JSON: a retry resends the same payload.
-		h := maphash.Bytes(c.seed, c.compacted(r.get("payload")))
-		if prev, seen := c.requests.add(id, h); seen && prev != h {
+		h := maphash.Bytes(c.seed, c.compacted(top[4]))
+		if prev, seen := c.requests.add(reqID, h); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
 				return false
 			}
 		}
 	}
-	task, _ := r.text("payload", "task_id")
 	switch string(typ) {
 	case "work_result":
 		if len(task) == 0 {
@@ -129,9 +141,11 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 				return false
 			}
 		}
-		if ch, ok := r.text("payload", "step", "output_chunk"); ok {
+		var step [2][]byte
+		r.fields(payload[2], stepFields, step[:])
+		if ch, ok := textOf(step[0]); ok {
 			if a, b, n, ok := ChunkRange(string(ch)); ok {
-				return c.chunk(r, task, a, b, n, emit)
+				return c.chunk(r, task, step[1], a, b, n, emit)
 			}
 		}
 	}
@@ -168,10 +182,10 @@ func isEnvelopeField(name []byte) bool {
 
 // chunk adds the output chunk "bytes a-b of n" of a work_status to the
 // chunks of its step.
-func (c *chiffon) chunk(r *record, task []byte, a, b, n int64, emit func(Finding) bool) bool {
-	// The key: the task id and the step's number as compact JSON, each
-	// after its length (no allocation to look it up).
-	step := c.compacted(r.get("payload", "step", "number"))
+func (c *chiffon) chunk(r *record, task, number []byte, a, b, n int64, emit func(Finding) bool) bool {
+	// The key: the task id after its length, and the step's number as
+	// compact JSON (no allocation to look it up).
+	step := c.compacted(number)
 	k := binary.LittleEndian.AppendUint32(c.key[:0], uint32(len(task)))
 	k = append(k, task...)
 	k = append(k, step...)

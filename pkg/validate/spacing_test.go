@@ -2,96 +2,82 @@ package validate
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
-// pyFormats are the ways Python services write JSON, as json.dumps keyword
-// arguments and a line end: the default separators (", " and ": "),
-// indent=2, CRLF line ends, tabs, and the separators that leave a space
-// before each newline.
-var pyFormats = []struct {
-	name   string
-	kwargs string
-	crlf   bool
-}{
-	{"default", `{}`, false},
-	{"indent2", `{"indent": 2}`, false},
-	{"indent2-crlf", `{"indent": 2}`, true},
-	{"tabs", `{"indent": "\t"}`, false},
-	{"space-before-newline", `{"indent": 2, "separators": [", ", ": "]}`, true},
-}
+// pyFormats are the ways Python services write JSON (scripts/pyjson.py's
+// flags): json.dumps' defaults (", " and ": "), indent=2, with CRLF line
+// ends, with tabs, and with a space before each line break.
+var pyFormats = append(slices.Clone(pyjson.Styles),
+	pyjson.Style{Name: "indent2", Flags: []string{"--indent", "2"}},
+	pyjson.Style{Name: "tabs", Flags: []string{"--indent", "tab"}},
+	pyjson.Style{Name: "trailing-space", Flags: []string{"--indent", "2", "--trailing-space", "--crlf"}},
+)
 
-// pyFormatScript rewrites each input (NDJSON, or one JSON document, as
-// scripts/pyjson.py tells them apart) in each of the formats given, with
-// CPython's json module; an input Python cannot read gives null.
-const pyFormatScript = `
-import json, sys
-req = json.load(sys.stdin)
-out = []
-for text in req["inputs"]:
-    try:
-        try:
-            values = [json.loads(text)]
-        except ValueError:
-            values = [json.loads(l) for l in text.splitlines() if l.strip()]
-    except ValueError:
-        out.append(None)
-        continue
-    forms = []
-    for f in req["formats"]:
-        s = "".join(json.dumps(v, **f["kwargs"]) + "\n" for v in values)
-        if f["crlf"]:
-            s = s.replace("\n", "\r\n")
-        forms.append(s)
-    out.append(forms)
-json.dump(out, sys.stdout)
-`
-
-// pyFormat writes each input in each of pyFormats with python3 (one run for
-// all); out[i] is nil for an input Python cannot read.
-func pyFormat(t testing.TB, inputs []string) [][]string {
-	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed: the Python-formatted inputs cannot be made")
+// pyFormat writes each input (a stream of JSON values) in each of
+// pyFormats, with python3 (one run a format, for all the inputs); out[i]
+// is nil for an input that is not JSON toonkit reads. out[i][0] is
+// json.dumps' default formatting.
+func pyFormat(tb testing.TB, inputs []string) [][]string {
+	tb.Helper()
+	// All the values of all the inputs, compact, one a line; counts[i]
+	// says how many are the i-th input's.
+	var all []byte
+	counts := make([]int, len(inputs))
+	for i, in := range inputs {
+		rd := jsonv.NewReader(strings.NewReader(in), jsonv.Options{})
+		var vals []byte
+		for {
+			v, _, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				counts[i], vals = -1, nil
+				break
+			}
+			vals = append(append(vals, jsonv.CompactInPlace(v)...), '\n')
+			counts[i]++
+		}
+		all = append(all, vals...)
 	}
-	type format struct {
-		Kwargs json.RawMessage `json:"kwargs"`
-		Crlf   bool            `json:"crlf"`
+	out := make([][]string, len(inputs))
+	for _, style := range pyFormats {
+		py := pyjson.Dumps(tb, all, style.Flags...)
+		nl := "\n"
+		if slices.Contains(style.Flags, "--crlf") {
+			nl = "\r\n"
+		}
+		rd := jsonv.NewReader(bytes.NewReader(py), jsonv.Options{})
+		for i, n := range counts {
+			if n < 0 {
+				continue
+			}
+			var text strings.Builder
+			for range n {
+				v, _, err := rd.Next()
+				if err != nil {
+					tb.Fatalf("python3's %s output: %v", style.Name, err)
+				}
+				text.Write(v)
+				text.WriteString(nl)
+			}
+			out[i] = append(out[i], text.String())
+		}
 	}
-	req := struct {
-		Inputs  []string `json:"inputs"`
-		Formats []format `json:"formats"`
-	}{Inputs: inputs}
-	for _, f := range pyFormats {
-		req.Formats = append(req.Formats, format{json.RawMessage(f.kwargs), f.crlf})
-	}
-	in, _ := json.Marshal(req)
-	cmd := exec.Command(py, "-c", pyFormatScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python3: %v\n%s", err, stderr.Bytes())
-	}
-	var res [][]string
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(inputs) {
-		t.Fatalf("python3 gave %d results for %d inputs: %v", len(res), len(inputs), err)
-	}
-	return res
+	return out
 }
 
 // spacingInputs are the Chiffon and trace inputs of the tests: the valid
@@ -184,11 +170,11 @@ func TestFindingsSameInAnyFormatting(t *testing.T) {
 		if formatted[i] == nil {
 			continue // not JSON Python reads (a syntax error test)
 		}
-		// The compact input as Python writes it too (json.loads keeps the
-		// last of duplicate names, writes floats as repr): the reference.
+		// The compact form of what Python wrote (floats as their repr):
+		// the reference.
 		compact, ok := pyCompact(formatted[i][0])
 		if !ok {
-			continue // Python reads NaN and Infinity, which are not JSON
+			t.Fatalf("%s: Python wrote what toonkit cannot read:\n%s", names[i], formatted[i][0])
 		}
 		for _, val := range validators {
 			want, wantN := runValidator(val.v, compact)
@@ -199,7 +185,7 @@ func TestFindingsSameInAnyFormatting(t *testing.T) {
 				text := formatted[i][k]
 				got, n := runValidator(val.v, text)
 				compared++
-				where := fmt.Sprintf("%s, --as %s, Python %s", names[i], val.name, form.name)
+				where := fmt.Sprintf("%s, --as %s, Python %s", names[i], val.name, form.Name)
 				if n != wantN || len(got) != len(want) {
 					t.Errorf("%s: %d records, %d findings; compact: %d records, %d findings\n got %v\nwant %v", where, n, len(got), wantN, len(want), texts(got), texts(want))
 					continue
@@ -271,7 +257,7 @@ func TestAnyFormattingTakesFastPath(t *testing.T) {
 		for k, form := range pyFormats {
 			text := formatted[i][k]
 			if !strings.Contains(text, ": ") {
-				t.Fatalf("Python %s wrote %q", form.name, text)
+				t.Fatalf("Python %s wrote %q", form.Name, text)
 			}
 			v := Chiffon
 			if protos[i] == "trace" {
@@ -281,14 +267,14 @@ func TestAnyFormattingTakesFastPath(t *testing.T) {
 			before := slowPaths.Load()
 			got, n := runValidator(v, text)
 			if len(got) != len(want) || n != 1 {
-				t.Fatalf("%s seed %d, Python %s: %d records, findings %v, compact: %v", protos[i], i, form.name, n, texts(got), texts(want))
+				t.Fatalf("%s seed %d, Python %s: %d records, findings %v, compact: %v", protos[i], i, form.Name, n, texts(got), texts(want))
 			}
 			if d := slowPaths.Load() - before; d != 0 {
-				t.Errorf("%s seed %d, Python %s: decoded %d times (the slow path):\n%s", protos[i], i, form.name, d, text)
+				t.Errorf("%s seed %d, Python %s: decoded %d times (the slow path):\n%s", protos[i], i, form.Name, d, text)
 			}
 			raw := []byte(strings.TrimSpace(text))
 			if !fastValid(&splitCache{}, protos[i], raw) {
-				t.Errorf("%s seed %d, Python %s: the fast checker is not sure of\n%s", protos[i], i, form.name, raw)
+				t.Errorf("%s seed %d, Python %s: the fast checker is not sure of\n%s", protos[i], i, form.Name, raw)
 			}
 		}
 	}
@@ -381,16 +367,12 @@ func FuzzFastPathAnyFormatting(f *testing.F) {
 		var members []member
 		var walk func(v []byte)
 		walk = func(v []byte) {
-			ms, end := (&splitCache{}).members(nil, v, 0, false)
-			if end != len(v) {
-				return
-			}
-			for _, m := range ms {
-				members = append(members, m)
-				if m.value[0] == '{' {
-					walk(m.value)
+			jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
+				members = append(members, member{name, val, escaped})
+				if val[0] == '{' {
+					walk(val)
 				}
-			}
+			})
 		}
 		msg := []byte(seed.msg)
 		walk(msg)
