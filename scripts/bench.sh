@@ -60,6 +60,16 @@
 # -limit-dir): decode and inspect of a compressed frame that decompresses to
 # 64 MiB and of an uncompressed 64 MiB frame, encode of a 64 MiB value; mark
 # <= 2.5 x the limit (160 MiB), jq -c . on the same value beside it.
+# Python-formatted pairs: encode --to binary (the capture's NDJSON), convert
+# --to tabular (the table's JSON array), convert --from chiffon --to trace
+# (the bridge's messages), sign and verify (the audit events, signed) each
+# run on the compact input and on the same input as Python services write
+# it (rewritten by python3 scripts/pyjson.py: json.dumps' ", " and ": "),
+# in turns, so that a change in the machine's load falls on both. Printed:
+# each side's MB/s of its own input, and the ratio of the records per
+# second (compact wall time over Python-formatted wall time, the same
+# records); mark >= 0.8x. Info: the same ratio in CPU time (user + system,
+# from GNU time), steadier on a busy machine.
 # MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
 #
 # Environment:
@@ -87,6 +97,7 @@
 #   BENCH_TOON_REF      0 skips the reference TOON CLI (npm)
 #   BENCH_TOON_REF_REPS runs of each reference CLI measure (default 3; its
 #                       decode takes ~16 s a run)
+#   BENCH_PY            0 skips the Python-formatted pairs (they need python3)
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -208,6 +219,57 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a <= b)}'; }
 size() { wc -c <"$1" | tr -d ' '; }
 
+# Python-formatted pairs (see the header): pypair NAME COMPACT CMD... writes
+# COMPACT as Python does (NAME.py beside it) and runs CMD COMPACT and CMD
+# NAME.py in turns, $reps times each; it keeps the median wall and CPU
+# times and the sizes of both, by NAME, for pyrows.
+have_py=0
+if [[ ${BENCH_PY:-1} != 0 ]] && command -v python3 >/dev/null; then
+	have_py=1
+elif [[ ${BENCH_PY:-1} != 0 ]]; then
+	note "python3 not found: the Python-formatted pairs are skipped"
+fi
+declare -A pyc_ns pyp_ns pyc_cpu pyp_cpu pyc_bytes pyp_bytes
+cputime() { awk -F': *' '/(User|System) time \(seconds\)/ {s += $2} END {printf "%.0f", s * 1e9}' "$dir/time.txt"; }
+pypair() {
+	local name=$1 c=$2 i
+	shift 2
+	((have_py)) || return 0
+	local p=${c%.*}.py.${c##*.}
+	python3 "$root/scripts/pyjson.py" "$c" "$p" || die "scripts/pyjson.py $c failed"
+	note "$name, compact and Python-formatted in turns, x$reps"
+	local cw=() pw=() cc=() pc=()
+	for ((i = 0; i < reps; i++)); do
+		measure 1 "$@" "$c"
+		cw+=("$MED_NS")
+		if ((have_time)); then cc+=("$(cputime)"); fi
+		measure 1 "$@" "$p"
+		pw+=("$MED_NS")
+		if ((have_time)); then pc+=("$(cputime)"); fi
+	done
+	pyc_ns[$name]=$(median "${cw[@]}") pyp_ns[$name]=$(median "${pw[@]}")
+	pyc_cpu[$name]="" pyp_cpu[$name]=""
+	if ((have_time)); then pyc_cpu[$name]=$(median "${cc[@]}") pyp_cpu[$name]=$(median "${pc[@]}"); fi
+	pyc_bytes[$name]=$(size "$c") pyp_bytes[$name]=$(size "$p")
+	rm -f "$p"
+}
+# pyrows NAME LABEL: the rows of a pair, and its mark.
+pyrows() {
+	local name=$1 label=$2
+	if [[ -z ${pyc_ns[$name]:-} ]]; then
+		row "  $label, Python-formatted" "n/a" ">= 0.8x" "" "SKIP (no python3)"
+		return
+	fi
+	row "  $label MB/s: compact / Python" "$(mbps "${pyc_bytes[$name]}" "${pyc_ns[$name]}") / $(mbps "${pyp_bytes[$name]}" "${pyp_ns[$name]}")" "" "" "(json.dumps)"
+	local r
+	r=$(awk -v a="${pyc_ns[$name]}" -v b="${pyp_ns[$name]}" 'BEGIN {printf "%.2fx", a / b}')
+	check ge "${r%x}" 0.8
+	row "  $label: Python vs compact, rec/s" "$r" ">= 0.8x" "" "$RES"
+	if [[ -n ${pyc_cpu[$name]} ]]; then
+		row "    the same in CPU time" "$(awk -v a="${pyc_cpu[$name]}" -v b="${pyp_cpu[$name]}" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "n/a"}')" "" "" "(info)"
+	fi
+}
+
 # ---- machine ----
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)
 echo "== toonkit bench ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
@@ -269,6 +331,7 @@ if ((have_jq)); then
 	jq_ns=$MED_NS jq_kb=$MAX_KB
 fi
 dec2_kb="" enc2_kb=""
+pypair encode "$dir/capture.ndjson" "$tk" encode --to binary --timestamp 1
 if ((have_time)); then
 	note "decode and encode on the 2x input, x$reps"
 	measure "$reps" "$tk" decode "$dir/capture2x.bin"
@@ -297,6 +360,7 @@ fi
 note "convert --to tabular x$reps"
 measure "$reps" "$tk" convert --to tabular "$dir/table.json"
 tab_ns=$MED_NS tab_kb=$MAX_KB
+pypair tabular "$dir/table.json" "$tk" convert --to tabular
 note "convert --to json -c x$reps"
 measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
 untab_ns=$MED_NS untab_kb=$MAX_KB
@@ -409,6 +473,8 @@ sign_ns=$MED_NS sign_kb=$MAX_KB
 note "verify x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
 verify_ns=$MED_NS verify_kb=$MAX_KB
+pypair sign "$dir/audit.ndjson" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key"
+pypair verify "$dir/signed.ndjson" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key"
 py_ns="" chk_pyverify="SKIP (no python3)"
 if command -v python3 >/dev/null; then
 	# The spec's code block ("Signature Generation"), as it is, in a loop
@@ -439,6 +505,7 @@ br_ns=$MED_NS br_kb=$MAX_KB
 note "convert --to trace alone x$reps"
 measure "$reps" "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson"
 brc_ns=$MED_NS
+pypair trace "$dir/chiffon.ndjson" "$tk" convert --from chiffon --to trace
 chk_bridge=FAIL
 if "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson" | "$tk" sign --key-file "$dir/audit.key" -o "$dir/chiffon-signed.ndjson" &&
 	"$tk" verify -q --key-file "$dir/audit.key" "$dir/chiffon-signed.ndjson" >/dev/null &&
@@ -592,6 +659,7 @@ else
 fi
 check ge "$enc_mbps" 100
 row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
+pyrows encode "encode"
 if ((have_jq)); then
 	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
 fi
@@ -633,6 +701,7 @@ if ((have_jq)); then
 	check ge "${r%x}" 5
 	row "  vs jq -c . on the same JSON" "$r" ">= 5x" "" "$RES"
 fi
+pyrows tabular "tabular"
 check ge "$untab_mbps" 100
 row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
 row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"
@@ -714,6 +783,8 @@ check ge "$(evps "$nsig" "$sign_ns")" 100000
 row "sign events/s, 1 core" "$(evps "$nsig" "$sign_ns")" ">= 100000" "" "$RES"
 check ge "$(evps "$nsig" "$verify_ns")" 100000
 row "verify events/s, 1 core" "$(evps "$nsig" "$verify_ns")" ">= 100000" "" "$RES"
+pyrows sign "sign"
+pyrows verify "verify"
 if [[ -n $py_ns ]]; then
 	row "  python3 generate_signature events/s" "$(evps "$nsig" "$py_ns")" "" "" "(reference)"
 	r=$(ratio "$py_ns" "$sign_ns")
@@ -733,6 +804,7 @@ row "bridge: $nbr Chiffon messages, $(awk -v b="$br_bytes" 'BEGIN{printf "%.1f M
 check ge "$(evps "$nbr" "$br_ns")" 50000
 row "convert --to trace | sign messages/s" "$(evps "$nbr" "$br_ns")" ">= 50000" "" "$RES"
 row "  convert --to trace alone messages/s" "$(evps "$nbr" "$brc_ns")" "" "" "(info)"
+pyrows trace "to trace"
 if [[ -n $br4_kb ]]; then
 	check le "$br4_kb" "$((br_kb + br_kb / 5 + 4096))"
 	row "  peak RSS MiB, N / 4N messages" "$(mib "$br_kb") / $(mib "$br4_kb")" "4N <= N + 20% + 4" "" "$RES"

@@ -63,15 +63,46 @@ func Dumps(tb testing.TB, in []byte, flags ...string) []byte {
 func Pair(tb testing.TB, in []byte, style Style) (compact, py []byte) {
 	tb.Helper()
 	py = Dumps(tb, in, style.Flags...)
-	r := jsonv.NewReader(bytes.NewReader(bytes.Clone(py)), jsonv.Options{MaxValueSize: 1 << 40})
+	for _, v := range Values(tb, py, false) {
+		compact = append(append(compact, jsonv.CompactInPlace(v)...), '\n')
+	}
+	return compact, py
+}
+
+// Text is JSON written one way: its name ("compact", or a Style's) and
+// its bytes.
+type Text struct {
+	Name string
+	JSON []byte
+}
+
+// Texts is the values of in compact (as Pair gives them) and as each of
+// Styles writes them, for benchmarks that compare the formattings.
+func Texts(tb testing.TB, in []byte) []Text {
+	tb.Helper()
+	compact, _ := Pair(tb, in, Styles[0])
+	texts := []Text{{"compact", compact}}
+	for _, s := range Styles {
+		texts = append(texts, Text{s.Name, Dumps(tb, in, s.Flags...)})
+	}
+	return texts
+}
+
+// Values is the JSON values of text (NDJSON, or values back to back), each
+// a copy, as jsonv.Reader gives them; with elements, a top-level array
+// gives its elements.
+func Values(tb testing.TB, text []byte, elements bool) [][]byte {
+	tb.Helper()
+	r := jsonv.NewReader(bytes.NewReader(text), jsonv.Options{MaxValueSize: 1 << 40, Elements: elements})
+	var values [][]byte
 	for {
 		v, _, err := r.Next()
 		if err == io.EOF {
-			return compact, py
+			return values
 		}
 		if err != nil {
-			tb.Fatalf("python3's JSON: %v", err)
+			tb.Fatalf("JSON values: %v", err)
 		}
-		compact = append(append(compact, jsonv.CompactInPlace(v)...), '\n')
+		values = append(values, bytes.Clone(v))
 	}
 }

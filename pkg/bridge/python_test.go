@@ -2,12 +2,10 @@ package bridge
 
 import (
 	"bytes"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // chiffonLog is n generated Chiffon messages of every type, NDJSON.
@@ -24,21 +22,7 @@ func chiffonLog(n int) []byte {
 
 // messages is the values of an NDJSON text (or of values back to back),
 // each as written.
-func messages(tb testing.TB, in []byte) [][]byte {
-	tb.Helper()
-	r := jsonv.NewReader(bytes.NewReader(in), jsonv.Options{})
-	var msgs [][]byte
-	for {
-		v, _, err := r.Next()
-		if err == io.EOF {
-			return msgs
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		msgs = append(msgs, bytes.Clone(v))
-	}
-}
+func messages(tb testing.TB, in []byte) [][]byte { return pyjson.Values(tb, in, false) }
 
 // TestPythonFormattedMessages: Chiffon messages as json.dumps writes them
 // (", " and ": ", or indent=2 with CRLF), given to Convert as the reader
@@ -95,13 +79,9 @@ func TestPythonFormattedMessages(t *testing.T) {
 // white space and all); MB/s of the messages as written.
 func BenchmarkChiffonToTraceFormatting(b *testing.B) {
 	in := chiffonLog(2000)
-	compact, _ := pyjson.Pair(b, in, pyjson.Styles[0])
-	for _, style := range append([]pyjson.Style{{Name: "compact"}}, pyjson.Styles...) {
-		b.Run(style.Name, func(b *testing.B) {
-			text := compact
-			if style.Name != "compact" {
-				_, text = pyjson.Pair(b, in, style)
-			}
+	for _, t := range pyjson.Texts(b, in) {
+		b.Run(t.Name, func(b *testing.B) {
+			text := t.JSON
 			msgs := messages(b, text)
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()

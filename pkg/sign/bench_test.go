@@ -10,7 +10,7 @@ import (
 // auditLog is the first events of the stream scripts/bench.sh signs and
 // verifies (genbench -messages audit): unsigned trace events of about
 // 1 KB, one of each payload shape twice.
-func auditLog(b *testing.B) []byte {
+func auditLog(b testing.TB) []byte {
 	b.Helper()
 	raw, err := os.ReadFile("testdata/audit.ndjson")
 	if err != nil {

@@ -86,10 +86,7 @@ func (r *Reader) consume(n int, keep bool) {
 func (r *Reader) skipSpace() (int, error) {
 	for {
 		buf := r.b.Buf[r.b.Pos:r.b.End]
-		i := 0
-		for i < len(buf) && isSpace(buf[i]) {
-			i++
-		}
+		i := jsonv.SkipSpace(buf, 0)
 		r.consume(i, true)
 		if i < len(buf) {
 			return int(buf[i]), nil

@@ -3,7 +3,9 @@ package binary
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -132,6 +134,45 @@ func FuzzFrameRoundTrip(f *testing.F) {
 		js, err := r.JSON(fr)
 		if err != nil || !bytes.Equal(js, compact) {
 			t.Fatalf("payload %q, want %q (%v)", js, compact, err)
+		}
+	})
+}
+
+// FuzzParseRecord: the structural split of a record finds what the decoder
+// finds, and a record reads the same (header fields, payload compacted,
+// error or not) compact and indented with CRLF line ends, as json.dumps
+// writes it.
+func FuzzParseRecord(f *testing.F) {
+	f.Add([]byte(`{"header":{"version":1,"type":4,"typeName":"STATUS","timestamp":5,"sequenceId":2,"compressed":true},"payload":{"status":"a","progress":1}}`))
+	f.Add([]byte("{\"header\": {\"type\": 9}, \"payload\": [1, 2]}"))
+	f.Add([]byte("{\r\n  \"payload\": \"x\",\r\n  \"header\": {}\r\n}"))
+	f.Add([]byte(`{"header":{},"payload":1,"x":2}`))
+	f.Add([]byte(`{"he\u0061der":{},"payload":1}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := jsonv.AppendCompact(nil, in)
+		if err != nil {
+			return
+		}
+		if h, ha, p, pa, ok := splitRecord(c); ok {
+			sh, sha, sp, spa := splitRecordSlow(c)
+			if !bytes.Equal(h, sh) || !bytes.Equal(p, sp) || (h != nil && ha != sha) || (p != nil && pa != spa) {
+				t.Fatalf("%s: split %q %q, the decoder %q %q", c, h, p, sh, sp)
+			}
+		}
+		read := func(v []byte) string {
+			rec, err := ParseRecord(v)
+			if err != nil {
+				return "error"
+			}
+			s := fmt.Sprintf("%v %s", rec.IsRecord, jsonv.CompactInPlace(bytes.Clone(rec.Payload)))
+			for _, p := range []any{rec.Version, rec.Type, rec.Timestamp, rec.SequenceID} {
+				s += fmt.Sprintf(" %v", reflect.ValueOf(p).Elem())
+			}
+			return s
+		}
+		pretty := bytes.ReplaceAll(jsonv.AppendIndent(nil, c, "", "  "), []byte("\n"), []byte("\r\n"))
+		if a, b := read(c), read(pretty); a != b {
+			t.Fatalf("compact %s reads as %s, indented as %s", c, a, b)
 		}
 	})
 }

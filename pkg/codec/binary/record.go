@@ -183,12 +183,9 @@ func splitRecord(v []byte) (header jsontext.Value, headerAt int64, payload jsont
 	}
 }
 
-func skipSpace(v []byte, i int) int {
-	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
-		i++
-	}
-	return i
-}
+// skipSpace passes over JSON white space, as json.dumps writes it
+// (", ", ": ", indented, CRLF) or any other.
+func skipSpace(v []byte, i int) int { return jsonv.SkipSpace(v, i) }
 
 func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, payloadAt int64) (Record, error) {
 	rec := Record{IsRecord: true, Payload: payload, PayloadStart: payloadAt}

@@ -2,11 +2,9 @@ package tabular
 
 import (
 	"bytes"
-	"io"
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // pythonRows is a JSON array of the rows convert --to tabular takes:
@@ -21,21 +19,7 @@ const pythonRows = `[
 
 // records is the elements of a JSON array, as convert's reader gives them
 // (as written, not compacted).
-func records(t testing.TB, in []byte) [][]byte {
-	t.Helper()
-	r := jsonv.NewReader(bytes.NewReader(in), jsonv.Options{Elements: true})
-	var recs [][]byte
-	for {
-		v, _, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, bytes.Clone(v))
-	}
-}
+func records(tb testing.TB, in []byte) [][]byte { return pyjson.Values(tb, in, true) }
 
 // TestPythonFormattedRows: rows as json.dumps writes them (", " and ": ",
 // or indent=2 with CRLF) make the same table as the same rows compact, by
@@ -92,13 +76,9 @@ func BenchmarkAppendRow(b *testing.B) {
 		in = append(in, bytes.Trim([]byte(pythonRows), "[]\n")...)
 	}
 	in = append(in, ']')
-	compact, _ := pyjson.Pair(b, in, pyjson.Styles[0])
-	for _, style := range append([]pyjson.Style{{Name: "compact"}}, pyjson.Styles...) {
-		b.Run(style.Name, func(b *testing.B) {
-			py := compact
-			if style.Name != "compact" {
-				_, py = pyjson.Pair(b, in, style)
-			}
+	for _, text := range pyjson.Texts(b, in) {
+		b.Run(text.Name, func(b *testing.B) {
+			py := text.JSON
 			recs := records(b, py)
 			var w RowWriter
 			var line []byte
