@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rewrite JSON as Python services write it, with CPython's own json module.
 
-    scripts/pyjson.py [--indent N|tab] [--item-space] [--crlf] [--no-ascii] [IN [OUT]]
+    scripts/pyjson.py [--indent N|tab] [--trailing-space] [--crlf] [--no-ascii] [IN [OUT]]
 
 Reads JSON values from IN (default stdin): NDJSON (one value per line) or
 one JSON document, told apart by whether the whole input parses as one
@@ -11,9 +11,9 @@ value. Writes each value with json.dumps and its default separators
   --indent N   json.dumps(indent=N): multi-line values (a document of
                NDJSON values becomes values back to back, one per block);
                --indent tab indents with tabs (indent="\t")
-  --item-space with --indent, separators=(", ", ": "): a space before each
-               line break after a comma, as Python 2 and Python 3 before
-               3.4 wrote indented JSON
+  --trailing-space  separators=(", ", ": ") with --indent: a space before
+               each line break, as Python 2 wrote and code that passes the
+               separators still writes
   --crlf       end lines with CR LF
   --no-ascii   ensure_ascii=False (default: True, as json.dumps does)
 
@@ -28,8 +28,8 @@ import sys
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("--indent", type=lambda v: "\t" if v == "tab" else int(v), default=None)
-    ap.add_argument("--item-space", action="store_true")
+    ap.add_argument("--indent", type=lambda s: "\t" if s == "tab" else int(s), default=None)
+    ap.add_argument("--trailing-space", action="store_true")
     ap.add_argument("--crlf", action="store_true")
     ap.add_argument("--no-ascii", action="store_true")
     ap.add_argument("input", nargs="?", default="-")
@@ -41,7 +41,7 @@ def main():
     nl = b"\r\n" if a.crlf else b"\n"
 
     def dump(v):
-        seps = (", ", ": ") if a.item_space else None
+        seps = (", ", ": ") if a.trailing_space else None
         s = json.dumps(v, indent=a.indent, separators=seps, ensure_ascii=not a.no_ascii)
         b = s.encode("utf-8")
         if a.crlf:

@@ -30,7 +30,7 @@ type Style struct {
 var Styles = []Style{
 	{Name: "dumps"},
 	{Name: "indent2-crlf", Flags: []string{"--indent", "2", "--crlf"}},
-	{Name: "tabs-item-space", Flags: []string{"--indent", "tab", "--item-space"}},
+	{Name: "tabs-trailing-space", Flags: []string{"--indent", "tab", "--trailing-space"}},
 }
 
 // script is scripts/pyjson.py, found from this file's place in the module.

@@ -11,11 +11,14 @@
 //     had changes;
 //   - the main module's version in the binary's build info, which the go
 //     command records for a module-aware build:
-//     `go install github.com/toonkit/toonkit@v0.2.0` reports v0.2.0;
-//   - for a development build (go build in a checkout, Main.Version
-//     "(devel)"), "devel" with the first 12 digits of the commit and "-dirty"
-//     from the vcs.revision and vcs.modified build settings:
-//     devel+0baba40c1e2f-dirty;
+//     `go install github.com/toonkit/toonkit@v0.2.0` reports v0.2.0, and
+//     since Go 1.24 a plain `go build` in a git checkout reports a
+//     pseudo-version made from the last tag and the commit
+//     (v0.2.1-0.20261125083511-fb80e029f66e, "+dirty" when changed);
+//   - for a development build whose build info has no module version
+//     (Main.Version "(devel)": older go commands), "devel" with the first 12
+//     digits of the commit and "-dirty" from the vcs.revision and
+//     vcs.modified build settings: devel+0baba40c1e2f-dirty;
 //   - "devel".
 package version
 

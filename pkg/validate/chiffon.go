@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -35,37 +36,14 @@ type chiffon struct {
 
 // chunkSet is the output chunks of one step of a task.
 type chunkSet struct {
-	task, step string
-	total      int64
-	ranges     [][2]int64
-	last       mark
+	total  int64
+	ranges [][2]int64
+	two    [2][2]int64 // the first ranges' memory
+	last   mark
 }
 
 func (c *chiffon) schema() string     { return "chiffon" }
 func (c *chiffon) codePrefix() string { return "CHF" }
-
-var uuidFields = [][]string{{"message_id"}, {"trace_id"}, {"request_id"}, {"payload", "task_id"}}
-
-// isCanonicalUUID reports whether s is a UUID in lowercase 8-4-4-4-12 form.
-func isCanonicalUUID[T string | []byte](s T) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // ChunkRange reads a Chiffon step.output_chunk, "bytes A-B of N" (B
 // exclusive), as its three numbers; ok is false for any other text, and
@@ -94,20 +72,35 @@ func ChunkRange(s string) (a, b, n int64, ok bool) {
 	return a, b, n, okA && okB && okN && s == ""
 }
 
+// The fields the rules read, found in one pass over an object's members.
+var (
+	topFields     = []string{"message_id", "trace_id", "request_id", "type", "payload"}
+	payloadFields = []string{"task_id", "error_code", "step"}
+	stepFields    = []string{"output_chunk", "number"}
+)
+
 func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 	if !c.checkFields(r, emit) {
 		return false
 	}
-	for _, p := range uuidFields {
-		if s, ok := r.text(p...); ok && !isCanonicalUUID(s) && matchUUID(s) {
-			if !emit(r.at(pointer(p), "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
+	var top [5][]byte
+	r.fields(r.raw, topFields, top[:])
+	var payload [3][]byte
+	r.fields(top[4], payloadFields, payload[:])
+	msgID, msgOK := textOf(top[0])
+	reqID, reqOK := textOf(top[2])
+	typ, _ := textOf(top[3])
+	task, _ := textOf(payload[0])
+	for i, v := range [4][]byte{top[0], top[1], top[2], payload[0]} {
+		if s, ok := textOf(v); ok && !isCanonicalUUID(s) && matchUUID(s) {
+			ptr := [4]string{"/message_id", "/trace_id", "/request_id", "/payload/task_id"}[i]
+			if !emit(r.at(ptr, "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
 				return false
 			}
 		}
 	}
-	typ, _ := r.text("type")
 	if string(typ) == "error" {
-		if code, ok := r.int("payload", "error_code"); ok {
+		if code, ok := intOf(payload[1]); ok {
 			if code > 5006 && code <= 5999 {
 				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
 					return false
@@ -116,35 +109,31 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 		}
 	}
 	// Across the stream.
-	if id, ok := r.text("message_id"); ok {
-		if first, seen := c.messages.get(id); seen {
+	if msgOK {
+		if first, seen := c.messages.add(msgID, int32(r.index)); seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
 			}
-		} else {
-			c.messages.put(id, int32(r.index))
 		}
 	}
-	if id, ok := r.text("request_id"); ok {
+	if reqOK {
 		// The payload as compact JSON: a retry resends the same payload.
-		h := maphash.Bytes(c.seed, c.compacted(r.get("payload")))
-		if prev, seen := c.requests.get(id); seen && prev != h {
+		h := maphash.Bytes(c.seed, c.compacted(top[4]))
+		if prev, seen := c.requests.add(reqID, h); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
 				return false
 			}
-		} else if !seen {
-			c.requests.put(id, h)
 		}
 	}
-	task, _ := r.text("payload", "task_id")
 	switch string(typ) {
 	case "work_result":
-		if first, seen := c.results.get(task); seen && len(task) > 0 {
+		if len(task) == 0 {
+			break
+		}
+		if first, seen := c.results.add(task, int32(r.index)); seen {
 			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
 				return false
 			}
-		} else if len(task) > 0 {
-			c.results.put(task, int32(r.index))
 		}
 	case "work_status":
 		if first, seen := c.results.get(task); seen {
@@ -152,9 +141,11 @@ func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
 				return false
 			}
 		}
-		if ch, ok := r.text("payload", "step", "output_chunk"); ok {
+		var step [2][]byte
+		r.fields(payload[2], stepFields, step[:])
+		if ch, ok := textOf(step[0]); ok {
 			if a, b, n, ok := ChunkRange(string(ch)); ok {
-				return c.chunk(r, task, a, b, n, emit)
+				return c.chunk(r, task, step[1], a, b, n, emit)
 			}
 		}
 	}
@@ -191,17 +182,18 @@ func isEnvelopeField(name []byte) bool {
 
 // chunk adds the output chunk "bytes a-b of n" of a work_status to the
 // chunks of its step.
-func (c *chiffon) chunk(r *record, task []byte, a, b, n int64, emit func(Finding) bool) bool {
-	// The key: the task id and the step's number as compact JSON, each
-	// after its length (no allocation to look it up).
-	step := c.compacted(r.get("payload", "step", "number"))
+func (c *chiffon) chunk(r *record, task, number []byte, a, b, n int64, emit func(Finding) bool) bool {
+	// The key: the task id after its length, and the step's number as
+	// compact JSON (no allocation to look it up).
+	step := c.compacted(number)
 	k := binary.LittleEndian.AppendUint32(c.key[:0], uint32(len(task)))
 	k = append(k, task...)
 	k = append(k, step...)
 	c.key = k
 	set := c.chunks[string(k)]
 	if set == nil {
-		set = &chunkSet{total: n, task: string(task), step: string(step)}
+		set = &chunkSet{total: n}
+		set.ranges = set.two[:0]
 		c.chunks[string(k)] = set
 	}
 	if n != set.total || a > b || b > n {
@@ -231,10 +223,14 @@ func (c *chiffon) compacted(v []byte) []byte {
 
 // finish checks that each step's output chunks tile 0..N.
 func (c *chiffon) finish(emit func(Finding) bool) bool {
-	sets := slices.Collect(maps.Values(c.chunks))
-	sort.Slice(sets, func(i, j int) bool { return sets[i].last.Offset < sets[j].last.Offset })
-	for _, set := range sets {
-		sort.Slice(set.ranges, func(i, j int) bool { return set.ranges[i][0] < set.ranges[j][0] })
+	keys := slices.Collect(maps.Keys(c.chunks))
+	sort.Slice(keys, func(i, j int) bool { return c.chunks[keys[i]].last.Offset < c.chunks[keys[j]].last.Offset })
+	for _, k := range keys {
+		set := c.chunks[k]
+		// The key: the task id after its length, then the step number.
+		n := binary.LittleEndian.Uint32([]byte(k))
+		task, step := k[4:4+n], k[4+n:]
+		slices.SortFunc(set.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 		next := int64(0)
 		problem := ""
 		for _, rg := range set.ranges {
@@ -254,7 +250,7 @@ func (c *chiffon) finish(emit func(Finding) bool) bool {
 		}
 		if problem != "" {
 			f := set.last.Finding
-			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", set.step, set.task, problem)
+			f.Code, f.Severity, f.Message = "CHF052", Error, fmt.Sprintf("the chunks of step %s of task %s do not tile its output: %s", step, task, problem)
 			if !emit(f) {
 				return false
 			}
@@ -272,7 +268,7 @@ func (s *chunkSet) tiled() bool {
 	if sum != s.total {
 		return false
 	}
-	sort.Slice(s.ranges, func(i, j int) bool { return s.ranges[i][0] < s.ranges[j][0] })
+	slices.SortFunc(s.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	next := int64(0)
 	for _, r := range s.ranges {
 		if r[0] != next {
@@ -281,53 +277,4 @@ func (s *chunkSet) tiled() bool {
 		next = r[1]
 	}
 	return next == s.total
-}
-
-// idSet maps ids to values in little memory: a canonical UUID is kept as
-// its 16 bytes, any other id as a string. Looking an id up allocates
-// nothing.
-type idSet[V any] struct {
-	uuids map[[16]byte]V
-	other map[string]V
-}
-
-func (s *idSet[V]) get(id []byte) (V, bool) {
-	if k, ok := uuidKey(id); ok {
-		v, seen := s.uuids[k]
-		return v, seen
-	}
-	v, seen := s.other[string(id)]
-	return v, seen
-}
-
-func (s *idSet[V]) put(id []byte, v V) {
-	if k, ok := uuidKey(id); ok {
-		if s.uuids == nil {
-			s.uuids = map[[16]byte]V{}
-		}
-		s.uuids[k] = v
-		return
-	}
-	if s.other == nil {
-		s.other = map[string]V{}
-	}
-	s.other[string(id)] = v
-}
-
-// uuidKey is the 16 bytes of a canonical UUID.
-func uuidKey(s []byte) ([16]byte, bool) {
-	var k [16]byte
-	if !isCanonicalUUID(s) {
-		return k, false
-	}
-	j := 0
-	for i := 0; i < 36; i += 2 {
-		if s[i] == '-' {
-			i--
-			continue
-		}
-		k[j] = byte(hexVal[s[i]])<<4 | byte(hexVal[s[i+1]])
-		j++
-	}
-	return k, true
 }

@@ -73,12 +73,18 @@ func decodeValue(d *jsontext.Decoder) (any, error) {
 
 // checkable reports whether big.Rat can hold the JSON number n: any number
 // whose exponent has at most 4 digits; a longer one is tried.
-func checkable(n string) bool {
-	i := strings.IndexAny(n, "eE")
-	if i < 0 || len(n)-i <= 6 {
+func checkable[T string | []byte](n T) bool {
+	i := len(n)
+	for j := range len(n) {
+		if n[j] == 'e' || n[j] == 'E' {
+			i = j
+			break
+		}
+	}
+	if len(n)-i <= 6 {
 		return true
 	}
-	_, ok := new(big.Rat).SetString(n)
+	_, ok := new(big.Rat).SetString(string(n))
 	return ok
 }
 

@@ -61,6 +61,7 @@ type protocol interface {
 func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
 	rd := jsonv.NewReader(rdr, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true})
 	split := &splitCache{}
+	r := &record{} // one for all the messages: nothing keeps it
 	n := 0
 	for {
 		v, pos, err := rd.Next()
@@ -80,7 +81,7 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 			}
 			return n, err
 		}
-		r := &record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
+		*r = record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
 		n++
 		// The fast path: a message it is sure of is not decoded at all.
 		if !r.fast(p.schema()) {
@@ -139,9 +140,11 @@ func (r *record) get(keys ...string) []byte {
 			return r.getDecoded(keys...)
 		}
 		var found []byte
-		for _, m := range members {
-			if !m.escaped && string(m.name) == k {
+		for i := range members {
+			// The first is the one: the readers refuse duplicate names.
+			if m := &members[i]; !m.escaped && string(m.name) == k {
 				found = m.value
+				break
 			}
 		}
 		if found == nil {
@@ -182,8 +185,11 @@ func (r *record) str(keys ...string) (string, bool) {
 
 // text is the string at a path of member names, unescaped: a slice of the
 // message itself (no copy) when the string holds no escape.
-func (r *record) text(keys ...string) ([]byte, bool) {
-	v := r.get(keys...)
+func (r *record) text(keys ...string) ([]byte, bool) { return textOf(r.get(keys...)) }
+
+// textOf is the JSON string v unescaped (v itself without its quotes when it
+// holds no escape); false when v is not a string.
+func textOf(v []byte) ([]byte, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return nil, false
 	}
@@ -194,19 +200,12 @@ func (r *record) text(keys ...string) ([]byte, bool) {
 	return s, err == nil
 }
 
-// num is the number at a path of member names, as written.
-func (r *record) num(keys ...string) (string, bool) {
-	v := r.get(keys...)
-	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
-		return "", false
-	}
-	return string(v), true
-}
+// int is the integer at a path of member names (see intOf).
+func (r *record) int(keys ...string) (int64, bool) { return intOf(r.get(keys...)) }
 
-// int is the integer at a path of member names, as strconv.ParseInt reads
-// the number as written (so 1.0 and 1e3 are not integers).
-func (r *record) int(keys ...string) (int64, bool) {
-	v := r.get(keys...)
+// intOf is the JSON number v as strconv.ParseInt reads it as written (so
+// 1.0 and 1e3 are not integers); false for any other value.
+func intOf(v []byte) (int64, bool) {
 	neg := len(v) > 0 && v[0] == '-'
 	digits := v
 	if neg {
@@ -227,6 +226,29 @@ func (r *record) int(keys ...string) (int64, bool) {
 		n = -n
 	}
 	return n, true
+}
+
+// fields sets vals[i] to the value of the member names[i] of the object obj
+// (nil when it has none, or obj is not an object), in one pass over its
+// members.
+func (r *record) fields(obj []byte, names []string, vals [][]byte) {
+	clear(vals)
+	members, ok := r.split.split(obj)
+	if !ok {
+		return
+	}
+	for i := range members {
+		m := &members[i]
+		if m.escaped {
+			continue
+		}
+		for j, n := range names {
+			if vals[j] == nil && string(m.name) == n {
+				vals[j] = m.value
+				break
+			}
+		}
+	}
 }
 
 // topNames lists the message's member names.

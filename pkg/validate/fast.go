@@ -16,12 +16,14 @@ import (
 // works on decoded Go values, is slow for them (several times slower than
 // ajv). So each schema is also compiled here into a small checker that
 // works on the JSON bytes as they are, in any formatting (compact, or
-// json.dumps' ", " and ": ", indented, CRLF, tabs), and answers yes (valid),
-// no (invalid) or unknown. Only yes is trusted: a message that is not plainly valid goes
-// through the schema library, which gives the findings. The checker answers
-// yes only where it is sure the library would too (strings without
-// escapes, integers that fit, the common shapes of RFC 3339 times); a fuzz
-// test holds it to that against the library.
+// json.dumps' ", " and ": ", indented, CRLF, tabs), and answers yes
+// (valid), no (invalid) or unknown. Only yes is trusted: a message that is
+// not plainly valid goes through the schema library, which gives the
+// findings. The checker answers yes only where it is sure the library
+// would too (strings without escapes, integers that fit; the schemas'
+// patterns and the date-time format are checked by hand, exactly as the
+// library checks them: formats.go); fuzz tests hold it to that against
+// the library, in any formatting.
 
 type verdict int8
 
@@ -236,7 +238,7 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		}
 	}
 	kind := v[0]
-	if (kind == '-' || kind >= '0' && kind <= '9') && !checkable(string(v)) {
+	if (kind == '-' || kind >= '0' && kind <= '9') && !checkable(v) {
 		return unknown // the slow path says it cannot be checked
 	}
 	if n.types != 0 {
@@ -285,7 +287,8 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		if !ok {
 			return unknown
 		}
-		for _, m := range members {
+		for i := range members {
+			m := &members[i]
 			count++
 			if m.escaped {
 				res = and(res, unknown)
@@ -315,7 +318,7 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 		}
 	}
 	if kind == '[' && n.items != nil {
-		for i := skipSpace(v, 1); i < len(v)-1; {
+		for i := jsonv.SkipSpace(v, 1); i < len(v)-1; {
 			end := jsonv.SkipValue(v, i)
 			if end < 0 {
 				return unknown
@@ -323,9 +326,9 @@ func (fs *fastSchema) eval(c *splitCache, n *fnode, v []byte) verdict {
 			if res = and(res, fs.eval(c, n.items, v[i:end])); res == no {
 				return no
 			}
-			i = skipSpace(v, end)
+			i = jsonv.SkipSpace(v, end)
 			if i < len(v)-1 && v[i] == ',' {
-				i = skipSpace(v, i+1)
+				i = jsonv.SkipSpace(v, i+1)
 			}
 		}
 	}
@@ -498,7 +501,7 @@ func next(list []splitEntry) ([]splitEntry, *splitEntry) {
 		list = append(list, splitEntry{})
 	}
 	e := &list[len(list)-1]
-	e.members = e.members[:0]
+	*e = splitEntry{members: e.members[:0]}
 	return list, e
 }
 
@@ -522,7 +525,7 @@ func (c *splitCache) skip(b []byte, i int) int {
 	case '{':
 		return c.object(b, i)
 	case '[':
-		j := skipSpace(b, i+1)
+		j := jsonv.SkipSpace(b, i+1)
 		if j < len(b) && b[j] == ']' {
 			return j + 1
 		}
@@ -531,13 +534,13 @@ func (c *splitCache) skip(b []byte, i int) int {
 			if e < 0 {
 				return -1
 			}
-			j = skipSpace(b, e)
+			j = jsonv.SkipSpace(b, e)
 			if j >= len(b) {
 				return -1
 			}
 			switch b[j] {
 			case ',':
-				j = skipSpace(b, j+1)
+				j = jsonv.SkipSpace(b, j+1)
 			case ']':
 				return j + 1
 			default:
@@ -554,7 +557,7 @@ func (c *splitCache) object(b []byte, i int) int {
 	var e *splitEntry
 	c.entries, e = next(c.entries)
 	at := len(c.entries) - 1 // e moves when entries grows
-	ms, end := c.members(e.members, b, i, true)
+	ms, end := c.members(e.members, b, i)
 	e = &c.entries[at]
 	e.members = ms
 	if end < 0 {
@@ -571,12 +574,14 @@ func (c *splitCache) object(b []byte, i int) int {
 // tab, LF, CR around the structural characters), so that Python's
 // json.dumps output (", " and ": ", indent=2, CRLF) is split as compact
 // JSON is. It finds the members by a structural scan (the reader has
-// checked the value); deep splits the objects within the values too.
-func (c *splitCache) members(ms []member, b []byte, i int, deep bool) ([]member, int) {
+// checked the value), as jsonv.Members does, but splits the objects within
+// the values in the same pass, where jsonv.Members would pass over them
+// to have them scanned again.
+func (c *splitCache) members(ms []member, b []byte, i int) ([]member, int) {
 	if i >= len(b) || b[i] != '{' {
 		return ms, -1
 	}
-	j := skipSpace(b, i+1)
+	j := jsonv.SkipSpace(b, i+1)
 	if j < len(b) && b[j] == '}' {
 		return ms, j + 1
 	}
@@ -589,28 +594,23 @@ func (c *splitCache) members(ms []member, b []byte, i int, deep bool) ([]member,
 			return ms, -1
 		}
 		name := b[j+1 : ne-1]
-		j = skipSpace(b, ne)
+		j = jsonv.SkipSpace(b, ne)
 		if j >= len(b) || b[j] != ':' {
 			return ms, -1
 		}
-		j = skipSpace(b, j+1)
-		var ve int
-		if deep {
-			ve = c.skip(b, j)
-		} else {
-			ve = jsonv.SkipValue(b, j)
-		}
+		j = jsonv.SkipSpace(b, j+1)
+		ve := c.skip(b, j)
 		if ve < 0 {
 			return ms, -1
 		}
 		ms = append(ms, member{name, b[j:ve], bytes.IndexByte(name, '\\') >= 0})
-		j = skipSpace(b, ve)
+		j = jsonv.SkipSpace(b, ve)
 		if j >= len(b) {
 			return ms, -1
 		}
 		switch b[j] {
 		case ',':
-			j = skipSpace(b, j+1)
+			j = jsonv.SkipSpace(b, j+1)
 		case '}':
 			return ms, j + 1
 		default:
@@ -650,16 +650,8 @@ func (c *splitCache) split(obj []byte) ([]member, bool) {
 	var e *splitEntry
 	c.lazy, e = next(c.lazy)
 	e.obj = obj
-	ms, end := c.members(e.members, obj, 0, false)
-	e.members, e.ok = ms, end == len(obj)
+	e.ok = jsonv.Members(obj, func(name []byte, escaped bool, v []byte) {
+		e.members = append(e.members, member{name, v, escaped})
+	})
 	return e.members, e.ok
-}
-
-// skipSpace returns the index of the first byte of b at or after i that is
-// not JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
-		i++
-	}
-	return i
 }

@@ -46,7 +46,11 @@ func matchUUID(s []byte) bool {
 }
 
 // hexVal is the value of a hex digit (either case), -1 for any other byte.
-var hexVal = func() (t [256]int8) {
+var hexVal = hexTable(true)
+
+// hexTable is the value of each hex digit, -1 for any other byte (and for
+// A-F unless upper).
+func hexTable(upper bool) (t [256]int8) {
 	for i := range t {
 		t[i] = -1
 	}
@@ -55,10 +59,12 @@ var hexVal = func() (t [256]int8) {
 	}
 	for c := 'a'; c <= 'f'; c++ {
 		t[c] = int8(c - 'a' + 10)
-		t[c-'a'+'A'] = int8(c - 'a' + 10)
+		if upper {
+			t[c-'a'+'A'] = int8(c - 'a' + 10)
+		}
 	}
 	return t
-}()
+}
 
 // matchHex64 reports whether s is 64 lowercase hex digits (an HMAC-SHA256).
 func matchHex64(s []byte) bool {

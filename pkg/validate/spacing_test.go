@@ -2,96 +2,82 @@ package validate
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
-// pyFormats are the ways Python services write JSON, as json.dumps keyword
-// arguments and a line end: the default separators (", " and ": "),
-// indent=2, CRLF line ends, tabs, and the separators that leave a space
-// before each newline.
-var pyFormats = []struct {
-	name   string
-	kwargs string
-	crlf   bool
-}{
-	{"default", `{}`, false},
-	{"indent2", `{"indent": 2}`, false},
-	{"indent2-crlf", `{"indent": 2}`, true},
-	{"tabs", `{"indent": "\t"}`, false},
-	{"space-before-newline", `{"indent": 2, "separators": [", ", ": "]}`, true},
-}
+// pyFormats are the ways Python services write JSON (scripts/pyjson.py's
+// flags): json.dumps' defaults (", " and ": "), indent=2, with CRLF line
+// ends, with tabs, and with a space before each line break.
+var pyFormats = append(slices.Clone(pyjson.Styles),
+	pyjson.Style{Name: "indent2", Flags: []string{"--indent", "2"}},
+	pyjson.Style{Name: "tabs", Flags: []string{"--indent", "tab"}},
+	pyjson.Style{Name: "trailing-space", Flags: []string{"--indent", "2", "--trailing-space", "--crlf"}},
+)
 
-// pyFormatScript rewrites each input (NDJSON, or one JSON document, as
-// scripts/pyjson.py tells them apart) in each of the formats given, with
-// CPython's json module; an input Python cannot read gives null.
-const pyFormatScript = `
-import json, sys
-req = json.load(sys.stdin)
-out = []
-for text in req["inputs"]:
-    try:
-        try:
-            values = [json.loads(text)]
-        except ValueError:
-            values = [json.loads(l) for l in text.splitlines() if l.strip()]
-    except ValueError:
-        out.append(None)
-        continue
-    forms = []
-    for f in req["formats"]:
-        s = "".join(json.dumps(v, **f["kwargs"]) + "\n" for v in values)
-        if f["crlf"]:
-            s = s.replace("\n", "\r\n")
-        forms.append(s)
-    out.append(forms)
-json.dump(out, sys.stdout)
-`
-
-// pyFormat writes each input in each of pyFormats with python3 (one run for
-// all); out[i] is nil for an input Python cannot read.
-func pyFormat(t testing.TB, inputs []string) [][]string {
-	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed: the Python-formatted inputs cannot be made")
+// pyFormat writes each input (a stream of JSON values) in each of
+// pyFormats, with python3 (one run a format, for all the inputs); out[i]
+// is nil for an input that is not JSON toonkit reads. out[i][0] is
+// json.dumps' default formatting.
+func pyFormat(tb testing.TB, inputs []string) [][]string {
+	tb.Helper()
+	// All the values of all the inputs, compact, one a line; counts[i]
+	// says how many are the i-th input's.
+	var all []byte
+	counts := make([]int, len(inputs))
+	for i, in := range inputs {
+		rd := jsonv.NewReader(strings.NewReader(in), jsonv.Options{})
+		var vals []byte
+		for {
+			v, _, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				counts[i], vals = -1, nil
+				break
+			}
+			vals = append(append(vals, jsonv.CompactInPlace(v)...), '\n')
+			counts[i]++
+		}
+		all = append(all, vals...)
 	}
-	type format struct {
-		Kwargs json.RawMessage `json:"kwargs"`
-		Crlf   bool            `json:"crlf"`
+	out := make([][]string, len(inputs))
+	for _, style := range pyFormats {
+		py := pyjson.Dumps(tb, all, style.Flags...)
+		nl := "\n"
+		if slices.Contains(style.Flags, "--crlf") {
+			nl = "\r\n"
+		}
+		rd := jsonv.NewReader(bytes.NewReader(py), jsonv.Options{})
+		for i, n := range counts {
+			if n < 0 {
+				continue
+			}
+			var text strings.Builder
+			for range n {
+				v, _, err := rd.Next()
+				if err != nil {
+					tb.Fatalf("python3's %s output: %v", style.Name, err)
+				}
+				text.Write(v)
+				text.WriteString(nl)
+			}
+			out[i] = append(out[i], text.String())
+		}
 	}
-	req := struct {
-		Inputs  []string `json:"inputs"`
-		Formats []format `json:"formats"`
-	}{Inputs: inputs}
-	for _, f := range pyFormats {
-		req.Formats = append(req.Formats, format{json.RawMessage(f.kwargs), f.crlf})
-	}
-	in, _ := json.Marshal(req)
-	cmd := exec.Command(py, "-c", pyFormatScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python3: %v\n%s", err, stderr.Bytes())
-	}
-	var res [][]string
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(inputs) {
-		t.Fatalf("python3 gave %d results for %d inputs: %v", len(res), len(inputs), err)
-	}
-	return res
+	return out
 }
 
 // spacingInputs are the Chiffon and trace inputs of the tests: the valid
@@ -184,11 +170,11 @@ func TestFindingsSameInAnyFormatting(t *testing.T) {
 		if formatted[i] == nil {
 			continue // not JSON Python reads (a syntax error test)
 		}
-		// The compact input as Python writes it too (json.loads keeps the
-		// last of duplicate names, writes floats as repr): the reference.
+		// The compact form of what Python wrote (floats as their repr):
+		// the reference.
 		compact, ok := pyCompact(formatted[i][0])
 		if !ok {
-			continue // Python reads NaN and Infinity, which are not JSON
+			t.Fatalf("%s: Python wrote what toonkit cannot read:\n%s", names[i], formatted[i][0])
 		}
 		for _, val := range validators {
 			want, wantN := runValidator(val.v, compact)
@@ -199,7 +185,7 @@ func TestFindingsSameInAnyFormatting(t *testing.T) {
 				text := formatted[i][k]
 				got, n := runValidator(val.v, text)
 				compared++
-				where := fmt.Sprintf("%s, --as %s, Python %s", names[i], val.name, form.name)
+				where := fmt.Sprintf("%s, --as %s, Python %s", names[i], val.name, form.Name)
 				if n != wantN || len(got) != len(want) {
 					t.Errorf("%s: %d records, %d findings; compact: %d records, %d findings\n got %v\nwant %v", where, n, len(got), wantN, len(want), texts(got), texts(want))
 					continue
@@ -271,7 +257,7 @@ func TestAnyFormattingTakesFastPath(t *testing.T) {
 		for k, form := range pyFormats {
 			text := formatted[i][k]
 			if !strings.Contains(text, ": ") {
-				t.Fatalf("Python %s wrote %q", form.name, text)
+				t.Fatalf("Python %s wrote %q", form.Name, text)
 			}
 			v := Chiffon
 			if protos[i] == "trace" {
@@ -281,15 +267,148 @@ func TestAnyFormattingTakesFastPath(t *testing.T) {
 			before := slowPaths.Load()
 			got, n := runValidator(v, text)
 			if len(got) != len(want) || n != 1 {
-				t.Fatalf("%s seed %d, Python %s: %d records, findings %v, compact: %v", protos[i], i, form.name, n, texts(got), texts(want))
+				t.Fatalf("%s seed %d, Python %s: %d records, findings %v, compact: %v", protos[i], i, form.Name, n, texts(got), texts(want))
 			}
 			if d := slowPaths.Load() - before; d != 0 {
-				t.Errorf("%s seed %d, Python %s: decoded %d times (the slow path):\n%s", protos[i], i, form.name, d, text)
+				t.Errorf("%s seed %d, Python %s: decoded %d times (the slow path):\n%s", protos[i], i, form.Name, d, text)
 			}
 			raw := []byte(strings.TrimSpace(text))
 			if !fastValid(&splitCache{}, protos[i], raw) {
-				t.Errorf("%s seed %d, Python %s: the fast checker is not sure of\n%s", protos[i], i, form.name, raw)
+				t.Errorf("%s seed %d, Python %s: the fast checker is not sure of\n%s", protos[i], i, form.Name, raw)
 			}
 		}
 	}
+}
+
+// respace writes the compact JSON c with white space from ws around its
+// structural characters (one byte of ws a place, read in turn: 0-3 are
+// none, a space, a tab, CR LF; the other values a newline and as many
+// spaces).
+func respace(c, ws []byte) []byte {
+	var out []byte
+	k := 0
+	space := func() {
+		if len(ws) == 0 {
+			return
+		}
+		w := ws[k%len(ws)]
+		k++
+		switch w % 8 {
+		case 0:
+		case 1:
+			out = append(out, ' ')
+		case 2:
+			out = append(out, '\t')
+		case 3:
+			out = append(out, '\r', '\n')
+		default:
+			out = append(out, '\n')
+			out = append(out, bytes.Repeat([]byte{' '}, int(w%8))...)
+		}
+	}
+	inString, escaped := false, false
+	for _, ch := range c {
+		if inString {
+			out = append(out, ch)
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inString = true
+			out = append(out, ch)
+		case '{', '[', ',', ':':
+			out = append(out, ch)
+			space()
+		case '}', ']':
+			space()
+			out = append(out, ch)
+		default:
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// FuzzFastPathAnyFormatting: a message written with any white space gets
+// the fast checker's verdict and the validator's findings of the same
+// message written compactly (at the same pointers); and the fast checker
+// is sure of a message only when the schema library finds nothing. The
+// messages are the seeds with a field's value replaced (as in
+// FuzzFastPathIsSound), then spaced as ws says.
+func FuzzFastPathAnyFormatting(f *testing.F) {
+	f.Add(uint8(0), uint8(0), []byte(`150`), []byte{1, 1})
+	f.Add(uint8(1), uint8(3), []byte(`"2026-02-30T04:21:04Z"`), []byte{4, 2, 3})
+	f.Add(uint8(4), uint8(9), []byte(`{"a":[1,{}]}`), []byte{9, 0, 17})
+	f.Add(uint8(5), uint8(12), []byte(`[]`), []byte{3})
+	var all []struct{ name, msg string }
+	for _, n := range []string{"chiffon", "trace"} {
+		for _, m := range fastSeeds[n] {
+			all = append(all, struct{ name, msg string }{n, m})
+		}
+	}
+	validators := map[string]func(io.Reader, string, Options, Emit) (int, error){"chiffon": Chiffon, "trace": Trace}
+	f.Fuzz(func(t *testing.T, which, field uint8, val, ws []byte) {
+		if err := loadSchemas(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := jsonv.AppendCompact(nil, val)
+		if err != nil {
+			return
+		}
+		seed := all[int(which)%len(all)]
+		var members []member
+		var walk func(v []byte)
+		walk = func(v []byte) {
+			jsonv.Members(v, func(name []byte, escaped bool, val []byte) {
+				members = append(members, member{name, val, escaped})
+				if val[0] == '{' {
+					walk(val)
+				}
+			})
+		}
+		msg := []byte(seed.msg)
+		walk(msg)
+		m := members[int(field)%len(members)]
+		at := cap(msg) - cap(m.value) // m.value is a slice of msg
+		compact := append(append(append([]byte{}, msg[:at]...), c...), msg[at+len(m.value):]...)
+		if !jsonv.Valid(compact) {
+			return // a duplicate name, say
+		}
+		spaced := respace(compact, ws)
+		if !jsonv.Valid(spaced) {
+			t.Fatalf("respace made invalid JSON: %q", spaced)
+		}
+		fastC := fastValid(&splitCache{}, seed.name, compact)
+		if fastS := fastValid(&splitCache{}, seed.name, spaced); fastS != fastC {
+			t.Fatalf("%s: the fast checker says %v of\n%s\nand %v of\n%s", seed.name, fastS, spaced, fastC, compact)
+		}
+		if fastC {
+			v, _ := decodeAny(compact)
+			if issues, _ := checkSchema(seed.name, v); len(issues) > 0 {
+				t.Fatalf("%s: the fast path took %s, but the schema finds %v", seed.name, compact, issues)
+			}
+		}
+		want, _ := runValidator(validators[seed.name], string(compact))
+		got, _ := runValidator(validators[seed.name], string(spaced))
+		if len(got) != len(want) {
+			t.Fatalf("%s: findings\n%v\nof\n%s\nthe compact message's:\n%v", seed.name, texts(got), spaced, texts(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Pointer != w.Pointer || g.Code != w.Code || g.Message != w.Message || g.Severity != w.Severity {
+				t.Fatalf("%s: finding %s of\n%s\nthe compact message's: %s", seed.name, g.Text(), spaced, w.Text())
+			}
+			if gv, wv := valueAt(string(spaced), g.Offset), valueAt(string(compact), w.Offset); !reflect.DeepEqual(gv, wv) {
+				t.Fatalf("%s: finding %s is at byte %d of\n%s\nthe compact message's at byte %d", seed.name, g.Text(), g.Offset, spaced, w.Offset)
+			}
+		}
+	})
 }

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -97,8 +99,8 @@ func TestUUIDKey(t *testing.T) {
 		}
 	}
 	var s idSet[int32]
-	s.put([]byte("550e8400-e29b-41d4-a716-446655440001"), 1)
-	s.put([]byte("not-a-uuid"), 2)
+	s.add([]byte("550e8400-e29b-41d4-a716-446655440001"), 1)
+	s.add([]byte("not-a-uuid"), 2)
 	if v, ok := s.get([]byte("550e8400-e29b-41d4-a716-446655440001")); !ok || v != 1 {
 		t.Fatal("uuid lost")
 	}
@@ -107,5 +109,47 @@ func TestUUIDKey(t *testing.T) {
 	}
 	if _, ok := s.get([]byte("550e8400-e29b-41d4-a716-446655440002")); ok {
 		t.Fatal("a new id was seen")
+	}
+}
+
+// uuidTable keeps what a map keeps, across its growths, for ids that
+// differ in any byte (sequential ones, as generators write them, too).
+func TestUUIDTableIsAMap(t *testing.T) {
+	var tab uuidTable[int32]
+	want := map[[16]byte]int32{}
+	key := func(i int) [16]byte {
+		var k [16]byte
+		switch i % 3 {
+		case 0:
+			binary.BigEndian.PutUint32(k[12:], uint32(i)) // the last bytes count up
+		case 1:
+			binary.BigEndian.PutUint32(k[:], uint32(i)) // the first bytes
+		default:
+			sum := sha256.Sum256(fmt.Append(nil, i))
+			copy(k[:], sum[:])
+		}
+		return k
+	}
+	for i := range 100000 {
+		k := key(i % 70000) // the last 30000 are repeats
+		prev, seen := tab.add(k, int32(i))
+		w, wseen := want[k]
+		if seen != wseen || seen && prev != w {
+			t.Fatalf("add %d: %d %v, want %d %v", i, prev, seen, w, wseen)
+		}
+		if !wseen {
+			want[k] = int32(i)
+		}
+	}
+	if tab.n != len(want) {
+		t.Fatalf("%d ids, want %d", tab.n, len(want))
+	}
+	for k, w := range want {
+		if v, ok := tab.get(k); !ok || v != w {
+			t.Fatalf("get %x: %d %v, want %d", k, v, ok, w)
+		}
+	}
+	if _, ok := tab.get(key(70001)); ok {
+		t.Fatal("an id never added was found")
 	}
 }

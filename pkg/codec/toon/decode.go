@@ -50,8 +50,8 @@ const decodeFlushSize = 64 << 10
 //   - Control characters inside quotes are data (JSON-escaped on output).
 //   - Non-strict mode keeps every line or fails with the line's position:
 //     it never skips input. The first line of a block may set its depth
-//     (deeper than one level); a line less indented than the root value's
-//     lines (an indented first line) belongs to the root value; a tab in
+//     (deeper than one level); an indented first line stands at the root
+//     level, as the reference CLI reads it (see lessIndented); a tab in
 //     the indentation is one level (depth = floor(spaces/IndentSize) +
 //     tabs, as the reference decoder computes it); a row's missing cells
 //     are null; ill-formed UTF-8 becomes U+FFFD. Over-indented lines,
@@ -91,6 +91,7 @@ type decoder struct {
 	indent     string // JSON indentation unit; "" for compact
 	elements   bool
 	keepDups   bool // tests only, non-strict: write every duplicate key, no last-write-wins
+	firstBlock int  // non-strict: the scope the first line opened, until the next line; 0 if none
 
 	ln     lineCtx   // the current line
 	num    int       // lines read

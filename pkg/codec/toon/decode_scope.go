@@ -93,14 +93,11 @@ func (d *decoder) keepHeader(f *scope, col int) {
 // handle processes a content line: it closes the scopes the line is out
 // of and hands it to the innermost scope left.
 func (d *decoder) handle() error {
+	fb := d.firstBlock
+	d.firstBlock = 0
 	for {
 		for len(d.stack) > 1 && d.depth < d.stack[len(d.stack)-1].fd {
-			if !d.strict && len(d.stack) == 2 {
-				// Non-strict: a line less indented than the root
-				// value's lines (an indented first line) can belong
-				// to nothing else; the root value takes it, at its
-				// depth from now on.
-				d.stack[1].fd, d.stack[1].adopted = d.depth, true
+			if !d.strict && d.lessIndented(fb) {
 				break
 			}
 			if err := d.closeTop(); err != nil {
@@ -117,7 +114,12 @@ func (d *decoder) handle() error {
 		fi := len(d.stack) - 1
 		f := &d.stack[fi]
 		if f.kind == scopeRoot {
-			return d.rootContent()
+			first := d.rootState == rootNone
+			err := d.rootContent()
+			if top := len(d.stack) - 1; first && top > 0 && d.stack[top].n == 0 {
+				d.firstBlock = top
+			}
+			return err
 		}
 		if d.depth > f.fd {
 			switch {
@@ -145,6 +147,32 @@ func (d *decoder) handle() error {
 			return err
 		}
 	}
+}
+
+// lessIndented places, in non-strict mode, a line less indented than the
+// lines of the innermost scope, when the first line of the document is
+// indented: the reference CLI reads that line as if it were not. It
+// reports true when the scope takes the line, at the line's depth from
+// then on, instead of closing:
+//   - the first content line of the block that the first line opens (fb,
+//     the second line of the document), at a depth above 0 and, in an
+//     object, below the first line's: "    a:\n  b: 1" is {"a": {"b": 1}}
+//     ("    a:\n    b: 1" is {"a": {}, "b": 1}), "  [1]:\n  - x" is ["x"];
+//   - any line, in a root object: "  a: 1\nb: 2" is {"a": 1, "b": 2}.
+//
+// Other lines less indented than their scope close it, as in strict mode
+// (after a root array or keyed object, that is an error).
+func (d *decoder) lessIndented(fb int) bool {
+	fi := len(d.stack) - 1
+	f := &d.stack[fi]
+	switch {
+	case fi == fb && f.n == 0 && !f.adopted && d.depth > 0 && (fi == 1 || d.depth < d.stack[fi-1].fd):
+	case fi == 1 && f.kind == scopeObject:
+	default:
+		return false
+	}
+	f.fd, f.adopted = d.depth, true
+	return true
 }
 
 // rootContent handles a content line that no scope takes: the first one,
