@@ -78,7 +78,6 @@ type parser struct {
 	tape  []node
 	open  []int32 // the tape indexes of the containers being parsed, innermost last
 	final bool    // src is all there is: its end is the end of the input
-	nl    bool    // a line break has been skipped as white space
 }
 
 func (p *parser) fail(off int, msg string) error { return &parseError{off, msg} }
@@ -95,21 +94,11 @@ func (p *parser) short(off int, msg string) error {
 func (p *parser) ws() { p.pos = p.skipSpace(p.src, p.pos) }
 
 // skipSpace is the index of the first byte of s from i on that is not
-// white space: i at once in the usual case (compact JSON).
+// white space: i at once in the usual case (compact JSON), and without a
+// call for json.dumps' one space after ',' and ':'.
 func (p *parser) skipSpace(s []byte, i int) int {
 	if i < len(s) && s[i] <= ' ' {
-		return p.spaces(s, i)
-	}
-	return i
-}
-
-// spaces is skipSpace past white space, noting a line break in p.nl (the
-// reader counts lines only in values that have some).
-func (p *parser) spaces(s []byte, i int) int {
-	for ; i < len(s) && isSpace(s[i]); i++ {
-		if s[i] == '\n' {
-			p.nl = true
-		}
+		return jsonv.SkipSpace(s, i)
 	}
 	return i
 }

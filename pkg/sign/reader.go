@@ -217,7 +217,7 @@ func (r *Reader) next() (*Record, error) {
 func (r *Reader) value() (*Record, error) {
 	for {
 		r.p.src = r.b.Buf[r.b.Pos:r.b.End]
-		r.p.pos, r.p.tape, r.p.final, r.p.nl = 0, r.p.tape[:0], r.b.EOF, false
+		r.p.pos, r.p.tape, r.p.final = 0, r.p.tape[:0], r.b.EOF
 		err := r.p.value()
 		if err == nil {
 			break
@@ -244,13 +244,9 @@ func (r *Reader) value() (*Record, error) {
 		return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
 	}
 	r.rec = Record{Index: r.index, Gap: r.gap, Raw: r.b.Buf[r.b.Pos : r.b.Pos+n], Pos: r.position(0), tape: r.p.tape}
-	if r.p.nl {
-		r.consume(n, false)
-	} else {
-		// No line break: a value holds one only in white space, which the
-		// parser has seen. Nothing to count.
-		r.b.Pos += n
-	}
+	// The line breaks within the value (in its white space: a string
+	// holds none) are counted; one look for a '\n' when there are none.
+	r.consume(n, false)
 	// The record holds the gap; the next one is gathered in the other buffer.
 	r.gaps[r.index&1] = r.gap
 	r.gap = r.gaps[(r.index+1)&1]
