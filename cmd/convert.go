@@ -62,8 +62,9 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 
 One value stays one value: when the only input is one JSON or TOON value
 that is not an array, --to json, toon and auto write that value itself,
-while arrays, NDJSON streams, tables and frame captures are records, written
-as an array even when they hold one.
+while arrays, NDJSON streams (several lines, --from ndjson, or a file named
+.ndjson or .jsonl), tables and frame captures are records, written as an
+array even when they hold one; one line on standard input is one value.
 
 Without --to, -o FILE names the output format by its extension: .toon is
 toon, .json json, .ndjson and .jsonl ndjson, .bin binary; --to wins.

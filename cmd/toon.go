@@ -415,8 +415,13 @@ func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) 
 // oneValue reports whether convert's input is one value that is not an
 // array: the only input, JSON or TOON, whose root is not an array. Such a
 // value is written as itself (--to json, toon, auto), not as an array of
-// one record.
+// one record. An NDJSON stream is records, even of one line: --from ndjson
+// or, detected, a file named .ndjson or .jsonl. (One line on standard input
+// without --from is one value.)
 func oneValue(opts *ConvertOptions, src *source) bool {
+	if f, ok := codec.FormatForExt(src.name); ok && f == codec.NDJSON && opts.From == "" {
+		return false
+	}
 	return len(opts.Inputs) == 1 && !peekRootArray(src)
 }
 
