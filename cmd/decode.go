@@ -165,7 +165,7 @@ func runDecode(opts *DecodeOptions) error {
 			continue
 		}
 		if opts.From == "" {
-			if err := requireBinary(in.Name, br); err != nil {
+			if err := requireBinary(in.Name, br, detected); err != nil {
 				in.Close()
 				out.Abort()
 				return err
@@ -262,23 +262,15 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// requireBinary checks by detection that an input holds binary frames. An
-// empty input holds zero frames.
-func requireBinary(name string, br *bufio.Reader) error {
-	// Two bytes decide for binary; asking for more would hold back a live
-	// stream whose first frame is short.
-	prefix, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return readError(name, err)
-	}
-	if len(prefix) == 0 || codec.Detect(prefix).Format == codec.Binary {
+// requireBinary checks that an input sniff detected as d holds binary
+// frames. An empty input holds zero frames.
+func requireBinary(name string, br *bufio.Reader, d codec.Detection) error {
+	if d.Format == codec.Binary {
 		return nil
 	}
-	prefix, err = br.Peek(64)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return readError(name, err)
+	if _, err := br.Peek(1); err == io.EOF {
+		return nil
 	}
-	d := codec.Detect(prefix)
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
 		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)

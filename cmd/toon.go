@@ -103,6 +103,9 @@ type document struct {
 	limit  int
 }
 
+// utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
 // mapThreshold is the size from which a single input file may be mapped
 // into memory rather than read: reading a file costs a page fault per 4 KiB
 // of a new buffer, besides the copy.
@@ -134,7 +137,9 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 			return nil, err
 		}
 		if len(names) == 1 {
-			return &document{name: name, value: data}, nil
+			// Without its byte order mark, which the statistics' compact
+			// JSON has no place for (toon.Encode skips one too).
+			return &document{name: name, value: bytes.TrimPrefix(data, utf8BOM)}, nil
 		}
 		vs, err := jsonValues(in.Name, data, limit)
 		if err != nil {
@@ -391,7 +396,7 @@ func peekRootArray(s *source) bool {
 // rootArray decides from the start p of a JSON or TOON document whether
 // its root is an array; whole says p is all there is.
 func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
-	p = bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF"))
+	p = bytes.TrimPrefix(p, utf8BOM)
 	if format == codec.JSON {
 		t := jsonv.TrimSpace(p)
 		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
