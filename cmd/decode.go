@@ -273,9 +273,15 @@ func requireBinary(name string, br *bufio.Reader, d codec.Detection) error {
 	}
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
-		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)
+		hint = "to encode JSON: " + encodeCommands(name)
 	}
 	return invalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
+}
+
+// encodeCommands names, runnable as printed, the commands that encode the
+// JSON input that was given to decode.
+func encodeCommands(name string) string {
+	return fmt.Sprintf("toonkit encode --to toon %[1]s (TOON text), or toonkit encode --to binary %[1]s (frames)", shellArg(name))
 }
 
 // frameError turns a reader error into a user-facing one with the file name
@@ -292,12 +298,12 @@ func frameError(name string, err error, keepGoing bool) error {
 	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == binary.BadVersion || fe.Kind == binary.BadType || fe.Kind == binary.TruncatedHeader):
 		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
 		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
-			hint = fmt.Sprintf("the input looks like JSON; to make frames from it: toonkit encode --to binary %s", name)
+			hint = "the input looks like JSON; to encode it: " + encodeCommands(name)
 		}
 	case fe.Kind == binary.TooLarge || errors.Is(err, binary.ErrTooLarge):
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
-		hint = fmt.Sprintf("'toonkit inspect --frame %d %s' shows the bytes; --keep-going skips bad frames", fe.Frame, name)
+		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; --keep-going skips bad frames", fe.Frame, shellArg(name))
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }
