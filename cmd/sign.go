@@ -28,7 +28,8 @@ the events back, in the same shape (NDJSON or a JSON array), with the
 signature in meta.signature and in a top-level signature, as the spec says.
 Each signature replaces the value already there, or is added as the last
 member of its object, in the object's own spacing. Every other byte is kept:
-member order, number literals, white space, line breaks.
+member order, number literals, white space, line breaks; the output ends
+with a newline, added if the input's last line has none.
 
 The message signed (--scheme):
   spec             run_id + seq + t + actor + type + json.dumps(payload,
@@ -110,10 +111,12 @@ func runSign(opts *SignOptions) error {
 	// before anything stops the run, so that the output gets the same
 	// bytes as if each event were written at once.
 	var buf []byte
+	var last byte // the last byte written
 	write := func() error {
 		if len(buf) == 0 {
 			return nil // an output file is not created for nothing
 		}
+		last = buf[len(buf)-1]
 		_, err := out.Write(buf)
 		buf = buf[:0]
 		return err
@@ -164,6 +167,14 @@ func runSign(opts *SignOptions) error {
 		return reported(ExitInvalid)
 	}
 	buf = append(buf, rd.Tail()...)
+	if len(buf) > 0 {
+		last = buf[len(buf)-1]
+	}
+	if last != 0 && last != '\n' {
+		// The input's layout is kept, but for a missing final newline
+		// (json.dump writes none): text output ends with one.
+		buf = append(buf, '\n')
+	}
 	if err := write(); err != nil {
 		out.Abort()
 		return err
