@@ -316,11 +316,16 @@ func readMapped(name string, m []byte, f func() error) (err error) {
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
-// does, all or nothing.
-func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int) error {
+// does, or as NDJSON records (the elements of a root array, or the root
+// value), all or nothing.
+func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records bool) error {
 	out.holdAll()
 	opts := t.decodeOptions(maxLine)
-	opts.JSONIndent = "  "
+	if records {
+		opts.Elements = true
+	} else {
+		opts.JSONIndent = "  "
+	}
 	if err := toon.Decode(out, br, opts); err != nil {
 		return toonError(in.Name, out, err)
 	}
