@@ -206,9 +206,13 @@ const prettyArray = `[
 // TestSignThenVerify signs logs in both shapes and verifies them; the
 // signed bytes are the input with only the signature members added.
 func TestSignThenVerify(t *testing.T) {
-	for name, log := range map[string]string{"ndjson": unsignedLog, "array": prettyArray} {
+	const bom = "\uFEFF" // a UTF-8 byte order mark, kept as it is
+	for name, log := range map[string]string{"ndjson": unsignedLog, "array": prettyArray, "bom ndjson": bom + unsignedLog, "bom array": bom + prettyArray} {
 		for i := range Schemes {
 			signed := signBytes(t, "k", Scheme(i), []byte(log))
+			if strings.HasPrefix(log, bom) != strings.HasPrefix(string(signed), bom) {
+				t.Fatalf("%s %s: the byte order mark was not kept: %.20q", name, Schemes[i], signed)
+			}
 			if problems, n := verifyBytes(t, "k", Scheme(i), signed); len(problems) != 0 || n == 0 {
 				t.Fatalf("%s %s: %d events, problems %v", name, Schemes[i], n, problems)
 			}
