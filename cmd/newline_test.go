@@ -30,6 +30,7 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		args  []string
 		stdin string
 		py    string // a Python program whose stdout is the stdin (with audit.ndjson as argv[1])
+		end   string // what stdout must end with, when not a plain "\n"
 		file  string // -o FILE to check as well
 	}
 	cases := []tc{
@@ -92,6 +93,8 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"},
 			py: `sys.stdout.write("\n".join(json.dumps(json.loads(l)) for l in open(sys.argv[1])))`},
 		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"}, py: `json.dump([], sys.stdout)`},
+		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"}, end: "}\r\n",
+			py: `sys.stdout.buffer.write(b"\r\n".join(json.dumps(json.loads(l)).encode() for l in open(sys.argv[1])))`},
 		{args: []string{"verify", "--key-env", "TOONKIT_NEWLINE_KEY", d("audit.ndjson")}},
 		{args: []string{"verify", "--report", "json", "--key-env", "TOONKIT_NEWLINE_KEY", d("tampered.ndjson")}},
 		{args: []string{"exec", "--", d("tool.sh")}},
@@ -135,6 +138,9 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 			for _, s := range []struct{ name, text string }{{"stdout", out.String()}, {"stderr", errOut.String()}} {
 				if s.text != "" && !strings.HasSuffix(s.text, "\n") || strings.HasSuffix(s.text, "\n\n") {
 					t.Errorf("exit %d: %s does not end with exactly one newline: ...%q", code, s.name, s.text[max(0, len(s.text)-40):])
+				}
+				if s.name == "stdout" && c.end != "" && !strings.HasSuffix(s.text, c.end) {
+					t.Errorf("exit %d: stdout does not end with %q: ...%q", code, c.end, s.text[max(0, len(s.text)-40):])
 				}
 			}
 			if c.file != "" {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -112,11 +113,15 @@ func runSign(opts *SignOptions) error {
 	// bytes as if each event were written at once.
 	var buf []byte
 	var last byte // the last byte written
+	crlf := false // the last line break written was CR LF
 	write := func() error {
 		if len(buf) == 0 {
 			return nil // an output file is not created for nothing
 		}
 		last = buf[len(buf)-1]
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			crlf = i > 0 && buf[i-1] == '\r'
+		}
 		_, err := out.Write(buf)
 		buf = buf[:0]
 		return err
@@ -167,13 +172,18 @@ func runSign(opts *SignOptions) error {
 		return reported(ExitInvalid)
 	}
 	buf = append(buf, rd.Tail()...)
-	if len(buf) > 0 {
-		last = buf[len(buf)-1]
+	if err := write(); err != nil {
+		out.Abort()
+		return err
 	}
 	if last != 0 && last != '\n' {
 		// The input's layout is kept, but for a missing final newline
-		// (json.dump writes none): text output ends with one.
+		// (json.dump writes none): text output ends with one, CR LF when
+		// the lines before end so.
 		buf = append(buf, '\n')
+		if crlf {
+			buf = append(buf[:0], "\r\n"...)
+		}
 	}
 	if err := write(); err != nil {
 		out.Abort()
