@@ -118,7 +118,8 @@ var bom = []byte("\xEF\xBB\xBF")
 // byte 0x01 and a type byte 0x01..0x08; tabular text starts with "@toon";
 // JSON starts (after a byte order mark and white space) with '{' or '['; a
 // TOON root array header ("[3]: a,b,c", "[2]{id}:") is told apart from a
-// JSON array; any other UTF-8 text is TOON. When the prefix could still
+// JSON array; any other UTF-8 text is TOON (as far as its first 64 bytes
+// after the white space tell). When the prefix could still
 // become several formats (white space so far, a part of a byte order mark,
 // of "@toon" or of a TOON header), Format is "" and NeedsMore is true: give
 // more bytes, or DetectWhole if there are no more.
@@ -146,11 +147,15 @@ func Detect(prefix []byte) Detection {
 		return Detection{Format: JSON, Why: fmt.Sprintf("it starts with %q", t[0])}
 	case len(t) == 0:
 		return Detection{Why: tooShort} // white space so far
-	case isText(prefix):
+	case isText(prefix[:min(len(prefix), len(prefix)-len(t)+detectText)]):
 		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 	}
 	return startsWithByte(prefix)
 }
+
+// detectText is how many bytes after the white space Detect checks to be
+// text: what comes later is the TOON decoder's to judge, with its position.
+const detectText = 64
 
 // startsWithByte is the Detection of a prefix that is no format.
 func startsWithByte(prefix []byte) Detection {

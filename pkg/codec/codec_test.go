@@ -26,6 +26,10 @@ func TestDetect(t *testing.T) {
 		{"\xEF\xBB\xBF{\"a\": 1}", JSON, `it starts with '{'`},
 		{"\xEF\xBB\xBFa: 1", TOON, "it is text that is neither JSON nor a table"},
 		{"\xEF\xBC", TOON, "it is text that is neither JSON nor a table"}, // U+FF00.. cut short
+		// Text is judged by its first 64 bytes after the white space: a
+		// control byte later is the TOON decoder's to report, with its line.
+		{"\n\na: 1\nb: 22222222222222222222222222222222222222222222222222222222\x00", TOON, "it is text that is neither JSON nor a table"},
+		{"\n\na: 1\nb: 2\x00", "", `it starts with byte 0x0A`},
 		{"hello", TOON, "it is text that is neither JSON nor a table"},
 		{"users[2]{id,name}:\n  1,Ada", TOON, "it is text that is neither JSON nor a table"},
 		{"# a comment\na: 1", TOON, "it is text that is neither JSON nor a table"},
