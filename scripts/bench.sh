@@ -223,9 +223,9 @@ size() { wc -c <"$1" | tr -d ' '; }
 # COMPACT as Python does (NAME.py beside it) and runs CMD COMPACT and CMD
 # NAME.py in turns, $reps times each; it keeps the median wall and CPU
 # times and the sizes of both, by NAME, for pyrows.
-have_py=0
+py_pairs=0
 if [[ ${BENCH_PY:-1} != 0 ]] && command -v python3 >/dev/null; then
-	have_py=1
+	py_pairs=1
 elif [[ ${BENCH_PY:-1} != 0 ]]; then
 	note "python3 not found: the Python-formatted pairs are skipped"
 fi
@@ -234,7 +234,7 @@ cputime() { awk -F': *' '/(User|System) time \(seconds\)/ {s += $2} END {printf 
 pypair() {
 	local name=$1 c=$2 i
 	shift 2
-	((have_py)) || return 0
+	((py_pairs)) || return 0
 	local p=${c%.*}.py.${c##*.}
 	python3 "$root/scripts/pyjson.py" "$c" "$p" || die "scripts/pyjson.py $c failed"
 	note "$name, compact and Python-formatted in turns, x$reps"

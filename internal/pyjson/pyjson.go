@@ -1,7 +1,8 @@
 // Package pyjson gives tests and benchmarks JSON as Python services write
 // it, written by CPython's own json.dumps (scripts/pyjson.py run with
 // python3), not by a Go imitation of it: the default separators ", " and
-// ": ", or indent=2 with CRLF line ends.
+// ": ", indent=2 with CRLF line ends, or tabs with a space before each line
+// break.
 package pyjson
 
 import (
@@ -23,11 +24,13 @@ type Style struct {
 }
 
 // Styles are the formattings a fast path must take as it takes compact
-// JSON: json.dumps's defaults (one value a line), and indent=2 with CRLF
-// line ends.
+// JSON: json.dumps's defaults (one value a line); indent=2 with CRLF line
+// ends; tabs, with a space before each line break after a comma (indent
+// "\t" and separators (", ", ": "), as Python before 3.4 indented).
 var Styles = []Style{
 	{Name: "dumps"},
 	{Name: "indent2-crlf", Flags: []string{"--indent", "2", "--crlf"}},
+	{Name: "tabs-trailing-space", Flags: []string{"--indent", "tab", "--trailing-space"}},
 }
 
 // script is scripts/pyjson.py, found from this file's place in the module.
