@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,10 +122,7 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 			ios, in, out, errOut := Test()
 			in.WriteString(c.stdin)
 			if c.py != "" {
-				py, err := exec.LookPath("python3")
-				if err != nil {
-					t.Skip("python3 is not installed: the input Python writes cannot be made")
-				}
+				py := needs.Program(t, "python3", "the input Python writes cannot be made")
 				b, err := exec.Command(py, "-c", "import json, sys\n"+c.py, d("audit.ndjson")).Output()
 				if err != nil || len(b) == 0 || b[len(b)-1] == '\n' {
 					t.Fatalf("python3: %v: %q (want output without a final newline)", err, b)
