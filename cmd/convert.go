@@ -62,8 +62,14 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 
 One value stays one value: when the only input is one JSON or TOON value
 that is not an array, --to json, toon and auto write that value itself,
-while arrays, NDJSON streams, tables and frame captures are records, written
-as an array even when they hold one.
+while arrays, NDJSON streams (several lines, --from ndjson, or a file named
+.ndjson or .jsonl), tables and frame captures are records, written as an
+array even when they hold one; one line on standard input is one value.
+
+A failed run writes no JSON, TOON or table, to stdout either (the output is
+held until the input ends, beyond 4 MiB in a temporary file); NDJSON,
+frames and messages stream, and the records before the failure are written
+whole.
 
 Without --to, -o FILE names the output format by its extension: .toon is
 toon, .json json, .ndjson and .jsonl ndjson, .bin binary; --to wins.
@@ -229,6 +235,13 @@ func runConvert(opts *ConvertOptions) error {
 		}
 	}
 	out := newOutput(opts.IO, opts.Output)
+	if opts.To == codec.JSON {
+		// One document, all or nothing even on standard output: an array
+		// cut short by a bad record is no JSON. (TOON, tables and --to
+		// auto are written once the input has been read whole; NDJSON,
+		// frames and messages stream, a whole line or frame at a time.)
+		out.holdAll()
+	}
 	if opts.To == codec.TOON {
 		doc, err := gatherTOON(opts, st)
 		if err != nil {

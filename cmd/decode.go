@@ -22,6 +22,11 @@ type DecodeOptions struct {
 	KeepGoing    bool
 	MaxFrameSize int
 	TOON         toonFlags
+	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
+	// TOON document as itself, frames and rows as one array), codec.NDJSON
+	// (one record per line, a TOON root array's elements too), or "" (no
+	// such extension: a TOON document as itself, frames and rows NDJSON).
+	As codec.Format
 }
 
 func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
@@ -58,6 +63,11 @@ files are read in order; "-" or no FILE reads standard input.
 A bad frame stops the run with an error that names the file, the frame index
 (from 0) and the byte offset; the frames before it are written. --keep-going
 reports each bad frame, skips to the next plausible header, and goes on.
+
+-o FILE follows its extension: .ndjson or .jsonl writes one record per line
+(a TOON root array's elements too), .json one JSON document (TOON as itself,
+frames and rows as one array indented by two spaces); .toon and .bin are
+refused, decode writes JSON. Other names get the defaults above.
 
 EXIT STATUS
   0  every frame decoded
@@ -98,6 +108,9 @@ EXIT STATUS
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
+			if opts.As, err = decodeOutputFormat(opts.Output, opts.Inputs); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -120,6 +133,11 @@ func runDecode(opts *DecodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
 	frames, bad := 0, 0
 	var line []byte
+	var array *jsonSink // -o FILE.json: frames and rows as one array
+	if opts.As == codec.JSON {
+		array = &jsonSink{w: out}
+	}
+	arrayUsed := false
 	for _, name := range opts.Inputs {
 		in, err := openInput(opts.IO, name)
 		if err != nil {
@@ -141,7 +159,7 @@ func runDecode(opts *DecodeOptions) error {
 				out.Abort()
 				return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 			}
-			err := decodeTOON(in, br, out, &opts.TOON, opts.MaxFrameSize)
+			err := decodeTOON(in, br, out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
 			in.Close()
 			if err != nil {
 				out.Abort()
@@ -155,7 +173,8 @@ func runDecode(opts *DecodeOptions) error {
 				out.Abort()
 				return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
 			}
-			n, err := decodeTable(in, br, out)
+			arrayUsed = true
+			n, err := decodeTable(in, br, out, array)
 			frames += n
 			in.Close()
 			if err != nil {
@@ -165,12 +184,13 @@ func runDecode(opts *DecodeOptions) error {
 			continue
 		}
 		if opts.From == "" {
-			if err := requireBinary(in.Name, br); err != nil {
+			if err := requireBinary(in.Name, br, detected); err != nil {
 				in.Close()
 				out.Abort()
 				return err
 			}
 		}
+		arrayUsed = true
 		rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 		for {
 			f, err := rd.Next()
@@ -181,10 +201,16 @@ func runDecode(opts *DecodeOptions) error {
 				var js []byte
 				if js, err = rd.JSON(f); err == nil {
 					frames++
-					if opts.Payload {
+					switch {
+					case array != nil && opts.Payload:
+						array.write(js)
+					case array != nil:
+						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+						array.write(line)
+					case opts.Payload:
 						out.Write(js)
 						out.Write(newline)
-					} else {
+					default:
 						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
 						out.Write(line[:len(line)-1]) // the record up to its payload
 						out.Write(js)
@@ -217,6 +243,9 @@ func runDecode(opts *DecodeOptions) error {
 			resync(rep, rd, f, err)
 		}
 		in.Close()
+	}
+	if array != nil && arrayUsed {
+		array.end() // a failure is Commit's to report
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -262,28 +291,42 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// requireBinary checks by detection that an input holds binary frames. An
-// empty input holds zero frames.
-func requireBinary(name string, br *bufio.Reader) error {
-	// Two bytes decide for binary; asking for more would hold back a live
-	// stream whose first frame is short.
-	prefix, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return readError(name, err)
+// decodeOutputFormat is the JSON that -o FILE's extension asks decode for
+// (see DecodeOptions.As); an extension of a format decode does not write
+// is a usage error, whose hint is the convert command that writes it.
+func decodeOutputFormat(output string, inputs []string) (codec.Format, error) {
+	f, _ := codec.FormatForExt(output)
+	if f != codec.TOON && f != codec.Binary {
+		return f, nil
 	}
-	if len(prefix) == 0 || codec.Detect(prefix).Format == codec.Binary {
+	args := ""
+	for _, in := range inputs {
+		args += " " + shellArg(in)
+	}
+	return "", usageErrorf(fmt.Sprintf("to write %s: toonkit convert --to %s%s -o %s", f, f, args, shellArg(output)),
+		"-o %s names %s, which decode does not write: it writes JSON (.json, .ndjson or .jsonl)", output, f)
+}
+
+// requireBinary checks that an input sniff detected as d holds binary
+// frames. An empty input holds zero frames.
+func requireBinary(name string, br *bufio.Reader, d codec.Detection) error {
+	if d.Format == codec.Binary {
 		return nil
 	}
-	prefix, err = br.Peek(64)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return readError(name, err)
+	if _, err := br.Peek(1); err == io.EOF {
+		return nil
 	}
-	d := codec.Detect(prefix)
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
-		hint = fmt.Sprintf("to make frames from JSON: toonkit encode --to binary %s", name)
+		hint = "to encode JSON: " + encodeCommands(name)
 	}
 	return invalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
+}
+
+// encodeCommands names, runnable as printed, the commands that encode the
+// JSON input that was given to decode.
+func encodeCommands(name string) string {
+	return fmt.Sprintf("toonkit encode --to toon %[1]s (TOON text), or toonkit encode --to binary %[1]s (frames)", shellArg(name))
 }
 
 // frameError turns a reader error into a user-facing one with the file name
@@ -300,23 +343,28 @@ func frameError(name string, err error, keepGoing bool) error {
 	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == binary.BadVersion || fe.Kind == binary.BadType || fe.Kind == binary.TruncatedHeader):
 		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
 		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
-			hint = fmt.Sprintf("the input looks like JSON; to make frames from it: toonkit encode --to binary %s", name)
+			hint = "the input looks like JSON; to encode it: " + encodeCommands(name)
 		}
 	case fe.Kind == binary.TooLarge || errors.Is(err, binary.ErrTooLarge):
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
-		hint = fmt.Sprintf("'toonkit inspect --frame %d %s' shows the bytes; --keep-going skips bad frames", fe.Frame, name)
+		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; --keep-going skips bad frames", fe.Frame, shellArg(name))
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }
 
-// decodeTable writes the rows of a table as NDJSON and says how many.
-func decodeTable(in *input, br *bufio.Reader, out *output) (int, error) {
+// decodeTable writes the rows of a table as NDJSON, or to array, and says
+// how many.
+func decodeTable(in *input, br *bufio.Reader, out *output, array *jsonSink) (int, error) {
 	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
 	n := 0
 	err := src.each(func(rec []byte) error {
-		out.Write(rec)
-		out.Write(newline)
+		if array != nil {
+			array.write(rec)
+		} else {
+			out.Write(rec)
+			out.Write(newline)
+		}
 		if out.failed == nil && src.idle() {
 			out.Flush()
 		}

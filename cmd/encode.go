@@ -40,7 +40,9 @@ func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Comman
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
 		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
-back; a top-level array gives its elements).
+back). --to tabular takes a top-level array's elements as its rows;
+--to binary makes one frame of each value, a top-level array included (its
+payload is the array); --to toon writes one document.
 
 --to tabular writes them, objects all, as a Genesis A2A table: the short form
 of "toonkit convert --to tabular", with its --lossy and --stats (see

@@ -66,6 +66,19 @@ func pathErrText(err error) string {
 	return err.Error()
 }
 
+// shellArg is an input's name as a shell reads it back, for the commands
+// that hints print: "-" for standard input, and a name holding anything
+// but letters, digits and ./_-+,:@%= in single quotes.
+func shellArg(name string) string {
+	if name == stdinName {
+		return "-"
+	}
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-+,:@%=") == "" {
+		return name
+	}
+	return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+}
+
 // readError wraps an error met while reading an input.
 func readError(name string, err error) error {
 	return ioErrorf("cannot read %s: %s", name, pathErrText(err))

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +30,8 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 	type tc struct {
 		args  []string
 		stdin string
+		py    string // a Python program whose stdout is the stdin (with audit.ndjson as argv[1])
+		end   string // what stdout must end with, when not a plain "\n"
 		file  string // -o FILE to check as well
 	}
 	cases := []tc{
@@ -83,6 +87,15 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		{args: []string{"validate", "--print-schema", "chiffon"}},
 		{args: []string{"validate", "--print-schema", "binary-status"}},
 		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY", d("audit.ndjson")}},
+		// what Python writes without a final newline: json.dump(indent=2),
+		// NDJSON joined by newlines, an empty array
+		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"},
+			py: `json.dump([json.loads(l) for l in open(sys.argv[1])], sys.stdout, indent=2)`},
+		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"},
+			py: `sys.stdout.write("\n".join(json.dumps(json.loads(l)) for l in open(sys.argv[1])))`},
+		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"}, py: `json.dump([], sys.stdout)`},
+		{args: []string{"sign", "--key-env", "TOONKIT_NEWLINE_KEY"}, end: "}\r\n",
+			py: `sys.stdout.buffer.write(b"\r\n".join(json.dumps(json.loads(l)).encode() for l in open(sys.argv[1])))`},
 		{args: []string{"verify", "--key-env", "TOONKIT_NEWLINE_KEY", d("audit.ndjson")}},
 		{args: []string{"verify", "--report", "json", "--key-env", "TOONKIT_NEWLINE_KEY", d("tampered.ndjson")}},
 		{args: []string{"exec", "--", d("tool.sh")}},
@@ -108,6 +121,14 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			ios, in, out, errOut := Test()
 			in.WriteString(c.stdin)
+			if c.py != "" {
+				py := needs.Program(t, "python3", "the input Python writes cannot be made")
+				b, err := exec.Command(py, "-c", "import json, sys\n"+c.py, d("audit.ndjson")).Output()
+				if err != nil || len(b) == 0 || b[len(b)-1] == '\n' {
+					t.Fatalf("python3: %v: %q (want output without a final newline)", err, b)
+				}
+				in.Write(b)
+			}
 			code := Run(ios, c.args)
 			if out.Len() == 0 && errOut.Len() == 0 && c.file == "" {
 				t.Fatalf("exit %d and no output at all: the case checks nothing", code)
@@ -115,6 +136,9 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 			for _, s := range []struct{ name, text string }{{"stdout", out.String()}, {"stderr", errOut.String()}} {
 				if s.text != "" && !strings.HasSuffix(s.text, "\n") || strings.HasSuffix(s.text, "\n\n") {
 					t.Errorf("exit %d: %s does not end with exactly one newline: ...%q", code, s.name, s.text[max(0, len(s.text)-40):])
+				}
+				if s.name == "stdout" && c.end != "" && !strings.HasSuffix(s.text, c.end) {
+					t.Errorf("exit %d: stdout does not end with %q: ...%q", code, c.end, s.text[max(0, len(s.text)-40):])
 				}
 			}
 			if c.file != "" {

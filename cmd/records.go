@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -94,22 +95,33 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 }
 
 // sniff detects the format from as few bytes as decide it, so that a live
-// stream is not held back waiting for more.
+// stream is not held back waiting for more: what is buffered, then one
+// byte more at a time. White space before the first value is passed over
+// as far as br's buffer reaches (64 KiB for the commands' readers); an
+// input that does not tell by then needs --from.
 func sniff(br *bufio.Reader) (codec.Detection, error) {
-	var d codec.Detection
-	for n := 1; n <= 64; n *= 2 {
+	for n := 1; ; n++ {
+		n = min(max(n, br.Buffered()), br.Size())
 		p, err := br.Peek(n)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return d, err
+			return codec.Detection{}, err
 		}
 		if len(p) < n {
 			return codec.DetectWhole(p), nil
 		}
-		if d = codec.Detect(p); d.Format != "" {
+		d := codec.Detect(p)
+		if !d.NeedsMore() {
+			return d, nil
+		}
+		if n == br.Size() {
+			if len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+				d.Why = fmt.Sprintf("its first %d KiB hold only white space", n>>10)
+			} else {
+				d.Why = fmt.Sprintf("its first %d KiB do not tell", n>>10)
+			}
 			return d, nil
 		}
 	}
-	return d, nil
 }
 
 // next returns the next record, valid until the next call; io.EOF at the end.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,8 @@ the events back, in the same shape (NDJSON or a JSON array), with the
 signature in meta.signature and in a top-level signature, as the spec says.
 Each signature replaces the value already there, or is added as the last
 member of its object, in the object's own spacing. Every other byte is kept:
-member order, number literals, white space, line breaks.
+member order, number literals, white space, line breaks; the output ends
+with a newline, added if the input's last line has none.
 
 The message signed (--scheme):
   spec             run_id + seq + t + actor + type + json.dumps(payload,
@@ -110,9 +112,15 @@ func runSign(opts *SignOptions) error {
 	// before anything stops the run, so that the output gets the same
 	// bytes as if each event were written at once.
 	var buf []byte
+	var last byte // the last byte written
+	crlf := false // the last line break written was CR LF
 	write := func() error {
 		if len(buf) == 0 {
 			return nil // an output file is not created for nothing
+		}
+		last = buf[len(buf)-1]
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			crlf = i > 0 && buf[i-1] == '\r'
 		}
 		_, err := out.Write(buf)
 		buf = buf[:0]
@@ -164,6 +172,19 @@ func runSign(opts *SignOptions) error {
 		return reported(ExitInvalid)
 	}
 	buf = append(buf, rd.Tail()...)
+	if err := write(); err != nil {
+		out.Abort()
+		return err
+	}
+	if last != 0 && last != '\n' {
+		// The input's layout is kept, but for a missing final newline
+		// (json.dump writes none): text output ends with one, CR LF when
+		// the lines before end so.
+		buf = append(buf, '\n')
+		if crlf {
+			buf = append(buf[:0], "\r\n"...)
+		}
+	}
 	if err := write(); err != nil {
 		out.Abort()
 		return err

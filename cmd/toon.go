@@ -103,6 +103,9 @@ type document struct {
 	limit  int
 }
 
+// utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
 // mapThreshold is the size from which a single input file may be mapped
 // into memory rather than read: reading a file costs a page fault per 4 KiB
 // of a new buffer, besides the copy.
@@ -134,7 +137,9 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 			return nil, err
 		}
 		if len(names) == 1 {
-			return &document{name: name, value: data}, nil
+			// Without its byte order mark, which the statistics' compact
+			// JSON has no place for (toon.Encode skips one too).
+			return &document{name: name, value: bytes.TrimPrefix(data, utf8BOM)}, nil
 		}
 		vs, err := jsonValues(in.Name, data, limit)
 		if err != nil {
@@ -311,11 +316,16 @@ func readMapped(name string, m []byte, f func() error) (err error) {
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
-// does, all or nothing.
-func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int) error {
+// does, or as NDJSON records (the elements of a root array, or the root
+// value), all or nothing.
+func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records bool) error {
 	out.holdAll()
 	opts := t.decodeOptions(maxLine)
-	opts.JSONIndent = "  "
+	if records {
+		opts.Elements = true
+	} else {
+		opts.JSONIndent = "  "
+	}
 	if err := toon.Decode(out, br, opts); err != nil {
 		return toonError(in.Name, out, err)
 	}
@@ -391,7 +401,7 @@ func peekRootArray(s *source) bool {
 // rootArray decides from the start p of a JSON or TOON document whether
 // its root is an array; whole says p is all there is.
 func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
-	p = bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF"))
+	p = bytes.TrimPrefix(p, utf8BOM)
 	if format == codec.JSON {
 		t := jsonv.TrimSpace(p)
 		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
@@ -415,8 +425,13 @@ func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) 
 // oneValue reports whether convert's input is one value that is not an
 // array: the only input, JSON or TOON, whose root is not an array. Such a
 // value is written as itself (--to json, toon, auto), not as an array of
-// one record.
+// one record. An NDJSON stream is records, even of one line: --from ndjson
+// or, detected, a file named .ndjson or .jsonl. (One line on standard input
+// without --from is one value.)
 func oneValue(opts *ConvertOptions, src *source) bool {
+	if f, ok := codec.FormatForExt(src.name); ok && f == codec.NDJSON && opts.From == "" {
+		return false
+	}
 	return len(opts.Inputs) == 1 && !peekRootArray(src)
 }
 

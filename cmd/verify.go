@@ -49,7 +49,9 @@ The text report has one line per problem, then a summary:
   audit.ndjson:17: seq 16 (run 550e8400…): signature mismatch
   verified 1204 events in 3 runs: 1 failure
 Events signed in meta.signature only are counted in one note before the
-summary. --report json writes one object {"ok","events","runs","failures",
+summary; records that are not trace events (or JSON that cannot be read, which
+ends its file) are not counted as events verified, but as unread. --report
+json writes one object {"ok","events","unread","runs","failures",
 "warnings","meta_signature_only","top_signature_only","findings"};
 --report github writes workflow commands that GitHub Actions shows as
 annotations. --explain shows, under each signature that does not
@@ -295,8 +297,8 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 	runs := plural(l.Runs(), "run", "runs")
 	switch pr.opts.Report {
 	case "json":
-		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
-			l.OK(), l.Events, l.Runs(), l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
+		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
+			l.OK(), l.Events, l.Unread, l.Runs(), l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
 		for i, f := range pr.findings {
 			if i > 0 {
 				b = append(b, ',')
@@ -319,7 +321,11 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 			fmt.Fprintf(pr.w, "note: %s\n", note)
 		}
 	}
-	line := fmt.Sprintf("verified %d %s in %d %s: ", l.Events, plural(l.Events, "event", "events"), l.Runs(), runs)
+	line := fmt.Sprintf("verified %d %s in %d %s", l.Events, plural(l.Events, "event", "events"), l.Runs(), runs)
+	if l.Unread > 0 {
+		line += fmt.Sprintf(" (%d %s could not be read as %s)", l.Unread, plural(l.Unread, "record", "records"), plural(l.Unread, "an event", "events"))
+	}
+	line += ": "
 	result := "all signatures valid"
 	if !l.OK() {
 		result = fmt.Sprintf("%d %s", l.Errors, plural(l.Errors, "failure", "failures"))

@@ -7,6 +7,7 @@ package pyjson
 
 import (
 	"bytes"
+	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -45,10 +46,7 @@ func script() string {
 // Without python3 on the PATH the test is skipped, saying so.
 func Dumps(tb testing.TB, in []byte, flags ...string) []byte {
 	tb.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skip("python3 is not installed: the comparison with what Python writes is skipped")
-	}
+	py := needs.Program(tb, "python3", "the comparison with what Python writes is skipped")
 	cmd := exec.Command(py, append([]string{script()}, flags...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer

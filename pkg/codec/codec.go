@@ -109,12 +109,20 @@ type Detection struct {
 	Why    string // what was seen, for messages
 }
 
+// bom is the UTF-8 byte order mark, which RFC 8259 lets a JSON parser
+// ignore and TOON text may start with too.
+var bom = []byte("\xEF\xBB\xBF")
+
 // Detect names the format of an input from its first bytes (give at least
 // the first 64 if there are that many). Binary frames start with version
 // byte 0x01 and a type byte 0x01..0x08; tabular text starts with "@toon";
-// JSON starts (after white space) with '{' or '['; a TOON root array header
-// ("[3]: a,b,c", "[2]{id}:") is told apart from a JSON array; any other
-// UTF-8 text is TOON.
+// JSON starts (after a byte order mark and white space) with '{' or '['; a
+// TOON root array header ("[3]: a,b,c", "[2]{id}:") is told apart from a
+// JSON array; any other UTF-8 text is TOON (as far as its first 64 bytes
+// after the white space tell). When the prefix could still
+// become several formats (white space so far, a part of a byte order mark,
+// of "@toon" or of a TOON header), Format is "" and NeedsMore is true: give
+// more bytes, or DetectWhole if there are no more.
 func Detect(prefix []byte) Detection {
 	if len(prefix) == 0 {
 		return Detection{Why: "the input is empty"}
@@ -125,8 +133,10 @@ func Detect(prefix []byte) Detection {
 	if len(prefix) >= 2 && prefix[0] == 0x01 && prefix[1] >= 0x01 && prefix[1] <= 0x08 {
 		return Detection{Format: Binary, Why: fmt.Sprintf("version byte 0x01 and type byte 0x%02X", prefix[1])}
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	t := bytes.TrimLeft(bytes.TrimPrefix(prefix, bom), " \t\r\n")
 	switch {
+	case len(prefix) < len(bom) && bytes.HasPrefix(bom, prefix):
+		return Detection{Why: tooShort} // a part of a byte order mark
 	case bytes.HasPrefix(t, []byte("@toon")):
 		return Detection{Format: Tabular, Why: `it starts with "@toon"`}
 	case toonRootHeader(t):
@@ -136,16 +146,29 @@ func Detect(prefix []byte) Detection {
 	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
 		return Detection{Format: JSON, Why: fmt.Sprintf("it starts with %q", t[0])}
 	case len(t) == 0:
-		return Detection{Why: "the input holds only white space"}
-	case isText(prefix):
+		return Detection{Why: tooShort} // white space so far
+	case isText(prefix[:min(len(prefix), len(prefix)-len(t)+detectText)]):
 		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 	}
+	return startsWithByte(prefix)
+}
+
+// detectText is how many bytes after the white space Detect checks to be
+// text: what comes later is the TOON decoder's to judge, with its position.
+const detectText = 64
+
+// startsWithByte is the Detection of a prefix that is no format.
+func startsWithByte(prefix []byte) Detection {
 	c := prefix[0]
 	if c >= 0x20 && c < 0x7F {
 		return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X (%q)", c, rune(c))}
 	}
 	return Detection{Why: fmt.Sprintf("it starts with byte 0x%02X", c)}
 }
+
+// NeedsMore reports whether Detect could not tell from the prefix it was
+// given, which could still become several formats.
+func (d Detection) NeedsMore() bool { return d.Format == "" && d.Why == tooShort }
 
 // toonRootHeader reports whether text starts with a TOON root array or
 // keyed header: "[", a length, an optional ":" and delimiter, "]", then
@@ -197,13 +220,19 @@ func toonHeaderPrefix(t []byte) bool {
 // for Detect to tell is TOON.
 func DetectWhole(p []byte) Detection {
 	d := Detect(p)
-	if d.Format == "" && d.Why == tooShort {
-		if t := bytes.TrimLeft(bytes.TrimPrefix(p, []byte("\xEF\xBB\xBF")), " \t\r\n"); t[0] == '[' {
-			return Detection{Format: JSON, Why: "it starts with '['"}
-		}
-		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
+	if !d.NeedsMore() {
+		return d
 	}
-	return d
+	t := bytes.TrimLeft(bytes.TrimPrefix(p, bom), " \t\r\n")
+	switch {
+	case len(p) < len(bom) && bytes.HasPrefix(bom, p):
+		return startsWithByte(p) // a byte order mark cut short
+	case len(t) == 0:
+		return Detection{Why: "the input holds only white space"}
+	case t[0] == '[':
+		return Detection{Format: JSON, Why: "it starts with '['"}
+	}
+	return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 }
 
 // isText reports whether a prefix is UTF-8 text: no control bytes but tab,
@@ -234,7 +263,7 @@ func isText(p []byte) bool {
 // a Narratoria event. When no rule or several fit, Format is "" and Why
 // says what was seen.
 func DetectProtocol(prefix []byte) Detection {
-	d := jsontext.NewDecoder(bytes.NewBuffer(bytes.TrimPrefix(prefix, []byte("\xEF\xBB\xBF"))))
+	d := jsontext.NewDecoder(bytes.NewBuffer(bytes.TrimPrefix(prefix, bom)))
 	if d.PeekKind() == '[' {
 		d.ReadToken()
 	}

@@ -18,7 +18,18 @@ func TestDetect(t *testing.T) {
 		{"\xEF\xBB\xBF[1]", "", "too short to tell"},
 		{"\xEF\xBB\xBF[1, 2]", JSON, `it starts with '['`},
 		{"", "", "the input is empty"},
-		{" \n\t", "", "the input holds only white space"},
+		{" \n\t", "", "too short to tell"}, // white space so far
+		{"\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n{", JSON, `it starts with '{'`},
+		{"\xEF", "", "too short to tell"}, // a part of a byte order mark
+		{"\xEF\xBB", "", "too short to tell"},
+		{"\xEF\xBB\xBF", "", "too short to tell"},
+		{"\xEF\xBB\xBF{\"a\": 1}", JSON, `it starts with '{'`},
+		{"\xEF\xBB\xBFa: 1", TOON, "it is text that is neither JSON nor a table"},
+		{"\xEF\xBC", TOON, "it is text that is neither JSON nor a table"}, // U+FF00.. cut short
+		// Text is judged by its first 64 bytes after the white space: a
+		// control byte later is the TOON decoder's to report, with its line.
+		{"\n\na: 1\nb: 22222222222222222222222222222222222222222222222222222222\x00", TOON, "it is text that is neither JSON nor a table"},
+		{"\n\na: 1\nb: 2\x00", "", `it starts with byte 0x0A`},
 		{"hello", TOON, "it is text that is neither JSON nor a table"},
 		{"users[2]{id,name}:\n  1,Ada", TOON, "it is text that is neither JSON nor a table"},
 		{"# a comment\na: 1", TOON, "it is text that is neither JSON nor a table"},
@@ -47,9 +58,16 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDetectWhole(t *testing.T) {
-	for in, want := range map[string]Format{"@to": TOON, "[12": JSON, "[2]": JSON, "[]": JSON, "\xEF\xBB\xBF[1]": JSON, "@toon": Tabular, "": ""} {
+	for in, want := range map[string]Format{"@to": TOON, "[12": JSON, "[2]": JSON, "[]": JSON, "\xEF\xBB\xBF[1]": JSON, "@toon": Tabular, "": "",
+		" \n": "", "\xEF": "", "\xEF\xBB": "", "\xEF\xBB\xBF": "", "\xEF\xBB\xBF\n{}": JSON, "\xEF\xBB\xBFa": TOON} {
 		if d := DetectWhole([]byte(in)); d.Format != want {
 			t.Errorf("DetectWhole(%q) = %+v, want %q", in, d, want)
+		}
+	}
+	for in, why := range map[string]string{" \n": "the input holds only white space", "\xEF\xBB\xBF": "the input holds only white space",
+		"\xEF": "it starts with byte 0xEF", "\xEF\xBB": "it starts with byte 0xEF"} {
+		if d := DetectWhole([]byte(in)); d.Why != why {
+			t.Errorf("DetectWhole(%q).Why = %q, want %q", in, d.Why, why)
 		}
 	}
 }

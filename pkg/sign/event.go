@@ -80,7 +80,7 @@ type Event struct {
 	SeqOK bool
 	// Signature is meta.signature and TopSignature the top-level
 	// signature, when they are strings; HasSig and HasTop say whether
-	// each member is there at all.
+	// each member is there at all (a null is no signature: not there).
 	Signature, TopSignature []byte
 	HasSig, HasTop          bool
 
@@ -214,7 +214,7 @@ func (s *Signer) event(raw []byte, t []node) (*Event, error) {
 		return nil, err
 	}
 	sig := func(name int32, dst *[]byte, has *bool) {
-		if name < 0 {
+		if name < 0 || t[name+1].kind == kNull {
 			return
 		}
 		*has = true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,11 +18,7 @@ import (
 // python3 is the CPython interpreter, or a skip when there is none: these
 // tests compare toonkit with CPython itself, beyond the stored vectors.
 func python3(t *testing.T) string {
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed: the comparison with CPython is skipped (the stored CPython vectors still run)")
-	}
-	return p
+	return needs.Program(t, "python3", "the comparison with CPython is skipped (the stored CPython vectors still run)")
 }
 
 // randomDoc is a JSON document meant to find where toonkit and CPython

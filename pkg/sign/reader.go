@@ -158,6 +158,14 @@ func (r *Reader) Next() (*Record, error) {
 
 func (r *Reader) next() (*Record, error) {
 	r.gap = r.gap[:0]
+	if r.state == stStart && r.b.Base+int64(r.b.Pos) == 0 && r.b.Fill(1) > 0 && r.b.Buf[r.b.Pos] == 0xEF &&
+		r.b.Fill(3) >= 3 && bytes.HasPrefix(r.b.Buf[r.b.Pos:r.b.End], []byte("\xEF\xBB\xBF")) {
+		// A UTF-8 byte order mark, which RFC 8259 lets a parser ignore
+		// (json.loads does, given bytes), is passed over into the gap, so
+		// that sign writes it back; offsets count it, columns do not.
+		r.consume(3, true)
+		r.at.Offset = 3
+	}
 	for {
 		c, err := r.skipSpace()
 		if err != nil {

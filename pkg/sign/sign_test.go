@@ -206,9 +206,13 @@ const prettyArray = `[
 // TestSignThenVerify signs logs in both shapes and verifies them; the
 // signed bytes are the input with only the signature members added.
 func TestSignThenVerify(t *testing.T) {
-	for name, log := range map[string]string{"ndjson": unsignedLog, "array": prettyArray} {
+	const bom = "\uFEFF" // a UTF-8 byte order mark, kept as it is
+	for name, log := range map[string]string{"ndjson": unsignedLog, "array": prettyArray, "bom ndjson": bom + unsignedLog, "bom array": bom + prettyArray} {
 		for i := range Schemes {
 			signed := signBytes(t, "k", Scheme(i), []byte(log))
+			if strings.HasPrefix(log, bom) != strings.HasPrefix(string(signed), bom) {
+				t.Fatalf("%s %s: the byte order mark was not kept: %.20q", name, Schemes[i], signed)
+			}
 			if problems, n := verifyBytes(t, "k", Scheme(i), signed); len(problems) != 0 || n == 0 {
 				t.Fatalf("%s %s: %d events, problems %v", name, Schemes[i], n, problems)
 			}
@@ -354,6 +358,14 @@ func TestSignatureCopies(t *testing.T) {
 		{"neither", edit(meta, `},"signature"`, top, "}\n"),
 			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"},
 			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"}, 0, 0},
+		// A null signature is no signature: as if the member were absent.
+		{"meta null, top valid", edit(meta, `,"signature":null},"signature"`),
+			[]string{"3: SIG004 (warning) no meta.signature: checked against the top-level signature (the spec requires meta.signature)"},
+			[]string{oneMeta}, 0, 1},
+		{"top null, meta valid", edit(top, `,"signature":null}`+"\n"), nil, []string{oneTop}, 1, 0},
+		{"both null", edit(meta, `,"signature":null},"signature"`, top, `,"signature":null}`+"\n"),
+			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"},
+			[]string{"3: SIG002 unsigned: no meta.signature and no top-level signature"}, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -369,7 +381,7 @@ func TestSignatureCopies(t *testing.T) {
 				if l.MetaOnly != c.metaOnly || l.TopOnly != c.top || l.Events != 6 {
 					t.Errorf("RequireBoth %t: %d events, MetaOnly %d, TopOnly %d; want 6, %d, %d", strict, l.Events, l.MetaOnly, l.TopOnly, c.metaOnly, c.top)
 				}
-				if l.OK() != (len(want) == 0 || !strict && c.name == "top only") {
+				if l.OK() != (len(want) == 0 || !strict && (c.name == "top only" || c.name == "meta null, top valid")) {
 					t.Errorf("RequireBoth %t: OK() %t with %d errors, %d warnings", strict, l.OK(), l.Errors, l.Warnings)
 				}
 			}

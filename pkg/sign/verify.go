@@ -65,7 +65,10 @@ type Log struct {
 	Explain     bool // keep the signed message of each mismatch
 	RequireBoth bool // a signature in one of its two places only is an error
 
-	Events, Errors, Warnings int
+	// Events is the number of events checked (Check), Unread the number
+	// of records that could not be read as events (Bad): not counted as
+	// events, since nothing of them was verified.
+	Events, Unread, Errors, Warnings int
 	// MetaOnly is the number of events signed in meta.signature only, with
 	// no top-level copy; TopOnly the number signed at the top level only.
 	MetaOnly, TopOnly int
@@ -113,9 +116,10 @@ func (l *Log) emit(p Problem) {
 	l.Emit(p)
 }
 
-// Bad records an event that could not be read as a trace event.
+// Bad records a record that could not be read as a trace event (not an
+// event, or malformed JSON, which ends its file), counted in Unread.
 func (l *Log) Bad(w Where, pointer, msg string) {
-	l.Events++
+	l.Unread++
 	l.emit(Problem{Where: w, Code: CodeEvent, Pointer: pointer, Msg: msg})
 }
 

@@ -1,6 +1,7 @@
 package toon
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -9,11 +10,12 @@ import (
 
 // Encode writes the TOON form of one JSON value to w, without a final
 // newline (§12). value is one JSON text, with optional white space around
-// it; Encode returns an error, having written nothing, when it is not
-// valid JSON (RFC 8259, UTF-8), when an object holds a member name twice
-// (the error matches errEncodeDuplicateName), when a string holds an escaped
-// lone surrogate (TOON strings are Unicode text, §7.1) or when arrays and
-// objects nest deeper than 10000 levels. It never panics.
+// it and an optional UTF-8 byte order mark before it; Encode returns an
+// error, having written nothing, when it is not valid JSON (RFC 8259,
+// UTF-8), when an object holds a member name twice (the error matches
+// errEncodeDuplicateName), when a string holds an escaped lone surrogate
+// (TOON strings are Unicode text, §7.1) or when arrays and objects nest
+// deeper than 10000 levels. It never panics.
 //
 // The output is that of the reference encoder (@toon-format/toon) for the
 // same document, but for what the host languages differ in: numbers keep
@@ -136,6 +138,9 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encode
 	if w == nil {
 		return nil, errors.New("toon: encode: nil writer")
 	}
+	// A UTF-8 byte order mark, which RFC 8259 lets a parser ignore, is
+	// skipped (error offsets then count from after it).
+	value = bytes.TrimPrefix(value, utf8BOM)
 	e := &encoder{in: value, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed()}
 	// The output is rarely much larger than the input, and never held
 	// beyond a chunk and a line.

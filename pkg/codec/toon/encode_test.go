@@ -136,6 +136,21 @@ func TestEncodeSpacing(t *testing.T) {
 	}
 }
 
+// TestEncodeBOM: a UTF-8 byte order mark before the JSON text is skipped,
+// as RFC 8259 lets a parser do, on the table path and the general one.
+func TestEncodeBOM(t *testing.T) {
+	for _, doc := range []string{`{"a": 1, "b": [1, 2]}`, `[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Bo"}]`, `"x"`} {
+		want, err := encodeToString(t, doc, EncodeOptions{})
+		if err != nil {
+			t.Fatalf("Encode(%s): %v", doc, err)
+		}
+		got, err := encodeToString(t, "\uFEFF"+doc, EncodeOptions{})
+		if err != nil || got != want {
+			t.Errorf("Encode(BOM %s) = %q, %v; want %q", doc, got, err, want)
+		}
+	}
+}
+
 // TestSkipIndex checks skip and count against a plain scan for every
 // container of large generated documents.
 func TestSkipIndex(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -23,15 +24,12 @@ func TestReferenceEncoder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reference encoder: skipped in -short mode")
 	}
-	node, err1 := exec.LookPath("node")
-	npm, err2 := exec.LookPath("npm")
-	if err1 != nil || err2 != nil {
-		t.Skip("reference encoder: node and npm are needed to install @toon-format/toon; skipped")
-	}
+	node := needs.Program(t, "node", "the reference encoder runs on it")
+	npm := needs.Program(t, "npm", "it installs @toon-format/toon")
 	dir := t.TempDir()
 	install := exec.Command(npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", dir, "@toon-format/toon@"+referenceVersion)
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("reference encoder: npm could not install @toon-format/toon@%s (offline?): %v\n%s", referenceVersion, err, out)
+		needs.Missing(t, fmt.Sprintf("reference encoder: npm could not install @toon-format/toon@%s (offline?): %v\n%s", referenceVersion, err, out))
 	}
 
 	type tc struct {

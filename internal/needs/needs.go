@@ -1,0 +1,39 @@
+// Package needs lets a test ask for an outside program it compares toonkit
+// with (python3 for CPython's json.dumps, node and npm for the reference
+// TOON library).
+//
+// On a developer's machine a missing program skips the test, saying so. In
+// CI (.ci/run sets TOONKIT_CI=1 and installs the programs) a missing program
+// fails the test: a comparison that did not run must not pass as one that
+// did.
+package needs
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Strict reports whether a missing program fails the test (TOONKIT_CI is
+// set) rather than skipping it.
+func Strict() bool { return os.Getenv("TOONKIT_CI") != "" }
+
+// Program returns the path of the program name, or skips the test (fails
+// it under TOONKIT_CI) with why when it is not on the PATH.
+func Program(tb testing.TB, name, why string) string {
+	tb.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(tb, name+" is not installed: "+why)
+	}
+	return p
+}
+
+// Missing skips the test with msg, or fails it under TOONKIT_CI.
+func Missing(tb testing.TB, msg string) {
+	tb.Helper()
+	if Strict() {
+		tb.Fatal(msg + " (TOONKIT_CI is set: a comparison that cannot run is a failure)")
+	}
+	tb.Skip(msg)
+}
