@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 var (
@@ -27,7 +29,14 @@ func Build(t testing.TB, dir string) string {
 			return
 		}
 		bin = filepath.Join(tmp, "toonkit")
-		out, err = exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
+		// Under go test -race the binary is built with -race too: the
+		// commands it runs are checked for data races (a race found
+		// makes it fail, exit status 66).
+		args := []string{"build", "-o", bin}
+		if raceflag.Enabled {
+			args = append(args, "-race")
+		}
+		out, err = exec.Command("go", append(args, dir)...).CombinedOutput()
 	})
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
