@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/needs"
 	"github.com/toonkit/toonkit/internal/testbin"
 )
 
@@ -77,9 +78,11 @@ func TestReadmeExamples(t *testing.T) {
 // generator of the logs it shards) on the PATH: an example may use the
 // files an earlier one wrote, so the first failure stops the rest. An
 // example that runs GNU parallel is skipped, saying so, where parallel is
-// not installed (the doc does not need it elsewhere).
+// not installed (the doc does not need it elsewhere). Without jq the test
+// is skipped (a failure under TOONKIT_CI: .ci/run installs it).
 func TestScalingExamples(t *testing.T) {
 	const doc = "docs/scaling.md"
+	needs.Program(t, "jq", "docs/scaling.md combines the shards' reports with jq")
 	bin := testbin.Build(t, ".")
 	tools := t.TempDir()
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(tools, "genbench"), "./scripts/genbench").CombinedOutput(); err != nil {
