@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -35,7 +33,7 @@ func TestHelpExamples(t *testing.T) {
 				continue
 			}
 			t.Run(c.Name()+"/"+line, func(t *testing.T) {
-				dir := exampleDir(t)
+				dir := testbin.Demo(t, "../testdata/demo")
 				// pipefail: a failure anywhere in a pipeline counts.
 				sh := exec.Command("bash", "-o", "pipefail", "-c", line)
 				sh.Dir = dir
@@ -57,33 +55,4 @@ func TestHelpExamples(t *testing.T) {
 	if ran < 8 {
 		t.Fatalf("only %d examples found", ran)
 	}
-}
-
-// exampleDir is a fresh folder with the sample files the examples use.
-func exampleDir(t *testing.T) string {
-	dir := t.TempDir()
-	entries, err := os.ReadDir("../testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("../testdata/demo", e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A key file is kept from others, as its owner would keep it
-		// (git gives every file 0644).
-		mode := os.FileMode(0o644)
-		if filepath.Ext(e.Name()) == ".key" {
-			mode = 0o600
-		}
-		// A tool (tool.sh, for exec) keeps its executable bit.
-		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

@@ -1,5 +1,6 @@
 // Package testbin builds the real toonkit binary once per test process, for
-// tests that run it through a shell (README and --help examples).
+// tests that run it through a shell (README, docs/scaling.md and --help
+// examples).
 package testbin
 
 import (
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 var (
@@ -27,7 +30,14 @@ func Build(t testing.TB, dir string) string {
 			return
 		}
 		bin = filepath.Join(tmp, "toonkit")
-		out, err = exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
+		// Under go test -race the binary is built with -race too: the
+		// commands it runs are checked for data races (a race found
+		// makes it fail, exit status 66).
+		args := []string{"build", "-o", bin}
+		if raceflag.Enabled {
+			args = append(args, "-race")
+		}
+		out, err = exec.Command("go", append(args, dir)...).CombinedOutput()
 	})
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -48,4 +58,34 @@ func Env(binPath string) []string {
 		}
 	}
 	return append(env, "PATH="+filepath.Dir(binPath)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// Demo returns a fresh folder holding a copy of the sample files in demo
+// (testdata/demo, relative to the test's package), for examples that name
+// them. Key files are made readable by their owner only, as a key's owner
+// keeps it (git gives every file 0644); an executable keeps its bit.
+func Demo(t testing.TB, demo string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(demo, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if filepath.Ext(e.Name()) == ".key" {
+			mode = 0o600
+		}
+		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

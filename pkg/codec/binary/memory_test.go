@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // A frame at the size limit costs about its own size: a compressed one its
@@ -53,6 +55,9 @@ func TestFrameAtTheLimitCostsItsSize(t *testing.T) {
 			}
 			if !f.Compressed() && &js[0] != &f.Payload()[0] {
 				t.Error("a compact payload was copied")
+			}
+			if raceflag.Enabled {
+				t.Skip("the allocation budget is not checked under -race: the race build allocates more (the payload itself was checked)")
 			}
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > c.budget {
 				t.Errorf("reading a %d MiB frame allocated %.1f MiB, budget %.1f MiB", limit>>20, float64(alloc)/(1<<20), float64(c.budget)/(1<<20))
