@@ -219,3 +219,37 @@ func TestOneWorkerRunsOnTheCaller(t *testing.T) {
 		t.Fatal("one worker started goroutines")
 	}
 }
+
+// BenchmarkRun: CPU-bound batches on one and on two workers; the overhead
+// of the pipeline is the difference from the work itself.
+func BenchmarkRun(b *testing.B) {
+	data := make([]byte, 64<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)) * 64)
+			for b.Loop() {
+				n := 0
+				read := func() ([]byte, error) {
+					if n == 64 {
+						return nil, io.EOF
+					}
+					n++
+					return data, nil
+				}
+				work := func(d []byte) (uint32, error) {
+					h := uint32(2166136261)
+					for _, c := range d {
+						h = (h ^ uint32(c)) * 16777619
+					}
+					return h, nil
+				}
+				if err := Run(context.Background(), Options{Workers: workers}, read, work, func(uint32) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

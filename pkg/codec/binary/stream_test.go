@@ -191,3 +191,22 @@ func difference(got, want string) string {
 	from := max(0, i-200)
 	return fmt.Sprintf("from byte %d:\n got %.400q\nwant %.400q", from, got[from:], want[from:])
 }
+
+// BenchmarkDecodeStream: the frame decoder on one and on two workers (the
+// speed-up is scripts/bench.sh's to judge).
+func BenchmarkDecodeStream(b *testing.B) {
+	in := genFrames(rand.New(rand.NewPCG(5, 6)), 4000)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				err := DecodeStream(context.Background(), bytes.NewReader(in), StreamOptions{Workers: workers,
+					Append: func(dst []byte, f *Frame, js []byte) []byte { return AppendRecord(dst, f.Header, f.Compressed(), js) }},
+					StreamHandler{Records: func([]byte, []int) error { return nil }})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
