@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -102,5 +103,61 @@ func TestJobsFlag(t *testing.T) {
 	c.SetArgs([]string{"x.bin"})
 	if err := c.Execute(); err != nil || got < 1 {
 		t.Fatalf("default --jobs %d, %v", got, err)
+	}
+}
+
+// encode --to binary -j 4 writes what -j 1 writes, byte for byte, on
+// compact and Python-formatted JSON, and on broken inputs whose error lies
+// chunks into the stream.
+func TestEncodeJobsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 9))
+	var records bytes.Buffer
+	for i := range 6000 {
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&records, `{"instruction": "step %d", "context": {"files": ["a.go", "b.go"], "n": %d}}`+"\n", i, rng.IntN(1000))
+		case 1:
+			fmt.Fprintf(&records, `{"header":{"version":1,"type":%d,"timestamp":%d,"sequenceId":%d},"payload":{"status":"ok","note":%q}}`+"\n", 1+i%8, i, i, strings.Repeat("é", rng.IntN(900)))
+		default:
+			fmt.Fprintf(&records, `{"success": true, "data": %q, "duration": 1.50}`+"\n", strings.Repeat("ab", rng.IntN(800)))
+		}
+	}
+	good := records.Bytes()
+	if len(good) < 3*encodeChunk {
+		t.Fatalf("the input is %d bytes: not several chunks", len(good))
+	}
+	late := len(good) * 3 / 4
+	late += bytes.IndexByte(good[late:], '\n') + 1
+	inputs := map[string][]byte{
+		"compact.ndjson":   good,
+		"bom.ndjson":       append([]byte("\xEF\xBB\xBF"), good...),
+		"syntax.ndjson":    append(append(bytes.Clone(good[:late]), `{"instruction": "x", }`+"\n"...), good[late:]...),
+		"rule.ndjson":      append(append(bytes.Clone(good[:late]), `{"header":{"type":"x"},"payload":{}}`+"\n"...), good[late:]...),
+		"unknown.ndjson":   append(append(bytes.Clone(good[:late]), `{"neither": "a type"}`+"\n"...), good[late:]...),
+		"truncated.ndjson": good[:len(good)-40],
+		"longline.ndjson":  append(append(bytes.Clone(good[:late]), `{"instruction": "`+strings.Repeat("x", 2*encodeChunkMax)+`"} {"status": "a"}`+"\n"...), good[late:]...),
+		"values.json":      bytes.ReplaceAll(good, []byte("\n"), []byte(" ")),
+	}
+	for _, style := range [][]string{nil, {"--indent", "2", "--crlf"}} {
+		name := "python" + strings.Join(style, "") + ".ndjson"
+		inputs[name] = pyjson.Dumps(t, good, style...)
+	}
+	for name, data := range inputs {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, flags := range [][]string{nil, {"--seq", "4294966000"}, {"--compress", "always"}, {"--max-frame-size", "1KiB"}} {
+			for _, src := range []string{path, "-"} {
+				args := append(append([]string{"encode", "--to", "binary", "--timestamp", "1"}, flags...), src)
+				one := runJobs(t, data, dir, append(args, "-j", "1")...)
+				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)
+				if one != four {
+					t.Errorf("%s %v: -j 4 differs from -j 1:\n-j 1: %d %d bytes %.300q\n-j 4: %d %d bytes %.300q", name, flags,
+						one.code, len(one.out), one.err, four.code, len(four.out), four.err)
+				}
+			}
+		}
 	}
 }
