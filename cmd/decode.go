@@ -21,6 +21,7 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
+	Jobs         int // workers for binary frames; 1 is the single-worker path
 	TOON         toonFlags
 	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
 	// TOON document as itself, frames and rows as one array), codec.NDJSON
@@ -105,6 +106,9 @@ EXIT STATUS
 			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == string(codec.TOON)); err != nil {
 				return err
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
@@ -124,6 +128,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	addJobsFlag(f, &opts.Jobs)
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -191,6 +196,16 @@ func runDecode(opts *DecodeOptions) error {
 			}
 		}
 		arrayUsed = true
+		if opts.Jobs > 1 {
+			good, nbad, err := decodeFramesJobs(opts, opts.Jobs, rep, in, br, out, array)
+			frames, bad = frames+good, bad+nbad
+			in.Close()
+			if err != nil {
+				out.Abort()
+				return err
+			}
+			continue
+		}
 		rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 		for {
 			f, err := rd.Next()
@@ -240,7 +255,7 @@ func runDecode(opts *DecodeOptions) error {
 				return ferr
 			}
 			rep.report(ferr, true)
-			resync(rep, rd, f, err)
+			resync(rep.notef, rd, f, err)
 		}
 		in.Close()
 	}
@@ -259,29 +274,31 @@ func runDecode(opts *DecodeOptions) error {
 
 var newline, recordEnd = []byte("\n"), []byte("}\n")
 
-// resync moves a reader past a bad frame and says how far it went. After a
-// payload that is not JSON, the frame's length is trusted when what follows
-// looks like a header; f is that frame (nil for a header failure).
-func resync(rep *reporter, rd *binary.Reader, f *binary.Frame, err error) {
+// resync moves a reader past a bad frame and says how far it went, in
+// notes. After a payload that is not JSON, the frame's length is trusted
+// when what follows looks like a header; f is that frame (nil for a header
+// failure).
+func resync(notef func(format string, args ...any), rd *binary.Reader, f *binary.Frame, err error) {
+	moveNotes(notef, err, rd.MoveOn(f, err))
+}
+
+// moveNotes says how far the reader moved on after the bad frame of err.
+func moveNotes(notef func(format string, args ...any), err error, m binary.Moved) {
 	var fe *binary.FrameError
 	if !errors.As(err, &fe) {
 		return
 	}
-	var skipped int64
-	var found bool
 	if fe.Kind == binary.BadPayload {
-		if skipped, found = rd.SkipBadPayload(f); skipped == 0 {
+		if m.Skipped == 0 {
 			return
 		}
-		rep.notef("the frame's payloadLength does not lead to a header; resynchronising from byte %d", fe.Offset+1)
-	} else {
-		skipped, found = rd.Resync()
+		notef("the frame's payloadLength does not lead to a header; resynchronising from byte %d", fe.Offset+1)
 	}
-	if !found {
-		rep.notef("skipped %d %s to the end: no further frame found", skipped, plural(int(skipped), "byte", "bytes"))
+	if !m.Found {
+		notef("skipped %d %s to the end: no further frame found", m.Skipped, plural(int(m.Skipped), "byte", "bytes"))
 		return
 	}
-	rep.notef("skipped %d %s to the next plausible header at byte %d", skipped, plural(int(skipped), "byte", "bytes"), fe.Offset+skipped)
+	notef("skipped %d %s to the next plausible header at byte %d", m.Skipped, plural(int(m.Skipped), "byte", "bytes"), fe.Offset+m.Skipped)
 }
 
 func plural(n int, one, many string) string {

@@ -26,6 +26,7 @@ type EncodeOptions struct {
 	Compress     binary.CompressMode
 	Output       string
 	MaxFrameSize int
+	Jobs         int // workers for --to binary; 1 is the single-worker path
 	Now          func() time.Time
 	Lossy        bool
 	Stats        bool
@@ -155,6 +156,9 @@ EXIT STATUS
 				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -179,6 +183,7 @@ EXIT STATUS
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
+	addJobsFlag(f, &opts.Jobs)
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
@@ -219,62 +224,81 @@ func runEncode(opts *EncodeOptions) error {
 			out.Abort()
 			return err
 		}
-		jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize)})
-		for {
-			v, pos, err := jr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				in.Close()
-				out.Abort()
-				return jsonReadError(in.Name, err)
-			}
-			h, p, err := frameFor(opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
-				return jr.ErrorAt(pos.Offset+rel, ptr, msg)
-			}, v, seq)
-			if err != nil {
-				in.Close()
-				out.Abort()
-				return positionedError(in.Name, err)
-			}
-			// The reader has checked the value and counted its lines: it
-			// may be compacted where it stands.
-			payload := jsonv.CompactInPlace(p)
-			if _, err := w.WriteFrame(h, payload); err != nil {
-				in.Close()
-				out.Abort()
-				var ee *ExitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				return invalidError(fmt.Errorf("%s:%s: %w", in.Name, pos, err), "")
-			}
-			if jr.Buffered() == 0 {
-				if err := out.Flush(); err != nil {
-					in.Close()
-					out.Abort()
-					return err
-				}
-			}
-			seq++
+		if opts.Jobs > 1 {
+			err = encodeJobs(opts, in, out, w, &seq)
+		} else {
+			err = encodeValues(opts, in, jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize)}), out, w, &seq)
 		}
 		in.Close()
+		if err != nil {
+			out.Abort()
+			return err
+		}
 	}
 	return out.Commit()
+}
+
+// encodeValues writes a frame of each value jr reads; seq is the sequence
+// id of the next frame.
+func encodeValues(opts *EncodeOptions, in *input, jr *jsonv.Reader, out *output, w *binary.Writer, seq *uint64) error {
+	for {
+		v, pos, err := jr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return jsonReadError(in.Name, err)
+		}
+		h, p, err := frameFor(opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
+			return jr.ErrorAt(pos.Offset+rel, ptr, msg)
+		}, v, *seq)
+		if err != nil {
+			return positionedError(in.Name, err)
+		}
+		// The reader has checked the value and counted its lines: it
+		// may be compacted where it stands.
+		payload := jsonv.CompactInPlace(p)
+		if _, err := w.WriteFrame(h, payload); err != nil {
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				return err
+			}
+			return invalidError(fmt.Errorf("%s:%s: %w", in.Name, pos, err), "")
+		}
+		if jr.Buffered() == 0 {
+			if err := out.Flush(); err != nil {
+				return err
+			}
+		}
+		*seq++
+	}
 }
 
 // frameFor builds the header for one value and returns the payload to write.
 // errAt makes the error for a message at an offset within v.
 func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte, seq uint64) (binary.Header, []byte, error) {
-	var h binary.Header
+	h, p, own, err := recordFrame(opts, errAt, v)
+	if err != nil || own {
+		return h, p, err
+	}
+	if seq > math.MaxUint32 {
+		se := errAt(0, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
+		return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: "start lower with --seq"}
+	}
+	h.SequenceID = uint32(seq)
+	return h, p, nil
+}
+
+// recordFrame is frameFor but for the sequence id, which it sets only when
+// the record has its own (own).
+func recordFrame(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte) (h binary.Header, payload []byte, own bool, err error) {
 	rec, err := binary.ParseRecord(v)
 	if err != nil {
 		var re *binary.RecordError
 		if errors.As(err, &re) {
-			return h, nil, errAt(re.Offset, re.Pointer, re.Msg)
+			return h, nil, false, errAt(re.Offset, re.Pointer, re.Msg)
 		}
-		return h, nil, err
+		return h, nil, false, err
 	}
 	h.Version = binary.Version
 	if rec.Version != nil {
@@ -289,19 +313,13 @@ func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *j
 		t, err := binary.InferType(rec.Payload)
 		if err != nil {
 			se := errAt(rec.PayloadStart, "", "cannot tell the message type: "+err.Error())
-			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se,
+			return h, nil, false, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se,
 				Hint: "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"}
 		}
 		h.Type = t
 	}
 	if rec.SequenceID != nil {
-		h.SequenceID = *rec.SequenceID
-	} else {
-		if seq > math.MaxUint32 {
-			se := errAt(0, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
-			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: "start lower with --seq"}
-		}
-		h.SequenceID = uint32(seq)
+		h.SequenceID, own = *rec.SequenceID, true
 	}
 	switch {
 	case rec.Timestamp != nil:
@@ -311,7 +329,7 @@ func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *j
 	default:
 		h.Timestamp = uint64(opts.Now().UnixMilli())
 	}
-	return h, rec.Payload, nil
+	return h, rec.Payload, own, nil
 }
 
 // jsonReadError reports an error of the JSON stream reader.

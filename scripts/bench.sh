@@ -10,10 +10,13 @@
 # /usr/bin/time -v (the largest over the runs), the peak RSS of decode and
 # encode on an input twice as large (each file twice over), and the wall time
 # of `toonkit --version` and of decoding one small frame (median of
-# STARTUP_REPS runs). It checks that decode prints the generated NDJSON and
-# that decode | encode gives the capture back byte for byte.
+# STARTUP_REPS runs). decode and encode run with -j 1 and with the default
+# -j (one worker per CPU) in turns, REPS times each, for the speed-up of the
+# workers. It checks that decode prints the generated NDJSON and that
+# decode | encode gives the capture back byte for byte.
 #
-# Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; peak RSS
+# Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; decode and
+# encode --to binary on all CPUs >= 1.6x -j 1 (median over median); peak RSS
 # <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
 # Tables (genbench -table: a JSON array of flat objects with strings holding
 # commas, newlines, quotes and backslashes, numbers, booleans and nulls):
@@ -330,6 +333,22 @@ if ((have_jq)); then
 	measure "$reps" jq -c . "$dir/capture.ndjson"
 	jq_ns=$MED_NS jq_kb=$MAX_KB
 fi
+# -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns, so that
+# other work on the machine weighs on both alike.
+jobs=$(nproc)
+note "decode and encode, -j 1 and the default -j $jobs in turns, x$reps"
+d1=() dj=() e1=() ej=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" decode -j 1 "$dir/capture.bin"
+	d1+=("$MED_NS")
+	measure 1 "$tk" decode "$dir/capture.bin"
+	dj+=("$MED_NS")
+	measure 1 "$tk" encode --to binary --timestamp 1 -j 1 "$dir/capture.ndjson"
+	e1+=("$MED_NS")
+	measure 1 "$tk" encode --to binary --timestamp 1 "$dir/capture.ndjson"
+	ej+=("$MED_NS")
+done
+dec1_ns=$(median "${d1[@]}") decj_ns=$(median "${dj[@]}") enc1_ns=$(median "${e1[@]}") encj_ns=$(median "${ej[@]}")
 dec2_kb="" enc2_kb=""
 pypair encode "$dir/capture.ndjson" "$tk" encode --to binary --timestamp 1
 if ((have_time)); then
@@ -660,6 +679,16 @@ fi
 check ge "$enc_mbps" 100
 row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
 pyrows encode "encode"
+# speedup LABEL BYTES NS1 NSJ: the -j 1 and -j N rows and the speed-up mark.
+speedup() {
+	local r
+	row "$1 MB/s: -j 1 / -j $jobs" "$(mbps "$2" "$3") / $(mbps "$2" "$4")" "" "" "(in turns)"
+	r=$(awk -v a="$3" -v b="$4" 'BEGIN {printf "%.2fx", a / b}')
+	check ge "${r%x}" 1.6
+	row "  $1 speed-up, -j $jobs vs -j 1" "$r" ">= 1.6x" "" "$RES"
+}
+speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
+speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
 if ((have_jq)); then
 	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
 fi

@@ -548,3 +548,27 @@ func TestAppendEscape(t *testing.T) {
 		}
 	}
 }
+
+// A stream read from a line start on, with Start, gives the positions and
+// errors of the whole stream.
+func TestReaderStart(t *testing.T) {
+	whole := "{\"a\": 1}\n[1,\n 2]\n\"x\"\n{\"b\": tru}\n"
+	cut := strings.Index(whole, "[")
+	read := func(r *Reader) string {
+		var b strings.Builder
+		for {
+			v, pos, err := r.Next()
+			if err != nil {
+				fmt.Fprintf(&b, "%v", err)
+				return b.String()
+			}
+			fmt.Fprintf(&b, "%s@%v/%d ", v, pos, pos.Offset)
+		}
+	}
+	all := read(NewReader(strings.NewReader(whole), Options{}))
+	want := all[strings.Index(all, "["):]
+	got := read(NewReader(strings.NewReader(whole[cut:]), Options{Start: Position{Offset: int64(cut), Line: 2, Column: 1}}))
+	if got != want || !strings.Contains(want, "5:") {
+		t.Fatalf("from line 2:\n got %q\nwant %q", got, want)
+	}
+}

@@ -25,6 +25,11 @@ type Options struct {
 	// records streams in constant memory. Other top-level values are
 	// given as they are.
 	Elements bool
+	// Start is the position of the stream's first byte when the stream is
+	// the rest of a longer one that was cut at the start of a line: offsets
+	// and lines go on from it (no byte order mark is looked for there).
+	// The zero value is the start of a stream.
+	Start Position
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -65,6 +70,9 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	rd.in = inbuf.Buffer{R: r, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { rd.countTo(rd.in.Base + int64(rd.in.Pos)) }}
 	rd.lc.line = 1
+	if opts.Start.Line > 0 {
+		rd.in.Base, rd.mark, rd.lc.line, rd.started = opts.Start.Offset, opts.Start.Offset, opts.Start.Line, true
+	}
 	return rd
 }
 

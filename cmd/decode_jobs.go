@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// decodeFramesJobs decodes the frames of one input on n workers
+// (binary.DecodeStream) with the output and the messages of the
+// single-worker loop in runDecode, and says how many frames were decoded
+// and how many were bad.
+func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *bufio.Reader, out *output, array *jsonSink) (good, bad int, err error) {
+	appendRec := func(dst []byte, f *binary.Frame, js []byte) []byte {
+		switch {
+		case opts.Payload && array != nil:
+			return append(dst, js...)
+		case opts.Payload:
+			return append(append(dst, js...), '\n')
+		case array != nil:
+			return binary.AppendRecord(dst, f.Header, f.Compressed(), js)
+		}
+		dst = binary.AppendRecord(dst, f.Header, f.Compressed(), nil)
+		return append(append(dst[:len(dst)-1], js...), recordEnd...) // the record up to its payload, then the payload
+	}
+	h := binary.StreamHandler{
+		Records: func(b []byte, ends []int) error {
+			good += len(ends)
+			if array == nil {
+				out.Write(b)
+				return out.failed
+			}
+			start := 0
+			for _, end := range ends {
+				array.write(b[start:end])
+				start = end
+			}
+			return out.failed
+		},
+		Bad: func(err error, moved binary.Moved) error {
+			bad++
+			ferr := frameError(in.Name, err, opts.KeepGoing)
+			if !opts.KeepGoing {
+				return ferr
+			}
+			rep.report(ferr, true)
+			moveNotes(rep.notef, err, moved)
+			return nil
+		},
+		Idle: func() error {
+			if out.failed == nil {
+				out.Flush()
+			}
+			return out.failed
+		},
+	}
+	err = binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
+		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec}, h)
+	if err != nil && !binary.IsFrameError(err) && err != out.failed {
+		if _, ok := err.(*ExitError); !ok {
+			err = readError(in.Name, err)
+		}
+	}
+	return good, bad, err
+}

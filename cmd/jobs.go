@@ -1,0 +1,25 @@
+package cmd
+
+import (
+	"runtime"
+
+	"github.com/spf13/pflag"
+)
+
+// addJobsFlag adds -j, --jobs: the number of workers of a command that
+// spreads independent records over the CPUs (pkg/pipeline). 0, the default,
+// is the number of usable CPUs (GOMAXPROCS); 1 is the single-worker path.
+func addJobsFlag(f *pflag.FlagSet, jobs *int) {
+	f.IntVarP(jobs, "jobs", "j", 0, "`N` workers, output byte-identical to -j 1 (default: the usable CPUs, GOMAXPROCS)")
+}
+
+// workers is the worker count that a --jobs value asks for.
+func workers(jobs int) (int, error) {
+	if jobs < 0 {
+		return 0, usageErrorf("", "--jobs: want a whole number of workers, 1 or more (0: the usable CPUs), found %d", jobs)
+	}
+	if jobs == 0 {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	return jobs, nil
+}

@@ -1,0 +1,257 @@
+package binary
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/toonkit/toonkit/pkg/pipeline"
+)
+
+// Moved says how a Reader went on after a bad frame (see Reader.MoveOn).
+type Moved struct {
+	// Skipped is the number of bytes passed over, Found whether a
+	// plausible header was found before the end.
+	Skipped int64
+	Found   bool
+	// Untrusted: the frame's payload is not JSON and its length does not
+	// lead to a header, so the reader looked for one from the byte after
+	// the frame's first.
+	Untrusted bool
+}
+
+// MoveOn moves the reader past the bad frame that err (from Next or JSON)
+// reports: a header or length failure is resynchronised (Resync); a payload
+// that is not JSON (f is its frame) is passed over by its length when that
+// leads to a header or the end, otherwise resynchronised (SkipBadPayload).
+// Skipped is 0 when the reader was already past the frame.
+func (r *Reader) MoveOn(f *Frame, err error) Moved {
+	var fe *FrameError
+	if !errors.As(err, &fe) {
+		return Moved{}
+	}
+	if fe.Kind == BadPayload {
+		skipped, found := r.SkipBadPayload(f)
+		return Moved{Skipped: skipped, Found: found, Untrusted: skipped != 0}
+	}
+	skipped, found := r.Resync()
+	return Moved{Skipped: skipped, Found: found}
+}
+
+// StreamOptions configure DecodeStream.
+type StreamOptions struct {
+	MaxFrameSize int // 0: DefaultMaxFrameSize
+	// Workers check, decompress and format the payloads; <= 1 does it all
+	// on the caller's goroutine.
+	Workers int
+	// KeepGoing moves past bad frames (MoveOn) instead of stopping.
+	KeepGoing bool
+	// Append appends the output of a good frame to dst; js is its payload
+	// as compact JSON (see Reader.JSON). It runs on the workers.
+	Append func(dst []byte, f *Frame, js []byte) []byte
+	// BatchBytes is the frame bytes after which a batch is cut; 0: 256 KiB.
+	BatchBytes int
+}
+
+// StreamHandler receives the results of DecodeStream in input order, on the
+// caller's goroutine. An error returned stops the run and is returned.
+type StreamHandler struct {
+	// Records receives the output of consecutive good frames; ends holds
+	// the end of each frame's output in out. out is valid during the call.
+	Records func(out []byte, ends []int) error
+	// Bad receives a bad frame's error (a *FrameError) and, with KeepGoing,
+	// how the reader moved on. Without KeepGoing the run ends after it.
+	Bad func(err error, moved Moved) error
+	// Idle, when not nil, is called where the input had nothing more
+	// buffered (a place to flush a live stream's output).
+	Idle func() error
+}
+
+// DecodeStream reads the frames of in and hands each good frame's output and
+// each bad frame, in input order, to h, exactly as one Reader would
+// (Next, JSON, and MoveOn after a bad frame): same frames, same errors and
+// offsets, same resynchronisation, whatever the number of workers. A
+// reader's own bytes are split off by one goroutine; the payloads are
+// checked and formatted on opts.Workers (pkg/pipeline), in memory bounded
+// by a fixed number of batches. A read error is returned after the output
+// of every frame before it. When in has a Buffered() int method (a
+// bufio.Reader), Idle is called where nothing more was buffered.
+func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandler) error {
+	rd := NewReader(in, ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+	buffered, _ := in.(interface{ Buffered() int })
+	batchBytes := opts.BatchBytes
+	if batchBytes <= 0 {
+		batchBytes = 256 << 10
+	}
+	workers := max(opts.Workers, 1)
+	free := make(chan *streamBatch, 2*workers+4)
+	done := false
+	read := func() (*streamBatch, error) {
+		if done {
+			return nil, io.EOF
+		}
+		var b *streamBatch
+		select {
+		case b = <-free:
+			b.raw, b.items, b.idle, b.readErr = b.raw[:0], b.items[:0], false, nil
+		default:
+			b = &streamBatch{}
+		}
+		for len(b.raw) < batchBytes {
+			f, err := rd.Next()
+			if err == io.EOF {
+				done = true
+				break
+			}
+			if err == nil {
+				rest := rd.Buffered()
+				idle := len(rest) == 0 && (buffered == nil || buffered.Buffered() == 0)
+				if len(rest) == 0 || rest[0] != Version {
+					// Whether the payload is JSON decides where
+					// reading goes on (MoveOn): it is checked here.
+					_, err = rd.JSON(f)
+				}
+				if err == nil {
+					start := len(b.raw)
+					b.raw = append(b.raw, f.Raw...)
+					b.items = append(b.items, streamItem{start: start, end: len(b.raw), f: *f})
+					if idle {
+						b.idle = true
+						break
+					}
+					continue
+				}
+			}
+			if !IsFrameError(err) {
+				b.readErr, done = err, true
+				break
+			}
+			it := streamItem{bad: err}
+			if opts.KeepGoing {
+				it.moved = rd.MoveOn(f, err)
+			} else {
+				done = true
+			}
+			b.items = append(b.items, it)
+			if !opts.KeepGoing {
+				break
+			}
+		}
+		if len(b.items) == 0 && b.readErr == nil {
+			return nil, io.EOF
+		}
+		return b, nil
+	}
+	decoders := make(chan *Reader, workers)
+	for range workers {
+		decoders <- NewReader(nil, ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+	}
+	work := func(b *streamBatch) (*streamBatch, error) {
+		dec := <-decoders
+		defer func() { decoders <- dec }()
+		b.out, b.ends, b.segs = b.out[:0], b.ends[:0], b.segs[:0]
+		for i := range b.items {
+			it := &b.items[i]
+			if it.bad == nil {
+				f := it.f
+				f.Raw = b.raw[it.start:it.end]
+				js, err := dec.JSON(&f)
+				if err == nil {
+					b.out = opts.Append(b.out, &f, js)
+					b.ends = append(b.ends, len(b.out))
+					continue
+				}
+				// A version byte follows (else the reader checked it):
+				// MoveOn trusts the length and skips nothing.
+				it.bad, it.moved = err, Moved{Found: true}
+			}
+			b.segs = append(b.segs, streamSeg{out: len(b.out), ends: len(b.ends), item: i})
+			if !opts.KeepGoing {
+				break
+			}
+		}
+		return b, nil
+	}
+	write := func(b *streamBatch) error {
+		defer func() {
+			select {
+			case free <- b:
+			default:
+			}
+		}()
+		out, ends := 0, 0
+		records := func(o, e int) error {
+			if e == ends {
+				return nil
+			}
+			err := h.Records(b.out[out:o], rebase(b.ends[ends:e], out))
+			out, ends = o, e
+			return err
+		}
+		for _, s := range b.segs {
+			if err := records(s.out, s.ends); err != nil {
+				return err
+			}
+			it := &b.items[s.item]
+			if !opts.KeepGoing {
+				it.moved = Moved{}
+			}
+			if err := h.Bad(it.bad, it.moved); err != nil {
+				return err
+			}
+			if !opts.KeepGoing {
+				return errStop
+			}
+		}
+		if err := records(len(b.out), len(b.ends)); err != nil {
+			return err
+		}
+		if b.idle && h.Idle != nil {
+			if err := h.Idle(); err != nil {
+				return err
+			}
+		}
+		if b.readErr != nil {
+			return b.readErr
+		}
+		return nil
+	}
+	err := pipeline.Run(ctx, pipeline.Options{Workers: workers}, read, work, write)
+	if err == errStop {
+		err = nil
+	}
+	return err
+}
+
+var errStop = errors.New("stop after a bad frame")
+
+func rebase(ends []int, base int) []int {
+	if base != 0 {
+		for i := range ends {
+			ends[i] -= base
+		}
+	}
+	return ends
+}
+
+type streamItem struct {
+	start, end int // the frame's bytes in streamBatch.raw
+	f          Frame
+	bad        error // a bad frame in place of a good one
+	moved      Moved
+}
+
+type streamSeg struct{ out, ends, item int }
+
+// streamBatch is a batch of frames and, once a worker has been over it,
+// its output.
+type streamBatch struct {
+	raw     []byte
+	items   []streamItem
+	idle    bool  // the input had nothing more buffered after it
+	readErr error // the read error after the items
+
+	out  []byte
+	ends []int
+	segs []streamSeg
+}
