@@ -116,18 +116,25 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 		return b, nil
 	}
 	noErr := func(_ int64, _, msg string) *jsonv.SyntaxError { return &jsonv.SyntaxError{Msg: msg} }
-	scratch := make(chan []byte, workers)
+	type workerState struct {
+		buf []byte
+		jr  *jsonv.Reader
+		src bytes.Reader
+	}
+	states := make(chan *workerState, workers)
 	for range workers {
-		scratch <- nil
+		states <- &workerState{jr: jsonv.NewReader(nil, jsonv.Options{})}
 	}
 	work := func(b *encodeChunkBatch) (*encodeChunkBatch, error) {
 		b.out, b.seqAt, b.seqOf, b.values, b.framed = b.out[:0], b.seqAt[:0], b.seqOf[:0], 0, false
 		if !b.whole {
 			return b, nil
 		}
-		buf := <-scratch
-		defer func() { scratch <- buf }()
-		jr := jsonv.NewReader(bytes.NewReader(b.raw), jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: b.start})
+		st := <-states
+		defer func() { states <- st }()
+		st.src.Reset(b.raw)
+		jr := st.jr
+		jr.Reset(&st.src, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: b.start})
 		for {
 			v, _, err := jr.Next()
 			if err == io.EOF {
@@ -141,9 +148,9 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 			if err != nil {
 				return b, nil
 			}
-			payload := jsonv.Compacted(buf, p) // not in place: the chunk may be read again
+			payload := jsonv.Compacted(st.buf, p) // not in place: the chunk may be read again
 			if len(payload) > 0 && len(p) > 0 && &payload[0] != &p[0] {
-				buf = payload
+				st.buf = payload
 			}
 			at := len(b.out)
 			if b.out, _, err = binary.AppendFrame(b.out, h, payload, opts.Compress); err != nil {
