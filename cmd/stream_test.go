@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"testing"
 	"time"
@@ -71,5 +72,30 @@ func TestLiveStreams(t *testing.T) {
 				t.Fatalf("exit %d", code)
 			}
 		})
+	}
+}
+
+// A bad frame ends decode -j 4 at once, as it ends -j 1, while the input
+// is still open and has nothing more to give.
+func TestBadFrameEndsLiveDecode(t *testing.T) {
+	good, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat}, []byte(`{}`), binary.CompressNever)
+	bad := bytes.Clone(good)
+	bad[binary.HeaderSize] = 'x' // a payload that is not JSON, followed by a header's first byte
+	for _, jobs := range []string{"1", "4"} {
+		inR, inW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In = inR
+		done := make(chan int)
+		go func() { done <- Run(ios, []string{"decode", "-j", jobs}) }()
+		go inW.Write(append(append(bytes.Clone(good), bad...), binary.Version))
+		select {
+		case code := <-done:
+			if code != ExitInvalid {
+				t.Errorf("-j %s: exit %d", jobs, code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("-j %s: still running after the bad frame", jobs)
+		}
+		inW.Close()
 	}
 }

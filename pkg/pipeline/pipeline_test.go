@@ -264,3 +264,35 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// With LeaveRead, an error ends the run while a read still waits for
+// input; that read's batch is dropped and read is not called again.
+func TestLeaveRead(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int64
+	read := func() (int, error) {
+		n := calls.Add(1)
+		if n == 4 {
+			<-release // a pipe with nothing more to give for now
+		}
+		return int(n - 1), nil
+	}
+	var wrote []int
+	err := Run(context.Background(), Options{Workers: 2, LeaveRead: true}, read, func(b int) (int, error) {
+		if b == 2 {
+			return b, errors.New("two")
+		}
+		return b, nil
+	}, func(r int) error { wrote = append(wrote, r); return nil })
+	if err == nil || err.Error() != "two" || fmt.Sprint(wrote) != "[0 1 2]" {
+		t.Fatalf("err %v, wrote %v", err, wrote)
+	}
+	close(release)
+	for range 20 { // let the reader run on, if it would
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	if calls.Load() != 4 {
+		t.Fatalf("read called %d times", calls.Load())
+	}
+}
