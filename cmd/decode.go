@@ -128,7 +128,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs)
+	addJobsFlag(f, &opts.Jobs, "binary frames")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

@@ -56,7 +56,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 		},
 	}
 	err = binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
-		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec}, h)
+		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec, LeaveRead: true, Live: !in.regular()}, h)
 	if err != nil && !binary.IsFrameError(err) && err != out.failed {
 		if _, ok := err.(*ExitError); !ok {
 			err = readError(in.Name, err)

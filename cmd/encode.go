@@ -183,7 +183,7 @@ EXIT STATUS
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
-	addJobsFlag(f, &opts.Jobs)
+	addJobsFlag(f, &opts.Jobs, "--to binary")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))

@@ -57,7 +57,10 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 	)
 	workers := opts.Jobs
 	free := make(chan *encodeChunkBatch, 2*workers+4)
+	var active sync.WaitGroup // a call of read in progress
 	read := func() (*encodeChunkBatch, error) {
+		active.Add(1)
+		defer active.Done()
 		if (eof || readErr != nil) && len(carry) == 0 {
 			return nil, io.EOF
 		}
@@ -116,18 +119,25 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 		return b, nil
 	}
 	noErr := func(_ int64, _, msg string) *jsonv.SyntaxError { return &jsonv.SyntaxError{Msg: msg} }
-	scratch := make(chan []byte, workers)
+	type workerState struct {
+		buf []byte
+		jr  *jsonv.Reader
+		src bytes.Reader
+	}
+	states := make(chan *workerState, workers)
 	for range workers {
-		scratch <- nil
+		states <- &workerState{jr: jsonv.NewReader(nil, jsonv.Options{})}
 	}
 	work := func(b *encodeChunkBatch) (*encodeChunkBatch, error) {
 		b.out, b.seqAt, b.seqOf, b.values, b.framed = b.out[:0], b.seqAt[:0], b.seqOf[:0], 0, false
 		if !b.whole {
 			return b, nil
 		}
-		buf := <-scratch
-		defer func() { scratch <- buf }()
-		jr := jsonv.NewReader(bytes.NewReader(b.raw), jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: b.start})
+		st := <-states
+		defer func() { states <- st }()
+		st.src.Reset(b.raw)
+		jr := st.jr
+		jr.Reset(&st.src, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: b.start})
 		for {
 			v, _, err := jr.Next()
 			if err == io.EOF {
@@ -141,9 +151,9 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 			if err != nil {
 				return b, nil
 			}
-			payload := jsonv.Compacted(buf, p) // not in place: the chunk may be read again
+			payload := jsonv.Compacted(st.buf, p) // not in place: the chunk may be read again
 			if len(payload) > 0 && len(p) > 0 && &payload[0] != &p[0] {
-				buf = payload
+				st.buf = payload
 			}
 			at := len(b.out)
 			if b.out, _, err = binary.AppendFrame(b.out, h, payload, opts.Compress); err != nil {
@@ -185,24 +195,49 @@ func encodeJobs(opts *EncodeOptions, in *input, out *output, w *binary.Writer, s
 		}
 		return nil
 	}
-	err := pipeline.Run(context.Background(), pipeline.Options{Workers: workers}, read, work, write)
+	// LeaveRead: the single-worker loop may end with an error in the
+	// chunk before it needs a read that waits for input (a pipe), as one
+	// worker would; the rest, when it is needed, waits for that read.
+	err := pipeline.Run(context.Background(), pipeline.Options{Workers: workers, LeaveRead: true}, read, work, write)
 	if err != errSequential {
 		return err
 	}
 	// From the chunk that did not frame on, one worker reads what is left.
-	rest := make([]io.Reader, 0, len(journal)+2)
-	for _, b := range journal {
-		rest = append(rest, bytes.NewReader(b.raw))
-	}
-	rest = append(rest, bytes.NewReader(carry))
-	switch {
-	case readErr != nil:
-		rest = append(rest, errorReader{readErr})
-	case !eof:
-		rest = append(rest, in.R)
-	}
-	jr := jsonv.NewReader(io.MultiReader(rest...), jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: journal[0].start})
+	rest := &lazyReader{open: func() io.Reader {
+		active.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		rs := make([]io.Reader, 0, len(journal)+2)
+		for _, b := range journal[1:] {
+			rs = append(rs, bytes.NewReader(b.raw))
+		}
+		rs = append(rs, bytes.NewReader(carry))
+		switch {
+		case readErr != nil:
+			rs = append(rs, errorReader{readErr})
+		case !eof:
+			rs = append(rs, in.R)
+		}
+		return io.MultiReader(rs...)
+	}}
+	mu.Lock()
+	first := journal[0] // a read in progress may still add to the journal
+	mu.Unlock()
+	jr := jsonv.NewReader(io.MultiReader(bytes.NewReader(first.raw), rest), jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Start: first.start})
 	return encodeValues(opts, in, jr, out, w, seq)
+}
+
+// lazyReader reads from the reader open returns, called at the first Read.
+type lazyReader struct {
+	open func() io.Reader
+	r    io.Reader
+}
+
+func (l *lazyReader) Read(p []byte) (int, error) {
+	if l.r == nil {
+		l.r = l.open()
+	}
+	return l.r.Read(p)
 }
 
 type errorReader struct{ err error }

@@ -58,6 +58,16 @@ func openInput(ios *IOStreams, name string) (*input, error) {
 	return &input{Name: name, R: f, f: f}, nil
 }
 
+// regular tells whether the input is a regular file, which never waits for
+// more input.
+func (i *input) regular() bool {
+	if i.f == nil {
+		return false
+	}
+	st, err := i.f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
 func pathErrText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

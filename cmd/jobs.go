@@ -9,8 +9,9 @@ import (
 // addJobsFlag adds -j, --jobs: the number of workers of a command that
 // spreads independent records over the CPUs (pkg/pipeline). 0, the default,
 // is the number of usable CPUs (GOMAXPROCS); 1 is the single-worker path.
-func addJobsFlag(f *pflag.FlagSet, jobs *int) {
-	f.IntVarP(jobs, "jobs", "j", 0, "`N` workers, output byte-identical to -j 1 (default: the usable CPUs, GOMAXPROCS)")
+// what names the work that is spread ("binary frames").
+func addJobsFlag(f *pflag.FlagSet, jobs *int, what string) {
+	f.IntVarP(jobs, "jobs", "j", 0, what+" on `N` workers, output byte-identical to -j 1 (default: the usable CPUs, GOMAXPROCS)")
 }
 
 // workers is the worker count that a --jobs value asks for.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"testing"
 	"time"
@@ -25,6 +26,10 @@ func TestLiveStreams(t *testing.T) {
 		{"decode", []string{"decode", "--payload"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 		{"encode", []string{"encode", "--to", "binary", "--timestamp", "1"}, func(int) []byte { return []byte("{}\n") },
+			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
+		{"decode -j 4", []string{"decode", "--payload", "-j", "4"}, func(i int) []byte { return frame(uint32(i)) },
+			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
+		{"encode -j 4", []string{"encode", "--to", "binary", "--timestamp", "1", "-j", "4"}, func(int) []byte { return []byte("{}\n") },
 			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
 		{"inspect", []string{"inspect", "--json"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
@@ -67,5 +72,47 @@ func TestLiveStreams(t *testing.T) {
 				t.Fatalf("exit %d", code)
 			}
 		})
+	}
+}
+
+// A bad frame ends decode -j 4 at once, as it ends -j 1, while the input
+// is still open and has nothing more to give; so does bad JSON encode -j 4.
+func TestErrorEndsLiveRun(t *testing.T) {
+	good, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat}, []byte(`{}`), binary.CompressNever)
+	bad := bytes.Clone(good)
+	bad[binary.HeaderSize] = 'x' // a payload that is not JSON, followed by a header's first byte
+	for _, jobs := range []string{"1", "4"} {
+		inR, inW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In = inR
+		done := make(chan int)
+		go func() { done <- Run(ios, []string{"decode", "-j", jobs}) }()
+		go inW.Write(append(append(bytes.Clone(good), bad...), binary.Version))
+		expectEnd(t, "decode -j "+jobs, inW, done)
+	}
+	// encode: a line that is not JSON, and the input stays open.
+	for _, jobs := range []string{"1", "4"} {
+		inR, inW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In = inR
+		done := make(chan int)
+		go func() { done <- Run(ios, []string{"encode", "--to", "binary", "-j", jobs}) }()
+		go inW.Write([]byte("{}\n{\"a\": nope}\n{"))
+		expectEnd(t, "encode -j "+jobs, inW, done)
+	}
+}
+
+// expectEnd waits for a run on a pipe that is still open to end with exit
+// status 1, then closes the pipe.
+func expectEnd(t *testing.T, what string, inW *io.PipeWriter, done chan int) {
+	t.Helper()
+	defer inW.Close()
+	select {
+	case code := <-done:
+		if code != ExitInvalid {
+			t.Errorf("%s: exit %d", what, code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s: still running after the error", what)
 	}
 }

@@ -21,7 +21,7 @@
 //
 // Run returns only when its goroutines have stopped, so that read, work and
 // write never run after it. A read blocked on a slow input delays that
-// return until the read returns.
+// return until the read returns, unless Options.LeaveRead says otherwise.
 package pipeline
 
 import (
@@ -38,6 +38,13 @@ type Options struct {
 	// InFlight bounds the batches read but not yet written; 0 means
 	// 2*Workers+2. It is at least Workers+1.
 	InFlight int
+	// LeaveRead lets Run return, when the run stops early, without waiting
+	// for a call of read in progress: a read from a pipe or a terminal may
+	// wait for input that does not come, where one worker would already
+	// have stopped. That call's batch is dropped and read is not called
+	// again; work and write never run after Run returns. The caller must
+	// leave read's own state alone until the call has returned.
+	LeaveRead bool
 }
 
 type slot[B, R any] struct {
@@ -66,11 +73,14 @@ func Run[B, R any](ctx context.Context, opts Options, read func() (B, error), wo
 	tokens := make(chan struct{}, inflight)   // one per batch read and not yet written
 	order := make(chan *slot[B, R], inflight) // every batch, in input order, to the writer
 	jobs := make(chan *slot[B, R], inflight)  // batches to the workers
-	var wg sync.WaitGroup
+	var wg, reader sync.WaitGroup
+	var mu sync.Mutex // guards stopped and reading
+	var stopped bool  // read is not to be called again
+	var reading bool  // a call of read is in progress
 
-	wg.Add(1)
-	go func() { // the reader
-		defer wg.Done()
+	reader.Add(1)
+	go func() {
+		defer reader.Done()
 		defer close(order)
 		defer close(jobs)
 		for {
@@ -79,8 +89,18 @@ func Run[B, R any](ctx context.Context, opts Options, read func() (B, error), wo
 			case <-stop:
 				return
 			}
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			reading = true
+			mu.Unlock()
 			s := &slot[B, R]{done: make(chan struct{})}
 			s.b, s.rerr = read()
+			mu.Lock()
+			reading = false
+			mu.Unlock()
 			if s.rerr != nil {
 				close(s.done)
 				order <- s // room: a token was taken
@@ -94,9 +114,19 @@ func Run[B, R any](ctx context.Context, opts Options, read func() (B, error), wo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := range jobs {
+			for {
+				var s *slot[B, R]
 				select {
-				case <-stop: // the run is over: do not do work nobody will write
+				case s = <-jobs:
+				case <-stop: // the run is over: do no work nobody will write
+					return
+				}
+				if s == nil { // the reader is done
+					return
+				}
+				select {
+				case <-stop:
+					return
 				default:
 					s.r, s.err = work(s.b)
 				}
@@ -134,6 +164,13 @@ func Run[B, R any](ctx context.Context, opts Options, read func() (B, error), wo
 	}()
 	close(stop) // the reader and the workers never block on a send: tokens bound the channels
 	wg.Wait()
+	mu.Lock()
+	stopped = true
+	leave := opts.LeaveRead && reading
+	mu.Unlock()
+	if !leave {
+		reader.Wait()
+	}
 	return err
 }
 

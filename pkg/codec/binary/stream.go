@@ -51,6 +51,15 @@ type StreamOptions struct {
 	Append func(dst []byte, f *Frame, js []byte) []byte
 	// BatchBytes is the frame bytes after which a batch is cut; 0: 256 KiB.
 	BatchBytes int
+	// Live says that in may wait for input (a pipe, a terminal): a batch
+	// is then cut, and Idle called, where the next frame is not buffered
+	// whole, so that frames are passed on as they come and a bad one ends
+	// the run at once. A regular file needs none of it.
+	Live bool
+	// LeaveRead: a run that stops early returns at once, even while the
+	// reader waits for more of in (pipeline.Options.LeaveRead); in must
+	// then be left alone.
+	LeaveRead bool
 }
 
 // StreamHandler receives the results of DecodeStream in input order, on the
@@ -62,8 +71,8 @@ type StreamHandler struct {
 	// Bad receives a bad frame's error (a *FrameError) and, with KeepGoing,
 	// how the reader moved on. Without KeepGoing the run ends after it.
 	Bad func(err error, moved Moved) error
-	// Idle, when not nil, is called where the input had nothing more
-	// buffered (a place to flush a live stream's output).
+	// Idle, when not nil, is called where a live input (StreamOptions.Live)
+	// had not buffered the next frame whole: a place to flush the output.
 	Idle func() error
 }
 
@@ -74,8 +83,8 @@ type StreamHandler struct {
 // reader's own bytes are split off by one goroutine; the payloads are
 // checked and formatted on opts.Workers (pkg/pipeline), in memory bounded
 // by a fixed number of batches. A read error is returned after the output
-// of every frame before it. When in has a Buffered() int method (a
-// bufio.Reader), Idle is called where nothing more was buffered.
+// of every frame before it. With opts.Live, what is buffered counts the
+// bytes of in's Buffered() int method when it has one (a bufio.Reader).
 func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandler) error {
 	rd := NewReader(in, ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 	buffered, _ := in.(interface{ Buffered() int })
@@ -98,6 +107,12 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 			b = &streamBatch{}
 		}
 		for len(b.raw) < batchBytes {
+			if opts.Live && len(b.items) > 0 && mayWait(rd, buffered) {
+				// The next frame may have to wait for the input (a
+				// pipe): hand over what is here first.
+				b.idle = true
+				break
+			}
 			f, err := rd.Next()
 			if err == io.EOF {
 				done = true
@@ -105,7 +120,6 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 			}
 			if err == nil {
 				rest := rd.Buffered()
-				idle := len(rest) == 0 && (buffered == nil || buffered.Buffered() == 0)
 				if len(rest) == 0 || rest[0] != Version {
 					// Whether the payload is JSON decides where
 					// reading goes on (MoveOn): it is checked here.
@@ -115,10 +129,6 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 					start := len(b.raw)
 					b.raw = append(b.raw, f.Raw...)
 					b.items = append(b.items, streamItem{start: start, end: len(b.raw), f: *f})
-					if idle {
-						b.idle = true
-						break
-					}
 					continue
 				}
 			}
@@ -216,7 +226,7 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		}
 		return nil
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: workers}, read, work, write)
+	err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
 	if err == errStop {
 		err = nil
 	}
@@ -224,6 +234,24 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 }
 
 var errStop = errors.New("stop after a bad frame")
+
+// mayWait tells whether reading the next frame may have to wait for the
+// input: fewer bytes are buffered (by rd, and by buffered when it is not
+// nil) than the frame needs.
+func mayWait(rd *Reader, buffered interface{ Buffered() int }) bool {
+	rest := rd.Buffered()
+	need := HeaderSize
+	if len(rest) >= HeaderSize {
+		if h := ParseHeader(rest); h.Check(rd.max) == nil {
+			need += int(h.PayloadLength)
+		}
+	}
+	have := len(rest)
+	if buffered != nil {
+		have += buffered.Buffered()
+	}
+	return have < need
+}
 
 func rebase(ends []int, base int) []int {
 	if base != 0 {

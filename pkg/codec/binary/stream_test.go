@@ -47,8 +47,9 @@ func oneWorker(in io.Reader, keepGoing bool, limit int) string {
 }
 
 func streamed(t testing.TB, in io.Reader, keepGoing bool, limit, workers, batch int) string {
+	_, live := in.(*bufio.Reader)
 	var s strings.Builder
-	err := DecodeStream(context.Background(), in, StreamOptions{MaxFrameSize: limit, Workers: workers, KeepGoing: keepGoing, BatchBytes: batch,
+	err := DecodeStream(context.Background(), in, StreamOptions{MaxFrameSize: limit, Workers: workers, KeepGoing: keepGoing, BatchBytes: batch, Live: live,
 		Append: func(dst []byte, f *Frame, js []byte) []byte { return AppendRecord(dst, f.Header, f.Compressed(), js) }},
 		StreamHandler{
 			Records: func(out []byte, ends []int) error {

@@ -571,4 +571,15 @@ func TestReaderStart(t *testing.T) {
 	if got != want || !strings.Contains(want, "5:") {
 		t.Fatalf("from line 2:\n got %q\nwant %q", got, want)
 	}
+	// A Reader used before and Reset reads as a new one.
+	r := NewReader(strings.NewReader("\n\n[1, 2, 3] \"unfinished"), Options{Elements: true})
+	read(r)
+	r.Reset(strings.NewReader(whole[cut:]), Options{Start: Position{Offset: int64(cut), Line: 2, Column: 1}})
+	if got := read(r); got != want {
+		t.Fatalf("after Reset:\n got %q\nwant %q", got, want)
+	}
+	r.Reset(strings.NewReader(whole), Options{})
+	if got := read(r); got != all {
+		t.Fatalf("after Reset to the start:\n got %q\nwant %q", got, all)
+	}
 }

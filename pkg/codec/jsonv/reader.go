@@ -62,18 +62,35 @@ const firstSize, readSize = 32 << 10, 512 << 10
 
 // NewReader returns a Reader of r.
 func NewReader(r io.Reader, opts Options) *Reader {
+	rd := &Reader{}
+	rd.reset(r, opts)
+	return rd
+}
+
+// Reset makes r a Reader of src with opts, as NewReader does, keeping the
+// buffers it has grown.
+func (r *Reader) Reset(src io.Reader, opts Options) {
+	buf := r.in.Buf
+	r.reset(src, opts)
+	if len(buf) <= r.in.Max {
+		r.in.Buf = buf
+	}
+}
+
+func (r *Reader) reset(src io.Reader, opts Options) {
 	limit := opts.MaxValueSize
 	if limit <= 0 {
 		limit = DefaultMaxValueSize
 	}
-	rd := &Reader{limit: limit, opts: opts}
-	rd.in = inbuf.Buffer{R: r, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
-		Drop: func([]byte) { rd.countTo(rd.in.Base + int64(rd.in.Pos)) }}
-	rd.lc.line = 1
+	r.limit, r.opts, r.err, r.last, r.started, r.inArray, r.elem = limit, opts, nil, nil, false, false, 0
+	r.in = inbuf.Buffer{R: src, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
+		Drop: func([]byte) { r.countTo(r.in.Base + int64(r.in.Pos)) }}
+	r.mark, r.start = 0, 0
+	r.lc.line, r.lc.col, r.lc.prefix = 1, 0, r.lc.prefix[:0]
+	r.startLC.line, r.startLC.col, r.startLC.prefix = 0, 0, r.startLC.prefix[:0]
 	if opts.Start.Line > 0 {
-		rd.in.Base, rd.mark, rd.lc.line, rd.started = opts.Start.Offset, opts.Start.Offset, opts.Start.Line, true
+		r.in.Base, r.mark, r.lc.line, r.started = opts.Start.Offset, opts.Start.Offset, opts.Start.Line, true
 	}
-	return rd
 }
 
 // countTo moves the line counter to the absolute offset off, which must lie
