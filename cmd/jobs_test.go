@@ -92,6 +92,34 @@ func TestDecodeJobsIdentical(t *testing.T) {
 	}
 }
 
+// Several inputs: frame indices start again in each, the counts go on.
+func TestDecodeJobsSeveralInputs(t *testing.T) {
+	names := jobsCaptures(t)
+	for _, kg := range []string{"--keep-going", "--payload"} {
+		args := append([]string{"decode", kg}, names...)
+		one := runJobs(t, nil, "", append(args, "-j", "1")...)
+		four := runJobs(t, nil, "", append(args, "-j", "4")...)
+		if one != four || one.code != ExitInvalid {
+			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d)", args, one.code, four.code)
+		}
+	}
+	// encode: the sequence ids go on from one file to the next.
+	one := runJobs(t, nil, "", "decode", "-j", "1", names[2])
+	dir := t.TempDir()
+	nd := filepath.Join(dir, "big.ndjson")
+	bare := filepath.Join(dir, "bare.ndjson")
+	os.WriteFile(nd, []byte(one.out), 0o644)
+	os.WriteFile(bare, []byte(strings.Repeat("{\"instruction\": \"go\"}\n", 30000)), 0o644)
+	for _, seq := range []string{"1", "4294937000"} {
+		args := []string{"encode", "--to", "binary", "--timestamp", "1", "--seq", seq, bare, nd, bare}
+		one := runJobs(t, nil, "", append(args, "-j", "1")...)
+		four := runJobs(t, nil, "", append(args, "-j", "4")...)
+		if one != four || len(one.out) == 0 {
+			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d; %.200q, %.200q)", args, one.code, four.code, one.err, four.err)
+		}
+	}
+}
+
 func TestJobsFlag(t *testing.T) {
 	ios, _, _, errOut := Test()
 	if code := Run(ios, []string{"decode", "-j", "-1", "x.bin"}); code != ExitUsage || !strings.Contains(errOut.String(), "--jobs") {
