@@ -65,6 +65,13 @@ func jobsCaptures(t *testing.T) []string {
 		flipped[(i*7919*13)%len(flipped)] ^= 0x5A
 	}
 	add("flipped.bin", flipped)
+	// Frames over 1 MiB, on the wire or decompressed, good and bad.
+	large := frames(3)
+	for _, p := range []string{`{"data": "` + strings.Repeat("ab", 700<<10) + `"}`, `{"data": "` + strings.Repeat("a", 3<<20) + `"}`, `{"data": ` + strings.Repeat("7", 2<<20) + `x}`} {
+		large, _, _ = binary.AppendFrame(large, binary.Header{Version: 1, Type: binary.Instruction}, []byte(p), binary.CompressAuto)
+		large = append(large, frames(2)...)
+	}
+	add("large.bin", large)
 	return names
 }
 
