@@ -71,8 +71,8 @@ type StreamHandler struct {
 	// Bad receives a bad frame's error (a *FrameError) and, with KeepGoing,
 	// how the reader moved on. Without KeepGoing the run ends after it.
 	Bad func(err error, moved Moved) error
-	// Large, when not nil, receives a good frame larger than 1 MiB (on the
-	// wire or decompressed) and its payload as compact JSON, in place of
+	// Large, when not nil, receives a good frame larger than 1 MiB on the
+	// wire or 4 MiB decompressed, and its payload as compact JSON, in place of
 	// Records, so that it can be written without a copy; js is valid
 	// during the call.
 	Large func(f *Frame, js []byte) error
@@ -293,15 +293,19 @@ var (
 // copied into a batch.
 const bigFrame = 1 << 20
 
-// isBig tells whether a frame is larger than bigFrame, on the wire or
-// decompressed (an RLE body grows 85 times at most: only a long one is
-// measured).
+// bigDecompressed is the decompressed size above which a compressed frame
+// is decoded as a large one: a worker holds up to about twice as much.
+const bigDecompressed = 4 << 20
+
+// isBig tells whether a frame is larger than bigFrame on the wire, or than
+// bigDecompressed decompressed (an RLE body grows 85 times at most: only a
+// long one is measured, so that the reader scans few).
 func isBig(f *Frame) bool {
 	p := f.Payload()
 	if f.Size() > bigFrame {
 		return true
 	}
-	return IsCompressed(p) && len(p)*85 > bigFrame && UnRLELen(p[1:]) > bigFrame
+	return IsCompressed(p) && len(p)*85 > bigDecompressed && UnRLELen(p[1:]) > bigDecompressed
 }
 
 // mayWait tells whether reading the next frame may have to wait for the
