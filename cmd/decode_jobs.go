@@ -38,6 +38,23 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 			}
 			return out.failed
 		},
+		Large: func(f *binary.Frame, js []byte) error {
+			// Written as the single-worker loop writes it: no copy.
+			good++
+			switch {
+			case array != nil:
+				array.write(appendRec(nil, f, js))
+			case opts.Payload:
+				out.Write(js)
+				out.Write(newline)
+			default:
+				line := binary.AppendRecord(nil, f.Header, f.Compressed(), nil)
+				out.Write(line[:len(line)-1])
+				out.Write(js)
+				out.Write(recordEnd)
+			}
+			return out.failed
+		},
 		Bad: func(err error, moved binary.Moved) error {
 			bad++
 			ferr := frameError(in.Name, err, opts.KeepGoing)

@@ -65,6 +65,13 @@ func jobsCaptures(t *testing.T) []string {
 		flipped[(i*7919*13)%len(flipped)] ^= 0x5A
 	}
 	add("flipped.bin", flipped)
+	// Frames over 1 MiB, on the wire or decompressed, good and bad.
+	large := frames(3)
+	for _, p := range []string{`{"data": "` + strings.Repeat("ab", 700<<10) + `"}`, `{"data": "` + strings.Repeat("a", 3<<20) + `"}`, `{"data": ` + strings.Repeat("7", 2<<20) + `x}`} {
+		large, _, _ = binary.AppendFrame(large, binary.Header{Version: 1, Type: binary.Instruction}, []byte(p), binary.CompressAuto)
+		large = append(large, frames(2)...)
+	}
+	add("large.bin", large)
 	return names
 }
 
@@ -88,6 +95,34 @@ func TestDecodeJobsIdentical(t *testing.T) {
 						one.code, one.out, one.err, one.oFile, four.code, four.out, four.err, four.oFile)
 				}
 			}
+		}
+	}
+}
+
+// Several inputs: frame indices start again in each, the counts go on.
+func TestDecodeJobsSeveralInputs(t *testing.T) {
+	names := jobsCaptures(t)
+	for _, kg := range []string{"--keep-going", "--payload"} {
+		args := append([]string{"decode", kg}, names...)
+		one := runJobs(t, nil, "", append(args, "-j", "1")...)
+		four := runJobs(t, nil, "", append(args, "-j", "4")...)
+		if one != four || one.code != ExitInvalid {
+			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d)", args, one.code, four.code)
+		}
+	}
+	// encode: the sequence ids go on from one file to the next.
+	one := runJobs(t, nil, "", "decode", "-j", "1", names[2])
+	dir := t.TempDir()
+	nd := filepath.Join(dir, "big.ndjson")
+	bare := filepath.Join(dir, "bare.ndjson")
+	os.WriteFile(nd, []byte(one.out), 0o644)
+	os.WriteFile(bare, []byte(strings.Repeat("{\"instruction\": \"go\"}\n", 30000)), 0o644)
+	for _, seq := range []string{"1", "4294937000"} {
+		args := []string{"encode", "--to", "binary", "--timestamp", "1", "--seq", seq, bare, nd, bare}
+		one := runJobs(t, nil, "", append(args, "-j", "1")...)
+		four := runJobs(t, nil, "", append(args, "-j", "4")...)
+		if one != four || len(one.out) == 0 {
+			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d; %.200q, %.200q)", args, one.code, four.code, one.err, four.err)
 		}
 	}
 }

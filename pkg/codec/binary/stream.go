@@ -71,6 +71,11 @@ type StreamHandler struct {
 	// Bad receives a bad frame's error (a *FrameError) and, with KeepGoing,
 	// how the reader moved on. Without KeepGoing the run ends after it.
 	Bad func(err error, moved Moved) error
+	// Large, when not nil, receives a good frame larger than 1 MiB on the
+	// wire or 4 MiB decompressed, and its payload as compact JSON, in place of
+	// Records, so that it can be written without a copy; js is valid
+	// during the call.
+	Large func(f *Frame, js []byte) error
 	// Idle, when not nil, is called where a live input (StreamOptions.Live)
 	// had not buffered the next frame whole: a place to flush the output.
 	Idle func() error
@@ -95,7 +100,11 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 	workers := max(opts.Workers, 1)
 	free := make(chan *streamBatch, 2*workers+4)
 	done := false
+	var big *Frame // a large frame Next returned, for the caller's goroutine
 	read := func() (*streamBatch, error) {
+		if big != nil {
+			return nil, errBig
+		}
 		if done {
 			return nil, io.EOF
 		}
@@ -116,6 +125,12 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 			f, err := rd.Next()
 			if err == io.EOF {
 				done = true
+				break
+			}
+			if err == nil && isBig(f) {
+				// A large frame is decoded where it stands, between two
+				// runs of the workers: no copy of it waits in a batch.
+				big = f
 				break
 			}
 			if err == nil {
@@ -148,6 +163,9 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 			}
 		}
 		if len(b.items) == 0 && b.readErr == nil {
+			if big != nil {
+				return nil, errBig
+			}
 			return nil, io.EOF
 		}
 		return b, nil
@@ -226,14 +244,69 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		}
 		return nil
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
-	if err == errStop {
-		err = nil
+	var out []byte
+	for {
+		err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
+		if err == errStop {
+			err = nil
+		}
+		if err != errBig {
+			return err
+		}
+		f := big
+		big = nil
+		js, err := rd.JSON(f)
+		if err == nil && h.Large != nil {
+			if err := h.Large(f, js); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == nil {
+			out = opts.Append(out[:0], f, js)
+			err = h.Records(out, []int{len(out)})
+			if cap(out) > 4<<20 {
+				out = nil // do not keep a large buffer
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var m Moved
+		if opts.KeepGoing {
+			m = rd.MoveOn(f, err)
+		}
+		if err := h.Bad(err, m); err != nil || !opts.KeepGoing {
+			return err
+		}
 	}
-	return err
 }
 
-var errStop = errors.New("stop after a bad frame")
+var (
+	errStop = errors.New("stop after a bad frame")
+	errBig  = errors.New("a large frame")
+)
+
+// bigFrame is the size (on the wire or decompressed) above which a frame is
+// decoded on the caller's goroutine, as one worker decodes it, rather than
+// copied into a batch.
+const bigFrame = 1 << 20
+
+// bigDecompressed is the decompressed size above which a compressed frame
+// is decoded as a large one: a worker holds up to about twice as much.
+const bigDecompressed = 4 << 20
+
+// isBig tells whether a frame is larger than bigFrame on the wire, or than
+// bigDecompressed decompressed (an RLE body grows 85 times at most: only a
+// long one is measured, so that the reader scans few).
+func isBig(f *Frame) bool {
+	p := f.Payload()
+	if f.Size() > bigFrame {
+		return true
+	}
+	return IsCompressed(p) && len(p)*85 > bigDecompressed && UnRLELen(p[1:]) > bigDecompressed
+}
 
 // mayWait tells whether reading the next frame may have to wait for the
 // input: fewer bytes are buffered (by rd, and by buffered when it is not

@@ -127,19 +127,31 @@ func TestStreamMatchesOneWorker(t *testing.T) {
 	for range 60 {
 		inputs = append(inputs, damage(rng, genFrames(rng, 1+rng.IntN(60))))
 	}
+	// Large frames (decoded between runs of the workers), compressed or
+	// not, good and bad, among small ones.
+	var large []byte
+	for i, p := range []string{`{"data":"` + strings.Repeat("x", bigFrame) + `"}`, `{"data":"` + strings.Repeat("xy", bigFrame/2) + `"}`, `{"data": ` + strings.Repeat("1", bigFrame) + `}`} {
+		large = append(large, genFrames(rng, 3)...)
+		large, _, _ = AppendFrame(large, Header{Version: 1, Type: Instruction, SequenceID: uint32(i)}, []byte(p), CompressAuto)
+	}
+	large = append(large, genFrames(rng, 3)...)
+	inputs = append(inputs, large)
+	for range 6 {
+		inputs = append(inputs, damage(rng, large))
+	}
 	for i, in := range inputs {
 		for _, keepGoing := range []bool{false, true} {
-			want := oneWorker(bytes.NewReader(in), keepGoing, 1<<20)
+			want := oneWorker(bytes.NewReader(in), keepGoing, 8<<20)
 			for _, workers := range []int{1, 2, 4} {
 				for _, batch := range []int{1, 700, 0} {
-					got := streamed(t, bytes.NewReader(in), keepGoing, 1<<20, workers, batch)
+					got := streamed(t, bytes.NewReader(in), keepGoing, 8<<20, workers, batch)
 					if got != want {
 						t.Fatalf("input %d, keep-going %v, %d workers, batches of %d bytes: %s", i, keepGoing, workers, batch, difference(got, want))
 					}
 				}
 				// A pipe that delivers a few bytes at a time, through a
 				// bufio.Reader (the idle cuts).
-				got := streamed(t, bufio.NewReader(iotest.HalfReader(bytes.NewReader(in))), keepGoing, 1<<20, workers, 0)
+				got := streamed(t, bufio.NewReader(iotest.HalfReader(bytes.NewReader(in))), keepGoing, 8<<20, workers, 0)
 				if got != want {
 					t.Fatalf("input %d through a pipe, %d workers: output differs", i, workers)
 				}
