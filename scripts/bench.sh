@@ -256,6 +256,14 @@ pypair() {
 	pyc_bytes[$name]=$(size "$c") pyp_bytes[$name]=$(size "$p")
 	rm -f "$p"
 }
+# ratiorow LABEL A B MARK: the row of the ratio A/B (two times or two
+# figures of the same work), checked against MARK (at least).
+ratiorow() {
+	local r
+	r=$(awk -v a="$2" -v b="$3" 'BEGIN {printf "%.2fx", a / b}')
+	check ge "${r%x}" "$4"
+	row "$1" "$r" ">= $4x" "" "$RES"
+}
 # pyrows NAME LABEL: the rows of a pair, and its mark.
 pyrows() {
 	local name=$1 label=$2
@@ -264,10 +272,7 @@ pyrows() {
 		return
 	fi
 	row "  $label MB/s: compact / Python" "$(mbps "${pyc_bytes[$name]}" "${pyc_ns[$name]}") / $(mbps "${pyp_bytes[$name]}" "${pyp_ns[$name]}")" "" "" "(json.dumps)"
-	local r
-	r=$(awk -v a="${pyc_ns[$name]}" -v b="${pyp_ns[$name]}" 'BEGIN {printf "%.2fx", a / b}')
-	check ge "${r%x}" 0.8
-	row "  $label: Python vs compact, rec/s" "$r" ">= 0.8x" "" "$RES"
+	ratiorow "  $label: Python vs compact, rec/s" "${pyc_ns[$name]}" "${pyp_ns[$name]}" 0.8
 	if [[ -n ${pyc_cpu[$name]} ]]; then
 		row "    the same in CPU time" "$(awk -v a="${pyc_cpu[$name]}" -v b="${pyp_cpu[$name]}" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "n/a"}')" "" "" "(info)"
 	fi
@@ -681,11 +686,8 @@ row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_m
 pyrows encode "encode"
 # speedup LABEL BYTES NS1 NSJ: the -j 1 and -j N rows and the speed-up mark.
 speedup() {
-	local r
 	row "$1 MB/s: -j 1 / -j $jobs" "$(mbps "$2" "$3") / $(mbps "$2" "$4")" "" "" "(in turns)"
-	r=$(awk -v a="$3" -v b="$4" 'BEGIN {printf "%.2fx", a / b}')
-	check ge "${r%x}" 1.6
-	row "  $1 speed-up, -j $jobs vs -j 1" "$r" ">= 1.6x" "" "$RES"
+	ratiorow "  $1 speed-up, -j $jobs vs -j 1" "$3" "$4" 1.6
 }
 speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
 speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
@@ -777,9 +779,7 @@ for i in "${!val_names[@]}"; do
 		if [[ -n ${valpy_cpu[$i]} ]]; then
 			row "  messages per CPU-second" "$(evps "$nmsg" "${valpy_cpu[$i]}")" "" "" "(info)"
 		fi
-		r=$(awk -v a="${val_ns[$i]}" -v b="${valpy_ns[$i]}" 'BEGIN {printf "%.2fx", a / b}')
-		check ge "${r%x}" 0.8
-		row "  Python vs compact, msg/s" "$r" ">= 0.8x" "" "$RES"
+		ratiorow "  Python vs compact, msg/s" "${val_ns[$i]}" "${valpy_ns[$i]}" 0.8
 	else
 		row "validate $p msg/s, Python" "n/a" ">= 150000" "" "SKIP (no python3)"
 	fi
@@ -789,9 +789,7 @@ for i in "${!val_names[@]}"; do
 			# node uses more than one core (its collector's threads).
 			row "  ajv-cli messages per CPU-second" "$(evps "$nmsg" "${ajv_cpu[$i]}")" "" "" "(info)"
 		fi
-		r=$(awk -v a="${ajv_ns[$i]}" -v b="${val_ns[$i]}" 'BEGIN {printf "%.2fx", a / b}')
-		check ge "${r%x}" 1.5
-		row "  toonkit vs ajv-cli, wall time" "$r" ">= 1.5x" "" "$RES"
+		ratiorow "  toonkit vs ajv-cli, wall time" "${ajv_ns[$i]}" "${val_ns[$i]}" 1.5
 	else
 		row "  toonkit vs ajv-cli" "n/a" ">= 1.5x" "" "SKIP (no ajv-cli)"
 	fi
