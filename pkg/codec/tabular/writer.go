@@ -31,6 +31,7 @@ type RowWriter struct {
 	firstKeys int   // the keys of row 0
 	deep      int64
 	firstDeep *Lossy
+	at        []int // AppendRows: the member of each key in the row
 }
 
 // growth says that rows from row on have keys cells.
@@ -88,7 +89,7 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 		}
 		if v != nil && Deep(v) {
 			if t.deep == 0 {
-				t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(v), Why: "nests deeper than the one level the A2A spec allows (toonkit reads it back exactly; a Genesis sender would have used JSON)"}
+				t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(v), Why: deepWhy}
 			}
 			t.deep++
 		}
@@ -98,6 +99,8 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 	t.rows++
 	return append(dst, '\n'), nil
 }
+
+const deepWhy = "nests deeper than the one level the A2A spec allows (toonkit reads it back exactly; a Genesis sender would have used JSON)"
 
 // Keys returns the keys seen so far, in first-seen order.
 func (t *RowWriter) Keys() []string { return t.keys }
