@@ -25,7 +25,7 @@ type rowMember struct {
 
 type rowEnds struct {
 	mems, line, names int // the ends of the row's members, cells and names
-	json       int // the size of the object
+	json              int // the size of the object
 }
 
 // Reset empties rs, keeping its buffers.
