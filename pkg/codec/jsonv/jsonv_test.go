@@ -598,6 +598,7 @@ func TestReaderResumeInArray(t *testing.T) {
 		`[{"a": 1}, {"a": 2}, {"a": 1, "a": 2}]`,
 		"[1, 2, \"\xff\"]",
 		`[{"a": 1}] {"b": 2} [3, 4]`,
+		`[{"a": 1, "b": "x, y"}, {"a": 2, "b": "ü"}, {"a": 3}, 4, "five, null, [6, [7]]]`,
 	}
 	read := func(r *Reader) []string {
 		var out []string
@@ -632,6 +633,24 @@ func TestReaderResumeInArray(t *testing.T) {
 			if want := all[k+1:]; !slices.Equal(got, want) {
 				t.Errorf("%q after element %d:\n got %q\nwant %q", doc, k, got, want)
 			}
+		}
+	}
+}
+
+// The excerpt of an error within a value that does not end holds the
+// line as it is: finding the error's position does not write over the text
+// before the value.
+func TestExcerptOfUnendedValue(t *testing.T) {
+	in := `[{"a": 1, "b": "x, y"}, {"a": 2, "b": "ü"}, {"a": 3}, 4, "five, null, [6, [7]]]`
+	r := NewReader(strings.NewReader(in), Options{Elements: true})
+	for {
+		_, _, err := r.Next()
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.HasSuffix(in, se.Excerpt) || strings.Count(se.Excerpt, "five") != 1 {
+				t.Fatalf("%v: excerpt %q", err, se.Excerpt)
+			}
+			return
 		}
 	}
 }

@@ -265,7 +265,7 @@ func (r *Reader) Buffered() int { return len(TrimSpace(r.in.Buf[r.in.Pos:r.in.En
 // value returned (or just after it).
 func (r *Reader) Position(off int64) Position {
 	k := int(min(max(off-r.start, 0), int64(len(r.last))))
-	p := r.startLC
+	p := lineCounter{line: r.startLC.line, col: r.startLC.col} // not its prefix, which count would write over
 	p.count(r.last[:k])
 	return p.position(r.start + int64(k))
 }
