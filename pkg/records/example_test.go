@@ -51,5 +51,5 @@ func Example() {
 	// {"id":2}
 	// {"id":3}
 	// {"id":4}
-	// error: 1:59: invalid character '}' in literal true (expecting 'e') (at /4/id)
+	// error: 1:56: invalid character '}' in literal true (expecting 'e') (at /4/id)
 }
