@@ -50,6 +50,6 @@ func Example() {
 	// {"id":1}
 	// {"id":2}
 	// {"id":3}
-	// {"id":4}
+	// {"id":4} (one worker)
 	// error: 1:56: invalid character '}' in literal true (expecting 'e') (at /4/id)
 }

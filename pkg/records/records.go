@@ -3,20 +3,25 @@
 // hands the results on in input order (pkg/pipeline), for commands that
 // work a record at a time and must write what one worker would.
 //
-// A reader cuts the input into batches of whole records by a structural
-// scan (strings and brackets; no checks); the workers check every record
-// as jsonv.Reader does and run the caller's Work on the batch; Write
-// receives the batches in input order. Whatever the workers cannot settle
-// (a record that is not valid JSON, one Work refuses, the end of the
-// array, anything the scan does not expect) is left to the caller's own
-// single-worker loop: Run stops before that batch and returns a
-// jsonv.Reader that reads the input from the batch's first byte on, with
-// the positions, array state and excerpts of a Reader of the whole input,
-// so that the loop gives the same records, errors and messages as it
-// would have given from the start.
+// The one reader does not parse: it cuts the input into batches where a
+// record seems to start (after a line end in a stream of values; in an
+// array, before the comma in front of what looks like the start of an
+// element, as the first element starts: `, {"id":`), and each worker reads
+// its batch with a jsonv.Reader of its own, as a Reader of the whole input
+// would read it from a record's end. Write receives the batches in input
+// order and checks that each starts where the one before it really ended
+// (a cut inside a record shows as a batch that does not end cleanly). What
+// the workers cannot settle (a record that is not valid JSON, one Work
+// refuses, a cut that was not at a record's end, the end of the array
+// before the end of the input) is left to the caller's own single-worker
+// loop: Run stops before that batch and returns a jsonv.Reader that reads
+// the input from the batch's first byte on, with the positions, array
+// state and excerpts of a Reader of the whole input, so that the loop gives
+// the same records, errors and messages as it would have from the start.
 package records
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -57,13 +62,16 @@ type Batch[R any] struct {
 	ends   []int
 	Out    R
 
-	first int64 // the index of the first record in the input
-	mark  jsonv.Mark
-	span  jsonv.Span
-	state arrayState // at raw[0]
-	rest  bool       // raw is where the workers stop: the caller's loop reads it
-	idle  bool
-	done  bool // every record was checked and worked
+	first  int64 // the index of the first record in the input
+	index  int   // of the batch
+	final  bool  // raw ends at the end of the input
+	rest   bool  // raw is where the workers stop: the caller's loop reads it
+	idle   bool
+	done   bool // every record was read, checked and worked
+	span   jsonv.Span
+	endIn  bool // a top-level array is open at the end of raw
+	jr     *jsonv.Reader
+	source bytesReader
 }
 
 // Len is the number of records in the batch.
@@ -73,7 +81,8 @@ func (b *Batch[R]) Len() int { return len(b.ends) }
 // space and all). It must not be changed: the batch may be read again.
 func (b *Batch[R]) Record(i int) []byte { return b.raw[b.starts[i]:b.ends[i]] }
 
-// First is the index in the input of the batch's first record.
+// First is the index in the input of the batch's first record; it is
+// known in Write only.
 func (b *Batch[R]) First() int64 { return b.first }
 
 // Handler receives the batches.
@@ -93,13 +102,6 @@ type Handler[R any] struct {
 	Idle func() error
 }
 
-// arrayState is where a batch starts: within a top-level array (after
-// elem elements), or at the top level of the stream.
-type arrayState struct {
-	inArray bool
-	elem    int
-}
-
 // errRest stops the pipeline at the batch the caller's loop takes over.
 var errRest = errors.New("records: the single-worker loop takes over")
 
@@ -114,27 +116,23 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	if batchBytes <= 0 {
 		batchBytes = 256 << 10
 	}
-	limit := opts.MaxValueSize
-	if limit <= 0 {
-		limit = jsonv.DefaultMaxValueSize
-	}
-	// A record that has not ended after maxBatch bytes is the caller's
+	// A batch with no place to cut by maxBatch bytes is the caller's
 	// loop's, as is the rest of the input: memory stays bounded by the
 	// batches in flight.
 	maxBatch := max(4*batchBytes, 1<<20)
 	workers := max(opts.Workers, 1)
 	var (
-		mu       sync.Mutex
-		journal  []*Batch[R] // read and not yet written, in input order
-		carry    []byte      // bytes read after the last batch
-		sc       = scanner{elements: opts.Elements}
-		records  int64
-		eof      bool
-		readErr  error
-		restNext bool // the next batch is the rest of the input
-		over     bool // no batch after the last one read
-		active   sync.WaitGroup
+		mu      sync.Mutex
+		journal []*Batch[R] // read and not yet written, in input order
+		carry   []byte      // bytes read after the last batch
+		cuts    cutter
+		batches int
+		eof     bool
+		readErr error
+		over    bool // no batch after the last one read
+		active  sync.WaitGroup
 	)
+	cuts.elements = opts.Elements
 	free := make(chan *Batch[R], 2*workers+4)
 	read := func() (*Batch[R], error) {
 		active.Add(1)
@@ -149,79 +147,59 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 			b = &Batch[R]{}
 		}
 		b.raw, b.starts, b.ends = append(b.raw[:0], carry...), b.starts[:0], b.ends[:0]
-		b.state, b.first, b.rest, b.idle, b.done = sc.st, records, false, false, false
+		b.index, b.final, b.rest, b.idle, b.done = batches, false, false, false, false
+		batches++
 		carry = carry[:0]
-		if restNext {
-			b.rest, over = true, true
-		}
-		cut, i := 0, 0 // the end of the last whole record; where the scan stands
 		short := false
-		status := scanMore
-		for !b.rest {
-			var start, end int
-			var st arrayState
-			start, end, st, status = sc.next(b.raw, i, eof)
-			if status == scanFound && int64(end-start) > limit {
-				status = scanStop
-			}
-			if status == scanFound {
-				sc.st, sc.started = st, true
-				b.starts, b.ends = append(b.starts, start), append(b.ends, end)
-				i, cut = end, end
-				if len(b.raw) < batchBytes {
-					continue
-				}
-				break
-			}
-			if status != scanMore {
+		for {
+			if eof && readErr == nil {
+				b.final, over = true, true
 				break
 			}
 			if readErr != nil {
-				status = scanStop // the caller's loop meets the error where one worker would
+				b.rest, over = true, true // the caller's loop meets the error where one worker would
 				break
 			}
-			if len(b.ends) > 0 && (len(b.raw) >= batchBytes || short && opts.Live) {
-				b.idle = short && opts.Live
+			if !cuts.known {
+				cuts.learn(b.raw, eof)
+				if cuts.serial {
+					b.rest, over = true, true
+					break
+				}
+			}
+			if cuts.known && (len(b.raw) >= batchBytes || short && opts.Live && len(b.raw) > 0) {
+				if cut := cuts.cut(b.raw); cut > 0 {
+					carry = append(carry, b.raw[cut:]...)
+					b.raw = b.raw[:cut]
+					b.idle = short && opts.Live
+					break
+				}
+			}
+			if len(b.raw) >= maxBatch {
+				b.rest, over = true, true
 				break
 			}
-			if len(b.raw)-cut >= maxBatch {
-				status = scanStop
-				break
+			// Read up to the batch's size (32 KiB at least): the bytes
+			// after its last record are copied to the next batch.
+			want := max(batchBytes-len(b.raw), min(32<<10, batchBytes))
+			if cap(b.raw)-len(b.raw) < want {
+				b.raw = slices.Grow(b.raw, max(want, len(b.raw)))
 			}
-			if cap(b.raw)-len(b.raw) < 32<<10 {
-				b.raw = slices.Grow(b.raw, max(64<<10, len(b.raw)))
-			}
-			room := cap(b.raw) - len(b.raw)
-			n, err := in.Read(b.raw[len(b.raw):cap(b.raw)])
+			n, err := in.Read(b.raw[len(b.raw) : len(b.raw)+want])
 			b.raw = b.raw[:len(b.raw)+n]
 			if err == io.EOF {
 				eof = true
 			} else if err != nil {
 				readErr = err
 			}
-			short = n < room
+			short = n < want
 		}
-		switch {
-		case b.rest:
-		case status == scanStop && len(b.ends) == 0:
-			b.rest, over = true, true // from here on, all of it
-		case status == scanStop:
-			restNext = true
-			fallthrough
-		default:
-			carry = append(carry, b.raw[cut:]...)
-			b.raw = b.raw[:cut]
-			records += int64(len(b.ends))
-			if status == scanEnd {
-				over = true // white space is left, or nothing
-				if len(b.ends) == 0 {
-					select {
-					case free <- b:
-					default:
-					}
-					return nil, io.EOF
-				}
+		if b.final && len(jsonv.TrimSpace(b.raw)) == 0 && b.index > 0 {
+			select {
+			case free <- b:
+			default:
 			}
+			return nil, io.EOF
 		}
 		mu.Lock()
 		journal = append(journal, b)
@@ -232,25 +210,30 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		if b.rest {
 			return b, nil
 		}
-		b.span = jsonv.SpanOf(b.raw)
-		for i := range b.ends {
-			if jsonv.Check(b.Record(i)) != nil {
-				return b, nil
-			}
-		}
-		b.done = h.Work(b)
+		b.done = readBatch(b, opts, cuts.array) && h.Work(b)
 		return b, nil
 	}
-	var mark jsonv.Mark // at the start of the next batch to write
+	var (
+		mark    jsonv.Mark // at the start of the next batch to write
+		inArray bool       // at the start of the next batch
+		elem    int        // elements of the array before it
+		records int64
+	)
 	write := func(b *Batch[R]) error {
-		if b.rest || !b.done {
+		// A batch after the first was read as if it started after an
+		// element of the array (or a value of the stream): the batch
+		// before must have ended so.
+		if b.rest || !b.done || b.index > 0 && (inArray != cuts.array || inArray && elem == 0) {
 			return errRest
 		}
 		mu.Lock()
 		journal = journal[1:]
 		mu.Unlock()
+		b.first = records
 		err := h.Write(b)
+		records += int64(len(b.ends))
 		mark.Advance(b.span)
+		inArray, elem = b.endIn, elem+len(b.ends)
 		if err == nil && b.idle && h.Idle != nil {
 			err = h.Idle()
 		}
@@ -290,9 +273,174 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	rest.bufs = [][]byte{first.raw}
 	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
 	if mark.Pos.Line > 0 {
-		jo.Start, jo.StartLine, jo.InArray, jo.Element = mark.Pos, mark.Line, first.state.inArray, first.state.elem
+		jo.Start, jo.StartLine, jo.InArray, jo.Element = mark.Pos, mark.Line, inArray, elem
 	}
 	return jsonv.NewReader(rest, jo), nil
+}
+
+// readBatch reads the records of b with a jsonv.Reader, as a Reader of
+// the whole input reads them when b starts where the reader cut it (after
+// a record), and reports whether b holds whole records only, and ends as
+// the batch after it expects.
+func readBatch[R any](b *Batch[R], opts Options, array bool) bool {
+	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
+	if b.index > 0 {
+		jo.Start, jo.InArray, jo.Element = jsonv.Position{Line: 1, Column: 1}, array, 1
+	}
+	b.source.b, b.source.off = b.raw, 0
+	if b.jr == nil {
+		b.jr = jsonv.NewReader(&b.source, jo)
+	} else {
+		b.jr.Reset(&b.source, jo)
+	}
+	last := -1 // the start of the last record
+	for {
+		v, pos, err := b.jr.Next()
+		if err == nil {
+			start := int(pos.Offset)
+			b.starts, b.ends = append(b.starts, start), append(b.ends, start+len(v))
+			last = start
+			continue
+		}
+		inArray, elems := b.jr.ArrayState()
+		b.endIn = inArray
+		end := 0
+		if last >= 0 {
+			end = b.ends[len(b.ends)-1]
+		}
+		switch {
+		case b.final:
+			if err != io.EOF {
+				return false // the caller's loop gives the error
+			}
+		case last < 0 || len(jsonv.TrimSpace(b.raw[end:])) > 0:
+			return false // an error, or a record cut short
+		case end == len(b.raw) && b.raw[last] != '{' && b.raw[last] != '[' && b.raw[last] != '"':
+			return false // a number or literal that may go on
+		case array && (!inArray || elems != len(b.ends)+min(b.index, 1)):
+			return false // the array ended (or another began) within the batch
+		case !array && (inArray || err != io.EOF):
+			return false
+		}
+		break
+	}
+	b.span = jsonv.SpanOf(b.raw)
+	return true
+}
+
+// bytesReader reads a batch (a bytes.Reader without its Seek and the rest).
+type bytesReader struct {
+	b   []byte
+	off int
+}
+
+func (r *bytesReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// cutter finds where to cut the input into batches: where a record seems
+// to start.
+type cutter struct {
+	elements bool
+	known    bool   // the input's shape has been learnt
+	serial   bool   // no place to cut is known: the caller's loop reads it all
+	array    bool   // the input is a top-level array, Elements
+	prefix   []byte // how the first record starts, up to its first name's colon
+}
+
+// learn looks at the start of the input for its shape: a top-level array
+// (Elements) or a stream of values, and how the first record starts.
+func (c *cutter) learn(b []byte, eof bool) {
+	i := jsonv.SkipSpace(b, 0)
+	if i == len(b) {
+		if eof {
+			c.known = true
+		}
+		return
+	}
+	if i == 0 && b[0] == 0xEF {
+		c.serial = true // a byte order mark, perhaps: rare, one worker's
+		return
+	}
+	if c.elements && b[i] == '[' {
+		c.array = true
+		if i = jsonv.SkipSpace(b, i+1); i == len(b) {
+			c.known = eof
+			return
+		}
+	}
+	// The first record's start, up to its first name's colon: `{"id":`.
+	rec := i
+	if b[i] == '{' {
+		j := jsonv.SkipSpace(b, i+1)
+		if j < len(b) && b[j] == '"' {
+			if e := stringEnd(b, j); e > 0 {
+				if e = jsonv.SkipSpace(b, e); e < len(b) && b[e] == ':' {
+					c.prefix = append(c.prefix[:0], b[rec:e+1]...)
+					c.known = true
+					return
+				}
+			}
+		}
+		if len(b)-i < 4<<10 && !eof {
+			return // wait for more
+		}
+	}
+	// No object with a name first: a stream is cut at line ends, an
+	// array is the caller's loop's.
+	c.known, c.serial = true, c.array
+}
+
+// stringEnd returns the end of the JSON string at b[i], or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// cut returns where to end a batch of b, 0 for nowhere: in an array,
+// before the comma in front of the last place where the first record's
+// start is seen again after white space; in a stream, after the last line
+// end in front of it (or after the last line end at all).
+func (c *cutter) cut(b []byte) int {
+	for end := len(b); ; {
+		k := -1
+		if len(c.prefix) > 0 {
+			k = bytes.LastIndex(b[1:end], c.prefix) + 1
+		} else if !c.array {
+			k = bytes.LastIndexByte(b[:end], '\n') + 1
+			if k > 0 {
+				return k
+			}
+		}
+		if k <= 0 {
+			return 0
+		}
+		// Back over the white space before it to the comma (array) or
+		// the line end (stream).
+		j := k
+		for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r' || b[j-1] == '\n') {
+			if !c.array && b[j-1] == '\n' {
+				return j
+			}
+			j--
+		}
+		if c.array && j > 0 && b[j-1] == ',' {
+			return j - 1
+		}
+		end = k // look further back
+	}
 }
 
 // restReader reads the bytes of bufs, then, once open has given them, the
@@ -343,85 +491,3 @@ func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-// What the scan of the next record found.
-const (
-	scanFound = iota // a record
-	scanMore         // more bytes are needed to tell
-	scanStop         // something the scan does not settle: the caller's loop takes over
-	scanEnd          // the end of the input, after white space
-)
-
-// scanner finds the records of a stream by its structure alone (strings,
-// brackets, the commas of a top-level array), as jsonv.Reader would cut
-// them when they are valid.
-type scanner struct {
-	elements bool
-	st       arrayState
-	started  bool // a record or the array's '[' has been seen
-}
-
-// next finds the next record in b from i on: its bounds and the array
-// state after it. eof says that b holds the rest of the input.
-func (s *scanner) next(b []byte, i int, eof bool) (start, end int, st arrayState, status int) {
-	st = s.st
-	if !s.started && i == 0 && len(b) > 0 && b[0] == 0xEF {
-		return 0, 0, st, scanStop // a byte order mark, perhaps
-	}
-	started := s.started
-	j := jsonv.SkipSpace(b, i)
-	for {
-		if j == len(b) {
-			switch {
-			case !eof:
-				return 0, 0, st, scanMore
-			case st.inArray:
-				return 0, 0, st, scanStop // not closed: an error
-			}
-			return 0, 0, st, scanEnd
-		}
-		if !st.inArray {
-			if b[j] == '[' && s.elements {
-				if started {
-					return 0, 0, st, scanStop // a second array: rare, one worker's
-				}
-				st.inArray, started = true, true
-				j = jsonv.SkipSpace(b, j+1)
-				continue
-			}
-			break
-		}
-		if st.elem == 0 {
-			if b[j] == ']' {
-				return 0, 0, st, scanStop
-			}
-			break
-		}
-		if b[j] != ',' {
-			return 0, 0, st, scanStop // ']' or an error
-		}
-		if j = jsonv.SkipSpace(b, j+1); j == len(b) && !eof {
-			return 0, 0, st, scanMore
-		}
-		if j < len(b) && (b[j] == ']' || b[j] == ',') {
-			return 0, 0, st, scanStop
-		}
-		if j == len(b) {
-			return 0, 0, st, scanStop
-		}
-		break
-	}
-	e := jsonv.SkipValue(b, j)
-	switch {
-	case e < 0 && !eof:
-		return 0, 0, st, scanMore
-	case e < 0 || e == j:
-		return 0, 0, st, scanStop
-	case e == len(b) && !eof && b[j] != '"' && b[j] != '{' && b[j] != '[':
-		return 0, 0, st, scanMore // a number or literal may go on
-	}
-	if st.inArray {
-		st.elem++
-	}
-	return j, e, st, scanFound
-}

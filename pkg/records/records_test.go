@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -46,6 +47,9 @@ func drain(jr *jsonv.Reader, items []item) ([]item, string) {
 
 type out struct{ recs []string }
 
+// worked counts the records of the batches written by parallel.
+var worked int
+
 // parallel reads in with Run, the records of the batches a worker refuses
 // (one that holds "refuse") and the rest with the Reader Run returns.
 func parallel(t *testing.T, in io.Reader, opts Options) ([]item, string) {
@@ -69,6 +73,7 @@ func parallel(t *testing.T, in io.Reader, opts Options) ([]item, string) {
 			for _, r := range b.Out.recs {
 				items = append(items, item{rec: r})
 			}
+			worked += len(b.Out.recs)
 			return nil
 		},
 	}
@@ -148,6 +153,17 @@ var inputs = []string{
 	`[{"a": 1},, {"a": 2}]`,
 	`{"a": [1, 2}, {"b": 1}`,
 	`[{"a": "\u00e9\ud800"}, {"a": "\\"}, {"a": "\""}]`,
+	// Places that look like the start of a record and are not.
+	`[{"a": 1, "b": [{"a": 2}, {"a": 3}]}, {"a": 4, "b": "x, {\"a\": 5}"}, {"a": 6, "b": {"c": {"a": 7}}}, {"a": 8}]`,
+	"[\n  {\n    \"a\": 1,\n    \"b\": [\n      {\n        \"a\": 2\n      },\n      {\n    \"a\": 3\n      }\n    ]\n  },\n  {\n    \"a\": 4\n  }\n]\n",
+	"{\"a\": 1}\n{\"a\":\n 2}\n{\"a\": [\n{\"a\": 3}]}\n{\"a\": 4}\n",
+	"{\"a\": 1}{\"a\": 2} {\"a\": 3}\n[{\"a\": 4}, {\"a\": 5}]\n{\"a\": 6}",
+	`[{"a": 1}, {"a": 2}, {"b": 3}, {"a": 4}, 5, {"a": 6}, [{"a": 7}], {"a": 8}]`,
+	`[{"a": 1}, {"a": 2}] [{"a": 3}, {"a": 4}]`,
+	`[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]`,
+	"1\n2\n3\n4\n5\n6\n7\n8\n[9, 10]\n11\n12\n",
+	"{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3",
+	"[{\"a\": 1},\r\n {\"a\": 2},\r\n {\"a\": 3}\r\n,{\"a\": 4}]",
 }
 
 // Run and the Reader it returns give the records and the error of one
@@ -157,6 +173,58 @@ func TestRunMatchesReader(t *testing.T) {
 	for _, in := range inputs {
 		check(t, []byte(in), true)
 		check(t, []byte(in), false)
+	}
+}
+
+// generated is an array of n objects, flat or holding arrays of objects
+// that start as the records do, and strings that look like records.
+func generated(n int, nested bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"user %d, {\"id\": %d}","score":%d.5,"ok":%v,"note":null`, i, i, i, i*7, i%2 == 0)
+		if nested {
+			fmt.Fprintf(&b, `,"tags":[{"id":%d},{"id":%d,"x":[1,2]}]`, i, i+1)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("]")
+	return b.Bytes()
+}
+
+// Generated arrays, compact and as Python writes them (json.dumps's
+// defaults, on one line; indent=2 with CRLF; tabs), and as NDJSON, read
+// with Run as one Reader reads them; the flat records are all worked by
+// the workers, in batches cut where they start.
+func TestRunPythonFormatted(t *testing.T) {
+	for _, nested := range []bool{false, true} {
+		arr := generated(300, nested)
+		var nd []byte
+		for _, v := range pyjson.Values(t, arr, true) {
+			nd = append(append(nd, v...), '\n')
+		}
+		texts := []pyjson.Text{{Name: "compact", JSON: arr}, {Name: "ndjson", JSON: nd}}
+		for _, st := range pyjson.Styles {
+			texts = append(texts, pyjson.Text{Name: st.Name, JSON: pyjson.Dumps(t, arr, st.Flags...)},
+				pyjson.Text{Name: st.Name + " ndjson", JSON: pyjson.Dumps(t, nd, st.Flags...)})
+		}
+		for _, tx := range texts {
+			for _, elements := range []bool{true, false} {
+				opts := Options{Workers: 4, Elements: elements, BatchBytes: 700}
+				worked = 0
+				compare(t, tx.Name, tx.JSON, opts, bytes.NewReader(tx.JSON))
+				want := 300
+				if !elements && tx.JSON[0] == '[' {
+					want = 0 // one record, the array: the one batch is final, worked
+				}
+				if !nested && worked < want {
+					t.Errorf("%s (elements %v): %d of %d records worked", tx.Name, elements, worked, want)
+				}
+			}
+		}
 	}
 }
 

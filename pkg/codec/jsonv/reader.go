@@ -261,6 +261,11 @@ func (r *Reader) errorHere(msg string) *SyntaxError {
 // Next may block.
 func (r *Reader) Buffered() int { return len(TrimSpace(r.in.Buf[r.in.Pos:r.in.End])) }
 
+// ArrayState says whether the Reader stands within a top-level array
+// that Elements gives, and after how many of its elements (see
+// Options.InArray).
+func (r *Reader) ArrayState() (inArray bool, elements int) { return r.inArray, r.elem }
+
 // Position returns the position of an absolute byte offset within the last
 // value returned (or just after it).
 func (r *Reader) Position(off int64) Position {
