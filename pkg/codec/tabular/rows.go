@@ -79,29 +79,15 @@ func (t *RowWriter) AppendRows(dst []byte, rs *Rows, lossy func(Lossy)) []byte {
 		for m, mem := range mems {
 			name := names[start : mem.nameEnd-n0]
 			start = mem.nameEnd - n0
-			i, ok := m, m < len(t.keys) && t.keys[m] == string(name)
-			if !ok {
-				inOrder = false
-				i, ok = t.index[string(name)]
-			}
-			if !ok {
-				i = len(t.keys)
-				t.index[string(name)] = i
-				t.keys = append(t.keys, string(name))
-				t.present = append(t.present, 0)
-				t.cells = append(t.cells, nil)
+			i, inPlace := t.column(m, name)
+			inOrder = inOrder && inPlace
+			for len(t.at) < len(t.keys) {
 				t.at = append(t.at, -1)
 			}
 			t.at[i] = m
 			t.present[i]++
 		}
-		switch {
-		case t.rows == 0:
-			t.firstKeys = len(t.keys)
-		case len(t.keys) > before:
-			t.grew = append(t.grew, growth{t.rows, len(t.keys)})
-			t.late += int64(t.rows) * int64(len(t.keys)-before)
-		}
+		t.keysGrew(before)
 		lineStart := len(dst)
 		if inOrder {
 			dst = append(dst, rs.line[l0:r.line]...)

@@ -1,0 +1,127 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/pyjson"
+)
+
+// convertJobsInputs are JSON arrays and NDJSON streams of records, good
+// and bad, several batches long, as files: compact, as Python writes them,
+// with CRLF line ends, with keys that change, lossy and deep cells, and
+// records that break the table late in the input.
+func convertJobsInputs(t *testing.T) map[string][]byte {
+	rng := rand.New(rand.NewPCG(17, 4))
+	var nd bytes.Buffer
+	for i := range 7000 {
+		switch {
+		case i%500 == 7:
+			fmt.Fprintf(&nd, `{"id": %d, "name": "late, %d", "extra": "only here"}`+"\n", i, i)
+		case i%97 == 3:
+			fmt.Fprintf(&nd, `{"name": "swapped", "id": %d, "score": 1.50}`+"\n", i)
+		case i%1000 == 11:
+			fmt.Fprintf(&nd, `{"id": %d, "name": "%d", "score": [1, [2]], "tags": {"a": {"b": 1}}}`+"\n", i, i)
+		default:
+			fmt.Fprintf(&nd, `{"id": %d, "name": "user %d \u00e9\\n%s", "score": %d.25, "ok": %v, "note": null}`+"\n", i, i, strings.Repeat("x, y", rng.IntN(20)), i, i%2 == 0)
+		}
+	}
+	good := nd.Bytes()
+	var clean bytes.Buffer
+	for i := range 5000 {
+		fmt.Fprintf(&clean, `{"id": %d, "name": "user %d, \u00e9\n", "score": %d.25, "ok": %v, "tags": [%d, "a"]}`+"\n", i, i, i, i%3 == 0, i)
+	}
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	array := func(ls [][]byte) []byte {
+		var b bytes.Buffer
+		b.WriteString("[")
+		for i, l := range ls {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			b.Write(bytes.TrimSuffix(l, []byte("\n")))
+		}
+		b.WriteString("]\n")
+		return b.Bytes()
+	}
+	n := len(lines) - 1 // the last is empty
+	late := n * 3 / 4
+	with := func(extra string) [][]byte {
+		ls := append([][]byte{}, lines[:late]...)
+		ls = append(ls, []byte(extra+"\n"))
+		return append(ls, lines[late:n]...)
+	}
+	arr := array(lines[:n])
+	inputs := map[string][]byte{
+		"records.ndjson":      good,
+		"clean.ndjson":        clean.Bytes(),
+		"clean.json":          array(bytes.SplitAfter(bytes.TrimSuffix(clean.Bytes(), []byte("\n")), []byte("\n"))),
+		"records.json":        arr,
+		"crlf.json":           bytes.ReplaceAll(arr, []byte("\n"), []byte("\r\n")),
+		"nonobject.json":      array(with(`[1, 2]`)),
+		"nonobject.ndjson":    bytes.Join(with(`"text"`), nil),
+		"syntax.json":         array(with(`{"id": 1, "name": tru}`)),
+		"duplicate.ndjson":    bytes.Join(with(`{"id": 1, "id": 2}`), nil),
+		"truncated.json":      arr[:len(arr)-300],
+		"unclosed.json":       arr[:len(arr)-2],
+		"bom.json":            append([]byte("\xEF\xBB\xBF"), arr...),
+		"after.json":          append(bytes.Clone(arr), `{"id": 1}`...),
+		"lossy.json":          array(with(`{"id": "42", "name": "", "score": "true"}`)),
+		"oneline.json":        bytes.ReplaceAll(arr, []byte(",\n"), []byte(", ")),
+		"toolarge.ndjson":     bytes.Join(with(`{"id": 1, "name": "`+strings.Repeat("z", 3<<20)+`"}`), nil),
+		"unicodeafter.ndjson": append(bytes.Clone(good), "{\"id\": 1, \"name\": \"\xff\"}\n"...),
+	}
+	inputs["python.json"] = pyjson.Dumps(t, arr)
+	inputs["python-indent-crlf.json"] = pyjson.Dumps(t, arr, "--indent", "2", "--crlf")
+	inputs["python.ndjson"] = pyjson.Dumps(t, good)
+	inputs["python-tabs.ndjson"] = pyjson.Dumps(t, good, "--indent", "tab", "--trailing-space")
+	for _, name := range []string{"users.json", "orders.json", "data.json", "events.ndjson"} {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "demo", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs["demo-"+name] = b
+	}
+	return inputs
+}
+
+// convert --to tabular -j 4 writes what -j 1 writes, byte for byte:
+// stdout, stderr, -o FILE (not made on failure), exit status; from files
+// and from standard input; and over several inputs.
+func TestConvertTableJobsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	inputs := convertJobsInputs(t)
+	var paths []string
+	for name, data := range inputs {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+		for _, flags := range [][]string{nil, {"--lossy"}, {"-o", filepath.Join(dir, "out.toon")}, {"--max-frame-size", "2MiB"}} {
+			for _, src := range []string{path, "-"} {
+				args := append(append([]string{"convert", "--to", "tabular"}, flags...), src)
+				one := runJobs(t, data, dir, append(args, "-j", "1")...)
+				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)
+				if one != four {
+					t.Errorf("%s %v: -j 4 differs from -j 1:\n-j 1: %d %d bytes %.300q %d bytes\n-j 4: %d %d bytes %.300q %d bytes", name, flags,
+						one.code, len(one.out), one.err, len(one.oFile), four.code, len(four.out), four.err, len(four.oFile))
+				}
+				if flags == nil && strings.HasPrefix(name, "clean") && (one.code != 0 || !strings.HasPrefix(one.out, "@toon 1.0\n@keys id,name,score,ok,tags\n")) {
+					t.Errorf("%s: exit %d, %q", name, one.code, one.err)
+				}
+			}
+		}
+	}
+	args := append([]string{"convert", "--to", "tabular", "--lossy"}, paths...)
+	one := runJobs(t, nil, dir, append(args, "-j", "1")...)
+	four := runJobs(t, nil, dir, append(args, "-j", "4")...)
+	if one != four {
+		t.Errorf("several inputs: -j 4 differs from -j 1 (exit %d, %d; %.300q, %.300q)", one.code, four.code, one.err, four.err)
+	}
+}
