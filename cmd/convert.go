@@ -303,7 +303,12 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*jsonSink); ok {
 			js.single = oneValue(opts, src)
 		}
-		if err := pump(src, out, st, snk.write); err != nil {
+		if opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.format == codec.JSON || src.format == codec.NDJSON) {
+			err = streamJobs(opts, src, out, snk)
+		} else {
+			err = pump(src, out, st, snk.write)
+		}
+		if err != nil {
 			return err
 		}
 	}

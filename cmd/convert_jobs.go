@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
 	"github.com/toonkit/toonkit/pkg/records"
 )
@@ -43,4 +44,72 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 	}
 	src.jr = rest
 	return src.each(f)
+}
+
+// recordsOut is a batch of records compact, back to back, each ending at
+// its end in ends, and with --to json, each as an element of the indented
+// array.
+type recordsOut struct {
+	buf, indented []byte
+	ends, iends   []int
+}
+
+// streamJobs converts the records of src, a JSON or NDJSON input, to JSON
+// or NDJSON on opts.Jobs workers (records.Run): the workers compact (and
+// indent) them, snk writes them in input order. What the workers do not
+// settle goes to pump, the single-worker loop, from a Reader that reads on
+// as the source's own would have. It closes src.
+func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error {
+	js, _ := snk.(*jsonSink)
+	indent := js != nil && !js.compact
+	h := records.Handler[recordsOut]{
+		Work: func(b *records.Batch[recordsOut]) bool {
+			o := &b.Out
+			o.buf, o.ends, o.indented, o.iends = o.buf[:0], o.ends[:0], o.indented[:0], o.iends[:0]
+			for i := range b.Len() {
+				start := len(o.buf)
+				o.buf = append(o.buf, b.Record(i)...)
+				o.buf = o.buf[:start+len(jsonv.CompactInPlace(o.buf[start:]))]
+				o.ends = append(o.ends, len(o.buf))
+				if indent {
+					o.indented = jsonv.AppendIndent(o.indented, o.buf[start:], "  ", "  ")
+					o.iends = append(o.iends, len(o.indented))
+				}
+			}
+			return true
+		},
+		Write: func(b *records.Batch[recordsOut]) error {
+			o := &b.Out
+			start, istart := 0, 0
+			for i, end := range o.ends {
+				var err error
+				switch {
+				case indent:
+					err = js.writeIndented(o.buf[start:end], o.indented[istart:o.iends[i]])
+					istart = o.iends[i]
+				default:
+					err = snk.write(o.buf[start:end])
+				}
+				if err != nil {
+					return failure(out, err)
+				}
+				start = end
+			}
+			return out.failed
+		},
+		Idle: func() error {
+			if out.failed == nil {
+				return out.Flush()
+			}
+			return out.failed
+		},
+	}
+	rest, err := records.Run(context.Background(), src.br, records.Options{Workers: opts.Jobs, Elements: src.format == codec.JSON,
+		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true}, h)
+	if err != nil || rest == nil {
+		src.close()
+		return err
+	}
+	src.jr = rest
+	return pump(src, out, nil, snk.write)
 }

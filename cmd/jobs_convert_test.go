@@ -125,3 +125,29 @@ func TestConvertTableJobsIdentical(t *testing.T) {
 		t.Errorf("several inputs: -j 4 differs from -j 1 (exit %d, %d; %.300q, %.300q)", one.code, four.code, one.err, four.err)
 	}
 }
+
+// convert --to json, json -c and ndjson -j 4 write what -j 1 writes, from
+// JSON arrays and NDJSON, good and bad, files and standard input.
+func TestConvertStreamJobsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range convertJobsInputs(t) {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, flags := range [][]string{{"--to", "json"}, {"--to", "json", "-c", "-o", filepath.Join(dir, "out.json")}, {"--to", "ndjson"}} {
+			for _, src := range []string{path, "-"} {
+				args := append(append([]string{"convert"}, flags...), src)
+				one := runJobs(t, data, dir, append(args, "-j", "1")...)
+				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)
+				if one != four {
+					t.Errorf("%s %v: -j 4 differs from -j 1:\n-j 1: %d %d bytes %.300q %d bytes\n-j 4: %d %d bytes %.300q %d bytes", name, flags,
+						one.code, len(one.out), one.err, len(one.oFile), four.code, len(four.out), four.err, len(four.oFile))
+				}
+				if strings.HasPrefix(name, "clean") && (one.code != 0 || len(one.out)+len(one.oFile) < len(data)/2) {
+					t.Errorf("%s %v: exit %d, %q", name, flags, one.code, one.err)
+				}
+			}
+		}
+	}
+}
