@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 )
@@ -148,6 +151,49 @@ func TestConvertStreamJobsIdentical(t *testing.T) {
 					t.Errorf("%s %v: exit %d, %q", name, flags, one.code, one.err)
 				}
 			}
+		}
+	}
+}
+
+// convert --to ndjson -j 4 passes a live stream on record by record, from
+// NDJSON and from a JSON array written an element at a time.
+func TestConvertJobsLive(t *testing.T) {
+	for _, input := range []func(i int) []byte{
+		func(i int) []byte { return fmt.Appendf(nil, "{\"a\": %d}\n", i) },
+		func(i int) []byte {
+			if i == 0 {
+				return []byte("[{\"a\": 0}")
+			}
+			return fmt.Appendf(nil, ",\n{\"a\": %d}", i)
+		},
+	} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In, ios.Out = inR, outW
+		done := make(chan int)
+		go func() { code := Run(ios, []string{"convert", "--to", "ndjson", "-j", "4"}); outW.Close(); done <- code }()
+		out := bufio.NewReader(outR)
+		for i := range 4 {
+			go inW.Write(input(i))
+			got := make(chan string)
+			go func() { line, _ := out.ReadString('\n'); got <- line }()
+			select {
+			case line := <-got:
+				if want := fmt.Sprintf("{\"a\":%d}\n", i); line != want {
+					t.Fatalf("record %d: %q, want %q", i, line, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%q: record %d was held back while the input stayed open", input(0), i)
+			}
+		}
+		if input(0)[0] == '[' {
+			inW.Write([]byte("]\n"))
+		}
+		inW.Close()
+		io.Copy(io.Discard, out)
+		if code := <-done; code != 0 {
+			t.Fatalf("exit %d", code)
 		}
 	}
 }

@@ -168,7 +168,11 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 				}
 			}
 			if cuts.known && (len(b.raw) >= batchBytes || short && opts.Live && len(b.raw) > 0) {
-				if cut := cuts.cut(b.raw); cut > 0 {
+				cut := cuts.cut(b.raw)
+				if short && opts.Live {
+					cut = cuts.liveCut(b.raw)
+				}
+				if cut > 0 {
 					carry = append(carry, b.raw[cut:]...)
 					b.raw = b.raw[:cut]
 					b.idle = short && opts.Live
@@ -407,6 +411,20 @@ func stringEnd(b []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// liveCut returns where to end a batch of b, what a live input had to
+// give: at its end, as it seems to end after a record (but for the comma
+// after it, in an array, and white space); 0 for nowhere.
+func (c *cutter) liveCut(b []byte) int {
+	j := len(b)
+	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r' || b[j-1] == '\n') {
+		j--
+	}
+	if c.array && j > 0 && b[j-1] == ',' {
+		j--
+	}
+	return j
 }
 
 // cut returns where to end a batch of b, 0 for nowhere: in an array,
