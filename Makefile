@@ -78,7 +78,7 @@ vet:
 # Then the race detector on what runs concurrently: cmd, the codecs the
 # workers drive, and pkg/pipeline (once it exists). The examples cmd's
 # tests run through a shell use a binary built with -race too.
-RACE_PKGS := ./cmd/... ./pkg/codec/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...)
+RACE_PKGS := ./cmd/... ./pkg/codec/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/...)
 
 test: vet
 	$(GO) test -count=1 ./...
