@@ -198,13 +198,6 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 			}
 			short = n < want
 		}
-		if b.final && len(jsonv.TrimSpace(b.raw)) == 0 && b.index > 0 {
-			select {
-			case free <- b:
-			default:
-			}
-			return nil, io.EOF
-		}
 		mu.Lock()
 		journal = append(journal, b)
 		mu.Unlock()

@@ -93,9 +93,10 @@ func compare(t *testing.T, name string, in []byte, opts Options, r io.Reader) {
 	got, gotErr := parallel(t, r, opts)
 	if opts.Live {
 		// What a live input had given when an error was met, and so the
-		// excerpt of the error, depends on the input's pace.
-		wantErr, _, _ = strings.Cut(wantErr, " | ")
-		gotErr, _, _ = strings.Cut(gotErr, " | ")
+		// excerpt of the error (and the text of some), depends on the
+		// input's pace: its position does not.
+		wantErr, _, _ = strings.Cut(wantErr, ": ")
+		gotErr, _, _ = strings.Cut(gotErr, ": ")
 	}
 	if gotErr != wantErr {
 		t.Fatalf("%s %q: error\n got %s\nwant %s", name, in, gotErr, wantErr)
@@ -121,6 +122,7 @@ func check(t *testing.T, in []byte, elements bool) {
 			compare(t, fmt.Sprintf("-j %d, batches %d:", workers, bb), in, opts, bytes.NewReader(in))
 			opts.Live = true
 			compare(t, fmt.Sprintf("-j %d, batches %d, live:", workers, bb), in, opts, iotest.OneByteReader(bytes.NewReader(in)))
+			compare(t, fmt.Sprintf("-j %d, batches %d, live, read whole:", workers, bb), in, opts, bytes.NewReader(in))
 		}
 	}
 }
@@ -163,6 +165,8 @@ var inputs = []string{
 	`[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]`,
 	"1\n2\n3\n4\n5\n6\n7\n8\n[9, 10]\n11\n12\n",
 	"{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3",
+	"{\"a\":1}\n{\"a\":2}\n{\"a\":\n",
+	"{\"a\":1}\n{\"a\":2}\n{\"a\":\n\n  \r\n",
 	"[{\"a\": 1},\r\n {\"a\": 2},\r\n {\"a\": 3}\r\n,{\"a\": 4}]",
 }
 
@@ -256,6 +260,8 @@ func FuzzRunMatchesReader(f *testing.F) {
 		for _, workers := range []int{1, 4} {
 			opts := Options{Workers: workers, Elements: elements, BatchBytes: int(bb) + 1, MaxValueSize: 1 << 10}
 			compare(t, fmt.Sprintf("-j %d:", workers), in, opts, bytes.NewReader(in))
+			opts.Live = true
+			compare(t, fmt.Sprintf("-j %d, live:", workers), in, opts, iotest.HalfReader(bytes.NewReader(in)))
 		}
 	})
 }
