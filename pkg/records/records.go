@@ -28,6 +28,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
 )
@@ -250,7 +251,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	mu.Lock()
 	first := journal[0]
 	mu.Unlock()
-	rest := &restReader{live: opts.Live, open: func() ([][]byte, io.Reader) {
+	rest := &readahead.Reader{Live: opts.Live, Bufs: [][]byte{first.raw}, Open: func() ([][]byte, io.Reader) {
 		active.Wait()
 		mu.Lock()
 		defer mu.Unlock()
@@ -258,16 +259,8 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		for _, b := range journal[1:] {
 			bufs = append(bufs, b.raw)
 		}
-		bufs = append(bufs, carry)
-		switch {
-		case readErr != nil:
-			return bufs, errorReader{readErr}
-		case !eof:
-			return bufs, in
-		}
-		return bufs, eofReader{}
+		return append(bufs, carry), readahead.Then(in, eof, readErr)
 	}}
-	rest.bufs = [][]byte{first.raw}
 	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
 	if mark.Pos.Line > 0 {
 		jo.Start, jo.StartLine, jo.InArray, jo.Element = mark.Pos, mark.Line, inArray, elem
@@ -453,52 +446,3 @@ func (c *cutter) cut(b []byte) int {
 		end = k // look further back
 	}
 }
-
-// restReader reads the bytes of bufs, then, once open has given them, the
-// bytes kept after the first buffer and the input itself. A read fills p
-// from the bytes held as far as they go (and, but for a live input, reads
-// the input for the rest of p), as reading the input itself would have
-// filled it: a Reader's view of the bytes after an error, for its
-// excerpt, is then the one it would have had.
-type restReader struct {
-	bufs   [][]byte
-	open   func() ([][]byte, io.Reader)
-	opened bool
-	in     io.Reader
-	live   bool
-}
-
-func (r *restReader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		if len(r.bufs) == 0 {
-			if r.opened {
-				break
-			}
-			r.opened = true
-			r.bufs, r.in = r.open()
-			continue
-		}
-		k := copy(p[n:], r.bufs[0])
-		n += k
-		if r.bufs[0] = r.bufs[0][k:]; len(r.bufs[0]) == 0 {
-			r.bufs = r.bufs[1:]
-		}
-	}
-	if n == len(p) || n > 0 && r.live {
-		return n, nil
-	}
-	m, err := r.in.Read(p[n:])
-	if n+m > 0 {
-		err = nil // met again at the next read, as one Reader would meet it
-	}
-	return n + m, err
-}
-
-type errorReader struct{ err error }
-
-func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
