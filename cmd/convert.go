@@ -199,7 +199,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
-	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input")
+	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson)")
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
@@ -303,9 +303,14 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*jsonSink); ok {
 			js.single = oneValue(opts, src)
 		}
-		if opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.format == codec.JSON || src.format == codec.NDJSON) {
+		switch {
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.format == codec.JSON || src.format == codec.NDJSON):
 			err = streamJobs(opts, src, out, snk)
-		} else {
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.format == codec.Tabular:
+			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.write); err == nil && src.td != nil {
+				err = pump(src, out, st, snk.write)
+			}
+		default:
 			err = pump(src, out, st, snk.write)
 		}
 		if err != nil {

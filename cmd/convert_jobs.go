@@ -113,3 +113,38 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 	src.jr = rest
 	return pump(src, out, nil, snk.write)
 }
+
+// tableRowsJobs decodes the rows of src, a table, on jobs workers
+// (tabular.DecodeStream) and passes each to write in input order, flushing
+// the output when a live input is idle; it says how many rows it passed.
+// When the workers stop short of the end, src.td is left at the first row
+// they did not settle on, for the single-worker loop; at the end it is
+// nil, and src closed.
+func tableRowsJobs(src *source, jobs int, out *output, write func([]byte) error) (int, error) {
+	n := 0
+	h := tabular.StreamHandler{
+		Rows: func(rows []byte, ends []int) error {
+			start := 0
+			for _, end := range ends {
+				if err := write(rows[start:end]); err != nil {
+					return failure(out, err)
+				}
+				start = end
+				n++
+			}
+			return out.failed
+		},
+		Idle: func() error {
+			if out.failed == nil {
+				return out.Flush()
+			}
+			return out.failed
+		},
+	}
+	rest, err := tabular.DecodeStream(context.Background(), src.td, tabular.StreamOptions{Workers: jobs, Live: !src.in.regular(), LeaveRead: true}, h)
+	src.td = rest
+	if err != nil || rest == nil {
+		src.close()
+	}
+	return n, err
+}

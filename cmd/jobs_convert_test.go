@@ -197,3 +197,56 @@ func TestConvertJobsLive(t *testing.T) {
 		}
 	}
 }
+
+// decode and convert --to json/ndjson read tables on N workers: -j 4
+// writes what -j 1 writes, for good tables and for rows that break the
+// rules late in a table, from files and standard input.
+func TestTableDecodeJobsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	b.WriteString("@toon 1.0\n@keys id,name,score,ok,tags\n")
+	for i := range 12000 {
+		fmt.Fprintf(&b, "%d,user %d\\c é\\n,%d.5,%v,[%d\\c\"a\"]\n", i, i, i, i%2 == 0, i)
+	}
+	good := b.Bytes()
+	late := len(good) * 3 / 4
+	late += bytes.IndexByte(good[late:], '\n') + 1
+	insert := func(row string) []byte {
+		return append(append(bytes.Clone(good[:late]), row...), good[late:]...)
+	}
+	inputs := map[string][]byte{
+		"good.toon":      good,
+		"crlf.toon":      bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")),
+		"short.toon":     insert("1,2\n"),
+		"escape.toon":    insert("1,x\\q,2,true,\n"),
+		"utf8.toon":      insert("1,\xff,2,true,\n"),
+		"longline.toon":  insert("1," + strings.Repeat("x", 3<<20) + ",2,true,\n"),
+		"nonewline.toon": good[:len(good)-1],
+		"badheader.toon": append([]byte("@toon 3.0\n"), good[10:]...),
+	}
+	for _, name := range []string{"users.toon", "orders.toon"} {
+		if b, err := os.ReadFile(filepath.Join("..", "testdata", "demo", name)); err == nil && bytes.HasPrefix(b, []byte("@toon")) {
+			inputs["demo-"+name] = b
+		}
+	}
+	for name, data := range inputs {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range [][]string{{"decode"}, {"decode", "-o", filepath.Join(dir, "out.json")}, {"convert", "--to", "ndjson", "--max-frame-size", "2MiB"}, {"convert", "--to", "json"}, {"convert", "--to", "json", "-c"}} {
+			for _, src := range []string{path, "-"} {
+				args := append(append([]string{}, cmd...), src)
+				one := runJobs(t, data, dir, append(args, "-j", "1")...)
+				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)
+				if one != four {
+					t.Errorf("%s %v: -j 4 differs from -j 1:\n-j 1: %d %d bytes %.300q %d bytes\n-j 4: %d %d bytes %.300q %d bytes", name, cmd,
+						one.code, len(one.out), one.err, len(one.oFile), four.code, len(four.out), four.err, len(four.oFile))
+				}
+				if name == "good.toon" && (one.code != 0 || len(one.out)+len(one.oFile) < len(data)) {
+					t.Errorf("%s %v: exit %d, %q", name, cmd, one.code, one.err)
+				}
+			}
+		}
+	}
+}
