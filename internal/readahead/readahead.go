@@ -3,7 +3,10 @@
 // pipeline read ahead of that place, then the input itself.
 package readahead
 
-import "io"
+import (
+	"io"
+	"sync"
+)
 
 // Reader reads the bytes of Bufs, then, once Open has given them, the
 // bytes read ahead after them and the input itself (Then). A read fills p
@@ -65,3 +68,51 @@ func Then(in io.Reader, eof bool, err error) io.Reader {
 type errorReader struct{ err error }
 
 func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
+
+// Journal keeps the bytes of the batches a pipeline has read and not yet
+// written, in input order, so that a single-worker loop can take over at
+// the first of them (Rest).
+type Journal struct {
+	mu     sync.Mutex
+	raws   [][]byte
+	active sync.WaitGroup
+}
+
+// Reading marks a call of the pipeline's read in progress until the
+// function it returns is called.
+func (j *Journal) Reading() (done func()) {
+	j.active.Add(1)
+	return j.active.Done
+}
+
+// Add notes the bytes of a batch just read; they must stay as they are
+// until Written.
+func (j *Journal) Add(raw []byte) {
+	j.mu.Lock()
+	j.raws = append(j.raws, raw)
+	j.mu.Unlock()
+}
+
+// Written drops the first batch, written.
+func (j *Journal) Written() {
+	j.mu.Lock()
+	j.raws = j.raws[1:]
+	j.mu.Unlock()
+}
+
+// Rest is the Reader of the input from the first batch not written on:
+// the batches' bytes, then what after returns, once no read is in
+// progress: the bytes read after the last batch, and the input (Then).
+func (j *Journal) Rest(live bool, after func() ([]byte, io.Reader)) *Reader {
+	j.mu.Lock()
+	first := j.raws[0]
+	j.mu.Unlock()
+	return &Reader{Live: live, Bufs: [][]byte{first}, Open: func() ([][]byte, io.Reader) {
+		j.active.Wait()
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		bufs := append([][]byte{}, j.raws[1:]...)
+		carry, in := after()
+		return append(bufs, carry), in
+	}}
+}

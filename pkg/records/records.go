@@ -26,7 +26,6 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -123,21 +122,18 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	maxBatch := max(4*batchBytes, 1<<20)
 	workers := max(opts.Workers, 1)
 	var (
-		mu      sync.Mutex
-		journal []*Batch[R] // read and not yet written, in input order
-		carry   []byte      // bytes read after the last batch
+		journal readahead.Journal // the batches read and not yet written
+		carry   []byte            // bytes read after the last batch
 		cuts    cutter
 		batches int
 		eof     bool
 		readErr error
 		over    bool // no batch after the last one read
-		active  sync.WaitGroup
 	)
 	cuts.elements = opts.Elements
 	free := make(chan *Batch[R], 2*workers+4)
 	read := func() (*Batch[R], error) {
-		active.Add(1)
-		defer active.Done()
+		defer journal.Reading()()
 		if over {
 			return nil, io.EOF
 		}
@@ -199,9 +195,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 			}
 			short = n < want
 		}
-		mu.Lock()
-		journal = append(journal, b)
-		mu.Unlock()
+		journal.Add(b.raw)
 		return b, nil
 	}
 	work := func(b *Batch[R]) (*Batch[R], error) {
@@ -224,9 +218,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		if b.rest || !b.done || b.index > 0 && (inArray != cuts.array || inArray && elem == 0) {
 			return errRest
 		}
-		mu.Lock()
-		journal = journal[1:]
-		mu.Unlock()
+		journal.Written()
 		b.first = records
 		err := h.Write(b)
 		records += int64(len(b.ends))
@@ -248,19 +240,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	// From the batch the workers did not settle on, one Reader reads what
 	// is left. A read in progress may still add to the journal: the bytes
 	// after the first batch are gathered when they are needed.
-	mu.Lock()
-	first := journal[0]
-	mu.Unlock()
-	rest := &readahead.Reader{Live: opts.Live, Bufs: [][]byte{first.raw}, Open: func() ([][]byte, io.Reader) {
-		active.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		bufs := make([][]byte, 0, len(journal)+1)
-		for _, b := range journal[1:] {
-			bufs = append(bufs, b.raw)
-		}
-		return append(bufs, carry), readahead.Then(in, eof, readErr)
-	}}
+	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) { return carry, readahead.Then(in, eof, readErr) })
 	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
 	if mark.Pos.Line > 0 {
 		jo.Start, jo.StartLine, jo.InArray, jo.Element = mark.Pos, mark.Line, inArray, elem

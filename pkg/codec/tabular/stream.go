@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
 	"github.com/toonkit/toonkit/internal/readahead"
@@ -75,21 +74,18 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	workers := max(opts.Workers, 1)
 	in := d.in.R
 	var (
-		mu      sync.Mutex
-		journal []*rowBatch
+		journal readahead.Journal                          // the batches read and not yet written
 		carry   = bytes.Clone(d.in.Buf[d.in.Pos:d.in.End]) // read after the header
 		eof     = d.in.EOF
 		readErr error
 		over    bool
-		active  sync.WaitGroup
 		// The last read of in came back short (the header's read, say,
 		// which may have taken the first rows with it).
 		lastShort = true
 	)
 	free := make(chan *rowBatch, 2*workers+4)
 	read := func() (*rowBatch, error) {
-		active.Add(1)
-		defer active.Done()
+		defer journal.Reading()()
 		if over {
 			return nil, io.EOF
 		}
@@ -137,9 +133,7 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 			short = n < want
 			lastShort = short
 		}
-		mu.Lock()
-		journal = append(journal, b)
-		mu.Unlock()
+		journal.Add(b.raw)
 		return b, nil
 	}
 	// The workers' decoders share d's keys, which none of them changes.
@@ -185,9 +179,7 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 		if b.rest || !b.done {
 			return errRest
 		}
-		mu.Lock()
-		journal = journal[1:]
-		mu.Unlock()
+		journal.Written()
 		var err error
 		if len(b.ends) > 0 {
 			err = h.Rows(b.out, b.ends)
@@ -206,19 +198,7 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	if err != errRest {
 		return nil, err
 	}
-	mu.Lock()
-	first := journal[0]
-	mu.Unlock()
-	rest := &readahead.Reader{Live: opts.Live, Bufs: [][]byte{first.raw}, Open: func() ([][]byte, io.Reader) {
-		active.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		bufs := make([][]byte, 0, len(journal)+1)
-		for _, b := range journal[1:] {
-			bufs = append(bufs, b.raw)
-		}
-		return append(bufs, carry), readahead.Then(in, eof, readErr)
-	}}
+	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) { return carry, readahead.Then(in, eof, readErr) })
 	nd := &Decoder{max: d.max, keys: d.keys, names: d.names, line: line,
 		in: inbuf.Buffer{R: rest, Base: offset, First: d.in.First, Steady: d.in.Steady, Max: d.in.Max}}
 	return nd, nil
