@@ -394,6 +394,15 @@ for ((i = 0; i < reps; i++)); do
 	tj+=("$MED_NS")
 done
 tab1_ns=$(median "${t1[@]}") tabj_ns=$(median "${tj[@]}")
+note "convert --to json -c (the table), -j 1 and the default -j $jobs in turns, x$reps"
+t1=() tj=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" convert --to json -c -j 1 "$dir/table.toon"
+	t1+=("$MED_NS")
+	measure 1 "$tk" convert --to json -c "$dir/table.toon"
+	tj+=("$MED_NS")
+done
+untab1_ns=$(median "${t1[@]}") untabj_ns=$(median "${tj[@]}")
 pypair tabular "$dir/table.json" "$tk" convert --to tabular
 note "convert --to json -c x$reps"
 measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
@@ -747,6 +756,8 @@ speedup "JSON -> tabular" "$tj_bytes" "$tab1_ns" "$tabj_ns"
 check ge "$untab_mbps" 100
 row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
 row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"
+row "tabular -> JSON MB/s: -j 1 / -j $jobs" "$(mbps "$tt_bytes" "$untab1_ns") / $(mbps "$tt_bytes" "$untabj_ns")" "" "" "(in turns)"
+row "  speed-up, -j $jobs vs -j 1" "$(awk -v a="$untab1_ns" -v b="$untabj_ns" 'BEGIN {printf "%.2fx", a / b}')" "" "" "(info)"
 if ((have_jq)); then
 	r=$(ratio "$tjq_ns" "$untab_ns")
 	check ge "${r%x}" 5
