@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // convertJobsInputs are JSON arrays and NDJSON streams of records, good
@@ -21,8 +22,12 @@ import (
 // records that break the table late in the input.
 func convertJobsInputs(t *testing.T) map[string][]byte {
 	rng := rand.New(rand.NewPCG(17, 4))
+	n, m := 7000, 5000
+	if raceflag.Enabled {
+		n, m = 2500, 1800 // the race detector is slow: two batches or three
+	}
 	var nd bytes.Buffer
-	for i := range 7000 {
+	for i := range n {
 		switch {
 		case i%500 == 7:
 			fmt.Fprintf(&nd, `{"id": %d, "name": "late, %d", "extra": "only here"}`+"\n", i, i)
@@ -36,7 +41,7 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 	}
 	good := nd.Bytes()
 	var clean bytes.Buffer
-	for i := range 5000 {
+	for i := range m {
 		fmt.Fprintf(&clean, `{"id": %d, "name": "user %d, \u00e9\n", "score": %d.25, "ok": %v, "tags": [%d, "a"]}`+"\n", i, i, i, i%3 == 0, i)
 	}
 	lines := bytes.SplitAfter(good, []byte("\n"))
@@ -52,7 +57,7 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 		b.WriteString("]\n")
 		return b.Bytes()
 	}
-	n := len(lines) - 1 // the last is empty
+	n = len(lines) - 1 // the last is empty
 	late := n * 3 / 4
 	with := func(extra string) [][]byte {
 		ls := append([][]byte{}, lines[:late]...)
@@ -205,7 +210,11 @@ func TestTableDecodeJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
 	b.WriteString("@toon 1.0\n@keys id,name,score,ok,tags\n")
-	for i := range 12000 {
+	rows := 12000
+	if raceflag.Enabled {
+		rows = 4000
+	}
+	for i := range rows {
 		fmt.Fprintf(&b, "%d,user %d\\c é\\n,%d.5,%v,[%d\\c\"a\"]\n", i, i, i, i%2 == 0, i)
 	}
 	good := b.Bytes()

@@ -133,7 +133,10 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	cuts.elements = opts.Elements
 	free := make(chan *Batch[R], 2*workers+4)
 	read := func() (*Batch[R], error) {
-		defer journal.Reading()()
+		if !journal.Reading() {
+			return nil, io.EOF // the run is over
+		}
+		defer journal.DoneReading()
 		if over {
 			return nil, io.EOF
 		}
