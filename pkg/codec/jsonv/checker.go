@@ -124,7 +124,7 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 			continue // its first value
 		case '"':
 			var good bool
-			if i, good = scanString(src, i, &k); !good {
+			if i, good = scanString(src, i, &k, false); !good {
 				return 0, false
 			}
 		case 't':
@@ -203,20 +203,13 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 	if i >= n || src[i] != '"' {
 		return 0, false
 	}
+	j, ok := scanString(src, i, k, true)
+	if !ok {
+		return 0, false // invalid, or an escape: left to Check
+	}
 	start := i + 1
-	j := start + stringStop(src[start:])
-	if j < start || src[j] != '"' {
-		return 0, false // unterminated, or an escape: left to Check
-	}
+	j-- // the closing quote
 	name := src[start:j]
-	for _, b := range name {
-		if b < 0x20 || b >= utf8.RuneSelf {
-			if b < 0x20 || !utf8.Valid(name) {
-				return 0, false
-			}
-			break
-		}
-	}
 	top := &c.stack[len(c.stack)-1]
 	switch {
 	case top.set != nil:
@@ -253,7 +246,10 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 // escape that is not one, and invalid UTF-8. k is set to the string's
 // start, when it is still unset, where compactPrefix stops: an escape that
 // the compact form writes otherwise (\/ and \u).
-func scanString(src []byte, i int, k *int) (int, bool) {
+//
+// A member name (name) fails on any escape: names are compared as they are
+// written.
+func scanString(src []byte, i int, k *int, name bool) (int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(src)
 	start := i
@@ -280,7 +276,7 @@ func scanString(src []byte, i int, k *int) (int, bool) {
 		case b == '"':
 			return i + 1, true
 		case b == '\\':
-			if i+1 >= n {
+			if name || i+1 >= n {
 				return 0, false
 			}
 			switch src[i+1] {
