@@ -271,14 +271,16 @@ func (s *Signer) Event(rec *Record) (*Event, error) {
 }
 
 // EventError is an event without the fields a signature needs, at its
-// place in the stream.
+// place in the stream: Index counts the events from 0, Pos is where the
+// field was looked for.
 type EventError struct {
+	Index int
 	Pos   jsonv.Position
 	Field *FieldError
 }
 
 func (e *EventError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Pos, e.Field)
+	return fmt.Sprintf("%s: event %d: %s", e.Pos, e.Index+1, e.Field)
 }
 
 // Buffered is how many bytes are read ahead: 0 when the next event has
