@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/pipeline"
 )
 
 // StreamOptions configure SignStream.
@@ -21,6 +24,9 @@ type StreamOptions struct {
 	// reader waits for more of the input (pipeline.Options.LeaveRead); the
 	// input must then be left alone.
 	LeaveRead bool
+	// BatchBytes is about how many bytes of the input make a batch; 0:
+	// 256 KiB.
+	BatchBytes int
 }
 
 // StreamHandler receives what SignStream makes, in input order, on the
@@ -57,89 +63,296 @@ type StreamHandler struct {
 // the bad events and the errors are those of one worker, in the same order.
 // Memory is bounded by a fixed number of batches in flight.
 func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions, h StreamHandler) (bad int, err error) {
-	rd := NewReader(in, opts.MaxEventSize)
-	var buf []byte
-	var last byte // the last byte passed on
-	crlf := false // the last line break passed on was CR LF
-	flush := func() error {
-		if len(buf) == 0 {
-			return nil
+	workers := max(opts.Workers, 1)
+	limit := opts.MaxEventSize
+	if limit <= 0 {
+		limit = DefaultMaxEventSize
+	}
+	size := opts.BatchBytes
+	if size <= 0 {
+		size = 256 << 10
+	}
+	// One worker reads, scans and writes each batch in turn: the batch
+	// may stay in the read buffer.
+	c := newCutter(in, size, opts.Live, workers == 1)
+	free := make(chan *batch, 2*workers+4)
+	read := func() (*batch, error) {
+		var b *batch
+		select {
+		case b = <-free:
+		default:
+			b = &batch{}
 		}
-		last = buf[len(buf)-1]
-		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-			crlf = i > 0 && buf[i-1] == '\r'
+		if !c.cut(b) {
+			return nil, io.EOF
 		}
-		err := h.Output(buf)
-		buf = buf[:0]
+		return b, nil
+	}
+	scanners := make(chan *scanner, workers)
+	for range workers {
+		sc, err := s.Clone()
+		if err != nil {
+			return 0, err
+		}
+		scanners <- &scanner{s: sc, max: limit}
+	}
+	work := func(b *batch) (*batch, error) {
+		sc := <-scanners
+		defer func() { scanners <- sc }()
+		b.span = spanOf(b.raw[b.from:])
+		sc.speculate(&b.res, b.raw, b.from, b.st0, b.final)
+		return b, nil
+	}
+	w := &streamWriter{h: h, sc: &scanner{s: s, max: limit}, st: stStart}
+	write := func(b *batch) error {
+		err := w.batch(b)
+		select {
+		case free <- b:
+		default:
+		}
 		return err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return bad, err
+	err = pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
+	return w.bad, err
+}
+
+// streamWriter goes over the batches in input order: it takes up each
+// worker's results where they hold, scans on where they do not, and
+// passes the output, the bad events and the errors on.
+type streamWriter struct {
+	h   StreamHandler
+	sc  *scanner
+	own scanResult
+
+	st       int    // the state at the start of the next batch, when no event is cut
+	carry    []byte // the bytes of an event cut by the end of a batch, and those after
+	carried  bool
+	carrySt  int
+	carryPos jsonv.Position
+	tried    int // len(carry) when it was last scanned
+	spare    []byte
+
+	pos     jsonv.Position // of the next batch's first byte (after a byte order mark)
+	index   int
+	bad     int
+	pending []byte // the bytes after the last event written, not written yet
+	ctx     []byte // the end of the line before the buffer, for an error's excerpt
+	wrote   bool
+	last    byte
+	crlf    bool
+
+	// The buffer being scanned, the position of its byte bOff, and the
+	// last position asked for; cursor: the bytes before it are written or
+	// pending.
+	buf    []byte
+	bOff   int
+	bPos   jsonv.Position
+	cOff   int
+	cPos   jsonv.Position
+	cursor int
+}
+
+func (w *streamWriter) batch(b *batch) error {
+	start := w.pos
+	if b.first {
+		start = jsonv.Position{Offset: int64(b.from), Line: 1, Column: 1}
+	}
+	w.pos = b.span.after(start, len(b.raw)-b.from)
+	wr := &b.res
+	if !w.carried && wr.segs[0].st0 == w.st && wr.segs[0].start == b.from {
+		// The worker began where the last batch ended.
+		w.use(b.raw, b.from, start)
+		if err := w.emit(0, wr, 0, wr.segs[0].to); err != nil {
+			return err
 		}
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
+		return w.end(b, 0, wr.segs[0])
+	}
+	buf, base, gap, i, st := b.raw, 0, 0, 0, w.st
+	if w.carried {
+		w.carry = append(w.carry, b.raw...)
+		if !b.final && b.readErr == nil && len(w.carry) < 2*w.tried && len(w.carry) <= w.sc.max {
+			return w.after(b) // the event is scanned again when it has doubled
 		}
-		if err != nil {
-			if ferr := flush(); ferr != nil {
-				return bad, ferr
+		buf, base, st = w.carry, len(w.carry)-len(b.raw), w.carrySt
+		w.use(buf, 0, w.carryPos)
+	} else {
+		w.use(buf, b.from, start)
+		gap, i = b.from, b.from
+		if b.first {
+			gap = 0
+		}
+	}
+	p := 0
+	meet := func(z int, arr bool) bool {
+		z -= base
+		if z < 0 {
+			return false
+		}
+		for p < len(wr.items) && wr.items[p].start < z {
+			p++
+		}
+		return p < len(wr.items) && wr.items[p].start == z && wr.segs[wr.items[p].seg].arr == arr
+	}
+	w.own.reset()
+	sg := w.sc.run(&w.own, buf, gap, i, st, b.final, meet)
+	if err := w.emit(0, &w.own, 0, len(w.own.items)); err != nil {
+		return err
+	}
+	if sg.kind != endResync {
+		return w.end(b, 0, sg)
+	}
+	ws := wr.segs[wr.items[p].seg]
+	if err := w.emit(base, wr, p, ws.to); err != nil {
+		return err
+	}
+	return w.end(b, base, ws)
+}
+
+// use makes buf the buffer scanned; its byte off is at pos.
+func (w *streamWriter) use(buf []byte, off int, pos jsonv.Position) {
+	w.buf, w.bOff, w.bPos, w.cOff, w.cPos, w.cursor = buf, off, pos, off, pos, 0
+}
+
+// posAt is the position of the byte k of the buffer.
+func (w *streamWriter) posAt(k int) jsonv.Position {
+	if k < w.cOff {
+		w.cOff, w.cPos = w.bOff, w.bPos
+	}
+	w.cPos = moved(w.cPos, w.buf[w.cOff:k])
+	w.cOff = k
+	return w.cPos
+}
+
+// put passes b on to the output.
+func (w *streamWriter) put(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i > 0 {
+		w.crlf = b[i-1] == '\r'
+	} else if i == 0 {
+		w.crlf = w.wrote && w.last == '\r'
+	}
+	w.wrote, w.last = true, b[len(b)-1]
+	return w.h.Output(b)
+}
+
+// emit passes on the events r.items[from:to], whose offsets are base
+// bytes short of the buffer's.
+func (w *streamWriter) emit(base int, r *scanResult, from, to int) error {
+	run, end := -1, 0 // the signed events in r.out not yet written
+	flush := func() error {
+		if run < 0 {
+			return nil
+		}
+		err := w.put(r.out[run:end])
+		run = -1
+		return err
+	}
+	for k := from; k < to; k++ {
+		it := &r.items[k]
+		index := w.index
+		w.index++
+		if it.bad != nil {
+			if err := flush(); err != nil {
+				return err
 			}
-			return bad, err
-		}
-		ev, err := s.Event(rec)
-		if err != nil {
-			if bad == 0 {
-				if err := flush(); err != nil {
-					return bad, err
-				}
-			}
-			bad++
-			if err := h.Bad(eventError(rec, err)); err != nil {
-				return bad, err
+			w.bad++
+			off := min(max(it.bad.Offset, 0), it.end-it.start)
+			if err := w.h.Bad(&EventError{Index: index, Pos: w.posAt(base + it.start + off), Field: it.bad}); err != nil {
+				return err
 			}
 			continue
 		}
-		if bad > 0 {
+		if w.bad > 0 {
 			continue // nothing more is written; the rest is still checked
 		}
-		buf = append(buf, rec.Gap...)
-		buf = AppendSigned(buf, ev, s.Sign(ev))
-		if idle := rd.Buffered() == 0; (idle && opts.Live) || len(buf) > 256<<10 {
-			if err := flush(); err != nil {
-				return bad, err
+		if run < 0 {
+			if err := w.put(w.pending); err != nil {
+				return err
 			}
-			if idle && opts.Live && h.Idle != nil {
-				if err := h.Idle(); err != nil {
-					return bad, err
-				}
+			w.pending = w.pending[:0]
+			if err := w.put(w.buf[w.cursor : base+it.start]); err != nil {
+				return err
 			}
+			run = it.sigOut
 		}
+		end = it.outEnd
+		w.cursor = base + it.end
 	}
-	if bad > 0 {
-		return bad, nil
-	}
-	buf = append(buf, rd.Tail()...)
-	if err := flush(); err != nil {
-		return bad, err
-	}
-	if last != 0 && last != '\n' {
-		buf = append(buf, '\n')
-		if crlf {
-			buf = append(buf[:0], "\r\n"...)
-		}
-	}
-	return bad, flush()
+	return flush()
 }
 
-// eventError places an event's FieldError in the stream.
-func eventError(rec *Record, err error) *EventError {
-	e := &EventError{Index: rec.Index, Pos: rec.Pos}
-	if fe, ok := err.(*FieldError); ok {
-		e.Field = fe
-		e.Pos = rec.PosAt(fe.Offset)
-	} else {
-		e.Field = &FieldError{Msg: err.Error()}
+// end deals with the way the scan s of the batch b ended.
+func (w *streamWriter) end(b *batch, base int, s seg) error {
+	at := base + s.at
+	switch s.kind {
+	case endError:
+		if s.msg == "" {
+			return &jsonv.TooLargeError{Pos: w.posAt(at), Limit: int64(w.sc.max)}
+		}
+		pos := w.posAt(at)
+		if bytes.LastIndexByte(w.buf[:at], '\n') < 0 && len(w.ctx) > 0 {
+			// The line began before the buffer.
+			return syntaxErrorIn(append(w.ctx[:len(w.ctx):len(w.ctx)], w.buf...), len(w.ctx)+at, pos, s.msg)
+		}
+		return syntaxErrorIn(w.buf, at, pos, s.msg)
+	case endShort:
+		if w.bad == 0 {
+			w.pending = append(w.pending, w.buf[w.cursor:at]...)
+		}
+		w.carryPos = w.posAt(at)
+		w.spare = append(w.spare[:0], w.buf[at:]...)
+		w.carry, w.spare = w.spare, w.carry
+		w.carried, w.tried, w.carrySt = true, len(w.carry), s.st
+		w.ctx = lineEnd(w.ctx, w.buf[:at])
+	default:
+		if w.bad == 0 {
+			w.pending = append(w.pending, w.buf[w.cursor:]...)
+		}
+		w.carried, w.carry, w.st = false, w.carry[:0], s.st
+		w.ctx = lineEnd(w.ctx, w.buf)
 	}
-	return e
+	return w.after(b)
+}
+
+// after is what follows a batch: a read error, a flush where a live input
+// is idle, the end of the input.
+func (w *streamWriter) after(b *batch) error {
+	if b.readErr != nil {
+		return b.readErr
+	}
+	if b.final && w.bad == 0 {
+		// What follows the last event; and the output ends with a line
+		// break, CR LF when the lines before end so.
+		if err := w.put(w.pending); err != nil {
+			return err
+		}
+		if w.wrote && w.last != '\n' {
+			nl := "\n"
+			if w.crlf {
+				nl = "\r\n"
+			}
+			return w.put([]byte(nl))
+		}
+	}
+	if b.idle && w.h.Idle != nil {
+		return w.h.Idle()
+	}
+	return nil
+}
+
+// lineEnd is the end of the line that the bytes b, after ctx, end with:
+// enough of it for an error's excerpt.
+func lineEnd(ctx, b []byte) []byte {
+	if nl := bytes.LastIndexByte(b, '\n'); nl >= 0 {
+		ctx, b = ctx[:0], b[nl+1:]
+	}
+	if len(b) >= excerptRoom {
+		return append(ctx[:0], b[len(b)-excerptRoom:]...)
+	}
+	if over := len(ctx) + len(b) - excerptRoom; over > 0 {
+		ctx = append(ctx[:0], ctx[over:]...)
+	}
+	return append(ctx, b...)
 }
