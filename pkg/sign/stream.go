@@ -170,8 +170,10 @@ func (w *streamWriter) batch(b *batch) error {
 	buf, base, gap, i, st := b.raw, 0, 0, 0, w.st
 	if w.carried {
 		w.carry = append(w.carry, b.raw...)
-		if !b.final && b.readErr == nil && len(w.carry) < 2*w.tried && len(w.carry) <= w.sc.max {
-			return w.after(b) // the event is scanned again when it has doubled
+		if !b.final && b.readErr == nil && !b.idle && len(w.carry) < 2*w.tried && len(w.carry) <= w.sc.max {
+			// The event is scanned again when it has doubled, or when a
+			// live input waits.
+			return w.after(b)
 		}
 		buf, base, st = w.carry, len(w.carry)-len(b.raw), w.carrySt
 		w.use(buf, 0, w.carryPos)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -197,7 +198,11 @@ func genLog(r *rand.Rand, n int) []byte {
 // writes what the single loop wrote, with the same messages and errors.
 func TestStreamMatchesOneLoop(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
-	for i := range 300 {
+	n := 300
+	if raceflag.Enabled {
+		n = 30 // the race detector is slow; the logs are all alike
+	}
+	for i := range n {
 		data := genLog(r, 1+r.Intn(40))
 		want := oneLoop(data, 0)
 		for _, batch := range []int{1, 7, 100, 1000, 0} {
@@ -264,4 +269,23 @@ func FuzzStreamMatchesOneWorker(f *testing.F) {
 func eventError(rec *Record, err error) *EventError {
 	fe := err.(*FieldError)
 	return &EventError{Index: rec.Index, Pos: rec.PosAt(fe.Offset), Field: fe}
+}
+
+// BenchmarkSignStreamJobs: SignStream on one worker and on two, on 8 MB of
+// the bench's events (the speed-up is scripts/bench.sh's to judge).
+func BenchmarkSignStreamJobs(b *testing.B) {
+	raw := repeatLog(auditLog(b), 8<<20)
+	sg := mustSigner(b, "bench-salt-key", SchemeSpec)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			h := StreamHandler{Output: func([]byte) error { return nil }, Bad: func(*EventError) error { return nil }}
+			for b.Loop() {
+				if _, err := SignStream(context.Background(), bytes.NewReader(raw), sg, StreamOptions{Workers: w}, h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
