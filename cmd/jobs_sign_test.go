@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 )
@@ -122,5 +125,71 @@ func TestSignJobsVerifies(t *testing.T) {
 	}
 	if stripped != string(in) {
 		t.Fatalf("the layout changed: %.300q", stripped)
+	}
+}
+
+// sign on a live pipe passes each event on while the input stays open,
+// one-line events and indented ones arriving in pieces, on one worker and
+// on four; broken JSON ends the run at once.
+func TestSignJobsLive(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k.key")
+	os.WriteFile(key, []byte("test-key\n"), 0o600)
+	event := func(i int) string {
+		return fmt.Sprintf(`{"seq":%d,"t":"","actor":"a","type":"b","payload":{},"meta":{"run_id":"r"}}`, i)
+	}
+	pieces := []string{event(0) + "\n", event(1) + "\n", "{\n  \"seq\": 2,\n" + `  "t": "", "actor": "a", "type": "b", "payload": {}, "meta": {"run_id": "r"}` + "\n", "}\n"}
+	for _, jobs := range []string{"1", "4"} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In, ios.Out = inR, outW
+		done := make(chan int)
+		go func() { code := Run(ios, []string{"sign", "--key-file", key, "-j", jobs}); outW.Close(); done <- code }()
+		out := bufio.NewReader(outR)
+		seen := ""
+		for i, p := range pieces {
+			go inW.Write([]byte(p))
+			if i == 2 {
+				continue // half an event: nothing to pass on yet
+			}
+			got := make(chan error)
+			signed := []int{2, 4, 4, 6}[i] // "signature" twice in each event signed so far
+			go func() {
+				// The line break after an event is written with the next
+				// one (it is not written before a bad event): read up to
+				// the event's signatures.
+				for strings.Count(seen, `"signature"`) < signed {
+					b, err := out.ReadByte()
+					if err != nil {
+						got <- err
+						return
+					}
+					seen += string(b)
+				}
+				got <- nil
+			}()
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatalf("-j %s, piece %d: %v", jobs, i, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("-j %s: piece %d was held back while the input stayed open", jobs, i)
+			}
+		}
+		inW.Close()
+		io.Copy(io.Discard, out)
+		if code := <-done; code != 0 {
+			t.Fatalf("-j %s: exit %d", jobs, code)
+		}
+	}
+	for _, jobs := range []string{"1", "4"} {
+		inR, inW := io.Pipe()
+		ios, _, _, _ := Test()
+		ios.In = inR
+		done := make(chan int)
+		go func() { done <- Run(ios, []string{"sign", "--key-file", key, "-j", jobs}) }()
+		go inW.Write([]byte(event(0) + "\n{\"seq\": nope}\n{"))
+		expectEnd(t, "sign -j "+jobs, inW, done)
 	}
 }
