@@ -47,8 +47,11 @@
 # trace events of about 1 KB, signed (toonkit sign) and the result verified
 # (toonkit verify), each with GOMAXPROCS=1; marks >= 100,000 events/s each;
 # beside the spec's own Python generate_signature (python3) signing the same
-# events (json.loads, sign, json.dumps per line), mark >= 10x. Check: Python
-# verifies every signature toonkit wrote (scripts/gen-sign-vectors.py --verify).
+# events (json.loads, sign, json.dumps per line), mark >= 10x. sign -j 1 and
+# the default -j in turns: speed-up mark >= 1.6x, the default >= 20x the
+# Python function, its peak RSS <= 64 MiB on the events and on them four
+# times over. Check: Python verifies every signature toonkit wrote
+# (scripts/gen-sign-vectors.py --verify).
 # TOON, the official format (genbench -users): a JSON array of
 # BENCH_TOON_USERS (100000) users {id, name, email, active, score, tags},
 # ~20 MB, and the same without tags (a tabular array). toonkit encode --to
@@ -494,6 +497,24 @@ sig_bytes=$(size "$dir/audit.ndjson")
 note "sign x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
 sign_ns=$MED_NS sign_kb=$MAX_KB
+# -j 1 and the default -j (the CPUs) in turns; the default's peak RSS on
+# the input and on it four times over.
+jobs=$(nproc)
+note "sign, -j 1 and the default -j $jobs in turns, x$reps"
+s1=() sj=() sjk=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" sign -j 1 --key-file "$dir/audit.key" "$dir/audit.ndjson"
+	s1+=("$MED_NS")
+	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
+	sj+=("$MED_NS") sjk+=("${MAX_KB:-0}")
+done
+sign1_ns=$(median "${s1[@]}") signj_ns=$(median "${sj[@]}") signj_kb=$(maxof "${sjk[@]}") sign4_kb=""
+if ((have_time)); then
+	cat "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" >"$dir/audit4.ndjson"
+	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit4.ndjson"
+	sign4_kb=$MAX_KB
+	rm -f "$dir/audit4.ndjson"
+fi
 note "verify x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
 verify_ns=$MED_NS verify_kb=$MAX_KB
@@ -819,6 +840,15 @@ if [[ -n $py_ns ]]; then
 	row "  sign vs the spec's Python, wall time" "$r" ">= 10x" "" "$RES"
 else
 	row "  sign vs the spec's Python" "n/a" ">= 10x" "" "SKIP (no python3)"
+fi
+row "sign MB/s: -j 1 / -j $jobs" "$(mbps "$sig_bytes" "$sign1_ns") / $(mbps "$sig_bytes" "$signj_ns")" "" "" "(in turns)"
+ratiorow "  sign speed-up, -j $jobs vs -j 1" "$sign1_ns" "$signj_ns" 1.6
+if [[ -n $py_ns ]]; then
+	ratiorow "  sign -j $jobs vs the spec's Python, wall time" "$py_ns" "$signj_ns" 20
+fi
+if ((have_time)); then
+	check le "$(maxof "$signj_kb" "$sign4_kb")" $lim
+	row "  sign -j $jobs peak RSS MiB, 1x / 4x input" "$(mib "$signj_kb") / $(mib "$sign4_kb")" "<= 64" "" "$RES"
 fi
 if ((have_time)); then
 	row "sign / verify peak RSS MiB" "$(mib "$sign_kb") / $(mib "$verify_kb")" "" "" "(info)"
