@@ -20,6 +20,8 @@ type Options struct {
 	// and the count of records are those of one worker, whatever the
 	// input.
 	Workers int
+
+	chunk int // the bytes of input a worker is given at a time (0: 256 KiB); tests make it small
 }
 
 // Emit receives findings; it returns false to stop the validation (say,

@@ -66,6 +66,9 @@ type chunker struct {
 	// that starts with { or [ (or is not read yet): indented JSON is not
 	// cut within a message.
 	any bool
+	// A chunk is cut at a line end after size bytes; with no line end by
+	// max bytes, one worker takes over. Reads ask for up to readSize.
+	size, max, readSize int
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -81,8 +84,12 @@ type chunker struct {
 	err   error
 }
 
-func newChunker(r io.Reader, any bool) *chunker {
-	c := &chunker{r: r, any: any}
+// newChunker cuts r into chunks of about size bytes (0: jobChunk).
+func newChunker(r io.Reader, any bool, size int) *chunker {
+	c := &chunker{r: r, any: any, size: jobChunk, max: jobChunkMax, readSize: 64 << 10}
+	if size > 0 {
+		c.size, c.max, c.readSize = size, 4*size, min(size, 64<<10)
+	}
 	c.cond.L = &c.mu
 	return c
 }
@@ -120,14 +127,14 @@ func (c *chunker) read() (*chunk, error) {
 			b.whole = true
 			break
 		}
-		if c.err != nil || len(b.raw) >= jobChunkMax {
+		if c.err != nil || len(b.raw) >= c.max {
 			break // one worker meets the error, or the long message, where it is
 		}
-		if cap(b.raw)-len(b.raw) < 32<<10 {
-			b.raw = append(b.raw[:cap(b.raw)], make([]byte, 64<<10)...)[:len(b.raw)]
+		if cap(b.raw)-len(b.raw) < c.readSize/2 {
+			b.raw = append(b.raw[:cap(b.raw)], make([]byte, c.readSize)...)[:len(b.raw)]
 		}
-		room := cap(b.raw) - len(b.raw)
-		n, err := c.r.Read(b.raw[len(b.raw):cap(b.raw)])
+		room := min(cap(b.raw)-len(b.raw), c.readSize)
+		n, err := c.r.Read(b.raw[len(b.raw) : len(b.raw)+room])
 		b.raw = b.raw[:len(b.raw)+n]
 		if err == io.EOF {
 			c.eof = true
@@ -143,7 +150,7 @@ func (c *chunker) read() (*chunk, error) {
 			cut = i
 		}
 		scanned = len(b.raw)
-		if cut > 0 && !c.eof && (n < room || len(b.raw) >= jobChunk) {
+		if cut > 0 && !c.eof && (n < room || len(b.raw) >= c.size) {
 			c.carry = append(c.carry, b.raw[cut:]...)
 			b.raw = b.raw[:cut]
 			b.whole = true
@@ -242,7 +249,7 @@ func workers(n int) chan *worker {
 
 // envelopesJobs is envelopes on opts.Workers workers.
 func envelopesJobs(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
-	c := newChunker(rdr, false)
+	c := newChunker(rdr, false, opts.chunk)
 	ws := workers(opts.Workers)
 	jopts := jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true}
 	work := func(b *chunk) (*chunk, error) {
@@ -330,7 +337,7 @@ func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, e
 		max = jsonv.DefaultMaxValueSize
 	}
 	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
-	c := newChunker(rdr, true)
+	c := newChunker(rdr, true, opts.chunk)
 	ws := workers(opts.Workers)
 	work := func(b *chunk) (*chunk, error) {
 		b.done, b.lines, b.found = false, b.lines[:0], b.found[:0]
