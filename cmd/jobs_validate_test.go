@@ -40,7 +40,7 @@ func validateStreams(t *testing.T) map[string][]byte {
 		return lines
 	}
 	chBad := edit(ch, 2801, "00000000af1", "0000000000a")       // message_id of record 10
-	chBad = edit(chBad, 2002, "bytes 50-100", "bytes 60-100")    // a gap in task 500's output
+	chBad = edit(chBad, 2002, "bytes 50-100", "bytes 60-100")   // a gap in task 500's output
 	chBad = edit(chBad, 3799, `"work_result"`, `"work_status"`) // a task without result
 	chBad = edit(chBad, 1234, `"progress_percent":50`, `"progress_percent":"half"`)
 	trBad := edit(tr, 1300, `"seq":600`, `"seq":604`)
