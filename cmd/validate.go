@@ -23,6 +23,7 @@ type ValidateOptions struct {
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
 	MaxFrameSize int
+	Jobs         int // workers; 0: the usable CPUs
 }
 
 // The formats validate checks in this version.
@@ -102,6 +103,9 @@ EXIT STATUS
 			if opts.MaxErrors < 0 {
 				return usageErrorf("", "--max-errors: want 0 (no limit) or more, found %d", opts.MaxErrors)
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
@@ -125,6 +129,7 @@ EXIT STATUS
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
+	addJobsFlag(f, &opts.Jobs, "check the messages of Chiffon, trace and Narratoria streams")
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -256,7 +261,7 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		}
 		format = d.Format
 	}
-	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize}
+	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}
 	var n int
 	switch format {
 	case codec.Binary:

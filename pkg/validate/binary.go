@@ -13,6 +13,15 @@ import (
 type Options struct {
 	// MaxFrameSize bounds a frame's payload, or a record; 0: the default.
 	MaxFrameSize int
+	// Workers is the number of goroutines that check messages; <= 1
+	// checks them on the caller's goroutine. Chiffon, Trace and
+	// Narratoria spread the messages over the workers and apply the rules
+	// across the stream in one ordered pass: the findings, their order
+	// and the count of records are those of one worker, whatever the
+	// input.
+	Workers int
+
+	chunk int // the bytes of input a worker is given at a time (0: 256 KiB); tests make it small
 }
 
 // Emit receives findings; it returns false to stop the validation (say,
