@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -99,4 +100,25 @@ func FuzzJSONWorkersMatchOne(f *testing.F) {
 			t.Fatalf("four workers differ from one:\none:  %q\nfour: %q", one, four)
 		}
 	})
+}
+
+// BenchmarkJSONWorkers: the JSON format on one and on two workers (the
+// speed-up is scripts/bench.sh's to judge).
+func BenchmarkJSONWorkers(b *testing.B) {
+	var data []byte
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 4000 {
+		data, _, _ = kado.AppendFrame(data, kado.Header{Version: 1, Type: kado.MessageType(1 + i%8)},
+			[]byte(fmt.Sprintf(`{"instruction": "step %d", "data": %q}`, i, strings.Repeat("xy", rng.IntN(2000)))), kado.CompressAuto)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Render(io.Discard, bytes.NewReader(data), "b.bin", Options{Format: JSON, Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
