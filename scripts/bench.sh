@@ -10,13 +10,14 @@
 # /usr/bin/time -v (the largest over the runs), the peak RSS of decode and
 # encode on an input twice as large (each file twice over), and the wall time
 # of `toonkit --version` and of decoding one small frame (median of
-# STARTUP_REPS runs). decode and encode run with -j 1 and with the default
-# -j (one worker per CPU) in turns, REPS times each, for the speed-up of the
-# workers. It checks that decode prints the generated NDJSON and that
+# STARTUP_REPS runs). decode, encode and inspect --json run with -j 1 and
+# with the default -j (one worker per CPU) in turns, REPS times each, for
+# the speed-up of the workers. It checks that decode prints the generated NDJSON and that
 # decode | encode gives the capture back byte for byte.
 #
 # Marks: decode (all CPUs) >= 800 MB/s and >= 15x jq; encode >= 100 MB/s;
-# decode and encode --to binary on all CPUs >= 1.6x -j 1 (median over median); peak RSS
+# decode, encode --to binary and inspect --json on all CPUs >= 1.6x -j 1
+# (median over median); peak RSS
 # <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
 # Tables (genbench -table: a JSON array of flat objects with strings holding
 # commas, newlines, quotes and backslashes, numbers, booleans and nulls):
@@ -344,8 +345,8 @@ fi
 # -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns, so that
 # other work on the machine weighs on both alike.
 jobs=$(nproc)
-note "decode and encode, -j 1 and the default -j $jobs in turns, x$reps"
-d1=() dj=() e1=() ej=()
+note "decode, encode and inspect --json, -j 1 and the default -j $jobs in turns, x$reps"
+d1=() dj=() e1=() ej=() i1=() ij=()
 for ((i = 0; i < reps; i++)); do
 	measure 1 "$tk" decode -j 1 "$dir/capture.bin"
 	d1+=("$MED_NS")
@@ -355,8 +356,13 @@ for ((i = 0; i < reps; i++)); do
 	e1+=("$MED_NS")
 	measure 1 "$tk" encode --to binary --timestamp 1 "$dir/capture.ndjson"
 	ej+=("$MED_NS")
+	measure 1 "$tk" inspect --json -j 1 "$dir/capture.bin"
+	i1+=("$MED_NS")
+	measure 1 "$tk" inspect --json "$dir/capture.bin"
+	ij+=("$MED_NS")
 done
 dec1_ns=$(median "${d1[@]}") decj_ns=$(median "${dj[@]}") enc1_ns=$(median "${e1[@]}") encj_ns=$(median "${ej[@]}")
+ins1_ns=$(median "${i1[@]}") insj_ns=$(median "${ij[@]}")
 dec2_kb="" enc2_kb=""
 pypair encode "$dir/capture.ndjson" "$tk" encode --to binary --timestamp 1
 if ((have_time)); then
@@ -712,6 +718,7 @@ speedup() {
 }
 speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
 speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
+speedup "inspect --json" "$bin_bytes" "$ins1_ns" "$insj_ns"
 if ((have_jq)); then
 	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
 fi
