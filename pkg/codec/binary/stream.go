@@ -104,8 +104,8 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 	// and a buffer it has left is used again only once the batches that
 	// may hold its frames are written (streamBatch.left).
 	bufs := make(chan []byte, 2*workers+4)
-	var cur *streamBatch // the batch being read
-	rd.in.First, rd.in.Steady = streamBuffer, streamBuffer
+	var cur *streamBatch        // the batch being read
+	rd.in.Steady = streamBuffer // the first buffer is the small one of NewReader
 	rd.in.Fresh = func(old []byte, size int) []byte {
 		if len(old) == streamBuffer && cur != nil {
 			cur.left = append(cur.left, old)
