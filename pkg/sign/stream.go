@@ -303,9 +303,11 @@ func (w *streamWriter) end(b *batch, base int, s seg) error {
 		if w.bad == 0 {
 			w.pending = append(w.pending, w.buf[w.cursor:at]...)
 		}
-		w.carryPos = w.posAt(at)
-		w.spare = append(w.spare[:0], w.buf[at:]...)
-		w.carry, w.spare = w.spare, w.carry
+		if !w.carried || at > 0 {
+			w.carryPos = w.posAt(at)
+			w.spare = append(w.spare[:0], w.buf[at:]...)
+			w.carry, w.spare = w.spare, w.carry
+		} // else the carried event is still cut: it stays where it is
 		w.carried, w.tried, w.carrySt = true, len(w.carry), s.st
 		w.ctx = lineEnd(w.ctx, w.buf[:at])
 	default:
