@@ -147,8 +147,15 @@ func TestSignJobsLive(t *testing.T) {
 		go func() { code := Run(ios, []string{"sign", "--key-file", key, "-j", jobs}); outW.Close(); done <- code }()
 		out := bufio.NewReader(outR)
 		seen := ""
+		feed := make(chan string, len(pieces)) // written in order, one after the other
+		go func() {
+			for p := range feed {
+				inW.Write([]byte(p))
+			}
+			inW.Close()
+		}()
 		for i, p := range pieces {
-			go inW.Write([]byte(p))
+			feed <- p
 			if i == 2 {
 				continue // half an event: nothing to pass on yet
 			}
@@ -177,7 +184,7 @@ func TestSignJobsLive(t *testing.T) {
 				t.Fatalf("-j %s: piece %d was held back while the input stayed open", jobs, i)
 			}
 		}
-		inW.Close()
+		close(feed)
 		io.Copy(io.Discard, out)
 		if code := <-done; code != 0 {
 			t.Fatalf("-j %s: exit %d", jobs, code)
