@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // signInputs are trace event logs, good and bad, over several batches of
@@ -82,7 +83,11 @@ func TestSignJobsIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out.ndjson")
-		for _, flags := range [][]string{nil, {"-o", out}, {"--scheme", "payload-compact"}, {"--max-frame-size", "1KiB"}} {
+		flagSets := [][]string{nil, {"-o", out}, {"--scheme", "payload-compact"}, {"--max-frame-size", "1KiB"}}
+		if raceflag.Enabled {
+			flagSets = flagSets[:2] // the race detector is slow; the others change no concurrency
+		}
+		for _, flags := range flagSets {
 			for _, src := range []string{path, "-"} {
 				args := append(append([]string{"sign", "--key-file", key}, flags...), src)
 				one := runJobs(t, c.data, dir, append(args, "-j", "1")...)
