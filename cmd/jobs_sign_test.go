@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // signInputs are trace event logs, good and bad, over several batches of
@@ -82,7 +83,11 @@ func TestSignJobsIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out.ndjson")
-		for _, flags := range [][]string{nil, {"-o", out}, {"--scheme", "payload-compact"}, {"--max-frame-size", "1KiB"}} {
+		flagSets := [][]string{nil, {"-o", out}, {"--scheme", "payload-compact"}, {"--max-frame-size", "1KiB"}}
+		if raceflag.Enabled {
+			flagSets = flagSets[:2] // the race detector is slow; the others change no concurrency
+		}
+		for _, flags := range flagSets {
 			for _, src := range []string{path, "-"} {
 				args := append(append([]string{"sign", "--key-file", key}, flags...), src)
 				one := runJobs(t, c.data, dir, append(args, "-j", "1")...)
@@ -147,8 +152,15 @@ func TestSignJobsLive(t *testing.T) {
 		go func() { code := Run(ios, []string{"sign", "--key-file", key, "-j", jobs}); outW.Close(); done <- code }()
 		out := bufio.NewReader(outR)
 		seen := ""
+		feed := make(chan string, len(pieces)) // written in order, one after the other
+		go func() {
+			for p := range feed {
+				inW.Write([]byte(p))
+			}
+			inW.Close()
+		}()
 		for i, p := range pieces {
-			go inW.Write([]byte(p))
+			feed <- p
 			if i == 2 {
 				continue // half an event: nothing to pass on yet
 			}
@@ -177,7 +189,7 @@ func TestSignJobsLive(t *testing.T) {
 				t.Fatalf("-j %s: piece %d was held back while the input stayed open", jobs, i)
 			}
 		}
-		inW.Close()
+		close(feed)
 		io.Copy(io.Discard, out)
 		if code := <-done; code != 0 {
 			t.Fatalf("-j %s: exit %d", jobs, code)

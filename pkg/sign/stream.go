@@ -72,8 +72,19 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 	if size <= 0 {
 		size = 256 << 10
 	}
-	// One worker reads, scans and writes each batch in turn: the batch
-	// may stay in the read buffer.
+	var signers []*Signer // the workers'
+	for len(signers) < workers && workers > 1 {
+		sc, err := s.Clone()
+		if err != nil {
+			workers = 1 // a hash that cannot be cloned (a FIPS module's)
+			break
+		}
+		signers = append(signers, sc)
+	}
+	if workers == 1 {
+		signers = []*Signer{s} // read, scanned and written in turn: s is shared
+	}
+	// With one worker the batch may stay in the read buffer.
 	c := newCutter(in, size, opts.Live, workers == 1)
 	free := make(chan *batch, 2*workers+4)
 	read := func() (*batch, error) {
@@ -89,12 +100,8 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 		return b, nil
 	}
 	scanners := make(chan *scanner, workers)
-	for range workers {
-		sc, err := s.Clone()
-		if err != nil {
-			return 0, err
-		}
-		scanners <- &scanner{s: sc, max: limit}
+	for _, sg := range signers {
+		scanners <- &scanner{s: sg, max: limit}
 	}
 	work := func(b *batch) (*batch, error) {
 		sc := <-scanners
@@ -303,9 +310,11 @@ func (w *streamWriter) end(b *batch, base int, s seg) error {
 		if w.bad == 0 {
 			w.pending = append(w.pending, w.buf[w.cursor:at]...)
 		}
-		w.carryPos = w.posAt(at)
-		w.spare = append(w.spare[:0], w.buf[at:]...)
-		w.carry, w.spare = w.spare, w.carry
+		if !w.carried || at > 0 {
+			w.carryPos = w.posAt(at)
+			w.spare = append(w.spare[:0], w.buf[at:]...)
+			w.carry, w.spare = w.spare, w.carry
+		} // else the carried event is still cut: it stays where it is
 		w.carried, w.tried, w.carrySt = true, len(w.carry), s.st
 		w.ctx = lineEnd(w.ctx, w.buf[:at])
 	default:
