@@ -76,13 +76,15 @@ vet:
 	$(GO) vet ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, and pkg/pipeline (once it exists). The examples cmd's
+# workers drive, and pkg/pipeline (once it exists); validate's workers
+# through the tests that compare them with one worker. The examples cmd's
 # tests run through a shell use a binary built with -race too.
 RACE_PKGS := ./cmd/... ./pkg/codec/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...)
 
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -count=1 -run 'Workers' ./pkg/validate/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
