@@ -75,7 +75,8 @@ func validateStreams(t *testing.T) map[string][]byte {
 }
 
 // validate -j 4 prints what -j 1 prints, byte for byte, and exits alike:
-// on the demo files and on generated streams good and broken, every
+// on the demo files, on generated streams good and broken and on frame
+// captures good and damaged (decode's), every
 // report, --max-errors, --strict, from files and from standard input.
 func TestValidateJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
@@ -87,9 +88,11 @@ func TestValidateJobsIdentical(t *testing.T) {
 		}
 		names = append(names, p)
 	}
-	for _, d := range []string{"chiffon.ndjson", "messages.ndjson", "events.ndjson", "session.ndjson", "tampered.ndjson", "tool-events.ndjson", "capture.bin", "damaged.bin", "users.toon"} {
+	for _, d := range []string{"chiffon.ndjson", "messages.ndjson", "events.ndjson", "session.ndjson", "tampered.ndjson", "tool-events.ndjson", "users.toon"} {
 		names = append(names, filepath.Join("..", "testdata", "demo", d))
 	}
+	names = append(names, jobsCaptures(t)...) // frames: good, damaged, large
+
 	flagSets := [][]string{nil, {"--report", "json"}, {"--report", "github", "--strict"}, {"--max-errors", "1"}, {"--max-errors", "3", "--report", "json"}, {"--max-frame-size", "1KiB"}}
 	if raceflag.Enabled {
 		flagSets = flagSets[2:4] // the race run is kept short: a report and a stop

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
 // validated is what a validation gave: its findings in order, the count
@@ -21,7 +22,7 @@ type validated struct {
 }
 
 var jobsValidators = map[string]func(io.Reader, string, Options, Emit) (int, error){
-	"chiffon": Chiffon, "trace": Trace, "narratoria": Narratoria,
+	"chiffon": Chiffon, "trace": Trace, "narratoria": Narratoria, "binary": Binary,
 }
 
 // validateWith checks in with one validator; maxErrors > 0 stops at that
@@ -117,7 +118,7 @@ func jobsInputs(t *testing.T) map[string]map[string][]byte {
 		"longline":  []byte(strings.Replace(good, `"message":"step 1502 é"`, `"message":"`+strings.Repeat("z", 9000)+`"`, 1)),
 		"truncated": []byte(good[:len(good)*2/3]),
 	}
-	out := map[string]map[string][]byte{"chiffon": chiffon, "trace": trace, "narratoria": narr}
+	out := map[string]map[string][]byte{"chiffon": chiffon, "trace": trace, "narratoria": narr, "binary": jobsFrames()}
 	for _, proto := range []string{"chiffon", "trace"} {
 		m := out[proto]
 		for _, k := range []string{"good", "bad"} {
@@ -193,12 +194,65 @@ func FuzzWorkersMatchOne(f *testing.F) {
 		"{\"version\":\"0\",\"type\":\"log\",\"level\":\"info\",\"message\":\"m\"}\nnot json\n{\"version\":\"0\",\"type\":\"done\",\"ok\":true}\r\n{\"version\":\"0\",\"type\":\"x\"}\n",
 		"[{\"seq\":1,\"t\":\"x\",\"actor\":\"agent\",\"type\":\"reasoning\",\"payload\":{},\"meta\":{\"run_id\":\"r\"}},\n{\"seq\":1}]\n",
 		"\xEF\xBB\xBF{\"a\":\n1}\n{\"b\": 2}\n{",
+		string(jobsFrames()["damaged"][:3000]),
 	} {
 		f.Add([]byte(s), uint8(20), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, chunk, maxErrors uint8) {
-		for _, proto := range []string{"chiffon", "trace", "narratoria"} {
+		for _, proto := range []string{"chiffon", "trace", "narratoria", "binary"} {
 			sameOnWorkers(t, "fuzz", proto, in, 1<<12, 8+int(chunk), int(maxErrors%4))
 		}
 	})
+}
+
+// jobsFrames are streams of Kado frames: good, and damaged in the ways
+// the reader and the rules look for (bad headers, payloads that are not
+// JSON, sequence ids that go back, RLE oddities, large frames, bytes after
+// the last frame).
+func jobsFrames() map[string][]byte {
+	frame := func(b []byte, typ kado.MessageType, seq uint32, ts uint64, payload string, c kado.CompressMode) []byte {
+		b, _, _ = kado.AppendFrame(b, kado.Header{Version: 1, Type: typ, SequenceID: seq, Timestamp: ts}, []byte(payload), c)
+		return b
+	}
+	payloads := []string{
+		`{"instruction": "step %d"}`,
+		`{"status": "working", "progress": 0.%d}`,
+		`{"toolName": "grep", "args": {"n": %d}}`,
+		`{"success": true, "data": "%d` + strings.Repeat("x", 300) + `", "duration": 1.5}`,
+	}
+	types := []kado.MessageType{kado.Instruction, kado.Status, kado.ToolCall, kado.ToolResult}
+	var good, damaged []byte
+	for i := range 600 {
+		p := fmt.Sprintf(payloads[i%4], i)
+		good = frame(good, types[i%4], uint32(i), uint64(1000+i), p, kado.CompressAuto)
+		seq, ts := uint32(i), uint64(1000+i)
+		switch i % 97 {
+		case 11:
+			seq, ts = 3, 5 // back
+		case 23:
+			p = `{"status": 7}` // the schema
+		case 31:
+			p = `{"instruction": ` // not JSON, a header after it
+		case 47:
+			damaged = append(damaged, "garbage\x01\x09zz"...)
+		case 59:
+			damaged = frame(damaged, types[i%4], seq, ts, `{"data": "`+strings.Repeat("ab", 600<<10)+`"}`, kado.CompressAuto)
+		case 71:
+			damaged = frame(damaged, kado.Instruction, seq, ts, `{"instruction": "`+strings.Repeat("a", 300)+`"}`, kado.CompressAlways)
+			damaged[len(damaged)-1] = 0xFF // an escape cut short
+			continue
+		}
+		damaged = frame(damaged, types[i%4], seq, ts, p, kado.CompressAuto)
+	}
+	notJSONLast := frame(bytes.Clone(good[:len(good)/2]), kado.Instruction, 1, 1, `{"x": nope}`, kado.CompressNever)
+	notJSONLast = append(notJSONLast, "zzz"...)
+	notJSONLast = append(notJSONLast, good[len(good)/2:]...)
+	return map[string][]byte{
+		"good":      good,
+		"bad":       damaged,
+		"damaged":   damaged,
+		"truncated": damaged[:len(damaged)*2/3],
+		"trailing":  append(bytes.Clone(good), "after the last frame"...),
+		"notjson":   notJSONLast,
+	}
 }
