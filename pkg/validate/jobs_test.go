@@ -189,12 +189,12 @@ func TestWorkersMatchOnePython(t *testing.T) {
 // a stop after some errors.
 func FuzzWorkersMatchOne(f *testing.F) {
 	for _, s := range []string{
-		benchMessages("chiffon", 8),
-		benchMessages("trace", 6),
+		benchMessages("chiffon", 4),
+		benchMessages("trace", 3),
 		"{\"version\":\"0\",\"type\":\"log\",\"level\":\"info\",\"message\":\"m\"}\nnot json\n{\"version\":\"0\",\"type\":\"done\",\"ok\":true}\r\n{\"version\":\"0\",\"type\":\"x\"}\n",
 		"[{\"seq\":1,\"t\":\"x\",\"actor\":\"agent\",\"type\":\"reasoning\",\"payload\":{},\"meta\":{\"run_id\":\"r\"}},\n{\"seq\":1}]\n",
 		"\xEF\xBB\xBF{\"a\":\n1}\n{\"b\": 2}\n{",
-		string(jobsFrames()["damaged"][:3000]),
+		string(jobsFrames()["damaged"][:700]),
 	} {
 		f.Add([]byte(s), uint8(20), uint8(0))
 	}
