@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -254,5 +256,23 @@ func jobsFrames() map[string][]byte {
 		"truncated": damaged[:len(damaged)*2/3],
 		"trailing":  append(bytes.Clone(good), "after the last frame"...),
 		"notjson":   notJSONLast,
+	}
+}
+
+// The workers of a fresh process load the schemas once, before any of
+// them reads them: run under -race (make test), a data race there fails
+// the child process.
+func TestWorkersFreshProcess(t *testing.T) {
+	if os.Getenv("TOONKIT_FRESH_WORKERS") == "1" {
+		in := jobsInputs(t)["chiffon"]["bad"]
+		if _, err := Chiffon(bytes.NewReader(in), "in", Options{Workers: 4, chunk: 500}, func(Finding) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkersFreshProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TOONKIT_FRESH_WORKERS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
