@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // validateStreams are generated Chiffon, trace and Narratoria streams of
@@ -74,7 +75,8 @@ func validateStreams(t *testing.T) map[string][]byte {
 }
 
 // validate -j 4 prints what -j 1 prints, byte for byte, and exits alike:
-// on the demo files and on generated streams good and broken, every
+// on the demo files, on generated streams good and broken and on frame
+// captures good and damaged (decode's), every
 // report, --max-errors, --strict, from files and from standard input.
 func TestValidateJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
@@ -86,10 +88,15 @@ func TestValidateJobsIdentical(t *testing.T) {
 		}
 		names = append(names, p)
 	}
-	for _, d := range []string{"chiffon.ndjson", "messages.ndjson", "events.ndjson", "session.ndjson", "tampered.ndjson", "tool-events.ndjson", "capture.bin", "damaged.bin", "users.toon"} {
+	for _, d := range []string{"chiffon.ndjson", "messages.ndjson", "events.ndjson", "session.ndjson", "tampered.ndjson", "tool-events.ndjson", "users.toon"} {
 		names = append(names, filepath.Join("..", "testdata", "demo", d))
 	}
+	names = append(names, jobsCaptures(t)...) // frames: good, damaged, large
+
 	flagSets := [][]string{nil, {"--report", "json"}, {"--report", "github", "--strict"}, {"--max-errors", "1"}, {"--max-errors", "3", "--report", "json"}, {"--max-frame-size", "1KiB"}}
+	if raceflag.Enabled {
+		flagSets = flagSets[2:4] // the race run is kept short: a report and a stop
+	}
 	for _, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -111,7 +118,7 @@ func TestValidateJobsIdentical(t *testing.T) {
 		}
 	}
 	// All the files in one run: the counts and the stop go on across them.
-	for _, flags := range flagSets[2:4] {
+	for _, flags := range flagSets[len(flagSets)-2:] {
 		args := append(append([]string{"validate"}, flags...), names...)
 		one := runJobs(t, nil, dir, append(args, "-j", "1")...)
 		four := runJobs(t, nil, dir, append(args, "-j", "4")...)

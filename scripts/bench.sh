@@ -33,7 +33,9 @@
 # validated with GOMAXPROCS=1. Marks, for each protocol: >= 150,000
 # messages/s on either formatting; Python-formatted >= 0.8x compact; >= 1.5x
 # ajv-cli (npm, wall time) validating the same messages, as one JSON array,
-# against the schema toonkit exports (--print-schema). Info: messages per
+# against the schema toonkit exports (--print-schema); with the default -j
+# (one worker per CPU) >= 2.5x ajv-cli and >= 1.6x -j 1 (in turns); peak
+# RSS of the default -j on the trace events and on 4x as many <= 64 MiB, flat. Info: messages per
 # CPU-second (user + system, from GNU time) of toonkit and of ajv-cli (node
 # takes more than one core), steadier than the wall time on a busy machine. Peak RSS on a 1 GB trace stream (mark <= 64 MiB) and on a
 # 1 GB Chiffon stream (info: the sets of message ids, request ids and task
@@ -428,6 +430,7 @@ if want validate; then
 nmsg=${BENCH_MESSAGES:-100000}
 vbig=${BENCH_VALIDATE_BIG_MB:-1000}
 val_names=() val_ns=() valpy_ns=() val_cpu=() valpy_cpu=() ajv_ns=() ajv_cpu=()
+valj1_ns=() valjn_ns=() valj_bytes=() vjobs=$(nproc) t1x_kb="" t4x_kb=""
 have_py=0
 if command -v python3 >/dev/null; then
 	have_py=1
@@ -476,6 +479,24 @@ for proto in chiffon trace; do
 		a=$MED_NS ac=$MED_CPU_NS
 	fi
 	ajv_ns+=("$a") ajv_cpu+=("${ac:-}")
+	# -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns; the
+	# peak RSS of the default on trace events, and on 4x as many.
+	note "validate $proto, -j 1 and the default -j $vjobs in turns, x$reps"
+	v1=() vj=() vkb=()
+	for ((i = 0; i < reps; i++)); do
+		measure 1 "$tk" validate -j 1 "$dir/$proto.ndjson"
+		v1+=("$MED_NS")
+		measure 1 "$tk" validate "$dir/$proto.ndjson"
+		vj+=("$MED_NS") vkb+=("${MAX_KB:-0}")
+	done
+	valj1_ns+=("$(median "${v1[@]}")") valjn_ns+=("$(median "${vj[@]}")") valj_bytes+=("$(size "$dir/$proto.ndjson")")
+	if [[ $proto == trace ]] && ((have_time)); then
+		t1x_kb=$(maxof "${vkb[@]}")
+		"$dir/genbench" -messages trace -frames $((4 * nmsg)) -o "$dir/trace4x.ndjson" || die "genbench -messages failed"
+		measure "$reps" "$tk" validate "$dir/trace4x.ndjson"
+		t4x_kb=$MAX_KB
+		rm -f "$dir/trace4x.ndjson"
+	fi
 	rm -f "$dir/$proto.ndjson" "$dir/$proto.py.ndjson" "$dir/ajv/$proto-data.json"
 done
 vbig_kb="" tbig_kb=""
@@ -818,10 +839,21 @@ for i in "${!val_names[@]}"; do
 			row "  ajv-cli messages per CPU-second" "$(evps "$nmsg" "${ajv_cpu[$i]}")" "" "" "(info)"
 		fi
 		ratiorow "  toonkit vs ajv-cli, wall time" "${ajv_ns[$i]}" "${val_ns[$i]}" 1.5
+		ratiorow "  toonkit -j $vjobs vs ajv-cli, wall time" "${ajv_ns[$i]}" "${valjn_ns[$i]}" 2.5
 	else
 		row "  toonkit vs ajv-cli" "n/a" ">= 1.5x" "" "SKIP (no ajv-cli)"
 	fi
+	row "validate $p MB/s: -j 1 / -j $vjobs" "$(mbps "${valj_bytes[$i]}" "${valj1_ns[$i]}") / $(mbps "${valj_bytes[$i]}" "${valjn_ns[$i]}")" "" "" "(in turns)"
+	ratiorow "  validate $p speed-up, -j $vjobs vs -j 1" "${valj1_ns[$i]}" "${valjn_ns[$i]}" 1.6
 done
+if [[ -n $t4x_kb ]]; then
+	check le "$t1x_kb" 65536
+	row "validate trace peak RSS MiB, -j $vjobs" "$(mib "$t1x_kb")" "<= 64" "" "$RES"
+	check le "$t4x_kb" 65536
+	row "  on 4x as many events" "$(mib "$t4x_kb")" "<= 64" "" "$RES"
+	check le "$t4x_kb" "$((t1x_kb * 5 / 4 + 4096))"
+	row "  growth 1x -> 4x" "$(ratio "$t4x_kb" "$t1x_kb")" "flat" "" "$RES"
+fi
 if [[ -n $tbig_kb ]]; then
 	check le "$tbig_kb" 65536
 	row "validate trace peak RSS MiB, $vbig MB" "$(mib "$tbig_kb")" "<= 64" "" "$RES"

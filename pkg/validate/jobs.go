@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
 )
@@ -412,4 +413,145 @@ func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, e
 	}
 	c.stop()
 	return events, err
+}
+
+// Frames on several workers. One goroutine reads the frames (kado.Reader:
+// headers, lengths, resynchronisation) and copies the good ones into
+// batches; the workers check each frame alone (RLE, JSON, the payload's
+// schema); the ordered pass applies the rules across frames and emits the
+// findings in input order. What the reader cannot hand over (a bad header,
+// a payload that is not JSON where the bytes after it do not start a
+// frame, a frame over 1 MiB on the wire or decompressed, the end) is
+// checked on the caller's goroutine by the single-worker step, between two
+// runs of the workers.
+
+const bigFrame = 1 << 20
+
+type frameBatch struct {
+	raw    []byte
+	frames []frameItem
+	found  []Finding
+}
+
+type frameItem struct {
+	f          kado.Frame // Raw unset: raw[start:end]
+	start, end int
+	found      int // its findings end at found[found]
+}
+
+// jobs is Binary on n workers.
+func (s *frameRun) jobs(n, chunk int) (int, error) {
+	if chunk <= 0 {
+		chunk = jobChunk
+	}
+	decoders := make(chan *kado.Reader, n)
+	for range n {
+		decoders <- kado.NewReader(nil, kado.ReaderOptions{MaxFrameSize: s.rd.MaxFrameSize()})
+	}
+	free := make(chan *frameBatch, 2*n+4)
+	var pending struct {
+		set bool
+		f   *kado.Frame
+		err error
+	}
+	read := func() (*frameBatch, error) {
+		if pending.set {
+			return nil, io.EOF
+		}
+		var b *frameBatch
+		select {
+		case b = <-free:
+		default:
+			b = &frameBatch{}
+		}
+		b.raw, b.frames = b.raw[:0], b.frames[:0]
+		for len(b.raw) < chunk {
+			if len(b.frames) > 0 && len(s.rd.Buffered()) < kado.HeaderSize {
+				break // the next frame may wait for the input: hand over these first
+			}
+			f, err := s.rd.Next()
+			if err == nil && !isBigFrame(f) {
+				rest := s.rd.Buffered()
+				if len(rest) > 0 && rest[0] == kado.Version {
+					err = nil // a bad payload's length is trusted (SkipBadPayload): the workers read it
+				} else if _, jerr := s.rd.JSON(f); jerr != nil {
+					err = errSequential // where reading goes on depends on it: the step does it
+				}
+				if err == nil {
+					start := len(b.raw)
+					b.raw = append(b.raw, f.Raw...)
+					it := frameItem{f: *f, start: start, end: len(b.raw)}
+					it.f.Raw = nil
+					b.frames = append(b.frames, it)
+					continue
+				}
+				err = nil
+			}
+			pending.set, pending.f, pending.err = true, f, err
+			break
+		}
+		if len(b.frames) == 0 {
+			return nil, io.EOF
+		}
+		return b, nil
+	}
+	work := func(b *frameBatch) (*frameBatch, error) {
+		dec := <-decoders
+		defer func() { decoders <- dec }()
+		b.found = b.found[:0]
+		for i := range b.frames {
+			it := &b.frames[i]
+			f := it.f
+			f.Raw = b.raw[it.start:it.end]
+			var err error
+			b.found, _, err = frameLocal(dec, &f, s.name, b.found)
+			it.found = len(b.found)
+			if err != nil {
+				b.frames = b.frames[:i+1]
+				return b, err
+			}
+		}
+		return b, nil
+	}
+	write := func(b *frameBatch) error {
+		lo := 0
+		for i := range b.frames {
+			it := &b.frames[i]
+			s.frames++
+			if !s.order(&it.f) {
+				return errStopped
+			}
+			for _, x := range b.found[lo:it.found] {
+				if !s.emit(x) {
+					return errStopped
+				}
+			}
+			lo = it.found
+		}
+		select {
+		case free <- b:
+		default:
+		}
+		return nil
+	}
+	for {
+		pending.set, pending.f, pending.err = false, nil, nil
+		err := pipeline.Run(context.Background(), pipeline.Options{Workers: n, LeaveRead: true}, read, work, write)
+		if err == errStopped {
+			return s.frames, nil
+		}
+		if err != nil {
+			return s.frames, err
+		}
+		more, err := s.step(pending.f, pending.err)
+		if err != nil || !more {
+			return s.frames, err
+		}
+	}
+}
+
+// isBigFrame tells whether a frame is over bigFrame on the wire or decompressed.
+func isBigFrame(f *kado.Frame) bool {
+	p := f.Payload()
+	return f.Size() > bigFrame || kado.IsCompressed(p) && len(p)*85 > bigFrame && kado.UnRLELen(p[1:]) > bigFrame
 }

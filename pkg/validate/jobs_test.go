@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
 // validated is what a validation gave: its findings in order, the count
@@ -20,7 +24,7 @@ type validated struct {
 }
 
 var jobsValidators = map[string]func(io.Reader, string, Options, Emit) (int, error){
-	"chiffon": Chiffon, "trace": Trace, "narratoria": Narratoria,
+	"chiffon": Chiffon, "trace": Trace, "narratoria": Narratoria, "binary": Binary,
 }
 
 // validateWith checks in with one validator; maxErrors > 0 stops at that
@@ -116,7 +120,7 @@ func jobsInputs(t *testing.T) map[string]map[string][]byte {
 		"longline":  []byte(strings.Replace(good, `"message":"step 1502 é"`, `"message":"`+strings.Repeat("z", 9000)+`"`, 1)),
 		"truncated": []byte(good[:len(good)*2/3]),
 	}
-	out := map[string]map[string][]byte{"chiffon": chiffon, "trace": trace, "narratoria": narr}
+	out := map[string]map[string][]byte{"chiffon": chiffon, "trace": trace, "narratoria": narr, "binary": jobsFrames()}
 	for _, proto := range []string{"chiffon", "trace"} {
 		m := out[proto]
 		for _, k := range []string{"good", "bad"} {
@@ -140,10 +144,14 @@ func jobsInputs(t *testing.T) map[string]map[string][]byte {
 // same places, with the same count of records, on good and broken
 // streams, in chunks of many sizes, and stop where one worker stops.
 func TestWorkersMatchOne(t *testing.T) {
+	chunks, stops := []int{37, 1500, 0}, []int{0, 1, 3}
+	if raceflag.Enabled {
+		chunks, stops = []int{300}, []int{0, 1} // the race run is kept short
+	}
 	for proto, inputs := range jobsInputs(t) {
 		for name, in := range inputs {
-			for _, chunk := range []int{37, 1500, 0} {
-				for _, maxErrors := range []int{0, 1, 3} {
+			for _, chunk := range chunks {
+				for _, maxErrors := range stops {
 					got := sameOnWorkers(t, name, proto, in, 1<<20, chunk, maxErrors)
 					if name == "good" && (len(got.Findings) != 0 || got.N < 400) {
 						t.Fatalf("%s %s: %d records, findings %v", proto, name, got.N, got.Findings)
@@ -166,6 +174,9 @@ func TestWorkersMatchOnePython(t *testing.T) {
 		for _, name := range []string{"good", "bad"} {
 			in := inputs[proto][name]
 			for _, style := range pyjson.Styles {
+				if raceflag.Enabled && style.Name != "dumps" {
+					continue // the race run is kept short
+				}
 				py := pyjson.Dumps(t, in, style.Flags...)
 				for _, chunk := range []int{300, 0} {
 					sameOnWorkers(t, style.Name+" "+name, proto, py, 1<<20, chunk, 0)
@@ -180,17 +191,88 @@ func TestWorkersMatchOnePython(t *testing.T) {
 // a stop after some errors.
 func FuzzWorkersMatchOne(f *testing.F) {
 	for _, s := range []string{
-		benchMessages("chiffon", 8),
-		benchMessages("trace", 6),
+		benchMessages("chiffon", 4),
+		benchMessages("trace", 3),
 		"{\"version\":\"0\",\"type\":\"log\",\"level\":\"info\",\"message\":\"m\"}\nnot json\n{\"version\":\"0\",\"type\":\"done\",\"ok\":true}\r\n{\"version\":\"0\",\"type\":\"x\"}\n",
 		"[{\"seq\":1,\"t\":\"x\",\"actor\":\"agent\",\"type\":\"reasoning\",\"payload\":{},\"meta\":{\"run_id\":\"r\"}},\n{\"seq\":1}]\n",
 		"\xEF\xBB\xBF{\"a\":\n1}\n{\"b\": 2}\n{",
+		string(jobsFrames()["damaged"][:700]),
 	} {
 		f.Add([]byte(s), uint8(20), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, chunk, maxErrors uint8) {
-		for _, proto := range []string{"chiffon", "trace", "narratoria"} {
+		for _, proto := range []string{"chiffon", "trace", "narratoria", "binary"} {
 			sameOnWorkers(t, "fuzz", proto, in, 1<<12, 8+int(chunk), int(maxErrors%4))
 		}
 	})
+}
+
+// jobsFrames are streams of Kado frames: good, and damaged in the ways
+// the reader and the rules look for (bad headers, payloads that are not
+// JSON, sequence ids that go back, RLE oddities, large frames, bytes after
+// the last frame).
+func jobsFrames() map[string][]byte {
+	frame := func(b []byte, typ kado.MessageType, seq uint32, ts uint64, payload string, c kado.CompressMode) []byte {
+		b, _, _ = kado.AppendFrame(b, kado.Header{Version: 1, Type: typ, SequenceID: seq, Timestamp: ts}, []byte(payload), c)
+		return b
+	}
+	payloads := []string{
+		`{"instruction": "step %d"}`,
+		`{"status": "working", "progress": 0.%d}`,
+		`{"toolName": "grep", "args": {"n": %d}}`,
+		`{"success": true, "data": "%d` + strings.Repeat("x", 300) + `", "duration": 1.5}`,
+	}
+	types := []kado.MessageType{kado.Instruction, kado.Status, kado.ToolCall, kado.ToolResult}
+	var good, damaged []byte
+	for i := range 600 {
+		p := fmt.Sprintf(payloads[i%4], i)
+		good = frame(good, types[i%4], uint32(i), uint64(1000+i), p, kado.CompressAuto)
+		seq, ts := uint32(i), uint64(1000+i)
+		switch i % 97 {
+		case 11:
+			seq, ts = 3, 5 // back
+		case 23:
+			p = `{"status": 7}` // the schema
+		case 31:
+			p = `{"instruction": ` // not JSON, a header after it
+		case 47:
+			damaged = append(damaged, "garbage\x01\x09zz"...)
+		case 59:
+			damaged = frame(damaged, types[i%4], seq, ts, `{"data": "`+strings.Repeat("ab", 600<<10)+`"}`, kado.CompressAuto)
+		case 71:
+			damaged = frame(damaged, kado.Instruction, seq, ts, `{"instruction": "`+strings.Repeat("a", 300)+`"}`, kado.CompressAlways)
+			damaged[len(damaged)-1] = 0xFF // an escape cut short
+			continue
+		}
+		damaged = frame(damaged, types[i%4], seq, ts, p, kado.CompressAuto)
+	}
+	notJSONLast := frame(bytes.Clone(good[:len(good)/2]), kado.Instruction, 1, 1, `{"x": nope}`, kado.CompressNever)
+	notJSONLast = append(notJSONLast, "zzz"...)
+	notJSONLast = append(notJSONLast, good[len(good)/2:]...)
+	return map[string][]byte{
+		"good":      good,
+		"bad":       damaged,
+		"damaged":   damaged,
+		"truncated": damaged[:len(damaged)*2/3],
+		"trailing":  append(bytes.Clone(good), "after the last frame"...),
+		"notjson":   notJSONLast,
+	}
+}
+
+// The workers of a fresh process load the schemas once, before any of
+// them reads them: run under -race (make test), a data race there fails
+// the child process.
+func TestWorkersFreshProcess(t *testing.T) {
+	if os.Getenv("TOONKIT_FRESH_WORKERS") == "1" {
+		in := jobsInputs(t)["chiffon"]["bad"]
+		if _, err := Chiffon(bytes.NewReader(in), "in", Options{Workers: 4, chunk: 500}, func(Finding) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkersFreshProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TOONKIT_FRESH_WORKERS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 }
