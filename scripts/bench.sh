@@ -25,8 +25,9 @@
 # of table input), each beside jq -c . on the same JSON; marks >= 100 MB/s and
 # >= 5x jq each; table -> JSON peak RSS <= 64 MiB on the table and on it
 # twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
-# (1 GB) array; --stats >= 2 MB/s of JSON input. Checks: the table converts
-# back to the same records.
+# (1 GB) array; --stats >= 2 MB/s of JSON input; convert --to tabular on all
+# CPUs >= 1.6x -j 1 (in turns, median over median). Checks: the table
+# converts back to the same records.
 # Validate (genbench -messages): BENCH_MESSAGES valid Chiffon and AOP trace
 # messages, compact and as Python services write them (the same messages
 # rewritten by python3 scripts/pyjson.py: json.dumps' ", " and ": "),
@@ -304,6 +305,7 @@ note "building scripts/genbench"
 printf '{"instruction":"Write unit tests for the UserService class"}\n' |
 	"$tk" encode --to binary --timestamp 1735689600123 -o "$dir/small.bin"
 failures=0
+jobs=$(nproc) # the default -j
 if want frames; then
 note "generating ${mb} MB of frames in $dir"
 "$dir/genbench" -mb "$mb" -seed "$seed" -o "$dir/capture.bin" -ndjson "$dir/capture.ndjson" 2>"$dir/gen.txt" ||
@@ -346,7 +348,6 @@ if ((have_jq)); then
 fi
 # -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns, so that
 # other work on the machine weighs on both alike.
-jobs=$(nproc)
 note "decode, encode and inspect --json, -j 1 and the default -j $jobs in turns, x$reps"
 d1=() dj=() e1=() ej=() i1=() ij=()
 for ((i = 0; i < reps; i++)); do
@@ -395,6 +396,24 @@ fi
 note "convert --to tabular x$reps"
 measure "$reps" "$tk" convert --to tabular "$dir/table.json"
 tab_ns=$MED_NS tab_kb=$MAX_KB
+note "convert --to tabular, -j 1 and the default -j $jobs in turns, x$reps"
+t1=() tj=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" convert --to tabular -j 1 "$dir/table.json"
+	t1+=("$MED_NS")
+	measure 1 "$tk" convert --to tabular "$dir/table.json"
+	tj+=("$MED_NS")
+done
+tab1_ns=$(median "${t1[@]}") tabj_ns=$(median "${tj[@]}")
+note "convert --to json -c (the table), -j 1 and the default -j $jobs in turns, x$reps"
+t1=() tj=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" convert --to json -c -j 1 "$dir/table.toon"
+	t1+=("$MED_NS")
+	measure 1 "$tk" convert --to json -c "$dir/table.toon"
+	tj+=("$MED_NS")
+done
+untab1_ns=$(median "${t1[@]}") untabj_ns=$(median "${tj[@]}")
 pypair tabular "$dir/table.json" "$tk" convert --to tabular
 note "convert --to json -c x$reps"
 measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
@@ -526,7 +545,6 @@ measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/au
 sign_ns=$MED_NS sign_kb=$MAX_KB
 # -j 1 and the default -j (the CPUs) in turns; the default's peak RSS on
 # the input and on it four times over.
-jobs=$(nproc)
 note "sign, -j 1 and the default -j $jobs in turns, x$reps"
 s1=() sj=() sjk=()
 for ((i = 0; i < reps; i++)); do
@@ -717,6 +735,11 @@ if [[ -n $only ]]; then echo "sections: ${only//,/, } (BENCH_ONLY)"; fi
 echo
 row "measure" "value" "mark" "vs jq" "result"
 row "-------" "-----" "----" "-----" "------"
+# speedup LABEL BYTES NS1 NSJ: the -j 1 and -j N rows and the speed-up mark.
+speedup() {
+	row "$1 MB/s: -j 1 / -j $jobs" "$(mbps "$2" "$3") / $(mbps "$2" "$4")" "" "" "(in turns)"
+	ratiorow "  $1 speed-up, -j $jobs vs -j 1" "$3" "$4" 1.6
+}
 if want frames; then
 
 check ge "$dec_mbps" 800
@@ -732,11 +755,6 @@ fi
 check ge "$enc_mbps" 100
 row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
 pyrows encode "encode"
-# speedup LABEL BYTES NS1 NSJ: the -j 1 and -j N rows and the speed-up mark.
-speedup() {
-	row "$1 MB/s: -j 1 / -j $jobs" "$(mbps "$2" "$3") / $(mbps "$2" "$4")" "" "" "(in turns)"
-	ratiorow "  $1 speed-up, -j $jobs vs -j 1" "$3" "$4" 1.6
-}
 speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
 speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
 speedup "inspect --json" "$bin_bytes" "$ins1_ns" "$insj_ns"
@@ -782,9 +800,12 @@ if ((have_jq)); then
 	row "  vs jq -c . on the same JSON" "$r" ">= 5x" "" "$RES"
 fi
 pyrows tabular "tabular"
+speedup "JSON -> tabular" "$tj_bytes" "$tab1_ns" "$tabj_ns"
 check ge "$untab_mbps" 100
 row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
 row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"
+row "tabular -> JSON MB/s: -j 1 / -j $jobs" "$(mbps "$tt_bytes" "$untab1_ns") / $(mbps "$tt_bytes" "$untabj_ns")" "" "" "(in turns)"
+row "  speed-up, -j $jobs vs -j 1" "$(awk -v a="$untab1_ns" -v b="$untabj_ns" 'BEGIN {printf "%.2fx", a / b}')" "" "" "(info)"
 if ((have_jq)); then
 	r=$(ratio "$tjq_ns" "$untab_ns")
 	check ge "${r%x}" 5

@@ -28,8 +28,18 @@ type Options struct {
 	// Start is the position of the stream's first byte when the stream is
 	// the rest of a longer one that was cut at the start of a line: offsets
 	// and lines go on from it (no byte order mark is looked for there).
-	// The zero value is the start of a stream.
-	Start Position
+	// The zero value is the start of a stream. Start.Column, when more
+	// than 1, says the stream was cut within a line; StartLine then holds
+	// that line's text before the cut (its last 72 bytes are enough), for
+	// the excerpts of errors.
+	Start     Position
+	StartLine []byte
+	// InArray says the stream goes on within a top-level array that
+	// Elements gives, after its first Element elements: it starts where a
+	// Reader of the whole stream stood after returning element
+	// Element-1 (or after the '[' when Element is 0). Needs Start.
+	InArray bool
+	Element int
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -90,6 +100,11 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 	r.startLC.line, r.startLC.col, r.startLC.prefix = 0, 0, r.startLC.prefix[:0]
 	if opts.Start.Line > 0 {
 		r.in.Base, r.mark, r.lc.line, r.started = opts.Start.Offset, opts.Start.Offset, opts.Start.Line, true
+		r.lc.col = max(opts.Start.Column-1, 0)
+		if r.lc.col > 0 {
+			r.lc.prefix = append(r.lc.prefix, tail(opts.StartLine)...)
+		}
+		r.inArray, r.elem = opts.InArray && opts.Elements, opts.Element
 	}
 }
 
@@ -288,11 +303,16 @@ func (r *Reader) errorHere(msg string) *SyntaxError {
 // Next may block.
 func (r *Reader) Buffered() int { return len(TrimSpace(r.in.Buf[r.in.Pos:r.in.End])) }
 
+// ArrayState says whether the Reader stands within a top-level array
+// that Elements gives, and after how many of its elements (see
+// Options.InArray).
+func (r *Reader) ArrayState() (inArray bool, elements int) { return r.inArray, r.elem }
+
 // Position returns the position of an absolute byte offset within the last
 // value returned (or just after it).
 func (r *Reader) Position(off int64) Position {
 	k := int(min(max(off-r.start, 0), int64(len(r.last))))
-	p := r.startLC
+	p := lineCounter{line: r.startLC.line, col: r.startLC.col} // not its prefix, which count would write over
 	p.count(r.last[:k])
 	return p.position(r.start + int64(k))
 }
