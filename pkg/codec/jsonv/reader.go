@@ -187,6 +187,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 			break // a number or literal at the end of the bytes may go on
 		}
 		if err != nil && (r.in.EOF || !errors.Is(err, io.ErrUnexpectedEOF)) {
+			b, err = r.lineOfError(b, err)
 			r.last = b
 			r.err = r.syntaxError(err)
 			return nil, Position{}, r.err
@@ -225,6 +226,47 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
 	return v, r.startLC.position(r.start), nil
+}
+
+// lineOfError reads, after a syntax error err in the value b at Pos, the
+// rest of the error's line up to excerptMax bytes and one more (unless the
+// input ends or fails first), and returns the bytes buffered from the
+// value's start and the error found in them up to that line's end: the
+// message (which may quote bytes after the error, an escape sequence) and
+// its excerpt are then the same wherever the reads of the input ended (one
+// reader, or chunks read by several workers), and a live input is not
+// waited for past the line.
+func (r *Reader) lineOfError(b []byte, err error) ([]byte, error) {
+	at := int(ErrorOffset(err))
+	if at < 0 || at > len(b) {
+		return b, err
+	}
+	end := func() int { // the end of the error's line, or -1
+		if i := bytes.IndexAny(b[at:], "\r\n"); i >= 0 {
+			return at + i + 1
+		}
+		if len(b)-at > excerptMax {
+			return at + excerptMax + 1 // excerptOf cuts what passes excerptMax
+		}
+		return -1
+	}
+	cut := end()
+	for cut < 0 {
+		if r.in.More() == len(b) {
+			break // the end, a read error, or a full buffer
+		}
+		b = r.in.Buf[r.in.Pos:r.in.End]
+		cut = end()
+	}
+	if cut < 0 {
+		cut = len(b)
+	}
+	// A newline ends any token: the parser meets the same error before
+	// it, with the same bytes to quote.
+	if _, again := r.parse(b[:cut]); again != nil && !errors.Is(again, io.ErrUnexpectedEOF) {
+		err = again
+	}
+	return b, err
 }
 
 // skipSpace passes over white space and returns the next byte; false at
