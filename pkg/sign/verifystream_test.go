@@ -1,0 +1,241 @@
+package sign
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// verifyRun is what Log.Verify made of some inputs: every problem, in
+// order, the counts, and the error of each input.
+type verifyRun struct {
+	Problems []Problem
+	Counts   [6]int
+	Runs     int
+	Errs     []string
+}
+
+// verifyWith verifies inputs as one log, each with Log.Verify and opts,
+// the way cmd/verify.go does it.
+func verifyWith(t testing.TB, inputs [][]byte, opts VerifyOptions, explain, both bool) verifyRun {
+	t.Helper()
+	var r verifyRun
+	l := &Log{Signer: mustSigner(t, "test-key", SchemeSpec), Explain: explain, RequireBoth: both,
+		Emit: func(p Problem) { r.Problems = append(r.Problems, p) }}
+	for i, in := range inputs {
+		err := l.Verify(context.Background(), bytes.NewReader(in), fmt.Sprint("in", i), opts)
+		var se *jsonv.SyntaxError
+		var tl *jsonv.TooLargeError
+		switch {
+		case err == nil:
+			r.Errs = append(r.Errs, "")
+		case errors.As(err, &se):
+			l.Bad(Where{File: "x", Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Index: l.Records()}, "", se.Msg)
+			r.Errs = append(r.Errs, fmt.Sprintf("syntax %s %s", se.Pos, se.Msg))
+		case errors.As(err, &tl):
+			l.Bad(Where{File: "x", Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: l.Records()}, "", "too large")
+			r.Errs = append(r.Errs, fmt.Sprintf("too large %s", tl.Pos))
+		default:
+			r.Errs = append(r.Errs, err.Error())
+		}
+	}
+	l.Finish()
+	r.Counts = [6]int{l.Events, l.Unread, l.Errors, l.Warnings, l.MetaOnly, l.TopOnly}
+	r.Runs = l.Runs()
+	return r
+}
+
+// genLog is n trace events of several runs, signed with test-key: about
+// 300 bytes each, some with non-ASCII text.
+func genLog(t testing.TB, n int, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	var b bytes.Buffer
+	seqs := map[int]int{}
+	for range n {
+		run := rng.IntN(4)
+		seqs[run]++
+		fmt.Fprintf(&b, `{"seq":%d,"t":"2025-12-05T10:30:%02d.000Z","actor":"agent","type":"reasoning","payload":{"goal":"step %d","note":%q,"n":%d.5},"meta":{"run_id":"run-%d-%s","agent_id":1}}`+"\n",
+			seqs[run], rng.IntN(60), rng.IntN(1000), strings.Repeat("é–x", rng.IntN(60)), rng.IntN(99), run, strings.Repeat("r", run))
+	}
+	return signBytes(t, "test-key", SchemeSpec, b.Bytes())
+}
+
+// variants are the log changed in the ways verify reports, and in the ways
+// its input may be laid out.
+func variants(t *testing.T, log []byte) map[string][]byte {
+	lines := bytes.SplitAfter(log, []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty one after the last line break
+	join := func(ls [][]byte) []byte { return bytes.Join(ls, nil) }
+	edit := func(f func(i int, l []byte) [][]byte) []byte {
+		var out [][]byte
+		for i, l := range lines {
+			out = append(out, f(i, l)...)
+		}
+		return join(out)
+	}
+	n := len(lines)
+	v := map[string][]byte{
+		"good": log,
+		"tampered": edit(func(i int, l []byte) [][]byte {
+			return [][]byte{bytes.Replace(l, []byte(`"step `), []byte(`"Step `), i%97/96)}
+		}),
+		"gaps":      edit(func(i int, l []byte) [][]byte { return [][]byte{l[:len(l)*min(1, i%53)]} }),
+		"repeats":   edit(func(i int, l []byte) [][]byte { return [][]byte{l, l[:len(l)*(i%71/70)]} }),
+		"unsigned":  sigTop.ReplaceAll(bytes.ReplaceAll(log, []byte(`,"signature":"`), []byte(`,"x":"`)), []byte("}\n")),
+		"meta-only": sigTop.ReplaceAll(log, []byte("}\n")),
+		"swapped":   edit(func(i int, l []byte) [][]byte { return [][]byte{lines[i^1*(i%2+i/2%2)%2]} }),
+		"late": edit(func(i int, l []byte) [][]byte { // a gap filled past the window, and one within it
+			switch i {
+			case 10, 20:
+				return nil
+			case n - 5:
+				return [][]byte{l, lines[10]}
+			case 40:
+				return [][]byte{l, lines[20]}
+			}
+			return [][]byte{l}
+		}),
+		"not-events": edit(func(i int, l []byte) [][]byte {
+			switch i % 101 {
+			case 7:
+				return [][]byte{[]byte("[1, 2]\n"), l}
+			case 8:
+				return [][]byte{[]byte(`{"seq": "1", "meta": {"run_id": "x"}}` + "\n"), l}
+			case 9:
+				return [][]byte{[]byte("\"text\" 12\n{\"a\": {\"b\": \n\n [1]}}\n"), l}
+			}
+			return [][]byte{l}
+		}),
+		"malformed":  join(append(append(append([][]byte{}, lines[:n*2/3]...), []byte("{\"seq\": 1,, }\n")), lines[n*2/3:]...)),
+		"truncated":  log[:len(log)-len(lines[n-1])/2],
+		"no-newline": log[:len(log)-1],
+		"crlf":       bytes.ReplaceAll(log, []byte("\n"), []byte("\r\n")),
+		"bom":        append([]byte("\xEF\xBB\xBF"), log...),
+		"blank":      bytes.ReplaceAll(log, []byte("\n"), []byte("\n \n\t\n")),
+		"two-a-line": bytes.ReplaceAll(log, []byte("}\n{"), []byte("}  {")),
+		"array":      append(append([]byte("[\n"), bytes.ReplaceAll(bytes.TrimSpace(log), []byte("}\n{"), []byte("},\n{"))...), "\n]\n"...),
+		"big-event": edit(func(i int, l []byte) [][]byte {
+			if i == n/2 {
+				return [][]byte{bytes.Replace(l, []byte(`"note":"`), []byte(`"note":"`+strings.Repeat("big ", 5000)), 1), l}
+			}
+			return [][]byte{l}
+		}),
+		"empty":  nil,
+		"spaces": []byte(" \n\n  \n"),
+	}
+	for _, s := range pyjson.Styles {
+		v["python-"+s.Name] = pyjson.Dumps(t, v["tampered"], s.Flags...)
+	}
+	return v
+}
+
+// Verify with 4 workers finds what one worker finds, in the same order, at
+// the same places, with the same counts and errors; batches of a few bytes
+// to many events, so that every kind of cut is met.
+func TestVerifyWorkersMatchOne(t *testing.T) {
+	log := genLog(t, 1400, 1)
+	for name, in := range variants(t, log) {
+		for _, flags := range []struct{ explain, both bool }{{false, false}, {true, true}} {
+			one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, flags.explain, flags.both)
+			if name == "good" && (one.Counts[2] != 0 || one.Counts[0] != 1400) {
+				t.Fatalf("the generated log does not verify: %+v", one)
+			}
+			for _, batch := range []int{1, 300, 4096, 0} {
+				four := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 4, BatchBytes: batch}, flags.explain, flags.both)
+				if !reflect.DeepEqual(one, four) {
+					t.Errorf("%s %+v, batches of %d bytes: 4 workers differ from one:\n%s", name, flags, batch, diffRuns(one, four))
+				}
+			}
+		}
+	}
+}
+
+// Several inputs are one log: the seq rule holds across them, indexes go on.
+func TestVerifyWorkersSeveralInputs(t *testing.T) {
+	log := genLog(t, 900, 2)
+	v := variants(t, log)
+	cut := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
+	sets := [][][]byte{
+		{log[:cut], log[cut:]},
+		{log[cut:], log[:cut]},
+		{v["malformed"], log[:cut], v["truncated"]},
+		{v["array"], v["gaps"], nil, v["bom"]},
+	}
+	for i, inputs := range sets {
+		one := verifyWith(t, inputs, VerifyOptions{Workers: 1}, false, false)
+		four := verifyWith(t, inputs, VerifyOptions{Workers: 4, BatchBytes: 2000}, false, false)
+		if !reflect.DeepEqual(one, four) {
+			t.Errorf("set %d: 4 workers differ from one:\n%s", i, diffRuns(one, four))
+		}
+	}
+}
+
+// A read error mid-stream is returned after the events before it, as one
+// worker returns it.
+func TestVerifyWorkersReadError(t *testing.T) {
+	log := genLog(t, 300, 3)
+	for _, at := range []int{0, 1, len(log) / 3, len(log) - 1} {
+		run := func(workers int) verifyRun {
+			var r verifyRun
+			l := &Log{Signer: mustSigner(t, "test-key", SchemeSpec), Emit: func(p Problem) { r.Problems = append(r.Problems, p) }}
+			in := io.MultiReader(bytes.NewReader(log[:at]), errReader{errors.New("disk on fire")})
+			err := l.Verify(context.Background(), in, "f", VerifyOptions{Workers: workers, BatchBytes: 1000})
+			r.Errs = []string{fmt.Sprint(err)}
+			r.Counts[0], r.Counts[2] = l.Events, l.Errors
+			return r
+		}
+		if one, four := run(1), run(4); !reflect.DeepEqual(one, four) || one.Errs[0] != "disk on fire" {
+			t.Errorf("read error at %d: 4 workers differ from one:\n%s", at, diffRuns(one, four))
+		}
+	}
+}
+
+func diffRuns(a, b verifyRun) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "counts %v %v, runs %d %d, errors %q %q\n", a.Counts, b.Counts, a.Runs, b.Runs, a.Errs, b.Errs)
+	for i := range max(len(a.Problems), len(b.Problems)) {
+		var pa, pb string
+		if i < len(a.Problems) {
+			pa = fmt.Sprintf("%+v", a.Problems[i])
+		}
+		if i < len(b.Problems) {
+			pb = fmt.Sprintf("%+v", b.Problems[i])
+		}
+		if pa != pb {
+			fmt.Fprintf(&s, "problem %d:\n  one:  %s\n  four: %s\n", i, pa, pb)
+			if s.Len() > 3000 {
+				break
+			}
+		}
+	}
+	return s.String()
+}
+
+// FuzzVerifyMatchesOneWorker: whatever the input, 4 workers find what one
+// finds.
+func FuzzVerifyMatchesOneWorker(f *testing.F) {
+	log := genLog(f, 40, 4)
+	f.Add(log, uint16(200))
+	f.Add(append([]byte("[\n"), log...), uint16(1))
+	f.Add([]byte("{\"seq\": 1}\n{\n}\n{\"a\": [\n1]}\n"), uint16(3))
+	if raw, err := os.ReadFile("../../testdata/sign/python-meta-only-spec.ndjson"); err == nil {
+		f.Add(raw, uint16(900))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, batch uint16) {
+		one := verifyWith(t, [][]byte{in, in}, VerifyOptions{Workers: 1, MaxEventSize: 4096}, true, false)
+		four := verifyWith(t, [][]byte{in, in}, VerifyOptions{Workers: 4, MaxEventSize: 4096, BatchBytes: int(batch)}, true, false)
+		if !reflect.DeepEqual(one, four) {
+			t.Fatalf("4 workers differ from one:\n%s", diffRuns(one, four))
+		}
+	})
+}
