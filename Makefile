@@ -76,9 +76,9 @@ vet:
 	$(GO) vet ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, and pkg/pipeline (once it exists). The examples cmd's
+# workers drive, pkg/sign (verify's workers) and pkg/pipeline (once it exists). The examples cmd's
 # tests run through a shell use a binary built with -race too.
-RACE_PKGS := ./cmd/... ./pkg/codec/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...)
+RACE_PKGS := ./cmd/... ./pkg/codec/... ./pkg/sign/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...)
 
 test: vet
 	$(GO) test -count=1 ./...

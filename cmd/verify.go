@@ -31,7 +31,7 @@ type VerifyOptions struct {
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
@@ -62,6 +62,13 @@ The signature toonkit computed is never shown: a log of a CI run would
 otherwise hand out a valid signature for a tampered event.
 
 --scheme and the key are as for sign (see toonkit sign --help).
+
+-j N parses the events and checks their signatures on N workers (default:
+the usable CPUs); the rules of the log run in one ordered pass, so the
+report, its order and the exit status are those of -j 1. NDJSON is spread
+over the workers, one event a line or indented; the rest of a JSON array,
+or of a file from an event over 1 MiB or from malformed JSON on, is read by
+one worker.
 
 EXIT STATUS
   0  every event verified

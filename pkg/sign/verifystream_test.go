@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -143,14 +144,18 @@ func variants(t *testing.T, log []byte) map[string][]byte {
 // the same places, with the same counts and errors; batches of a few bytes
 // to many events, so that every kind of cut is met.
 func TestVerifyWorkersMatchOne(t *testing.T) {
-	log := genLog(t, 1400, 1)
+	events, batches := 1400, []int{1, 300, 4096, 0}
+	if raceflag.Enabled {
+		events, batches = 500, []int{300, 4096} // a race run that stays short
+	}
+	log := genLog(t, events, 1)
 	for name, in := range variants(t, log) {
 		for _, flags := range []struct{ explain, both bool }{{false, false}, {true, true}} {
 			one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, flags.explain, flags.both)
-			if name == "good" && (one.Counts[2] != 0 || one.Counts[0] != 1400) {
+			if name == "good" && (one.Counts[2] != 0 || one.Counts[0] != events) {
 				t.Fatalf("the generated log does not verify: %+v", one)
 			}
-			for _, batch := range []int{1, 300, 4096, 0} {
+			for _, batch := range batches {
 				four := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 4, BatchBytes: batch}, flags.explain, flags.both)
 				if !reflect.DeepEqual(one, four) {
 					t.Errorf("%s %+v, batches of %d bytes: 4 workers differ from one:\n%s", name, flags, batch, diffRuns(one, four))
