@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 )
 
 // Problem codes.
@@ -74,7 +75,7 @@ type Log struct {
 	MetaOnly, TopOnly int
 	runs              map[string]*run
 	gaps              []*gap    // open gaps, oldest first
-	queue             []Problem // problems held back behind an open gap
+	queue             []Problem // problems held back behind an open gap, in the order of the events
 }
 
 type run struct {
@@ -308,7 +309,11 @@ func (l *Log) close(g *gap) {
 			p.Msg = fmt.Sprintf("events missing between seq %d and %d (%d events)", m[0]-1, m[1]+1, m[1]-m[0]+1)
 		}
 		l.Errors++
-		l.queue = append(l.queue, p)
+		// The queue stays in the order of the events, and of arrival
+		// among the problems of one event: after every problem of an
+		// event up to this one.
+		i := sort.Search(len(l.queue), func(i int) bool { return l.queue[i].Index > p.Index })
+		l.queue = slices.Insert(l.queue, i, p)
 	}
 }
 
@@ -321,7 +326,6 @@ func (l *Log) release() {
 	if len(l.gaps) > 0 {
 		limit = l.gaps[0].at.Index
 	}
-	slices.SortStableFunc(l.queue, func(a, b Problem) int { return a.Index - b.Index })
 	n := 0
 	for n < len(l.queue) && l.queue[n].Index <= limit {
 		l.Emit(l.queue[n])

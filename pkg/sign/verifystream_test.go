@@ -237,6 +237,12 @@ func FuzzVerifyMatchesOneWorker(f *testing.F) {
 		f.Add(raw, uint16(900))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, batch uint16) {
+		if len(in) > 32<<10 {
+			// The log's rules hold problems behind an open gap and sort
+			// them at each event: a large input in the fuzzer's
+			// instrumented build passes its 10 seconds on a busy machine.
+			return
+		}
 		one := verifyWith(t, [][]byte{in, in}, VerifyOptions{Workers: 1, MaxEventSize: 4096}, true, false)
 		four := verifyWith(t, [][]byte{in, in}, VerifyOptions{Workers: 4, MaxEventSize: 4096, BatchBytes: int(batch)}, true, false)
 		if !reflect.DeepEqual(one, four) {
