@@ -29,12 +29,21 @@ type verifyRun struct {
 // verifyWith verifies inputs as one log, each with Log.Verify and opts,
 // the way cmd/verify.go does it.
 func verifyWith(t testing.TB, inputs [][]byte, opts VerifyOptions, explain, both bool) verifyRun {
+	return verifyFrom(t, inputs, nil, opts, explain, both)
+}
+
+// verifyFrom is verifyWith, each input read through wrap.
+func verifyFrom(t testing.TB, inputs [][]byte, wrap func(io.Reader) io.Reader, opts VerifyOptions, explain, both bool) verifyRun {
 	t.Helper()
 	var r verifyRun
 	l := &Log{Signer: mustSigner(t, "test-key", SchemeSpec), Explain: explain, RequireBoth: both,
 		Emit: func(p Problem) { r.Problems = append(r.Problems, p) }}
 	for i, in := range inputs {
-		err := l.Verify(context.Background(), bytes.NewReader(in), fmt.Sprint("in", i), opts)
+		var rd io.Reader = bytes.NewReader(in)
+		if wrap != nil {
+			rd = wrap(rd)
+		}
+		err := l.Verify(context.Background(), rd, fmt.Sprint("in", i), opts)
 		var se *jsonv.SyntaxError
 		var tl *jsonv.TooLargeError
 		switch {
@@ -160,6 +169,39 @@ func TestVerifyWorkersMatchOne(t *testing.T) {
 				if !reflect.DeepEqual(one, four) {
 					t.Errorf("%s %+v, batches of %d bytes: 4 workers differ from one:\n%s", name, flags, batch, diffRuns(one, four))
 				}
+			}
+		}
+	}
+}
+
+// chunky is a pipe's reader: each read returns what has come, here a
+// random number of bytes, most often fewer than asked for.
+type chunky struct {
+	r   io.Reader
+	rng *rand.Rand
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if n := 1 + c.rng.IntN(3000); n < len(p) {
+		p = p[:n]
+	}
+	return c.r.Read(p)
+}
+
+// Read as from a pipe (reads that return less than asked for, which cut
+// a batch where a line ends), the workers find what one worker finds.
+func TestVerifyWorkersPipe(t *testing.T) {
+	events := 1000
+	if raceflag.Enabled {
+		events = 300
+	}
+	for name, in := range variants(t, genLog(t, events, 5)) {
+		one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, false, false)
+		for seed := range uint64(3) {
+			wrap := func(r io.Reader) io.Reader { return &chunky{r, rand.New(rand.NewPCG(seed, 1))} }
+			four := verifyFrom(t, [][]byte{in}, wrap, VerifyOptions{Workers: 4}, false, false)
+			if !reflect.DeepEqual(one, four) {
+				t.Errorf("%s, read in pieces (seed %d): 4 workers differ from one:\n%s", name, seed, diffRuns(one, four))
 			}
 		}
 	}
