@@ -68,7 +68,8 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		size = 256 << 10
 	}
 	c := &cutter{in: in, size: size, free: make(chan *vbatch, 2*opts.Workers+4)}
-	line := 1 // the line that the next batch starts
+	line := 1       // the line that the next batch starts
+	prev := stStart // the reader's state after the batches written
 	var resume *vbatch
 	work := func(b *vbatch) (*vbatch, error) {
 		s := <-workers
@@ -80,6 +81,11 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		c.mu.Lock()
 		c.pending = c.pending[1:]
 		c.mu.Unlock()
+		if !b.first && (!b.array && prev != stValues || b.array && prev != stElement && prev != stFirst) {
+			// The batch does not start where its worker took it to (an
+			// array element cut after its last line, no comma after it).
+			b.items, b.stop, b.moved, b.stopPos = b.items[:0], 0, false, jsonv.Position{Line: 1, Column: 1}
+		}
 		for i := range b.items {
 			it := &b.items[i]
 			w := Where{File: file, Line: line + it.pos.Line - 1, Column: it.pos.Column, Offset: b.off + it.pos.Offset, Index: l.Records()}
@@ -93,7 +99,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 			resume = b
 			return errResume
 		}
-		line += b.lines
+		line, prev = line+b.lines, b.end
 		if b.err != nil {
 			return b.err
 		}
@@ -123,16 +129,18 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		parts = append(parts, c.rest)
 	}
 	rest := io.MultiReader(parts...)
-	if b.first && b.stop == 0 {
-		// Nothing read yet: the reader starts the stream (a byte order
-		// mark, an array).
+	if b.first && !b.moved {
+		// Nothing read yet: the reader starts the input.
 		return l.verifyEvents(ctx, NewReader(rest, max), file)
 	}
 	rd := NewReader(rest, max)
 	at := b.stopPos
 	at.Line += line - 1
 	at.Offset += b.off
-	rd.at, rd.b.Base, rd.state, rd.index = at, at.Offset, stValues, l.Records()
+	rd.at, rd.b.Base, rd.state, rd.index = at, at.Offset, b.stopState, l.Records()
+	if !b.moved {
+		rd.state = prev
+	}
 	return l.verifyEvents(ctx, rd, file)
 }
 
@@ -204,11 +212,15 @@ type vbatch struct {
 	eof    bool  // raw ends it
 	err    error // the read error after raw
 	serial bool  // no place to cut was found: the rest is read one event at a time
+	array  bool  // the input is a JSON array: raw starts at an element (or is the first batch)
 
-	items   []vitem
-	lines   int            // line breaks in raw
-	stop    int            // -1, or where in raw reading goes on one event at a time
-	stopPos jsonv.Position // the position at stop, its line counted from raw's
+	items     []vitem
+	lines     int            // line breaks in raw
+	end       int            // the reader's state after raw (stValues, or where in the array)
+	stop      int            // -1, or where in raw reading goes on one event at a time
+	stopPos   jsonv.Position // the position at stop, its line counted from raw's
+	stopState int            // the reader's state at stop
+	moved     bool           // the worker went past more than white space
 }
 
 // vitem is one record of a batch: an event judged, or one that is not a
@@ -220,10 +232,13 @@ type vitem struct {
 	v            verdict
 }
 
-// check parses and judges the events of b with s, from its start, as
-// NDJSON, until one is not whole in b or is malformed (stop).
+// check parses and judges the events of b with s, from its start (the
+// input's, or else between two events of NDJSON, or where an element of a
+// JSON array is due), as a Reader reads them, until one is not whole in b,
+// is malformed or the array is not as a Reader wants it (stop): what
+// follows is read by a Reader, from the state the batch stopped in.
 func (b *vbatch) check(s *Signer, limit int, explain bool) {
-	b.items, b.stop, b.lines = b.items[:0], -1, 0
+	b.items, b.stop, b.lines, b.moved = b.items[:0], -1, 0, false
 	if b.serial {
 		b.stop, b.stopPos = 0, jsonv.Position{Line: 1, Column: 1}
 		return
@@ -238,12 +253,21 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 	}
 	// stop ends the batch's events at j, where the next one starts
 	// (after white space): the reader goes on from there.
+	state := stValues
+	switch {
+	case b.first:
+		state = stStart
+	case b.array:
+		state = stElement
+	}
 	stop := func(j int) {
-		if b.first && len(b.items) == 0 {
-			b.stop = 0 // the reader starts the input
+		if !b.moved {
+			// The reader starts where the batch does, in the state the
+			// batch before left it in.
+			b.stop, b.stopPos = 0, jsonv.Position{Line: 1, Column: 1}
 			return
 		}
-		b.stop = j
+		b.stop, b.stopState = j, state
 		b.stopPos = jsonv.Position{Line: line, Column: utf8.RuneCount(src[lineStart:j]) + 1, Offset: int64(j)}
 	}
 	for {
@@ -253,16 +277,37 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			lineStart = i + bytes.LastIndexByte(src[i:j], '\n') + 1
 		}
 		if j == len(src) {
+			if b.eof && state != stValues && state != stDone && state != stStart {
+				stop(j) // the array is not closed: the reader says so
+				return
+			}
 			break
 		}
-		if b.first && len(b.items) == 0 && src[j] == '[' {
-			stop(j) // a JSON array
+		switch c := src[j]; {
+		case state == stStart && c == '[':
+			state, i, b.moved = stFirst, j+1, true
+			continue
+		case state == stFirst && c == ']', state == stAfter && c == ']':
+			state, i = stDone, j+1
+			continue
+		case state == stAfter && c == ',':
+			state, i = stElement, j+1
+			continue
+		case state == stAfter, state == stDone, state == stElement && c == ']':
+			stop(j) // malformed, or the batch started where it could not
 			return
+		}
+		if state == stStart {
+			state = stValues
 		}
 		p.src, p.pos, p.tape, p.final = src[j:], 0, p.tape[:0], b.eof
 		if err := p.value(); err != nil || p.pos > limit {
 			stop(j)
 			return
+		}
+		b.moved = true
+		if state != stValues {
+			state = stAfter
 		}
 		raw := src[j : j+p.pos]
 		pos := jsonv.Position{Line: line, Column: utf8.RuneCount(src[lineStart:j]) + 1, Offset: int64(j)}
@@ -286,7 +331,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			lineStart = j + bytes.LastIndexByte(raw, '\n') + 1
 		}
 	}
-	b.lines = line - 1
+	b.lines, b.end = line-1, state
 }
 
 var newline = []byte{'\n'}
@@ -298,6 +343,8 @@ type cutter struct {
 	carry   []byte // read, not yet in a batch
 	off     int64  // the input offset of carry[0]
 	started bool   // a batch holding more than white space was cut
+	array   bool   // the input is a JSON array
+	indent  []byte // the white space before each element's first line, in an array
 	done    bool
 	rest    io.Reader // once done: what follows the batches (nil: nothing)
 	free    chan *vbatch
@@ -326,6 +373,7 @@ func (c *cutter) read() (*vbatch, error) {
 	b.raw = append(b.raw[:0], c.carry...)
 	c.carry = c.carry[:0]
 	b.off, b.first, b.eof, b.err, b.serial = c.off, !c.started, false, nil, false
+	b.array = c.array
 	short := false
 	for {
 		if len(b.raw) > 0 && (short || len(b.raw) >= c.size) {
@@ -357,8 +405,8 @@ func (c *cutter) read() (*vbatch, error) {
 	}
 	c.started = true
 	c.off += int64(len(b.raw))
-	if len(b.raw) == 0 && b.eof {
-		return nil, io.EOF
+	if len(b.raw) == 0 && b.eof && (b.first || !c.array) {
+		return nil, io.EOF // else a worker says whether the array was closed
 	}
 	c.mu.Lock()
 	c.pending = append(c.pending, b)
@@ -367,9 +415,11 @@ func (c *cutter) read() (*vbatch, error) {
 }
 
 // cut is where to end a batch of the bytes b: after the last line break
-// that a '{' or '[' follows, or at b's end when the last line starts with
-// '{' or '}' (an event's first or last line) and atEnd; 0 for nowhere. The
-// first batch holds the input's first byte that is not white space.
+// that an event's first line follows ('{' or '[' in NDJSON; in a JSON
+// array, '{' after the white space that the first element has before it),
+// or at b's end when atEnd and the last line is an event's first or last
+// ('}'); 0 for nowhere. The first batch holds the input's first byte that
+// is not white space, and says whether the input is an array.
 func (c *cutter) cut(b []byte, atEnd bool) int {
 	lo := 0
 	if !c.started {
@@ -379,10 +429,30 @@ func (c *cutter) cut(b []byte, atEnd bool) int {
 		if lo = jsonv.SkipSpace(b, lo); lo == len(b) {
 			return 0
 		}
+		c.array, c.indent = b[lo] == '[', c.indent[:0]
+		if c.array {
+			k := jsonv.SkipSpace(b, lo+1)
+			if k == len(b) {
+				return 0
+			}
+			nl := bytes.LastIndexByte(b[lo+1:k], '\n')
+			if nl < 0 || b[k] != '{' {
+				return 0 // the elements are not on lines of their own
+			}
+			c.indent = append(c.indent, b[lo+1+nl+1:k]...)
+		}
+	}
+	// first tells whether the line at k (< len(b)) is an event's first, or
+	// with last its last.
+	first := func(k int, last bool) bool {
+		q := k + len(c.indent)
+		if q >= len(b) || !bytes.Equal(b[k:q], c.indent) {
+			return false
+		}
+		return b[q] == '{' || !c.array && b[q] == '[' || last && b[q] == '}'
 	}
 	if atEnd && b[len(b)-1] == '\n' {
-		k := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
-		if k < len(b)-1 && (b[k] == '{' || b[k] == '}') {
+		if k := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1; k >= lo && first(k, true) {
 			return len(b)
 		}
 	}
@@ -392,7 +462,7 @@ func (c *cutter) cut(b []byte, atEnd bool) int {
 			break
 		}
 		i += lo
-		if c := b[i+1]; c == '{' || c == '[' {
+		if first(i+1, false) {
 			return i + 1
 		}
 		end = i

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -146,6 +147,20 @@ func variants(t *testing.T, log []byte) map[string][]byte {
 	for _, s := range pyjson.Styles {
 		v["python-"+s.Name] = pyjson.Dumps(t, v["tampered"], s.Flags...)
 	}
+	// JSON arrays, as json.dumps writes a list, and arrays that a Reader
+	// refuses or reads in an unusual way.
+	arr := v["array"]
+	el := bytes.Index(arr, []byte("},\n{")) + 3 // the start of the second element
+	v["array-python-indent2"] = pyjson.Dumps(t, arr, "--indent", "2")
+	v["array-python-tabs-crlf"] = pyjson.Dumps(t, arr, "--indent", "tab", "--crlf")
+	v["array-unclosed"] = arr[:len(arr)-2]
+	v["array-extra"] = append(bytes.Clone(arr), "{}\n"...)
+	v["array-trailing-comma"] = append(bytes.Clone(arr[:len(arr)-3]), ",\n]\n"...)
+	v["array-no-comma"] = append(bytes.Clone(arr[:len(arr)/2]), bytes.Replace(arr[len(arr)/2:], []byte("},\n{"), []byte("}\n{"), 1)...)
+	v["array-comma-first"] = bytes.ReplaceAll(arr, []byte("},\n{"), []byte("}\n,{"))
+	v["array-nested-lines"] = append(append(bytes.Clone(arr[:el]), "{\"a\": [\n{\"b\": 1},\n{\"c\": 2}\n]},\n"...), arr[el:]...)
+	v["array-empty"] = []byte("[\n]\n")
+	v["array-one-line"] = bytes.ReplaceAll(arr, []byte("\n"), nil)
 	return v
 }
 
@@ -274,6 +289,7 @@ func FuzzVerifyMatchesOneWorker(f *testing.F) {
 	log := genLog(f, 40, 4)
 	f.Add(log, uint16(200))
 	f.Add(append([]byte("[\n"), log...), uint16(1))
+	f.Add(append(append([]byte("[\n  "), bytes.ReplaceAll(bytes.TrimSpace(log), []byte("}\n{"), []byte("},\n  {"))...), "\n]"...), uint16(700))
 	f.Add([]byte("{\"seq\": 1}\n{\n}\n{\"a\": [\n1]}\n"), uint16(3))
 	if raw, err := os.ReadFile("../../testdata/sign/python-meta-only-spec.ndjson"); err == nil {
 		f.Add(raw, uint16(900))
@@ -291,4 +307,43 @@ func FuzzVerifyMatchesOneWorker(f *testing.F) {
 			t.Fatalf("4 workers differ from one:\n%s", diffRuns(one, four))
 		}
 	})
+}
+
+// An event over the size limit that is malformed past the limit is too
+// large however much of it was read ahead (a file read whole, a pipe byte
+// by byte), so that a Reader that starts where the workers stopped finds
+// what one reading from the start finds. One malformed within the limit is
+// malformed.
+func TestReaderLimitBeforeError(t *testing.T) {
+	event := `{"seq": 1, "payload": {"note": "` + strings.Repeat("x", 5000) + `"}`
+	for _, c := range []struct {
+		in, want string
+	}{
+		{event + "\xff\n", "too large 1:1"},
+		{event + `"a": }` + "\n", "too large 1:1"},
+		{event, "too large 1:1"}, // unterminated, at the end
+		{`{"seq": 1,, ` + event + "\n", "syntax 1:11 expecting property name enclosed in double quotes"},
+	} {
+		for _, one := range []bool{false, true} {
+			var in io.Reader = strings.NewReader(c.in)
+			if one {
+				in = iotest.OneByteReader(in)
+			}
+			_, err := NewReader(in, 4096).Next()
+			var got string
+			var se *jsonv.SyntaxError
+			var tl *jsonv.TooLargeError
+			switch {
+			case errors.As(err, &se):
+				got = fmt.Sprintf("syntax %s %s", se.Pos, se.Msg)
+			case errors.As(err, &tl):
+				got = fmt.Sprintf("too large %s", tl.Pos)
+			default:
+				got = fmt.Sprint(err)
+			}
+			if got != c.want {
+				t.Errorf("%.40q… (byte by byte: %t): %s, want %s", c.in, one, got, c.want)
+			}
+		}
+	}
 }
