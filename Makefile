@@ -76,13 +76,16 @@ vet:
 	$(GO) vet ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, pkg/sign (verify's workers) and pkg/pipeline (once it exists). The examples cmd's
-# tests run through a shell use a binary built with -race too.
-RACE_PKGS := ./cmd/... ./pkg/codec/... ./pkg/sign/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...)
+# workers drive, pkg/sign (sign -j, verify -j), and pkg/pipeline (once it exists).
+# The examples cmd's tests run through a shell use a binary built with
+# -race too. Of pkg/inspect and pkg/validate, only the tests that compare
+# their workers with one worker (inspect --json -j, validate -j).
+RACE_PKGS := ./cmd/... ./pkg/codec/... ./pkg/sign/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/...)
 
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -count=1 -run 'Workers' ./pkg/inspect/ ./pkg/validate/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...

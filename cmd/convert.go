@@ -32,6 +32,7 @@ type ConvertOptions struct {
 	Now          func() time.Time
 	TOON         toonFlags
 	Bridge       bridgeFlags
+	Jobs         int // workers for JSON and NDJSON records; 1 is the single-worker path
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -169,6 +170,9 @@ EXIT STATUS
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
@@ -195,6 +199,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
+	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson)")
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
@@ -298,7 +303,17 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*jsonSink); ok {
 			js.single = oneValue(opts, src)
 		}
-		if err := pump(src, out, st, snk.write); err != nil {
+		switch {
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.format == codec.JSON || src.format == codec.NDJSON):
+			err = streamJobs(opts, src, out, snk)
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.format == codec.Tabular:
+			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.write); err == nil && src.td != nil {
+				err = pump(src, out, st, snk.write)
+			}
+		default:
+			err = pump(src, out, st, snk.write)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -370,6 +385,17 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		l    tabular.Lossy
 	}
 	var losses []loss
+	// lossy takes the lossy cells of an input's rows.
+	lossy := func(name string) func(tabular.Lossy) {
+		return func(l tabular.Lossy) {
+			switch {
+			case opts.Lossy:
+				rep.warnf("%s: %s", name, l)
+			case len(losses) < 5:
+				losses = append(losses, loss{name, l})
+			}
+		}
+	}
 	nonObject := ""
 	var line []byte
 	for _, name := range opts.Inputs {
@@ -384,7 +410,13 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			js.single = oneValue(opts, src)
 		}
 		files = append(files, rowFile{first: tw.Report().Rows, name: src.name})
-		err = src.each(func(rec []byte) error {
+		each := src.each
+		if opts.Jobs > 1 && st == nil && js == nil && (src.format == codec.JSON || src.format == codec.NDJSON) {
+			each = func(f func([]byte) error) error {
+				return tableJobs(opts, src, &tw, rows, lossy(src.name), f)
+			}
+		}
+		err = each(func(rec []byte) error {
 			st.record(rec)
 			if js != nil {
 				if err := js.write(rec); err != nil {
@@ -395,14 +427,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 				return nil // --to auto has chosen JSON
 			}
 			var err error
-			line, err = tw.AppendRow(line[:0], rec, func(l tabular.Lossy) {
-				switch {
-				case opts.Lossy:
-					rep.warnf("%s: %s", src.name, l)
-				case len(losses) < 5:
-					losses = append(losses, loss{src.name, l})
-				}
-			})
+			line, err = tw.AppendRow(line[:0], rec, lossy(src.name))
 			switch {
 			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
 				nonObject = fmt.Sprintf("%s: %s", src.where(), err)

@@ -128,7 +128,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs, "binary frames")
+	addJobsFlag(f, &opts.Jobs, "binary frames and table rows")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -179,7 +179,7 @@ func runDecode(opts *DecodeOptions) error {
 				return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
 			}
 			arrayUsed = true
-			n, err := decodeTable(in, br, out, array)
+			n, err := decodeTable(in, br, out, array, opts.Jobs)
 			frames += n
 			in.Close()
 			if err != nil {
@@ -372,9 +372,22 @@ func frameError(name string, err error, keepGoing bool) error {
 
 // decodeTable writes the rows of a table as NDJSON, or to array, and says
 // how many.
-func decodeTable(in *input, br *bufio.Reader, out *output, array *jsonSink) (int, error) {
+func decodeTable(in *input, br *bufio.Reader, out *output, array *jsonSink, jobs int) (int, error) {
 	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
 	n := 0
+	if jobs > 1 {
+		done, err := tableRowsJobs(src, jobs, out, func(rec []byte) error {
+			if array != nil {
+				return array.write(rec)
+			}
+			out.Write(rec)
+			out.Write(newline)
+			return nil
+		})
+		if n += done; err != nil || src.td == nil {
+			return n, err
+		}
+	}
 	err := src.each(func(rec []byte) error {
 		if array != nil {
 			array.write(rec)

@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"time"
@@ -216,120 +216,92 @@ func parseTimestamp(s string) (uint64, error) {
 
 func runEncode(opts *EncodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
-	w := binary.NewWriter(out, opts.Compress)
-	seq := uint64(opts.Seq)
+	sopts := opts.streamOptions()
 	for _, name := range opts.Inputs {
 		in, err := openInput(opts.IO, name)
 		if err != nil {
 			out.Abort()
 			return err
 		}
-		if opts.Jobs > 1 {
-			err = encodeJobs(opts, in, out, w, &seq)
-		} else {
-			err = encodeValues(opts, in, jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize)}), out, w, &seq)
+		h := binary.EncodeHandler{
+			Write: func(p []byte) error {
+				if _, err := out.Write(p); err != nil {
+					var ee *ExitError
+					if errors.As(err, &ee) {
+						return err
+					}
+					return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+				}
+				return nil
+			},
+			Idle: out.Flush,
 		}
+		sopts.Seq, err = binary.EncodeStream(context.Background(), in.R, sopts, h)
 		in.Close()
 		if err != nil {
 			out.Abort()
-			return err
+			return encodeError(in.Name, err)
 		}
 	}
 	return out.Commit()
 }
 
-// encodeValues writes a frame of each value jr reads; seq is the sequence
-// id of the next frame.
-func encodeValues(opts *EncodeOptions, in *input, jr *jsonv.Reader, out *output, w *binary.Writer, seq *uint64) error {
-	for {
-		v, pos, err := jr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return jsonReadError(in.Name, err)
-		}
-		h, p, err := frameFor(opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
-			return jr.ErrorAt(pos.Offset+rel, ptr, msg)
-		}, v, *seq)
-		if err != nil {
-			return positionedError(in.Name, err)
-		}
-		// The reader has checked the value and counted its lines: it
-		// may be compacted where it stands.
-		payload := jsonv.CompactInPlace(p)
-		if _, err := w.WriteFrame(h, payload); err != nil {
-			var ee *ExitError
-			if errors.As(err, &ee) {
-				return err
-			}
-			return invalidError(fmt.Errorf("%s:%s: %w", in.Name, pos, err), "")
-		}
-		if jr.Buffered() == 0 {
-			if err := out.Flush(); err != nil {
-				return err
-			}
-		}
-		*seq++
-	}
+// streamOptions are the options of binary.EncodeStream that opts ask for.
+func (opts *EncodeOptions) streamOptions() binary.EncodeStreamOptions {
+	return binary.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
+		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true}
 }
 
-// frameFor builds the header for one value and returns the payload to write.
-// errAt makes the error for a message at an offset within v.
+// encodeError renders an error of binary.EncodeStream on input name.
+func encodeError(name string, err error) error {
+	var ee *binary.EncodeError
+	if !errors.As(err, &ee) {
+		var x *ExitError
+		if errors.As(err, &x) {
+			return err // the handler's: the output failed
+		}
+		return readError(name, err)
+	}
+	var se *jsonv.SyntaxError
+	switch {
+	case ee.Kind == binary.ValueTooLarge:
+		return invalidError(fmt.Errorf("%s:%w", name, ee.Err), "raise --max-frame-size if such values are expected")
+	case errors.As(ee.Err, &se):
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se, Hint: encodeHint(ee.Kind)}
+	}
+	return invalidError(fmt.Errorf("%s:%w", name, ee), "")
+}
+
+// encodeHint is the hint for a value that cannot be framed.
+func encodeHint(kind binary.EncodeProblem) string {
+	switch kind {
+	case binary.UnknownType:
+		return "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"
+	case binary.SeqOverflow:
+		return "start lower with --seq"
+	}
+	return ""
+}
+
+// frameFor builds the header for one value and returns the payload to
+// write (binary.FrameHeader). errAt makes the error for a message at an
+// offset within v.
 func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte, seq uint64) (binary.Header, []byte, error) {
-	h, p, own, err := recordFrame(opts, errAt, v)
-	if err != nil || own {
-		return h, p, err
-	}
-	if seq > math.MaxUint32 {
-		se := errAt(0, "", fmt.Sprintf("sequence id %d does not fit the 32-bit sequenceId field", seq))
-		return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: "start lower with --seq"}
-	}
-	h.SequenceID = uint32(seq)
-	return h, p, nil
-}
-
-// recordFrame is frameFor but for the sequence id, which it sets only when
-// the record has its own (own).
-func recordFrame(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte) (h binary.Header, payload []byte, own bool, err error) {
-	rec, err := binary.ParseRecord(v)
-	if err != nil {
-		var re *binary.RecordError
-		if errors.As(err, &re) {
-			return h, nil, false, errAt(re.Offset, re.Pointer, re.Msg)
+	sopts := opts.streamOptions()
+	h, p, err := binary.FrameHeader(v, seq, &sopts)
+	var ee *binary.EncodeError
+	var re *binary.RecordError
+	if errors.As(err, &ee) && errors.As(ee.Err, &re) {
+		se := errAt(re.Offset, re.Pointer, re.Msg)
+		switch ee.Kind {
+		case binary.UnknownType:
+			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se, Hint: encodeHint(ee.Kind)}
+		case binary.SeqOverflow:
+			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: encodeHint(ee.Kind)}
 		}
-		return h, nil, false, err
+		return h, nil, se
 	}
-	h.Version = binary.Version
-	if rec.Version != nil {
-		h.Version = *rec.Version
-	}
-	switch {
-	case rec.Type != nil:
-		h.Type = *rec.Type
-	case opts.Type != 0:
-		h.Type = opts.Type
-	default:
-		t, err := binary.InferType(rec.Payload)
-		if err != nil {
-			se := errAt(rec.PayloadStart, "", "cannot tell the message type: "+err.Error())
-			return h, nil, false, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se,
-				Hint: "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"}
-		}
-		h.Type = t
-	}
-	if rec.SequenceID != nil {
-		h.SequenceID, own = *rec.SequenceID, true
-	}
-	switch {
-	case rec.Timestamp != nil:
-		h.Timestamp = *rec.Timestamp
-	case opts.Timestamp != nil:
-		h.Timestamp = *opts.Timestamp
-	default:
-		h.Timestamp = uint64(opts.Now().UnixMilli())
-	}
-	return h, rec.Payload, own, nil
+	return h, p, err
 }
 
 // jsonReadError reports an error of the JSON stream reader.

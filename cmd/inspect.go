@@ -22,6 +22,7 @@ type InspectOptions struct {
 	Length       int64 // bytes to read from there; 0: to the end
 	JSON         bool
 	MaxFrameSize int
+	Jobs         int // workers for --json; the view is single-worker
 }
 
 func newInspectCmd(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Command {
@@ -57,7 +58,9 @@ not as an error.
 
 --json writes the same facts as NDJSON: one object per frame ("kind":
 "frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
-absolute offsets and the raw bytes of every header field in hex.
+absolute offsets and the raw bytes of every header field in hex. --json
+spreads the frames over --jobs workers, with the output of one; the view
+(without --json) and --frame are single-worker, whatever --jobs says.
 
 Several files are inspected in order, each introduced by its name; "-" or
 no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
@@ -116,6 +119,9 @@ EXIT STATUS
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -128,6 +134,7 @@ EXIT STATUS
 	f.StringVarP(&length, "length", "n", "", "read only `N` bytes from there (decimal, 0x hex, or 4KiB)")
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	addJobsFlag(f, &opts.Jobs, "--json frames")
 	return c
 }
 
@@ -217,6 +224,7 @@ func runInspect(opts *InspectOptions) error {
 		Length:       opts.Length,
 		OnlyFrame:    opts.Frame >= 0,
 		Frame:        opts.Frame,
+		Workers:      opts.Jobs,
 		Flush:        out.Flush, // a live capture is shown frame by frame
 	}
 	if opts.JSON {

@@ -340,22 +340,26 @@ type jsonSink struct {
 	buf     []byte
 }
 
-func (s *jsonSink) write(rec []byte) error {
+func (s *jsonSink) write(rec []byte) error { return s.writeIndented(rec, nil) }
+
+// writeIndented writes rec, given indented as an element of the indented
+// array (jsonv.AppendIndent(nil, rec, "  ", "  ")) when it is not nil.
+func (s *jsonSink) writeIndented(rec, indented []byte) error {
 	if s.single {
 		if s.n == 0 {
 			s.held, s.n = append(s.held[:0], rec...), 1
 			return nil
 		}
 		s.single, s.n = false, 0
-		if err := s.element(s.held); err != nil {
+		if err := s.element(s.held, nil); err != nil {
 			return err
 		}
 	}
-	return s.element(rec)
+	return s.element(rec, indented)
 }
 
 // element writes a record as the array's next element.
-func (s *jsonSink) element(rec []byte) error {
+func (s *jsonSink) element(rec, indented []byte) error {
 	s.buf = s.buf[:0]
 	switch {
 	case s.compact && s.n == 0:
@@ -367,9 +371,12 @@ func (s *jsonSink) element(rec []byte) error {
 	default:
 		s.buf = append(s.buf, ",\n  "...)
 	}
-	if s.compact {
+	switch {
+	case s.compact:
 		s.buf = append(s.buf, rec...)
-	} else {
+	case indented != nil:
+		s.buf = append(s.buf, indented...)
+	default:
 		s.buf = jsonv.AppendIndent(s.buf, rec, "  ", "  ")
 	}
 	s.n++

@@ -1,10 +1,9 @@
 package cmd
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -16,6 +15,7 @@ type SignOptions struct {
 	IO     *IOStreams
 	Input  string
 	Output string
+	Jobs   int
 	signFlags
 }
 
@@ -88,11 +88,16 @@ EXIT STATUS
 		},
 	}
 	opts.add(c)
+	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	return c
 }
 
 func runSign(opts *SignOptions) error {
+	n, err := workers(opts.Jobs)
+	if err != nil {
+		return err
+	}
 	rep := newReporter(opts.IO)
 	signer, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
@@ -104,90 +109,29 @@ func runSign(opts *SignOptions) error {
 	}
 	defer in.Close()
 	out := newOutput(opts.IO, opts.Output)
-	rd := sign.NewReader(in.R, opts.MaxEventSize)
-	// The signed events are gathered in buf and written when it holds more
-	// than the output's buffer: bufio passes such a write on without
-	// copying it again. What is gathered is also written when the input
-	// has nothing more buffered (a live stream is not held back), and
-	// before anything stops the run, so that the output gets the same
-	// bytes as if each event were written at once.
-	var buf []byte
-	var last byte // the last byte written
-	crlf := false // the last line break written was CR LF
-	write := func() error {
-		if len(buf) == 0 {
-			return nil // an output file is not created for nothing
-		}
-		last = buf[len(buf)-1]
-		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-			crlf = i > 0 && buf[i-1] == '\r'
-		}
-		_, err := out.Write(buf)
-		buf = buf[:0]
-		return err
+	h := sign.StreamHandler{
+		Output: func(b []byte) error {
+			out.Write(b)
+			return out.failed
+		},
+		Bad: func(e *sign.EventError) error {
+			rep.errorf("%s", eventError(in.Name, e))
+			return nil
+		},
+		Idle: out.Flush,
 	}
-	bad := 0
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
+	bad, err := sign.SignStream(context.Background(), in.R, signer, sign.StreamOptions{Workers: n,
+		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
+	if err != nil {
+		out.Abort()
+		if err == out.failed {
+			return err
 		}
-		if err != nil {
-			write()
-			out.Abort()
-			return eventsReadError(in.Name, err)
-		}
-		ev, err := signer.Event(rec)
-		if err != nil {
-			if bad == 0 {
-				if err := write(); err != nil {
-					out.Abort()
-					return err
-				}
-			}
-			bad++
-			rep.errorf("%s", eventError(in.Name, rec, err))
-			continue
-		}
-		if bad > 0 {
-			continue // nothing more is written; the rest is still checked
-		}
-		buf = append(buf, rec.Gap...)
-		buf = sign.AppendSigned(buf, ev, signer.Sign(ev))
-		if idle := rd.Buffered() == 0; idle || len(buf) > outputBuffer {
-			if err := write(); err != nil {
-				out.Abort()
-				return err
-			}
-			if idle {
-				if err := out.Flush(); err != nil {
-					out.Abort()
-					return err
-				}
-			}
-		}
+		return eventsReadError(in.Name, err)
 	}
 	if bad > 0 {
 		out.Abort()
 		return reported(ExitInvalid)
-	}
-	buf = append(buf, rd.Tail()...)
-	if err := write(); err != nil {
-		out.Abort()
-		return err
-	}
-	if last != 0 && last != '\n' {
-		// The input's layout is kept, but for a missing final newline
-		// (json.dump writes none): text output ends with one, CR LF when
-		// the lines before end so.
-		buf = append(buf, '\n')
-		if crlf {
-			buf = append(buf[:0], "\r\n"...)
-		}
-	}
-	if err := write(); err != nil {
-		out.Abort()
-		return err
 	}
 	return out.Commit()
 }
@@ -204,11 +148,6 @@ func eventsReadError(name string, err error) error {
 
 // eventError is the message for an event that is not a trace event:
 // FILE:LINE:COL: /pointer: what is wrong.
-func eventError(name string, rec *sign.Record, err error) string {
-	pos := rec.Pos
-	var fe *sign.FieldError
-	if errors.As(err, &fe) {
-		pos = rec.PosAt(fe.Offset)
-	}
-	return fmt.Sprintf("%s:%s: event %d: %s", name, pos, rec.Index+1, err)
+func eventError(name string, e *sign.EventError) string {
+	return fmt.Sprintf("%s:%s", name, e)
 }

@@ -23,6 +23,7 @@ type ValidateOptions struct {
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
 	MaxFrameSize int
+	Jobs         int // workers; 0: the usable CPUs
 }
 
 // The formats validate checks in this version.
@@ -32,7 +33,7 @@ func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Co
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -60,7 +61,9 @@ the first one):
               exactly one done, events after done, an error not followed by
               done with ok false, an unknown type (NAR080-NAR084)
 JSON, a JSON array of messages and NDJSON are all read for chiffon and
-trace; narratoria is NDJSON by its spec.
+trace; narratoria is NDJSON by its spec. -j N checks binary frames and
+chiffon, trace and narratoria messages on N workers, the rules across the
+stream in input order: the report is that of -j 1, byte for byte.
 
 Reports (--report): text, one line per finding and a summary line, colored
 on a terminal; json, one object {"ok","files","records","errors",
@@ -102,6 +105,9 @@ EXIT STATUS
 			if opts.MaxErrors < 0 {
 				return usageErrorf("", "--max-errors: want 0 (no limit) or more, found %d", opts.MaxErrors)
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
@@ -125,6 +131,7 @@ EXIT STATUS
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
+	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -256,7 +263,7 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		}
 		format = d.Format
 	}
-	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize}
+	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}
 	var n int
 	switch format {
 	case codec.Binary:

@@ -160,7 +160,7 @@ func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
 		return err
 	}
 	defer in.Close()
-	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize})
+	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize, Live: !in.regular()})
 	var se *jsonv.SyntaxError
 	var tl *jsonv.TooLargeError
 	switch {

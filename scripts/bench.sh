@@ -10,13 +10,14 @@
 # /usr/bin/time -v (the largest over the runs), the peak RSS of decode and
 # encode on an input twice as large (each file twice over), and the wall time
 # of `toonkit --version` and of decoding one small frame (median of
-# STARTUP_REPS runs). decode and encode run with -j 1 and with the default
-# -j (one worker per CPU) in turns, REPS times each, for the speed-up of the
-# workers. It checks that decode prints the generated NDJSON and that
+# STARTUP_REPS runs). decode, encode and inspect --json run with -j 1 and
+# with the default -j (one worker per CPU) in turns, REPS times each, for
+# the speed-up of the workers. It checks that decode prints the generated NDJSON and that
 # decode | encode gives the capture back byte for byte.
 #
-# Marks: decode >= 200 MB/s and >= 10x jq; encode >= 100 MB/s; decode and
-# encode --to binary on all CPUs >= 1.6x -j 1 (median over median); peak RSS
+# Marks: decode (all CPUs) >= 800 MB/s and >= 15x jq; encode >= 100 MB/s;
+# decode, encode --to binary and inspect --json on all CPUs >= 1.6x -j 1
+# (median over median); peak RSS
 # <= 64 MiB whatever the input size; --version and one small frame <= 15 ms.
 # Tables (genbench -table: a JSON array of flat objects with strings holding
 # commas, newlines, quotes and backslashes, numbers, booleans and nulls):
@@ -24,15 +25,18 @@
 # of table input), each beside jq -c . on the same JSON; marks >= 100 MB/s and
 # >= 5x jq each; table -> JSON peak RSS <= 64 MiB on the table and on it
 # twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
-# (1 GB) array; --stats >= 2 MB/s of JSON input. Checks: the table converts
-# back to the same records.
+# (1 GB) array; --stats >= 2 MB/s of JSON input; convert --to tabular on all
+# CPUs >= 1.6x -j 1 (in turns, median over median). Checks: the table
+# converts back to the same records.
 # Validate (genbench -messages): BENCH_MESSAGES valid Chiffon and AOP trace
 # messages, compact and as Python services write them (the same messages
 # rewritten by python3 scripts/pyjson.py: json.dumps' ", " and ": "),
 # validated with GOMAXPROCS=1. Marks, for each protocol: >= 150,000
 # messages/s on either formatting; Python-formatted >= 0.8x compact; >= 1.5x
 # ajv-cli (npm, wall time) validating the same messages, as one JSON array,
-# against the schema toonkit exports (--print-schema). Info: messages per
+# against the schema toonkit exports (--print-schema); with the default -j
+# (one worker per CPU) >= 2.5x ajv-cli and >= 1.6x -j 1 (in turns); peak
+# RSS of the default -j on the trace events and on 4x as many <= 64 MiB, flat. Info: messages per
 # CPU-second (user + system, from GNU time) of toonkit and of ajv-cli (node
 # takes more than one core), steadier than the wall time on a busy machine. Peak RSS on a 1 GB trace stream (mark <= 64 MiB) and on a
 # 1 GB Chiffon stream (info: the sets of message ids, request ids and task
@@ -47,10 +51,13 @@
 # trace events of about 1 KB, signed (toonkit sign) and the result verified
 # (toonkit verify), each with GOMAXPROCS=1; marks >= 100,000 events/s each;
 # beside the spec's own Python generate_signature (python3) signing the same
-# events (json.loads, sign, json.dumps per line), mark >= 10x. Check: Python
-# verifies every signature toonkit wrote (scripts/gen-sign-vectors.py --verify).
-# verify -j 1 and the default -j in turns: speed-up mark >= 1.6x; the
-# default's peak RSS <= 64 MiB on the signed events and on 4x as many.
+# events (json.loads, sign, json.dumps per line), mark >= 10x. sign -j 1 and
+# the default -j in turns: speed-up mark >= 1.6x, the default >= 20x the
+# Python function, its peak RSS <= 64 MiB on the events and on them four
+# times over. Check: Python verifies every signature toonkit wrote
+# (scripts/gen-sign-vectors.py --verify). verify -j 1 and the default -j in
+# turns: speed-up mark >= 1.6x; the default's peak RSS <= 64 MiB on the
+# signed events and on 4x as many.
 # TOON, the official format (genbench -users): a JSON array of
 # BENCH_TOON_USERS (100000) users {id, name, email, active, score, tags},
 # ~20 MB, and the same without tags (a tabular array). toonkit encode --to
@@ -300,6 +307,7 @@ note "building scripts/genbench"
 printf '{"instruction":"Write unit tests for the UserService class"}\n' |
 	"$tk" encode --to binary --timestamp 1735689600123 -o "$dir/small.bin"
 failures=0
+jobs=$(nproc) # the default -j
 if want frames; then
 note "generating ${mb} MB of frames in $dir"
 "$dir/genbench" -mb "$mb" -seed "$seed" -o "$dir/capture.bin" -ndjson "$dir/capture.ndjson" 2>"$dir/gen.txt" ||
@@ -342,9 +350,8 @@ if ((have_jq)); then
 fi
 # -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns, so that
 # other work on the machine weighs on both alike.
-jobs=$(nproc)
-note "decode and encode, -j 1 and the default -j $jobs in turns, x$reps"
-d1=() dj=() e1=() ej=()
+note "decode, encode and inspect --json, -j 1 and the default -j $jobs in turns, x$reps"
+d1=() dj=() e1=() ej=() i1=() ij=()
 for ((i = 0; i < reps; i++)); do
 	measure 1 "$tk" decode -j 1 "$dir/capture.bin"
 	d1+=("$MED_NS")
@@ -354,8 +361,13 @@ for ((i = 0; i < reps; i++)); do
 	e1+=("$MED_NS")
 	measure 1 "$tk" encode --to binary --timestamp 1 "$dir/capture.ndjson"
 	ej+=("$MED_NS")
+	measure 1 "$tk" inspect --json -j 1 "$dir/capture.bin"
+	i1+=("$MED_NS")
+	measure 1 "$tk" inspect --json "$dir/capture.bin"
+	ij+=("$MED_NS")
 done
 dec1_ns=$(median "${d1[@]}") decj_ns=$(median "${dj[@]}") enc1_ns=$(median "${e1[@]}") encj_ns=$(median "${ej[@]}")
+ins1_ns=$(median "${i1[@]}") insj_ns=$(median "${ij[@]}")
 dec2_kb="" enc2_kb=""
 pypair encode "$dir/capture.ndjson" "$tk" encode --to binary --timestamp 1
 if ((have_time)); then
@@ -386,6 +398,24 @@ fi
 note "convert --to tabular x$reps"
 measure "$reps" "$tk" convert --to tabular "$dir/table.json"
 tab_ns=$MED_NS tab_kb=$MAX_KB
+note "convert --to tabular, -j 1 and the default -j $jobs in turns, x$reps"
+t1=() tj=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" convert --to tabular -j 1 "$dir/table.json"
+	t1+=("$MED_NS")
+	measure 1 "$tk" convert --to tabular "$dir/table.json"
+	tj+=("$MED_NS")
+done
+tab1_ns=$(median "${t1[@]}") tabj_ns=$(median "${tj[@]}")
+note "convert --to json -c (the table), -j 1 and the default -j $jobs in turns, x$reps"
+t1=() tj=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" convert --to json -c -j 1 "$dir/table.toon"
+	t1+=("$MED_NS")
+	measure 1 "$tk" convert --to json -c "$dir/table.toon"
+	tj+=("$MED_NS")
+done
+untab1_ns=$(median "${t1[@]}") untabj_ns=$(median "${tj[@]}")
 pypair tabular "$dir/table.json" "$tk" convert --to tabular
 note "convert --to json -c x$reps"
 measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
@@ -421,6 +451,7 @@ if want validate; then
 nmsg=${BENCH_MESSAGES:-100000}
 vbig=${BENCH_VALIDATE_BIG_MB:-1000}
 val_names=() val_ns=() valpy_ns=() val_cpu=() valpy_cpu=() ajv_ns=() ajv_cpu=()
+valj1_ns=() valjn_ns=() valj_bytes=() vjobs=$(nproc) t1x_kb="" t4x_kb=""
 have_py=0
 if command -v python3 >/dev/null; then
 	have_py=1
@@ -469,6 +500,24 @@ for proto in chiffon trace; do
 		a=$MED_NS ac=$MED_CPU_NS
 	fi
 	ajv_ns+=("$a") ajv_cpu+=("${ac:-}")
+	# -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns; the
+	# peak RSS of the default on trace events, and on 4x as many.
+	note "validate $proto, -j 1 and the default -j $vjobs in turns, x$reps"
+	v1=() vj=() vkb=()
+	for ((i = 0; i < reps; i++)); do
+		measure 1 "$tk" validate -j 1 "$dir/$proto.ndjson"
+		v1+=("$MED_NS")
+		measure 1 "$tk" validate "$dir/$proto.ndjson"
+		vj+=("$MED_NS") vkb+=("${MAX_KB:-0}")
+	done
+	valj1_ns+=("$(median "${v1[@]}")") valjn_ns+=("$(median "${vj[@]}")") valj_bytes+=("$(size "$dir/$proto.ndjson")")
+	if [[ $proto == trace ]] && ((have_time)); then
+		t1x_kb=$(maxof "${vkb[@]}")
+		"$dir/genbench" -messages trace -frames $((4 * nmsg)) -o "$dir/trace4x.ndjson" || die "genbench -messages failed"
+		measure "$reps" "$tk" validate "$dir/trace4x.ndjson"
+		t4x_kb=$MAX_KB
+		rm -f "$dir/trace4x.ndjson"
+	fi
 	rm -f "$dir/$proto.ndjson" "$dir/$proto.py.ndjson" "$dir/ajv/$proto-data.json"
 done
 vbig_kb="" tbig_kb=""
@@ -497,12 +546,28 @@ sbytes=$(size "$dir/signed.ndjson")
 note "sign x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
 sign_ns=$MED_NS sign_kb=$MAX_KB
+# -j 1 and the default -j (the CPUs) in turns; the default's peak RSS on
+# the input and on it four times over.
+note "sign, -j 1 and the default -j $jobs in turns, x$reps"
+s1=() sj=() sjk=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" sign -j 1 --key-file "$dir/audit.key" "$dir/audit.ndjson"
+	s1+=("$MED_NS")
+	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
+	sj+=("$MED_NS") sjk+=("${MAX_KB:-0}")
+done
+sign1_ns=$(median "${s1[@]}") signj_ns=$(median "${sj[@]}") signj_kb=$(maxof "${sjk[@]}") sign4_kb=""
+if ((have_time)); then
+	cat "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" >"$dir/audit4.ndjson"
+	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit4.ndjson"
+	sign4_kb=$MAX_KB
+	rm -f "$dir/audit4.ndjson"
+fi
 note "verify x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
 verify_ns=$MED_NS verify_kb=$MAX_KB
 # verify -j 1 and the default -j (the CPUs) in turns; the default's peak
 # RSS on the events and on a log four times as long (4N other events).
-jobs=$(nproc)
 note "verify, -j 1 and the default -j $jobs in turns, x$reps"
 v1=() vj=() vjk=()
 for ((i = 0; i < reps; i++)); do
@@ -692,28 +757,29 @@ if [[ -n $only ]]; then echo "sections: ${only//,/, } (BENCH_ONLY)"; fi
 echo
 row "measure" "value" "mark" "vs jq" "result"
 row "-------" "-----" "----" "-----" "------"
-if want frames; then
-
-check ge "$dec_mbps" 200
-row "decode MB/s (frame input)" "$dec_mbps" ">= 200" "$(vsjq "$dec_mbps" "$jq_mbps")" "$RES"
-if ((have_jq)); then
-	r=$(ratio "$dec_mbps" "$jq_mbps")
-	check ge "${r%x}" 10
-	row "decode vs jq, MB/s ratio" "$r" ">= 10x" "" "$RES"
-	row "  same content, wall-time ratio" "$(ratio "$jq_ns" "$dec_ns")" "" "" "(info)"
-else
-	row "decode vs jq" "n/a" ">= 10x" "n/a" "SKIP (no jq)"
-fi
-check ge "$enc_mbps" 100
-row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
-pyrows encode "encode"
 # speedup LABEL BYTES NS1 NSJ: the -j 1 and -j N rows and the speed-up mark.
 speedup() {
 	row "$1 MB/s: -j 1 / -j $jobs" "$(mbps "$2" "$3") / $(mbps "$2" "$4")" "" "" "(in turns)"
 	ratiorow "  $1 speed-up, -j $jobs vs -j 1" "$3" "$4" 1.6
 }
+if want frames; then
+
+check ge "$dec_mbps" 800
+row "decode MB/s (frame input)" "$dec_mbps" ">= 800" "$(vsjq "$dec_mbps" "$jq_mbps")" "$RES"
+if ((have_jq)); then
+	r=$(ratio "$dec_mbps" "$jq_mbps")
+	check ge "${r%x}" 15
+	row "decode vs jq, MB/s ratio" "$r" ">= 15x" "" "$RES"
+	row "  same content, wall-time ratio" "$(ratio "$jq_ns" "$dec_ns")" "" "" "(info)"
+else
+	row "decode vs jq" "n/a" ">= 15x" "n/a" "SKIP (no jq)"
+fi
+check ge "$enc_mbps" 100
+row "encode MB/s (NDJSON input)" "$enc_mbps" ">= 100" "$(vsjq "$enc_mbps" "$jq_mbps")" "$RES"
+pyrows encode "encode"
 speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
 speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
+speedup "inspect --json" "$bin_bytes" "$ins1_ns" "$insj_ns"
 if ((have_jq)); then
 	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
 fi
@@ -756,9 +822,12 @@ if ((have_jq)); then
 	row "  vs jq -c . on the same JSON" "$r" ">= 5x" "" "$RES"
 fi
 pyrows tabular "tabular"
+speedup "JSON -> tabular" "$tj_bytes" "$tab1_ns" "$tabj_ns"
 check ge "$untab_mbps" 100
 row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
 row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"
+row "tabular -> JSON MB/s: -j 1 / -j $jobs" "$(mbps "$tt_bytes" "$untab1_ns") / $(mbps "$tt_bytes" "$untabj_ns")" "" "" "(in turns)"
+row "  speed-up, -j $jobs vs -j 1" "$(awk -v a="$untab1_ns" -v b="$untabj_ns" 'BEGIN {printf "%.2fx", a / b}')" "" "" "(info)"
 if ((have_jq)); then
 	r=$(ratio "$tjq_ns" "$untab_ns")
 	check ge "${r%x}" 5
@@ -813,10 +882,21 @@ for i in "${!val_names[@]}"; do
 			row "  ajv-cli messages per CPU-second" "$(evps "$nmsg" "${ajv_cpu[$i]}")" "" "" "(info)"
 		fi
 		ratiorow "  toonkit vs ajv-cli, wall time" "${ajv_ns[$i]}" "${val_ns[$i]}" 1.5
+		ratiorow "  toonkit -j $vjobs vs ajv-cli, wall time" "${ajv_ns[$i]}" "${valjn_ns[$i]}" 2.5
 	else
 		row "  toonkit vs ajv-cli" "n/a" ">= 1.5x" "" "SKIP (no ajv-cli)"
 	fi
+	row "validate $p MB/s: -j 1 / -j $vjobs" "$(mbps "${valj_bytes[$i]}" "${valj1_ns[$i]}") / $(mbps "${valj_bytes[$i]}" "${valjn_ns[$i]}")" "" "" "(in turns)"
+	ratiorow "  validate $p speed-up, -j $vjobs vs -j 1" "${valj1_ns[$i]}" "${valjn_ns[$i]}" 1.6
 done
+if [[ -n $t4x_kb ]]; then
+	check le "$t1x_kb" 65536
+	row "validate trace peak RSS MiB, -j $vjobs" "$(mib "$t1x_kb")" "<= 64" "" "$RES"
+	check le "$t4x_kb" 65536
+	row "  on 4x as many events" "$(mib "$t4x_kb")" "<= 64" "" "$RES"
+	check le "$t4x_kb" "$((t1x_kb * 5 / 4 + 4096))"
+	row "  growth 1x -> 4x" "$(ratio "$t4x_kb" "$t1x_kb")" "flat" "" "$RES"
+fi
 if [[ -n $tbig_kb ]]; then
 	check le "$tbig_kb" 65536
 	row "validate trace peak RSS MiB, $vbig MB" "$(mib "$tbig_kb")" "<= 64" "" "$RES"
@@ -848,6 +928,15 @@ if [[ -n $py_ns ]]; then
 	row "  sign vs the spec's Python, wall time" "$r" ">= 10x" "" "$RES"
 else
 	row "  sign vs the spec's Python" "n/a" ">= 10x" "" "SKIP (no python3)"
+fi
+row "sign MB/s: -j 1 / -j $jobs" "$(mbps "$sig_bytes" "$sign1_ns") / $(mbps "$sig_bytes" "$signj_ns")" "" "" "(in turns)"
+ratiorow "  sign speed-up, -j $jobs vs -j 1" "$sign1_ns" "$signj_ns" 1.6
+if [[ -n $py_ns ]]; then
+	ratiorow "  sign -j $jobs vs the spec's Python, wall time" "$py_ns" "$signj_ns" 20
+fi
+if ((have_time)); then
+	check le "$(maxof "$signj_kb" "$sign4_kb")" $lim
+	row "  sign -j $jobs peak RSS MiB, 1x / 4x input" "$(mib "$signj_kb") / $(mib "$sign4_kb")" "<= 64" "" "$RES"
 fi
 if ((have_time)); then
 	row "sign / verify peak RSS MiB" "$(mib "$sign_kb") / $(mib "$verify_kb")" "" "" "(info)"

@@ -30,6 +30,12 @@ type Buffer struct {
 	// Drop, when set, is called with the consumed bytes before they are
 	// dropped.
 	Drop func(gone []byte)
+	// Fresh, when set, gives the buffer that the unread bytes move to
+	// whenever room is needed, in place of moving them within Buf, so that
+	// the bytes of a buffer are never written again once read into it: a
+	// caller may hold on to slices of them. old is the buffer left (nil
+	// at first); the result must be at least size bytes long.
+	Fresh func(old []byte, size int) []byte
 }
 
 // Fill makes at least n bytes available from Pos unless the stream ends,
@@ -69,6 +75,10 @@ func (b *Buffer) makeRoom(n, want int) bool {
 	case len(b.Buf) == 0:
 		b.resize(min(b.First, b.Max))
 		return true
+	case b.Pos > 0 && b.Fresh != nil:
+		// A buffer of the steady size, or one that holds n bytes.
+		b.resize(min(b.Max, max(b.Steady, n)))
+		return true
 	case b.Pos > 0 && len(b.Buf) < min(b.Steady, b.Max):
 		b.resize(min(b.Steady, b.Max))
 		return true
@@ -100,7 +110,10 @@ func (b *Buffer) resize(size int) {
 		b.Drop(b.Buf[:b.Pos])
 	}
 	nb := b.Buf
-	if size != len(b.Buf) {
+	switch {
+	case b.Fresh != nil:
+		nb = b.Fresh(b.Buf, size)
+	case size != len(b.Buf):
 		nb = make([]byte, size)
 	}
 	b.End = copy(nb, b.Buf[b.Pos:b.End])

@@ -93,3 +93,41 @@ func TestLine(t *testing.T) {
 		t.Fatalf("a 16-byte line: %q, %v", line, err)
 	}
 }
+
+// With Fresh, the bytes of a buffer are never written again once read into
+// it: a slice taken of them keeps its bytes whatever is read after, and the
+// unread bytes move to the buffers Fresh gives, of at least the size asked.
+func TestFreshNeverWritesABufferAgain(t *testing.T) {
+	var in strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&in, "%d\n", i)
+	}
+	var left int
+	b := Buffer{R: iotest.HalfReader(strings.NewReader(in.String())), First: 64, Steady: 64, Max: 1 << 20,
+		Fresh: func(old []byte, size int) []byte {
+			if old != nil {
+				left++
+			}
+			return make([]byte, size)
+		}}
+	var held [][]byte
+	var want []string
+	for {
+		line, _, err := b.Line(1 << 10)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, want = append(held, line), append(want, string(line))
+	}
+	for i := range held {
+		if string(held[i]) != want[i] {
+			t.Fatalf("line %d changed from %q to %q", i, want[i], held[i])
+		}
+	}
+	if left == 0 {
+		t.Fatal("Fresh was never asked for a buffer in place of one that was left")
+	}
+}

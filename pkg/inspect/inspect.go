@@ -9,7 +9,6 @@
 package inspect
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +49,11 @@ type Options struct {
 	// about that frame alone.
 	OnlyFrame bool
 	Frame     int
+	// Workers render the JSON format's frames (their payloads checked,
+	// decompressed and compacted) on that many goroutines (pkg/pipeline),
+	// with the output of one; <= 1, the Text format and OnlyFrame are
+	// single-worker.
+	Workers int
 	// Flush, when set, is called after a frame is shown whenever the input
 	// has nothing more buffered, so that a live capture (tail -f) is shown
 	// frame by frame through a buffered writer.
@@ -208,6 +212,9 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 		in.note(fc, fmt.Sprintf("the input ends at byte %d, before --skip %d", skipped, o.Skip))
 		return nil
 	}
+	if o.Format == JSON && o.Workers > 1 && !o.OnlyFrame {
+		return in.inspectJSONParallel(rd, win, fc, s)
+	}
 	met := false
 	for {
 		if in.w.err != nil {
@@ -231,20 +238,7 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 				}
 				continue
 			}
-			rep := in.analyze(rd, f)
-			if rep.problem != nil {
-				// The report's bytes live in the reader's buffer, which
-				// moving on may reuse: keep copies.
-				rep.header = bytes.Clone(rep.header)
-				rep.payload = bytes.Clone(rep.payload)
-				for i := range rep.fields {
-					fl := &rep.fields[i]
-					fl.raw = rep.header[fl.off : fl.off+len(fl.raw)]
-				}
-				if n, found := rd.SkipBadPayload(f); n > 0 {
-					rep.skip = &skipInfo{from: f.Offset, bytes: n, found: found, resume: f.Offset + n}
-				}
-			}
+			rep := in.analyzeOwn(rd, f)
 			in.count(s, rep)
 			in.render(fc, rep)
 			in.flushIdle(rd)

@@ -130,9 +130,12 @@ func advance(p jsonv.Position, b []byte) jsonv.Position {
 
 // syntaxError is malformed input off bytes ahead.
 func (r *Reader) syntaxError(off int, msg string) error {
-	pos := r.position(off)
-	buf := r.b.Buf[:r.b.End]
-	at := r.b.Pos + off
+	return syntaxErrorIn(r.b.Buf[:r.b.End], r.b.Pos+off, r.position(off), msg)
+}
+
+// syntaxErrorIn is malformed input at buf[at], at pos, with the line it
+// stands on as far as buf holds it.
+func syntaxErrorIn(buf []byte, at int, pos jsonv.Position, msg string) error {
 	from := bytes.LastIndexByte(buf[:at], '\n') + 1
 	to := len(buf)
 	if nl := bytes.IndexByte(buf[at:], '\n'); nl >= 0 {
@@ -285,14 +288,16 @@ func (s *Signer) Event(rec *Record) (*Event, error) {
 }
 
 // EventError is an event without the fields a signature needs, at its
-// place in the stream.
+// place in the stream: Index counts the events from 0, Pos is where the
+// field was looked for.
 type EventError struct {
+	Index int
 	Pos   jsonv.Position
 	Field *FieldError
 }
 
 func (e *EventError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Pos, e.Field)
+	return fmt.Sprintf("%s: event %d: %s", e.Pos, e.Index+1, e.Field)
 }
 
 // Buffered is how many bytes are read ahead: 0 when the next event has

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"hash"
 	"io"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
@@ -20,8 +18,13 @@ type VerifyOptions struct {
 	Workers int
 	// MaxEventSize bounds one event (0: DefaultMaxEventSize).
 	MaxEventSize int
-	// BatchBytes is the input bytes after which a batch is cut; 0: 256 KiB.
+	// BatchBytes is about how many bytes of the input make a batch; 0:
+	// 256 KiB.
 	BatchBytes int
+	// Live says that the input may wait for more (a pipe, a terminal): what
+	// has arrived is passed to the workers at once rather than held back
+	// until a batch is full.
+	Live bool
 }
 
 // Records is the number of records of the log so far, events and unread
@@ -57,7 +60,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	workers := make(chan *Signer, opts.Workers)
 	l.Signer.mac.Reset() // the key's state is made once, and shared by the copies
 	for range opts.Workers {
-		s, err := l.Signer.workerCopy()
+		s, err := l.Signer.Clone()
 		if err != nil {
 			return l.verifyEvents(ctx, NewReader(in, max), file)
 		}
@@ -67,8 +70,38 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	if size <= 0 {
 		size = 256 << 10
 	}
-	c := &cutter{in: in, size: size, free: make(chan *vbatch, 2*opts.Workers+4)}
-	line := 1       // the line that the next batch starts
+	c := newCutter(in, size, opts.Live, false)
+	free := make(chan *vbatch, 2*opts.Workers+4)
+	var mu sync.Mutex
+	var pending []*vbatch // read and not yet written, in order
+	var off int64         // the input offset of the next batch
+	read := func() (*vbatch, error) {
+		var b *vbatch
+		select {
+		case b = <-free:
+		default:
+			b = &vbatch{}
+		}
+		if !c.cut(&b.batch) {
+			return nil, io.EOF
+		}
+		b.off = off
+		off += int64(len(b.raw))
+		mu.Lock()
+		pending = append(pending, b)
+		mu.Unlock()
+		return b, nil
+	}
+	line, col := 1, 1 // the line and column that the next batch starts at
+	// place is the position in the input of a position in b.
+	place := func(p jsonv.Position, b *vbatch) jsonv.Position {
+		if p.Line == 1 {
+			p.Column += col - 1 // a batch may start within a line
+		}
+		p.Line += line - 1
+		p.Offset += b.off
+		return p
+	}
 	prev := stStart // the reader's state after the batches written
 	var resume *vbatch
 	work := func(b *vbatch) (*vbatch, error) {
@@ -78,17 +111,18 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		return b, nil
 	}
 	write := func(b *vbatch) error {
-		c.mu.Lock()
-		c.pending = c.pending[1:]
-		c.mu.Unlock()
-		if !b.first && (!b.array && prev != stValues || b.array && prev != stElement && prev != stFirst) {
+		mu.Lock()
+		pending = pending[1:]
+		mu.Unlock()
+		if !b.first && prev != b.st0 && !(prev == stFirst && b.st0 == stElement) {
 			// The batch does not start where its worker took it to (an
-			// array element cut after its last line, no comma after it).
+			// event cut by the batch before, an array guessed wrong).
 			b.items, b.stop, b.moved, b.stopPos = b.items[:0], 0, false, jsonv.Position{Line: 1, Column: 1}
 		}
 		for i := range b.items {
 			it := &b.items[i]
-			w := Where{File: file, Line: line + it.pos.Line - 1, Column: it.pos.Column, Offset: b.off + it.pos.Offset, Index: l.Records()}
+			p := place(it.pos, b)
+			w := Where{File: file, Line: p.Line, Column: p.Column, Offset: p.Offset, Index: l.Records()}
 			if it.bad {
 				l.Bad(w, it.pointer, it.msg)
 			} else {
@@ -99,34 +133,47 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 			resume = b
 			return errResume
 		}
-		line, prev = line+b.lines, b.end
-		if b.err != nil {
-			return b.err
+		if b.moved { // else white space only: the state is as it was
+			prev = b.end
+		}
+		line += b.lines
+		if b.lines > 0 {
+			col = b.tail + 1
+		} else {
+			col += b.tail
+		}
+		if b.readErr != nil {
+			return b.readErr
 		}
 		b.items = b.items[:0] // nothing of the input is kept
 		select {
-		case c.free <- b:
+		case free <- b:
 		default:
 		}
 		return ctx.Err()
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: opts.Workers}, c.read, work, write)
+	err := pipeline.Run(ctx, pipeline.Options{Workers: opts.Workers}, read, work, write)
 	if err != errResume {
 		return err
 	}
 	// The rest is read one event at a time, from where the workers
 	// stopped: the bytes of the batches read, then the rest of in.
-	b := resume
+	b, last := resume, resume
 	parts := []io.Reader{bytes.NewReader(b.raw[b.stop:])}
-	for _, p := range c.pending { // after b, in order
-		parts = append(parts, bytes.NewReader(p.raw))
+	for _, p := range pending { // after b, in order
+		parts, last = append(parts, bytes.NewReader(p.raw)), p
 	}
-	parts = append(parts, bytes.NewReader(c.carry))
 	switch {
+	case last.readErr != nil:
+		parts = append(parts, errReader{last.readErr})
 	case !c.done:
-		parts = append(parts, c.in)
-	case c.rest != nil:
-		parts = append(parts, c.rest)
+		parts = append(parts, bytes.NewReader(c.b.Buf[c.b.Pos:c.b.End]))
+		switch {
+		case c.b.ReadErr != nil:
+			parts = append(parts, errReader{c.b.ReadErr})
+		case !c.b.EOF:
+			parts = append(parts, c.b.R)
+		}
 	}
 	rest := io.MultiReader(parts...)
 	if b.first && !b.moved {
@@ -134,9 +181,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		return l.verifyEvents(ctx, NewReader(rest, max), file)
 	}
 	rd := NewReader(rest, max)
-	at := b.stopPos
-	at.Line += line - 1
-	at.Offset += b.off
+	at := place(b.stopPos, b)
 	rd.at, rd.b.Base, rd.state, rd.index = at, at.Offset, b.stopState, l.Records()
 	if !b.moved {
 		rd.state = prev
@@ -189,34 +234,16 @@ func (l *Log) bad(w Where, raw []byte, pos jsonv.Position, err error) {
 	l.Bad(w, "", err.Error())
 }
 
-// workerCopy is a Signer of the same key and scheme with a state of its
-// own, for another goroutine.
-func (s *Signer) workerCopy() (*Signer, error) {
-	c, ok := s.mac.(hash.Cloner)
-	if !ok {
-		return nil, errors.ErrUnsupported
-	}
-	mac, err := c.Clone()
-	if err != nil {
-		return nil, err
-	}
-	return &Signer{scheme: s.scheme, mac: mac}, nil
-}
-
-// vbatch is a batch of whole lines of the input and, once a worker has
-// been over it, its events judged.
+// vbatch is a batch of the cutter's and, once a worker has been over it,
+// its events judged.
 type vbatch struct {
-	raw    []byte
-	off    int64 // the input offset of raw[0]
-	first  bool  // raw starts the input
-	eof    bool  // raw ends it
-	err    error // the read error after raw
-	serial bool  // no place to cut was found: the rest is read one event at a time
-	array  bool  // the input is a JSON array: raw starts at an element (or is the first batch)
+	batch
+	off int64 // the input offset of raw[0]
 
 	items     []vitem
 	lines     int            // line breaks in raw
-	end       int            // the reader's state after raw (stValues, or where in the array)
+	tail      int            // the characters that start in raw after its last line break
+	end       int            // the reader's state after raw
 	stop      int            // -1, or where in raw reading goes on one event at a time
 	stopPos   jsonv.Position // the position at stop, its line counted from raw's
 	stopState int            // the reader's state at stop
@@ -239,27 +266,14 @@ type vitem struct {
 // follows is read by a Reader, from the state the batch stopped in.
 func (b *vbatch) check(s *Signer, limit int, explain bool) {
 	b.items, b.stop, b.lines, b.moved = b.items[:0], -1, 0, false
-	if b.serial {
-		b.stop, b.stopPos = 0, jsonv.Position{Line: 1, Column: 1}
-		return
-	}
 	src := b.raw
 	p := &s.p
-	line, lineStart := 1, 0 // the line of i, and where it starts
-	i := 0                  // the end of the last record
-	if b.first && bytes.HasPrefix(src, []byte("\xEF\xBB\xBF")) {
-		// A byte order mark: offsets count it, columns do not.
-		i, lineStart = 3, 3
-	}
+	// A byte order mark (b.from): offsets count it, columns do not.
+	line, lineStart := 1, b.from // the line of i, and where it starts
+	i := b.from                  // the end of the last record
+	state := b.st0
 	// stop ends the batch's events at j, where the next one starts
 	// (after white space): the reader goes on from there.
-	state := stValues
-	switch {
-	case b.first:
-		state = stStart
-	case b.array:
-		state = stElement
-	}
 	stop := func(j int) {
 		if !b.moved {
 			// The reader starts where the batch does, in the state the
@@ -268,7 +282,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			return
 		}
 		b.stop, b.stopState = j, state
-		b.stopPos = jsonv.Position{Line: line, Column: utf8.RuneCount(src[lineStart:j]) + 1, Offset: int64(j)}
+		b.stopPos = jsonv.Position{Line: line, Column: runes(src[lineStart:j]) + 1, Offset: int64(j)}
 	}
 	for {
 		j := jsonv.SkipSpace(src, i)
@@ -277,7 +291,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			lineStart = i + bytes.LastIndexByte(src[i:j], '\n') + 1
 		}
 		if j == len(src) {
-			if b.eof && state != stValues && state != stDone && state != stStart {
+			if b.final && state != stValues && state != stDone && state != stStart {
 				stop(j) // the array is not closed: the reader says so
 				return
 			}
@@ -288,10 +302,10 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			state, i, b.moved = stFirst, j+1, true
 			continue
 		case state == stFirst && c == ']', state == stAfter && c == ']':
-			state, i = stDone, j+1
+			state, i, b.moved = stDone, j+1, true
 			continue
 		case state == stAfter && c == ',':
-			state, i = stElement, j+1
+			state, i, b.moved = stElement, j+1, true
 			continue
 		case state == stAfter, state == stDone, state == stElement && c == ']':
 			stop(j) // malformed, or the batch started where it could not
@@ -300,7 +314,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 		if state == stStart {
 			state = stValues
 		}
-		p.src, p.pos, p.tape, p.final = src[j:], 0, p.tape[:0], b.eof
+		p.src, p.pos, p.tape, p.final = src[j:], 0, p.tape[:0], b.final
 		if err := p.value(); err != nil || p.pos > limit {
 			stop(j)
 			return
@@ -310,7 +324,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 			state = stAfter
 		}
 		raw := src[j : j+p.pos]
-		pos := jsonv.Position{Line: line, Column: utf8.RuneCount(src[lineStart:j]) + 1, Offset: int64(j)}
+		pos := jsonv.Position{Line: line, Column: runes(src[lineStart:j]) + 1, Offset: int64(j)}
 		b.items = append(b.items, vitem{pos: pos})
 		it := &b.items[len(b.items)-1]
 		if ev, err := s.event(raw, p.tape); err != nil {
@@ -332,140 +346,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 		}
 	}
 	b.lines, b.end = line-1, state
+	b.tail = runes(src[lineStart:])
 }
 
 var newline = []byte{'\n'}
-
-// cutter cuts the input into batches of lines.
-type cutter struct {
-	in      io.Reader
-	size    int
-	carry   []byte // read, not yet in a batch
-	off     int64  // the input offset of carry[0]
-	started bool   // a batch holding more than white space was cut
-	array   bool   // the input is a JSON array
-	indent  []byte // the white space before each element's first line, in an array
-	done    bool
-	rest    io.Reader // once done: what follows the batches (nil: nothing)
-	free    chan *vbatch
-
-	mu      sync.Mutex
-	pending []*vbatch // read and not yet written, in order
-}
-
-// read is the next batch: whole lines, cut where the next line starts
-// with '{' or '[' (an event's first line, in NDJSON and in indented JSON
-// alike), after batchBytes, or when a read returns less than asked for
-// (a pipe with nothing more yet). It holds at least one line that is not
-// white space, unless it ends the input. A batch that finds no place to
-// cut in four times its size ends the batches: the rest of the input is
-// read one event at a time.
-func (c *cutter) read() (*vbatch, error) {
-	if c.done {
-		return nil, io.EOF
-	}
-	var b *vbatch
-	select {
-	case b = <-c.free:
-	default:
-		b = &vbatch{}
-	}
-	b.raw = append(b.raw[:0], c.carry...)
-	c.carry = c.carry[:0]
-	b.off, b.first, b.eof, b.err, b.serial = c.off, !c.started, false, nil, false
-	b.array = c.array
-	short := false
-	for {
-		if len(b.raw) > 0 && (short || len(b.raw) >= c.size) {
-			if cut := c.cut(b.raw, short); cut > 0 {
-				c.carry = append(c.carry, b.raw[cut:]...)
-				b.raw = b.raw[:cut]
-				break
-			}
-			if len(b.raw) >= 4*c.size {
-				b.serial, c.done, c.rest = true, true, c.in
-				break
-			}
-		}
-		if cap(b.raw)-len(b.raw) < 4<<10 {
-			b.raw = append(b.raw, make([]byte, max(c.size, len(b.raw)))...)[:len(b.raw)]
-		}
-		want := min(cap(b.raw)-len(b.raw), c.size)
-		n, err := c.in.Read(b.raw[len(b.raw) : len(b.raw)+want])
-		b.raw = b.raw[:len(b.raw)+n]
-		short = n < want
-		if err == io.EOF {
-			b.eof, c.done = true, true
-			break
-		}
-		if err != nil {
-			b.err, c.done, c.rest = err, true, errReader{err}
-			break
-		}
-	}
-	c.started = true
-	c.off += int64(len(b.raw))
-	if len(b.raw) == 0 && b.eof && (b.first || !c.array) {
-		return nil, io.EOF // else a worker says whether the array was closed
-	}
-	c.mu.Lock()
-	c.pending = append(c.pending, b)
-	c.mu.Unlock()
-	return b, nil
-}
-
-// cut is where to end a batch of the bytes b: after the last line break
-// that an event's first line follows ('{' or '[' in NDJSON; in a JSON
-// array, '{' after the white space that the first element has before it),
-// or at b's end when atEnd and the last line is an event's first or last
-// ('}'); 0 for nowhere. The first batch holds the input's first byte that
-// is not white space, and says whether the input is an array.
-func (c *cutter) cut(b []byte, atEnd bool) int {
-	lo := 0
-	if !c.started {
-		if bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")) {
-			lo = 3
-		}
-		if lo = jsonv.SkipSpace(b, lo); lo == len(b) {
-			return 0
-		}
-		c.array, c.indent = b[lo] == '[', c.indent[:0]
-		if c.array {
-			k := jsonv.SkipSpace(b, lo+1)
-			if k == len(b) {
-				return 0
-			}
-			nl := bytes.LastIndexByte(b[lo+1:k], '\n')
-			if nl < 0 || b[k] != '{' {
-				return 0 // the elements are not on lines of their own
-			}
-			c.indent = append(c.indent, b[lo+1+nl+1:k]...)
-		}
-	}
-	// first tells whether the line at k (< len(b)) is an event's first, or
-	// with last its last.
-	first := func(k int, last bool) bool {
-		q := k + len(c.indent)
-		if q >= len(b) || !bytes.Equal(b[k:q], c.indent) {
-			return false
-		}
-		return b[q] == '{' || !c.array && b[q] == '[' || last && b[q] == '}'
-	}
-	if atEnd && b[len(b)-1] == '\n' {
-		if k := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1; k >= lo && first(k, true) {
-			return len(b)
-		}
-	}
-	for end := len(b) - 1; end > lo; {
-		i := bytes.LastIndexByte(b[lo:end], '\n')
-		if i < 0 {
-			break
-		}
-		i += lo
-		if first(i+1, false) {
-			return i + 1
-		}
-		end = i
-	}
-	return 0
-}

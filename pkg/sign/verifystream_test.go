@@ -68,7 +68,7 @@ func verifyFrom(t testing.TB, inputs [][]byte, wrap func(io.Reader) io.Reader, o
 
 // genLog is n trace events of several runs, signed with test-key: about
 // 300 bytes each, some with non-ASCII text.
-func genLog(t testing.TB, n int, seed uint64) []byte {
+func genSignedLog(t testing.TB, n int, seed uint64) []byte {
 	rng := rand.New(rand.NewPCG(seed, 17))
 	var b bytes.Buffer
 	seqs := map[int]int{}
@@ -172,7 +172,7 @@ func TestVerifyWorkersMatchOne(t *testing.T) {
 	if raceflag.Enabled {
 		events, batches = 500, []int{300, 4096} // a race run that stays short
 	}
-	log := genLog(t, events, 1)
+	log := genSignedLog(t, events, 1)
 	for name, in := range variants(t, log) {
 		for _, flags := range []struct{ explain, both bool }{{false, false}, {true, true}} {
 			one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, flags.explain, flags.both)
@@ -210,7 +210,7 @@ func TestVerifyWorkersPipe(t *testing.T) {
 	if raceflag.Enabled {
 		events = 300
 	}
-	for name, in := range variants(t, genLog(t, events, 5)) {
+	for name, in := range variants(t, genSignedLog(t, events, 5)) {
 		one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, false, false)
 		for seed := range uint64(3) {
 			wrap := func(r io.Reader) io.Reader { return &chunky{r, rand.New(rand.NewPCG(seed, 1))} }
@@ -224,7 +224,7 @@ func TestVerifyWorkersPipe(t *testing.T) {
 
 // Several inputs are one log: the seq rule holds across them, indexes go on.
 func TestVerifyWorkersSeveralInputs(t *testing.T) {
-	log := genLog(t, 900, 2)
+	log := genSignedLog(t, 900, 2)
 	v := variants(t, log)
 	cut := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
 	sets := [][][]byte{
@@ -245,7 +245,7 @@ func TestVerifyWorkersSeveralInputs(t *testing.T) {
 // A read error mid-stream is returned after the events before it, as one
 // worker returns it.
 func TestVerifyWorkersReadError(t *testing.T) {
-	log := genLog(t, 300, 3)
+	log := genSignedLog(t, 300, 3)
 	for _, at := range []int{0, 1, len(log) / 3, len(log) - 1} {
 		run := func(workers int) verifyRun {
 			var r verifyRun
@@ -286,7 +286,7 @@ func diffRuns(a, b verifyRun) string {
 // FuzzVerifyMatchesOneWorker: whatever the input, 4 workers find what one
 // finds.
 func FuzzVerifyMatchesOneWorker(f *testing.F) {
-	log := genLog(f, 40, 4)
+	log := genSignedLog(f, 40, 4)
 	f.Add(log, uint16(200))
 	f.Add(append([]byte("[\n"), log...), uint16(1))
 	f.Add(append(append([]byte("[\n  "), bytes.ReplaceAll(bytes.TrimSpace(log), []byte("}\n{"), []byte("},\n  {"))...), "\n]"...), uint16(700))

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -30,8 +31,8 @@ type chiffon struct {
 	requests idSet[uint64] // request_id -> hash of the payload
 	results  idSet[int32]  // task_id -> record of its work_result
 	chunks   map[string]*chunkSet
-	seed     maphash.Seed
-	buf, key []byte
+	seed     maphash.Seed // read by local on every worker
+	key      []byte
 }
 
 // chunkSet is the output chunks of one step of a task.
@@ -79,83 +80,104 @@ var (
 	stepFields    = []string{"output_chunk", "number"}
 )
 
-func (c *chiffon) check(r *record, emit func(Finding) bool) bool {
-	if !c.checkFields(r, emit) {
-		return false
-	}
+// The kinds of Chiffon messages the stream rules tell apart.
+const (
+	chfOther uint8 = iota
+	chfResult
+	chfStatus
+)
+
+func (c *chiffon) local(r *record, f *facts, found []Finding) []Finding {
+	found = c.checkFields(r, found)
 	var top [5][]byte
 	r.fields(r.raw, topFields, top[:])
 	var payload [3][]byte
 	r.fields(top[4], payloadFields, payload[:])
-	msgID, msgOK := textOf(top[0])
-	reqID, reqOK := textOf(top[2])
+	f.msgID, f.msgOK = textOf(top[0])
+	f.reqID, f.reqOK = textOf(top[2])
 	typ, _ := textOf(top[3])
-	task, _ := textOf(payload[0])
+	f.task, _ = textOf(payload[0])
 	for i, v := range [4][]byte{top[0], top[1], top[2], payload[0]} {
 		if s, ok := textOf(v); ok && !isCanonicalUUID(s) && matchUUID(s) {
 			ptr := [4]string{"/message_id", "/trace_id", "/request_id", "/payload/task_id"}[i]
-			if !emit(r.at(ptr, "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s))) {
-				return false
-			}
+			found = append(found, r.at(ptr, "CHF012", Warning, fmt.Sprintf("must be a UUID in canonical form (lowercase 8-4-4-4-12), found %q", s)))
 		}
 	}
 	if string(typ) == "error" {
 		if code, ok := intOf(payload[1]); ok {
 			if code > 5006 && code <= 5999 {
-				if !emit(r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code))) {
-					return false
+				found = append(found, r.at("/payload/error_code", "CHF064", Warning, fmt.Sprintf("%d is not an error code the spec defines (5001-5006)", code)))
+			}
+		}
+	}
+	if f.reqOK {
+		// The payload as compact JSON: a retry resends the same payload.
+		f.payloadHash = maphash.Bytes(c.seed, compacted(r.buf, top[4]))
+	}
+	switch string(typ) {
+	case "work_result":
+		f.kind = chfResult
+	case "work_status":
+		f.kind = chfStatus
+		var step [2][]byte
+		r.fields(payload[2], stepFields, step[:])
+		if ch, ok := textOf(step[0]); ok {
+			if f.a, f.b, f.n, f.chunk = ChunkRange(string(ch)); f.chunk {
+				// The step's number as compact JSON, kept past the
+				// scratch memory.
+				f.step = compacted(r.buf, step[1])
+				if len(f.step) > 0 && len(step[1]) > 0 && &f.step[0] != &step[1][0] {
+					f.step = bytes.Clone(f.step)
 				}
 			}
 		}
 	}
-	// Across the stream.
-	if msgOK {
-		if first, seen := c.messages.add(msgID, int32(r.index)); seen {
+	return found
+}
+
+func (c *chiffon) stream(r *record, f *facts, emit func(Finding) bool) bool {
+	if f.msgOK {
+		if first, seen := c.messages.add(f.msgID, int32(r.index)); seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
 			}
 		}
 	}
-	if reqOK {
-		// The payload as compact JSON: a retry resends the same payload.
-		h := maphash.Bytes(c.seed, c.compacted(top[4]))
-		if prev, seen := c.requests.add(reqID, h); seen && prev != h {
+	if f.reqOK {
+		h := f.payloadHash
+		if prev, seen := c.requests.add(f.reqID, h); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
 				return false
 			}
 		}
 	}
-	switch string(typ) {
-	case "work_result":
-		if len(task) == 0 {
+	switch f.kind {
+	case chfResult:
+		if len(f.task) == 0 {
 			break
 		}
-		if first, seen := c.results.add(task, int32(r.index)); seen {
+		if first, seen := c.results.add(f.task, int32(r.index)); seen {
 			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
 				return false
 			}
 		}
-	case "work_status":
-		if first, seen := c.results.get(task); seen {
+	case chfStatus:
+		if first, seen := c.results.get(f.task); seen {
 			if !emit(r.at("/payload/task_id", "CHF054", Warning, fmt.Sprintf("has a work_status after its work_result (record %d)", first))) {
 				return false
 			}
 		}
-		var step [2][]byte
-		r.fields(payload[2], stepFields, step[:])
-		if ch, ok := textOf(step[0]); ok {
-			if a, b, n, ok := ChunkRange(string(ch)); ok {
-				return c.chunk(r, task, step[1], a, b, n, emit)
-			}
+		if f.chunk {
+			return c.chunk(r, f.task, f.step, f.a, f.b, f.n, emit)
 		}
 	}
 	return true
 }
 
 // checkFields warns of the top-level members that are not envelope fields.
-func (c *chiffon) checkFields(r *record, emit func(Finding) bool) bool {
+func (c *chiffon) checkFields(r *record, found []Finding) []Finding {
 	if members, ok := r.split.split(r.raw); ok && !slices.ContainsFunc(members, func(m member) bool { return m.escaped || !isEnvelopeField(m.name) }) {
-		return true // the common case, at no cost
+		return found // the common case, at no cost
 	}
 	var names []string
 	for _, k := range r.topNames() {
@@ -165,11 +187,9 @@ func (c *chiffon) checkFields(r *record, emit func(Finding) bool) bool {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if !emit(r.at("/"+escapePointer(k), "CHF011", Warning, "is not an envelope field (custom fields go in x_custom_fields)")) {
-			return false
-		}
+		found = append(found, r.at("/"+escapePointer(k), "CHF011", Warning, "is not an envelope field (custom fields go in x_custom_fields)"))
 	}
-	return true
+	return found
 }
 
 func isEnvelopeField(name []byte) bool {
@@ -182,10 +202,9 @@ func isEnvelopeField(name []byte) bool {
 
 // chunk adds the output chunk "bytes a-b of n" of a work_status to the
 // chunks of its step.
-func (c *chiffon) chunk(r *record, task, number []byte, a, b, n int64, emit func(Finding) bool) bool {
+func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(Finding) bool) bool {
 	// The key: the task id after its length, and the step's number as
 	// compact JSON (no allocation to look it up).
-	step := c.compacted(number)
 	k := binary.LittleEndian.AppendUint32(c.key[:0], uint32(len(task)))
 	k = append(k, task...)
 	k = append(k, step...)
@@ -211,12 +230,12 @@ func (c *chiffon) chunk(r *record, task, number []byte, a, b, n int64, emit func
 }
 
 // compacted is the compact form of the JSON value v: v itself when it is
-// compact, else a copy in c.buf (which is never v: v lives in the reader's
+// compact, else a copy in *buf (which is never v: v lives in the input's
 // buffer, and writing there would change the messages after it).
-func (c *chiffon) compacted(v []byte) []byte {
-	out := jsonv.Compacted(c.buf, v)
+func compacted(buf *[]byte, v []byte) []byte {
+	out := jsonv.Compacted(*buf, v)
 	if len(out) > 0 && len(v) > 0 && &out[0] != &v[0] {
-		c.buf = out[:0]
+		*buf = out[:0]
 	}
 	return out
 }

@@ -1,12 +1,14 @@
 package validate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -18,17 +20,30 @@ type record struct {
 	v       map[string]any // the decoded message, when it was decoded
 	decoded bool
 	split   *splitCache // the message's objects, split once (reused from message to message)
+	buf     *[]byte     // scratch memory of the one goroutine that reads the message
 	raw     []byte
-	rd      *jsonv.Reader
-	start   int64 // offset of raw in the file
+	pos     jsonv.Position // where raw starts in the file
 	name    string
 }
 
 // at is a finding at the field ptr of the record.
 func (r *record) at(ptr, code string, sev Severity, msg string) Finding {
-	p := r.rd.Position(r.start + jsonv.PointerOffset(r.raw, ptr))
+	p := advance(r.pos, r.raw[:jsonv.PointerOffset(r.raw, ptr)])
 	return Finding{File: r.name, Line: p.Line, Column: p.Column, Frame: -1, Offset: p.Offset, Record: r.index,
 		Pointer: ptr, Code: code, Severity: sev, Message: msg}
+}
+
+// advance is the position just past b, which starts at p and is valid
+// UTF-8 (columns count characters), as jsonv.Reader counts it.
+func advance(p jsonv.Position, b []byte) jsonv.Position {
+	p.Offset += int64(len(b))
+	if nl := bytes.LastIndexByte(b, '\n'); nl >= 0 {
+		p.Line += bytes.Count(b, []byte{'\n'})
+		p.Column = 1 + utf8.RuneCount(b[nl+1:])
+	} else {
+		p.Column += utf8.RuneCount(b)
+	}
+	return p
 }
 
 // mark is a place kept for a finding made later, at the end of the stream.
@@ -39,30 +54,89 @@ type mark struct {
 // mark keeps the place of the record (its start) with a pointer: cheap,
 // for every record that a rule at the end of the stream may name.
 func (r *record) mark(ptr string) mark {
-	f := Finding{File: r.name, Frame: -1, Record: r.index, Pointer: ptr}
-	if r.rd != nil {
-		p := r.rd.Position(r.start)
-		f.Line, f.Column, f.Offset = p.Line, p.Column, p.Offset
-	}
-	return mark{f}
+	return mark{Finding{File: r.name, Frame: -1, Record: r.index, Pointer: ptr, Line: r.pos.Line, Column: r.pos.Column, Offset: r.pos.Offset}}
 }
 
 // protocol is the Go side of an envelope protocol: the rules a schema
-// cannot say, per message and across the stream.
+// cannot say, per message and across the stream. A message goes through
+// local, which reads that message alone and may run on any worker, then
+// through stream, in input order on one goroutine, then finish at the end.
 type protocol interface {
 	schema() string
 	codePrefix() string
-	check(r *record, emit func(Finding) bool) bool
+	// local appends to found the findings of the rules of the message
+	// alone, in the order one worker emits them, and keeps in f what
+	// stream needs (slices of r.raw, or copies: not r's scratch memory).
+	local(r *record, f *facts, found []Finding) []Finding
+	// stream applies the rules across the stream to the message; false
+	// when emit asks to stop (or the protocol stops the check).
+	stream(r *record, f *facts, emit func(Finding) bool) bool
 	finish(emit func(Finding) bool) bool
 }
 
+// facts is what the rules across the stream need of one message, taken
+// from it by protocol.local.
+type facts struct {
+	object bool // the message is an object: the stream rules apply
+
+	// Chiffon.
+	msgID, reqID, task, step []byte
+	msgOK, reqOK             bool
+	payloadHash              uint64 // of the payload as compact JSON
+	kind                     uint8  // chfOther, chfResult, chfStatus
+	chunk                    bool   // a work_status with an output_chunk A-B of N
+	a, b, n                  int64
+
+	// Trace.
+	run    []byte
+	seq    int64
+	runSeq bool // run and seq are set
+
+	// Narratoria.
+	narr narrFacts
+}
+
+// check runs the rules of one message alone: the schema (the fast path,
+// else the schema library, whose findings come in the order of their
+// offsets) and protocol.local. It appends the findings to found.
+func (r *record) check(p protocol, f *facts, found []Finding) ([]Finding, error) {
+	*f = facts{}
+	// The fast path: a message it is sure of is not decoded at all.
+	if !r.fast(p.schema()) {
+		issues, err := r.slow(p.schema())
+		if err != nil {
+			return found, err
+		}
+		start := len(found)
+		for _, it := range issues {
+			found = append(found, r.at(it.Pointer, it.Code, it.Severity, it.Message))
+		}
+		s := found[start:]
+		sort.SliceStable(s, func(i, j int) bool { return s[i].Offset < s[j].Offset })
+	}
+	if f.object = r.isObject(); f.object {
+		found = p.local(r, f, found)
+	}
+	return found, nil
+}
+
 // envelopes validates a stream of JSON messages (one document, a JSON array
-// of messages, or NDJSON) with a protocol.
+// of messages, or NDJSON) with a protocol, on opts.Workers workers.
 func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
+	if opts.Workers > 1 {
+		return envelopesJobs(rdr, name, opts, p, emit)
+	}
 	rd := jsonv.NewReader(rdr, jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true})
-	split := &splitCache{}
-	r := &record{} // one for all the messages: nothing keeps it
-	n := 0
+	return envelopesFrom(rd, 0, name, p, emit)
+}
+
+// envelopesFrom validates the messages rd reads, the first of them record
+// n, on the calling goroutine, and returns the count of records.
+func envelopesFrom(rd *jsonv.Reader, n int, name string, p protocol, emit Emit) (int, error) {
+	var buf []byte
+	r := &record{split: &splitCache{}, buf: &buf} // one for all the messages: nothing keeps it
+	var f facts
+	var found []Finding
 	for {
 		v, pos, err := rd.Next()
 		if err == io.EOF {
@@ -70,40 +144,38 @@ func envelopes(rdr io.Reader, name string, opts Options, p protocol, emit Emit) 
 			return n, nil
 		}
 		if err != nil {
-			var se *jsonv.SyntaxError
-			if errors.As(err, &se) {
-				emit(textFinding(name, se, n, p.codePrefix()+"000"))
-				return n, nil
-			}
-			if errors.Is(err, jsonv.ErrTooLarge) {
-				emit(Finding{File: name, Frame: -1, Record: n, Code: p.codePrefix() + "000", Message: err.Error()})
-				return n, nil
-			}
+			return n, streamError(name, err, n, p, emit)
+		}
+		*r = record{index: n, raw: v, pos: pos, name: name, split: r.split, buf: r.buf}
+		n++
+		if found, err = r.check(p, &f, found[:0]); err != nil {
 			return n, err
 		}
-		*r = record{index: n, raw: v, rd: rd, start: pos.Offset, name: name, split: split}
-		n++
-		// The fast path: a message it is sure of is not decoded at all.
-		if !r.fast(p.schema()) {
-			issues, err := r.slow(p.schema())
-			if err != nil {
-				return n, err
-			}
-			found := make([]Finding, len(issues))
-			for i, it := range issues {
-				found[i] = r.at(it.Pointer, it.Code, it.Severity, it.Message)
-			}
-			sort.SliceStable(found, func(i, j int) bool { return found[i].Offset < found[j].Offset })
-			for _, f := range found {
-				if !emit(f) {
-					return n, nil
-				}
+		for _, fi := range found {
+			if !emit(fi) {
+				return n, nil
 			}
 		}
-		if r.isObject() && !p.check(r, emit) {
+		if f.object && !p.stream(r, &f, emit) {
 			return n, nil
 		}
 	}
+}
+
+// streamError is what ends a stream of messages early: a syntax error or
+// a value past the limit is a finding (and no error), anything else (a
+// read error) is returned.
+func streamError(name string, err error, n int, p protocol, emit Emit) error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) {
+		emit(textFinding(name, se, n, p.codePrefix()+"000"))
+		return nil
+	}
+	if errors.Is(err, jsonv.ErrTooLarge) {
+		emit(Finding{File: name, Frame: -1, Record: n, Code: p.codePrefix() + "000", Message: err.Error()})
+		return nil
+	}
+	return err
 }
 
 // fast reports whether the schema's fast checker is sure the message is

@@ -466,6 +466,9 @@ func jsonMarshalCompact(v any) ([]byte, error) {
 // JSON value raw is valid. c keeps the objects it splits, for the
 // caller to read fields from afterwards.
 func fastValid(c *splitCache, name string, raw []byte) bool {
+	if loadSchemas() != nil { // once, before the workers read the schemas
+		return false
+	}
 	fs := schemas.fast[name]
 	return fs != nil && fs.eval(c, fs.root, raw) == yes
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -27,6 +28,9 @@ func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) 
 	if startsWith(br, '[') {
 		n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
 		return envelopes(br, name, opts, &narrArray{n: n, file: name}, emit)
+	}
+	if opts.Workers > 1 {
+		return narratoriaJobs(br, name, opts, emit)
 	}
 	n, _, err := NarratoriaLines(br, name, opts, emit, nil)
 	return n, err
@@ -65,8 +69,16 @@ func NarratoriaLines(r io.Reader, name string, opts Options, emit Emit, line fun
 	}
 	in := inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10}
 	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	return narrLinesFrom(&in, 0, n, name, emit, line)
+}
+
+// narrLinesFrom is NarratoriaLines from the line after lineNo, with the
+// rules' state n; in is read as the rest of the stream.
+func narrLinesFrom(in *inbuf.Buffer, lineNo int, n *narr, name string, emit Emit, line func(Line)) (events int, end bool, err error) {
+	max := in.Max - 32<<10
 	split := &splitCache{}
-	lineNo := 0
+	events = lineNo
+	var found []Finding
 	for {
 		lineStart := in.Base + int64(in.Pos)
 		raw, lf, err := in.Line(max)
@@ -88,9 +100,26 @@ func NarratoriaLines(r io.Reader, name string, opts Options, emit Emit, line fun
 			}
 			return emit(f)
 		}
-		more, stop, err := n.line(raw, lf, &got, split, name, events, count)
-		if err != nil {
+		c := lineCheck{num: lineNo, off: lineStart, index: events, raw: raw}
+		found, err = c.local(lf, split, name, found[:0])
+		more, stop := true, false
+		for i, f := range found {
+			if !count(f) {
+				more = false
+				if i < c.pre {
+					c.event = nil // the line rules stopped the check before the event was read
+				}
+				break
+			}
+		}
+		if err != nil && more {
 			return events, false, err
+		}
+		if c.event != nil {
+			got.Event, got.Type = c.event, c.nf.typ
+		}
+		if more && c.object {
+			more, stop = c.stream(n, name, count)
 		}
 		events++
 		got.Stop = stop
@@ -103,24 +132,43 @@ func NarratoriaLines(r io.Reader, name string, opts Options, emit Emit, line fun
 	}
 }
 
-// line checks one line of the stream (the events-th), fills in got, and
-// says whether to go on (emit did not ask to stop) and whether the line
-// ends the stream.
-func (n *narr) line(line []byte, lf bool, got *Line, split *splitCache, name string, events int, emit Emit) (more, stop bool, err error) {
-	at := func(col int, ptr, code string, sev Severity, msg string) Finding {
-		return Finding{File: name, Line: got.Number, Column: col, Frame: -1, Offset: got.Offset + int64(col-1), Record: events, Pointer: ptr, Code: code, Severity: sev, Message: msg}
-	}
-	more = true
+// lineCheck is one line of a Narratoria stream and what its rules found.
+type lineCheck struct {
+	num    int    // 1-based line number
+	off    int64  // offset of the line in the stream
+	index  int    // the line's record number: the lines before it
+	raw    []byte // the line without its LF
+	json   []byte // the line without its LF and CR
+	event  []byte // the JSON object the line holds; nil when none
+	object bool   // the rules across the stream apply (event is an object)
+	pre    int    // how many findings are of the line rules (NAR001, NAR003)
+	found  int    // on a worker: the line's findings end at chunk.found[found]
+	nf     narrFacts
+}
+
+// at is a finding at column col of the line.
+func (c *lineCheck) at(name string, col int, ptr, code string, sev Severity, msg string) Finding {
+	return Finding{File: name, Line: c.num, Column: col, Frame: -1, Offset: c.off + int64(col-1), Record: c.index, Pointer: ptr, Code: code, Severity: sev, Message: msg}
+}
+
+// col is the column of the field ptr of the event.
+func (c *lineCheck) col(ptr string) int {
+	return utf8.RuneCount(c.json[:jsonv.PointerOffset(c.json, ptr)]) + 1
+}
+
+// local checks the line alone (lf: it ends in LF): the line rules, the
+// JSON, the schema. It appends the findings to found, in the order they
+// are emitted, and fills in what the rules across the stream need.
+func (c *lineCheck) local(lf bool, split *splitCache, name string, found []Finding) ([]Finding, error) {
+	line := c.raw
 	if !lf {
-		more = emit(at(len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
+		found = append(found, c.at(name, len([]rune(string(line)))+1, "", "NAR003", Error, "the last line does not end in LF"))
 	}
-	if more && len(line) > 0 && line[len(line)-1] == '\r' {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
-		more = emit(at(len([]rune(string(line)))+1, "", "NAR001", Error, "the line ends in CR LF: events end in LF alone"))
+		found = append(found, c.at(name, len([]rune(string(line)))+1, "", "NAR001", Error, "the line ends in CR LF: events end in LF alone"))
 	}
-	if !more {
-		return false, false, nil
-	}
+	c.pre, c.json = len(found), line
 	if err := jsonv.Check(line); err != nil {
 		off := jsonv.ErrorOffset(err)
 		col := 1
@@ -131,36 +179,35 @@ func (n *narr) line(line []byte, lf bool, got *Line, split *splitCache, name str
 		if len(bytes.TrimSpace(line)) == 0 {
 			msg = "an empty line: every line is one JSON object"
 		}
-		return emit(at(col, "", "NAR002", Error, msg)), false, nil
+		return append(found, c.at(name, col, "", "NAR002", Error, msg)), nil
 	}
-	rec := &record{index: events, raw: line, name: name, split: split}
+	rec := &record{index: c.index, raw: line, name: name, split: split}
 	var issues []issue
 	if !rec.fast("narratoria") {
+		var err error
 		if issues, err = rec.slow("narratoria"); err != nil {
-			return false, false, err
+			return found, err
 		}
 	}
 	typ, isString := rec.str("type")
-	if rec.isObject() {
-		got.Event, got.Type = line, typ
-	}
-	pos := func(ptr string) int {
-		return len([]rune(string(line[:jsonv.PointerOffset(line, ptr)]))) + 1
+	if c.object = rec.isObject(); c.object {
+		c.event = line
+		c.nf.local(rec, typ)
 	}
 	for _, it := range issues {
 		if it.Code == "NAR011" && isString && !narratoriaTypes[typ] {
 			continue // an unknown type: NAR084 says it, and more
 		}
-		if more = emit(at(pos(it.Pointer), it.Pointer, it.Code, it.Severity, it.Message)); !more {
-			return false, false, nil
-		}
+		found = append(found, c.at(name, c.col(it.Pointer), it.Pointer, it.Code, it.Severity, it.Message))
 	}
-	if rec.isObject() {
-		more, stop = n.check(rec, func(ptr, code string, sev Severity, msg string) bool {
-			return emit(at(pos(ptr), ptr, code, sev, msg))
-		})
-	}
-	return more, stop, nil
+	return found, nil
+}
+
+// stream applies the rules across the stream to the line's event.
+func (c *lineCheck) stream(n *narr, name string, emit Emit) (more, stop bool) {
+	return n.check(&c.nf, c.index, func(ptr, code string, sev Severity, msg string) bool {
+		return emit(c.at(name, c.col(ptr), ptr, code, sev, msg))
+	})
 }
 
 type narr struct {
@@ -171,10 +218,37 @@ type narr struct {
 
 var narratoriaTypes = map[string]bool{"log": true, "state_patch": true, "asset": true, "ui_event": true, "error": true, "done": true}
 
-// check applies the rules across the stream to one event; stop is true
-// after an unknown type.
-func (n *narr) check(r *record, emit func(ptr, code string, sev Severity, msg string) bool) (more, stop bool) {
-	typ, _ := r.str("type")
+// narrFacts is what the rules across the stream need of one event.
+type narrFacts struct {
+	typ      string
+	mediaErr bool   // an asset's mediaType is not a MIME type
+	media    string // that mediaType
+	assetID  string
+	hasAsset bool
+	okTrue   bool // a done event's ok is true
+}
+
+// local reads what the rules across the stream need of the event r, of
+// type typ.
+func (nf *narrFacts) local(r *record, typ string) {
+	*nf = narrFacts{typ: typ}
+	switch typ {
+	case "asset":
+		if mt, ok := r.str("mediaType"); ok {
+			if _, _, err := mime.ParseMediaType(mt); err != nil {
+				nf.mediaErr, nf.media = true, mt
+			}
+		}
+		nf.assetID, nf.hasAsset = r.str("assetId")
+	case "done":
+		nf.okTrue = string(r.get("ok")) == "true"
+	}
+}
+
+// check applies the rules across the stream to one event, the record
+// index; stop is true after an unknown type.
+func (n *narr) check(nf *narrFacts, index int, emit func(ptr, code string, sev Severity, msg string) bool) (more, stop bool) {
+	typ := nf.typ
 	if !narratoriaTypes[typ] {
 		return emit("/type", "NAR084", Error, "an unknown event type is a protocol error: the rest of the stream is not checked (spec 5.2)"), true
 	}
@@ -186,27 +260,25 @@ func (n *narr) check(r *record, emit func(ptr, code string, sev Severity, msg st
 	}
 	switch typ {
 	case "asset":
-		if mt, ok := r.str("mediaType"); ok {
-			if _, _, err := mime.ParseMediaType(mt); err != nil {
-				if !emit("/mediaType", "NAR043", Error, fmt.Sprintf("must be a valid MIME type, found %q", mt)) {
-					return false, false
-				}
+		if nf.mediaErr {
+			if !emit("/mediaType", "NAR043", Error, fmt.Sprintf("must be a valid MIME type, found %q", nf.media)) {
+				return false, false
 			}
 		}
-		if id, ok := r.str("assetId"); ok {
-			if first, seen := n.assets[id]; seen {
+		if nf.hasAsset {
+			if first, seen := n.assets[nf.assetID]; seen {
 				if !emit("/assetId", "NAR046", Error, fmt.Sprintf("repeats the assetId of record %d", first)) {
 					return false, false
 				}
 			} else {
-				n.assets[id] = r.index
+				n.assets[nf.assetID] = index
 			}
 		}
 	case "error":
-		n.errorAt = r.index
+		n.errorAt = index
 	case "done":
-		n.done = r.index
-		if ok := string(r.get("ok")) == "true"; n.errorAt >= 0 && ok {
+		n.done = index
+		if n.errorAt >= 0 && nf.okTrue {
 			if !emit("/ok", "NAR083", Warning, fmt.Sprintf("done has ok true after the error event of record %d (it should be false)", n.errorAt)) {
 				return false, false
 			}
@@ -246,11 +318,17 @@ type narrArray struct {
 func (a *narrArray) schema() string     { return "narratoria" }
 func (a *narrArray) codePrefix() string { return "NAR" }
 
-func (a *narrArray) check(r *record, emit func(Finding) bool) bool {
+func (a *narrArray) local(r *record, f *facts, found []Finding) []Finding {
+	typ, _ := r.str("type")
+	f.narr.local(r, typ)
+	return found
+}
+
+func (a *narrArray) stream(r *record, f *facts, emit func(Finding) bool) bool {
 	if a.stop {
 		return false
 	}
-	more, stop := a.n.check(r, func(ptr, code string, sev Severity, msg string) bool {
+	more, stop := a.n.check(&f.narr, r.index, func(ptr, code string, sev Severity, msg string) bool {
 		return emit(r.at(ptr, code, sev, msg))
 	})
 	a.stop = stop

@@ -22,19 +22,23 @@ type trace struct {
 func (t *trace) schema() string     { return "trace" }
 func (t *trace) codePrefix() string { return "AOP" }
 
-func (t *trace) check(r *record, emit func(Finding) bool) bool {
+func (t *trace) local(r *record, f *facts, found []Finding) []Finding {
 	if top, ok := r.text("signature"); ok {
 		if meta, ok := r.text("meta", "signature"); ok && !bytes.Equal(top, meta) {
-			if !emit(r.at("/signature", "AOP052", Error, "must equal meta.signature")) {
-				return false
-			}
+			found = append(found, r.at("/signature", "AOP052", Error, "must equal meta.signature"))
 		}
 	}
 	run, ok := r.text("meta", "run_id")
 	seq, isInt := r.int("seq")
-	if !ok || !isInt {
+	f.run, f.seq, f.runSeq = run, seq, ok && isInt
+	return found
+}
+
+func (t *trace) stream(r *record, f *facts, emit func(Finding) bool) bool {
+	if !f.runSeq {
 		return true
 	}
+	run, seq := f.run, f.seq
 	i, seen := t.runs[string(run)] // no allocation to look up
 	if !seen {
 		t.runs[string(run)] = len(t.last)

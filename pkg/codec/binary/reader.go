@@ -49,6 +49,7 @@ type Reader struct {
 	frame        Frame
 	unrle        []byte
 	jsonb        []byte
+	chk          jsonv.Checker
 	decompressed int // size of the last payload JSON looked at; -1: it did not decompress
 }
 
@@ -246,7 +247,15 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		}
 		src = r.unrle
 	}
-	if err := jsonv.Check(src); err != nil {
+	var out []byte
+	var err error
+	if IsCompressed(wire) {
+		out, err = r.chk.CompactInPlace(r.unrle) // ours: no copy
+	} else {
+		// The wire bytes are the stream's: copied only when not compact already.
+		out, err = r.chk.Compacted(r.jsonb, src)
+	}
+	if err != nil {
 		fe := &FrameError{Kind: BadPayload, Frame: f.Index, Offset: f.Offset, ByteOffset: payloadAt, Field: "payload",
 			Expected: "JSON", Found: describeStart(src), Header: append([]byte(nil), f.Raw[:HeaderSize]...)}
 		rel := jsonv.ErrorOffset(err)
@@ -262,12 +271,8 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		return nil, fe
 	}
 	if IsCompressed(wire) {
-		r.unrle = jsonv.CompactInPlace(r.unrle) // ours: no copy
-		return r.unrle, nil
-	}
-	// The wire bytes are the stream's: copied only when not compact already.
-	out := jsonv.Compacted(r.jsonb, src)
-	if len(src) > 0 && len(out) > 0 && &out[0] != &src[0] {
+		r.unrle = out
+	} else if len(src) > 0 && len(out) > 0 && &out[0] != &src[0] {
 		r.jsonb = out
 	}
 	return out, nil

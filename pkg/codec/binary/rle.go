@@ -86,13 +86,17 @@ var le = binary.LittleEndian
 // does. The output may not grow beyond limit bytes (limit <= 0: no limit);
 // the check happens before anything is allocated for a run.
 func AppendUnRLE(dst, src []byte, limit int) ([]byte, error) {
-	// Size the output once: growing by doubling would hold up to twice
-	// the limit (and a copy) for a payload near it.
-	size := UnRLELen(src)
-	if limit > 0 && size > limit {
-		return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+	if len(src) > sizedRLE {
+		// Size the output once: growing by doubling would hold up to
+		// twice the limit (and a copy) for a payload near it. A short
+		// body (85 times its size at most) grows as it goes, without a
+		// pass to measure it, in a buffer that callers reuse.
+		size := UnRLELen(src)
+		if limit > 0 && size > limit {
+			return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
+		}
+		dst = slices.Grow(dst, size)
 	}
-	dst = slices.Grow(dst, size)
 	start := len(dst)
 	over := func(extra int) bool { return limit > 0 && len(dst)-start+extra > limit }
 	for len(src) > 0 {
@@ -111,13 +115,20 @@ func AppendUnRLE(dst, src []byte, limit int) ([]byte, error) {
 		if over(n) {
 			return dst, fmt.Errorf("%w: decompressed size passes %d bytes", ErrTooLarge, limit)
 		}
-		for ; n > 0; n-- {
-			dst = append(dst, b)
+		dst = slices.Grow(dst, n)
+		run := dst[len(dst) : len(dst)+n]
+		for j := range run {
+			run[j] = b
 		}
+		dst = dst[:len(dst)+n]
 		src = src[k+3:]
 	}
 	return dst, nil
 }
+
+// sizedRLE is the length of an RLE body above which AppendUnRLE measures
+// its output before it writes it.
+const sizedRLE = 64 << 10
 
 // UnRLELen is the size of the decompression of an RLE body.
 func UnRLELen(src []byte) int {

@@ -99,6 +99,27 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 	}
 	workers := max(opts.Workers, 1)
 	free := make(chan *streamBatch, 2*workers+4)
+	// The frames of a batch are the reader's own bytes, not a copy: the
+	// reader never writes a buffer again once it has read into it (Fresh),
+	// and a buffer it has left is used again only once the batches that
+	// may hold its frames are written (streamBatch.left).
+	bufs := make(chan []byte, 2*workers+4)
+	var cur *streamBatch        // the batch being read
+	rd.in.Steady = streamBuffer // the first buffer is the small one of NewReader
+	rd.in.Fresh = func(old []byte, size int) []byte {
+		if len(old) == streamBuffer && cur != nil {
+			cur.left = append(cur.left, old)
+		}
+		if size <= streamBuffer {
+			select {
+			case b := <-bufs:
+				return b
+			default:
+			}
+			size = streamBuffer
+		}
+		return make([]byte, size)
+	}
 	done := false
 	var big *Frame // a large frame Next returned, for the caller's goroutine
 	read := func() (*streamBatch, error) {
@@ -111,11 +132,13 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		var b *streamBatch
 		select {
 		case b = <-free:
-			b.raw, b.items, b.idle, b.readErr = b.raw[:0], b.items[:0], false, nil
+			b.size, b.items, b.idle, b.readErr, b.left = 0, b.items[:0], false, nil, b.left[:0]
 		default:
 			b = &streamBatch{}
 		}
-		for len(b.raw) < batchBytes {
+		cur = b
+		defer func() { cur = nil }()
+		for b.size < batchBytes {
 			if opts.Live && len(b.items) > 0 && mayWait(rd, buffered) {
 				// The next frame may have to wait for the input (a
 				// pipe): hand over what is here first.
@@ -141,9 +164,8 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 					_, err = rd.JSON(f)
 				}
 				if err == nil {
-					start := len(b.raw)
-					b.raw = append(b.raw, f.Raw...)
-					b.items = append(b.items, streamItem{start: start, end: len(b.raw), f: *f})
+					b.size += f.Size()
+					b.items = append(b.items, streamItem{f: *f})
 					continue
 				}
 			}
@@ -181,11 +203,9 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		for i := range b.items {
 			it := &b.items[i]
 			if it.bad == nil {
-				f := it.f
-				f.Raw = b.raw[it.start:it.end]
-				js, err := dec.JSON(&f)
+				js, err := dec.JSON(&it.f)
 				if err == nil {
-					b.out = opts.Append(b.out, &f, js)
+					b.out = opts.Append(b.out, &it.f, js)
 					b.ends = append(b.ends, len(b.out))
 					continue
 				}
@@ -202,6 +222,18 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 	}
 	write := func(b *streamBatch) error {
 		defer func() {
+			// The batches before b are written: the buffers the reader
+			// left while it read b hold no frame that is still to be.
+			for _, buf := range b.left {
+				select {
+				case bufs <- buf:
+				default:
+				}
+			}
+			clear(b.left)
+			for i := range b.items {
+				b.items[i].f.Raw = nil
+			}
 			select {
 			case free <- b:
 			default:
@@ -288,6 +320,10 @@ var (
 	errBig  = errors.New("a large frame")
 )
 
+// streamBuffer is the size of the reader's buffers in DecodeStream (a
+// variable for the tests).
+var streamBuffer = 1 << 20
+
 // bigFrame is the size (on the wire or decompressed) above which a frame is
 // decoded on the caller's goroutine, as one worker decodes it, rather than
 // copied into a batch.
@@ -336,10 +372,9 @@ func rebase(ends []int, base int) []int {
 }
 
 type streamItem struct {
-	start, end int // the frame's bytes in streamBatch.raw
-	f          Frame
-	bad        error // a bad frame in place of a good one
-	moved      Moved
+	f     Frame // its Raw is the reader's bytes
+	bad   error // a bad frame in place of a good one
+	moved Moved
 }
 
 type streamSeg struct{ out, ends, item int }
@@ -347,10 +382,11 @@ type streamSeg struct{ out, ends, item int }
 // streamBatch is a batch of frames and, once a worker has been over it,
 // its output.
 type streamBatch struct {
-	raw     []byte
+	size    int // the bytes of its frames
 	items   []streamItem
-	idle    bool  // the input had nothing more buffered after it
-	readErr error // the read error after the items
+	left    [][]byte // the reader's buffers it left while it read the batch
+	idle    bool     // the input had nothing more buffered after it
+	readErr error    // the read error after the items
 
 	out  []byte
 	ends []int

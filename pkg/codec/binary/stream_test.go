@@ -223,3 +223,29 @@ func BenchmarkDecodeStream(b *testing.B) {
 		})
 	}
 }
+
+// The reader's buffers hold the frames that the workers read (no copy), and
+// are used again once the batches that may hold their frames are written:
+// with small buffers, many of them, the output is still one worker's, for
+// good and damaged inputs, at every pace of the writer.
+func TestStreamReusesBuffers(t *testing.T) {
+	defer func(n int) { streamBuffer = n }(streamBuffer)
+	streamBuffer = 8 << 10
+	rng := rand.New(rand.NewPCG(17, 2))
+	good := genFrames(rng, 600)
+	inputs := [][]byte{good}
+	for range 8 {
+		inputs = append(inputs, damage(rng, good))
+	}
+	for i, in := range inputs {
+		for _, keepGoing := range []bool{false, true} {
+			want := oneWorker(bytes.NewReader(in), keepGoing, 8<<20)
+			for _, batch := range []int{1, 700, 5000} {
+				got := streamed(t, iotest.HalfReader(bytes.NewReader(in)), keepGoing, 8<<20, 4, batch)
+				if got != want {
+					t.Fatalf("input %d, keep-going %v, batches of %d bytes: %s", i, keepGoing, batch, difference(got, want))
+				}
+			}
+		}
+	}
+}

@@ -137,3 +137,48 @@ func benchIndent(w *bytes.Buffer, src []byte) error {
 	}
 	return nil
 }
+
+// BenchmarkChecker checks and compacts 32 KB values, compact and indented,
+// as binary.Reader.JSON does: Checker.Compacted against Check then
+// Compacted (two passes).
+func BenchmarkChecker(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	compact := benchPayload(rng, 32<<10)
+	var indented bytes.Buffer
+	if err := benchIndent(&indented, compact); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		src  []byte
+	}{{"compact", compact}, {"indented", indented.Bytes()}} {
+		b.Run(c.name+"/Checker", func(b *testing.B) {
+			b.SetBytes(int64(len(c.src)))
+			b.ReportAllocs()
+			var chk jsonv.Checker
+			var dst []byte
+			for b.Loop() {
+				out, err := chk.Compacted(dst, c.src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if &out[0] != &c.src[0] {
+					dst = out
+				}
+			}
+		})
+		b.Run(c.name+"/Check+Compacted", func(b *testing.B) {
+			b.SetBytes(int64(len(c.src)))
+			b.ReportAllocs()
+			var dst []byte
+			for b.Loop() {
+				if err := jsonv.Check(c.src); err != nil {
+					b.Fatal(err)
+				}
+				if out := jsonv.Compacted(dst, c.src); &out[0] != &c.src[0] {
+					dst = out
+				}
+			}
+		})
+	}
+}

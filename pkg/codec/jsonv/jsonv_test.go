@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -581,5 +582,75 @@ func TestReaderStart(t *testing.T) {
 	r.Reset(strings.NewReader(whole), Options{})
 	if got := read(r); got != all {
 		t.Fatalf("after Reset to the start:\n got %q\nwant %q", got, all)
+	}
+}
+
+// A Reader started after any element of an array, within a line, with the
+// Mark and the array state of that place, reads on as the Reader of the
+// whole stream: the same values, positions, errors and excerpts.
+func TestReaderResumeInArray(t *testing.T) {
+	docs := []string{
+		`[{"a": 1, "b": "x"}, {"a": 2, "b": "ü, ÿ"}, {"a": 3}, 4, "five"]`,
+		"[\r\n  {\"a\": 1},\r\n  {\"a\": 2},\r\n  {\"é\": 3}\r\n]\r\n",
+		`[{"a": 1}, {"a": 2}, {"a": tru}]`,
+		`[{"a": 1}, {"a": 2} {"a": 3}]`,
+		`[{"a": 1}, {"a": "ß"},`,
+		`[{"a": 1}, {"a": 2}, {"a": 1, "a": 2}]`,
+		"[1, 2, \"\xff\"]",
+		`[{"a": 1}] {"b": 2} [3, 4]`,
+		`[{"a": 1, "b": "x, y"}, {"a": 2, "b": "ü"}, {"a": 3}, 4, "five, null, [6, [7]]]`,
+	}
+	read := func(r *Reader) []string {
+		var out []string
+		for {
+			v, pos, err := r.Next()
+			if err != nil {
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					return append(out, fmt.Sprintf("%v | %q ^%d", err, se.Excerpt, se.Caret))
+				}
+				return append(out, err.Error())
+			}
+			out = append(out, fmt.Sprintf("%s@%v/%d", v, pos, pos.Offset))
+		}
+	}
+	for _, doc := range docs {
+		all := read(NewReader(strings.NewReader(doc), Options{Elements: true}))
+		// The ends of the elements, found by reading again.
+		var ends []int
+		r := NewReader(strings.NewReader(doc), Options{Elements: true})
+		for {
+			v, pos, err := r.Next()
+			if err != nil || !r.inArray {
+				break
+			}
+			ends = append(ends, int(pos.Offset)+len(v))
+		}
+		for k, cut := range ends {
+			var m Mark
+			m.Advance(SpanOf([]byte(doc[:cut])))
+			got := read(NewReader(strings.NewReader(doc[cut:]), Options{Elements: true, Start: m.Pos, StartLine: m.Line, InArray: true, Element: k + 1}))
+			if want := all[k+1:]; !slices.Equal(got, want) {
+				t.Errorf("%q after element %d:\n got %q\nwant %q", doc, k, got, want)
+			}
+		}
+	}
+}
+
+// The excerpt of an error within a value that does not end holds the
+// line as it is: finding the error's position does not write over the text
+// before the value.
+func TestExcerptOfUnendedValue(t *testing.T) {
+	in := `[{"a": 1, "b": "x, y"}, {"a": 2, "b": "ü"}, {"a": 3}, 4, "five, null, [6, [7]]]`
+	r := NewReader(strings.NewReader(in), Options{Elements: true})
+	for {
+		_, _, err := r.Next()
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.HasSuffix(in, se.Excerpt) || strings.Count(se.Excerpt, "five") != 1 {
+				t.Fatalf("%v: excerpt %q", err, se.Excerpt)
+			}
+			return
+		}
 	}
 }

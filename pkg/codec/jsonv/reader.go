@@ -28,8 +28,18 @@ type Options struct {
 	// Start is the position of the stream's first byte when the stream is
 	// the rest of a longer one that was cut at the start of a line: offsets
 	// and lines go on from it (no byte order mark is looked for there).
-	// The zero value is the start of a stream.
-	Start Position
+	// The zero value is the start of a stream. Start.Column, when more
+	// than 1, says the stream was cut within a line; StartLine then holds
+	// that line's text before the cut (its last 72 bytes are enough), for
+	// the excerpts of errors.
+	Start     Position
+	StartLine []byte
+	// InArray says the stream goes on within a top-level array that
+	// Elements gives, after its first Element elements: it starts where a
+	// Reader of the whole stream stood after returning element
+	// Element-1 (or after the '[' when Element is 0). Needs Start.
+	InArray bool
+	Element int
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -90,6 +100,11 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 	r.startLC.line, r.startLC.col, r.startLC.prefix = 0, 0, r.startLC.prefix[:0]
 	if opts.Start.Line > 0 {
 		r.in.Base, r.mark, r.lc.line, r.started = opts.Start.Offset, opts.Start.Offset, opts.Start.Line, true
+		r.lc.col = max(opts.Start.Column-1, 0)
+		if r.lc.col > 0 {
+			r.lc.prefix = append(r.lc.prefix, tail(opts.StartLine)...)
+		}
+		r.inArray, r.elem = opts.InArray && opts.Elements, opts.Element
 	}
 }
 
@@ -172,6 +187,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 			break // a number or literal at the end of the bytes may go on
 		}
 		if err != nil && (r.in.EOF || !errors.Is(err, io.ErrUnexpectedEOF)) {
+			b, err = r.lineOfError(b, err)
 			r.last = b
 			r.err = r.syntaxError(err)
 			return nil, Position{}, r.err
@@ -212,6 +228,47 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	return v, r.startLC.position(r.start), nil
 }
 
+// lineOfError reads, after a syntax error err in the value b at Pos, the
+// rest of the error's line up to excerptMax bytes and one more (unless the
+// input ends or fails first), and returns the bytes buffered from the
+// value's start and the error found in them up to that line's end: the
+// message (which may quote bytes after the error, an escape sequence) and
+// its excerpt are then the same wherever the reads of the input ended (one
+// reader, or chunks read by several workers), and a live input is not
+// waited for past the line.
+func (r *Reader) lineOfError(b []byte, err error) ([]byte, error) {
+	at := int(ErrorOffset(err))
+	if at < 0 || at > len(b) {
+		return b, err
+	}
+	end := func() int { // the end of the error's line, or -1
+		if i := bytes.IndexAny(b[at:], "\r\n"); i >= 0 {
+			return at + i + 1
+		}
+		if len(b)-at > excerptMax {
+			return at + excerptMax + 1 // excerptOf cuts what passes excerptMax
+		}
+		return -1
+	}
+	cut := end()
+	for cut < 0 {
+		if r.in.More() == len(b) {
+			break // the end, a read error, or a full buffer
+		}
+		b = r.in.Buf[r.in.Pos:r.in.End]
+		cut = end()
+	}
+	if cut < 0 {
+		cut = len(b)
+	}
+	// A newline ends any token: the parser meets the same error before
+	// it, with the same bytes to quote.
+	if _, again := r.parse(b[:cut]); again != nil && !errors.Is(again, io.ErrUnexpectedEOF) {
+		err = again
+	}
+	return b, err
+}
+
 // skipSpace passes over white space and returns the next byte; false at
 // the end of the stream or on a read error, which r.err then holds.
 func (r *Reader) skipSpace() (byte, bool) {
@@ -246,11 +303,16 @@ func (r *Reader) errorHere(msg string) *SyntaxError {
 // Next may block.
 func (r *Reader) Buffered() int { return len(TrimSpace(r.in.Buf[r.in.Pos:r.in.End])) }
 
+// ArrayState says whether the Reader stands within a top-level array
+// that Elements gives, and after how many of its elements (see
+// Options.InArray).
+func (r *Reader) ArrayState() (inArray bool, elements int) { return r.inArray, r.elem }
+
 // Position returns the position of an absolute byte offset within the last
 // value returned (or just after it).
 func (r *Reader) Position(off int64) Position {
 	k := int(min(max(off-r.start, 0), int64(len(r.last))))
-	p := r.startLC
+	p := lineCounter{line: r.startLC.line, col: r.startLC.col} // not its prefix, which count would write over
 	p.count(r.last[:k])
 	return p.position(r.start + int64(k))
 }

@@ -31,6 +31,7 @@ type RowWriter struct {
 	firstKeys int   // the keys of row 0
 	deep      int64
 	firstDeep *Lossy
+	at        []int // AppendRows: the member of each key in the row
 }
 
 // growth says that rows from row on have keys cells.
@@ -48,31 +49,15 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 	before := len(t.keys)
 	m := 0 // the member's position: rows mostly have the keys in one order
 	err := t.split.each(obj, func(name, v []byte) {
-		i, ok := m, m < len(t.keys) && t.keys[m] == string(name)
-		if !ok {
-			i, ok = t.index[string(name)]
-		}
+		i, _ := t.column(m, name)
 		m++
-		if !ok {
-			i = len(t.keys)
-			t.index[string(name)] = i
-			t.keys = append(t.keys, string(name))
-			t.present = append(t.present, 0)
-			t.cells = append(t.cells, nil)
-		}
 		t.cells[i] = v
 		t.present[i]++
 	})
 	if err != nil {
 		return dst, err
 	}
-	switch {
-	case t.rows == 0:
-		t.firstKeys = len(t.keys)
-	case len(t.keys) > before:
-		t.grew = append(t.grew, growth{t.rows, len(t.keys)})
-		t.late += int64(t.rows) * int64(len(t.keys)-before)
-	}
+	t.keysGrew(before)
 	start := len(dst)
 	for i, v := range t.cells {
 		if i > 0 {
@@ -88,7 +73,7 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 		}
 		if v != nil && Deep(v) {
 			if t.deep == 0 {
-				t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(v), Why: "nests deeper than the one level the A2A spec allows (toonkit reads it back exactly; a Genesis sender would have used JSON)"}
+				t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(v), Why: deepWhy}
 			}
 			t.deep++
 		}
@@ -97,6 +82,37 @@ func (t *RowWriter) AppendRow(dst, obj []byte, lossy func(Lossy)) ([]byte, error
 	t.jsonBytes += int64(len(obj))
 	t.rows++
 	return append(dst, '\n'), nil
+}
+
+const deepWhy = "nests deeper than the one level the A2A spec allows (toonkit reads it back exactly; a Genesis sender would have used JSON)"
+
+// column returns the column of the key name, the member at index m of its
+// row, adding the key when it is new; inPlace says that it is the m-th key.
+func (t *RowWriter) column(m int, name []byte) (i int, inPlace bool) {
+	if m < len(t.keys) && t.keys[m] == string(name) {
+		return m, true
+	}
+	i, ok := t.index[string(name)]
+	if !ok {
+		i = len(t.keys)
+		t.index[string(name)] = i
+		t.keys = append(t.keys, string(name))
+		t.present = append(t.present, 0)
+		t.cells = append(t.cells, nil)
+	}
+	return i, false
+}
+
+// keysGrew notes the keys the row being written added to the before there
+// were.
+func (t *RowWriter) keysGrew(before int) {
+	switch {
+	case t.rows == 0:
+		t.firstKeys = len(t.keys)
+	case len(t.keys) > before:
+		t.grew = append(t.grew, growth{t.rows, len(t.keys)})
+		t.late += int64(t.rows) * int64(len(t.keys)-before)
+	}
 }
 
 // Keys returns the keys seen so far, in first-seen order.

@@ -1,0 +1,57 @@
+package jsonv_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// The Checker's one pass vouches on its own for JSON as producers write
+// it, compact and as Python's json.dumps writes it (", ", indented, CRLF,
+// non-ASCII kept or escaped), with the compact prefix of compactPrefix:
+// otherwise every such value would be read twice (the speed of decode).
+func TestCheckerTakesWhatProducersWrite(t *testing.T) {
+	var nd strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&nd, `{"id":%d,"name":"user \"%d\"","text":"Ελληνικά naïve 😀 line\nnext\ttab \\ back","score":%d.5e-3,"ok":%t,"none":null,"tags":["a","b",{"deep":[[],{}]}]`, i, i, i, i%2 == 0)
+		for j := range i {
+			fmt.Fprintf(&nd, `,"m%d":%d`, j, -j)
+		}
+		nd.WriteString("}\n")
+	}
+	in := []byte(nd.String())
+	texts := []struct {
+		name string
+		json []byte
+	}{{"compact", in}, {"ascii", pyjson.Dumps(t, in)}, {"no-ascii", pyjson.Dumps(t, in, "--no-ascii")}}
+	for _, s := range pyjson.Styles {
+		texts = append(texts, struct {
+			name string
+			json []byte
+		}{s.Name, pyjson.Dumps(t, in, s.Flags...)})
+	}
+	var c jsonv.Checker
+	for _, text := range texts {
+		values := pyjson.Values(t, text.json, false)
+		if len(values) != 50 {
+			t.Fatalf("%s: %d values", text.name, len(values))
+		}
+		for _, v := range values {
+			k, ok := c.Scan(v)
+			if !ok {
+				t.Fatalf("%s: the one pass did not vouch for %.80s...", text.name, v)
+			}
+			if p := jsonv.CompactPrefix(v); k != p {
+				t.Fatalf("%s: compact prefix %d, compactPrefix %d, of %.80s...", text.name, k, p, v)
+			}
+			got, err := c.Compacted(nil, v)
+			if want := jsonv.Compacted(nil, v); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: Compacted = %.80s..., %v; want %.80s...", text.name, got, err, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package tabular
+
+// Rows holds rows split apart from any RowWriter (Split, on a worker of a
+// pipeline, say), to be written in input order by RowWriter.AppendRows,
+// which gives what AppendRow gives for each of them. Split does the costly
+// part of AppendRow (splitting the object, writing and checking each cell);
+// AppendRows the part that depends on the rows before (the keys, and so
+// the column of each cell, and the counts of the Report).
+type Rows struct {
+	split splitter
+	cw    cellWriter
+	line  []byte // the cells of the rows, in member order, a row's joined by ','
+	names []byte // the names of the members, unquoted, back to back
+	mems  []rowMember
+	rows  []rowEnds
+}
+
+type rowMember struct {
+	nameEnd int // in names; it starts where the member before ends
+	cellEnd int // in line; it starts after the ',' after the member before
+	why     string
+	deep    bool
+	value   []byte // as written in the object
+}
+
+type rowEnds struct {
+	mems, line, names int // the ends of the row's members, cells and names
+	json              int // the size of the object
+}
+
+// Reset empties rs, keeping its buffers.
+func (rs *Rows) Reset() {
+	rs.line, rs.names, rs.mems, rs.rows = rs.line[:0], rs.names[:0], rs.mems[:0], rs.rows[:0]
+}
+
+// Len is the number of rows in rs.
+func (rs *Rows) Len() int { return len(rs.rows) }
+
+// Split adds the row of obj, a valid JSON object, to rs. It fails as
+// AppendRow fails (ErrNotObject), adding nothing. rs keeps slices of obj,
+// which must stay as it is until the row is written.
+func (rs *Rows) Split(obj []byte) error {
+	m0, l0, n0 := len(rs.mems), len(rs.line), len(rs.names)
+	err := rs.split.each(obj, func(name, v []byte) {
+		if len(rs.mems) > m0 {
+			rs.line = append(rs.line, ',')
+		}
+		rs.names = append(rs.names, name...)
+		var why string
+		rs.line, why = rs.cw.appendCell(rs.line, v)
+		rs.mems = append(rs.mems, rowMember{nameEnd: len(rs.names), cellEnd: len(rs.line), why: why, deep: Deep(v), value: v})
+	})
+	if err != nil {
+		rs.mems, rs.line, rs.names = rs.mems[:m0], rs.line[:l0], rs.names[:n0]
+		return err
+	}
+	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
+	return nil
+}
+
+// AppendRows appends the rows of rs, in order, as AppendRow would have
+// appended each (the same bytes, the same cells reported to lossy, which
+// may be nil, and the same Report).
+func (t *RowWriter) AppendRows(dst []byte, rs *Rows, lossy func(Lossy)) []byte {
+	if t.index == nil {
+		t.index = map[string]int{}
+	}
+	m0, l0, n0 := 0, 0, 0
+	for _, r := range rs.rows {
+		mems, names := rs.mems[m0:r.mems], rs.names[n0:]
+		before := len(t.keys)
+		// The cell of each key, by the index of its member (-1: missing).
+		inOrder := len(mems) == before
+		t.at = t.at[:0]
+		for range t.keys {
+			t.at = append(t.at, -1)
+		}
+		start := 0
+		for m, mem := range mems {
+			name := names[start : mem.nameEnd-n0]
+			start = mem.nameEnd - n0
+			i, inPlace := t.column(m, name)
+			inOrder = inOrder && inPlace
+			for len(t.at) < len(t.keys) {
+				t.at = append(t.at, -1)
+			}
+			t.at[i] = m
+			t.present[i]++
+		}
+		t.keysGrew(before)
+		lineStart := len(dst)
+		if inOrder {
+			dst = append(dst, rs.line[l0:r.line]...)
+		}
+		for i, m := range t.at {
+			if !inOrder && i > 0 {
+				dst = append(dst, ',')
+			}
+			if m < 0 {
+				t.losses++
+				if lossy != nil {
+					lossy(Lossy{Row: t.rows, Key: t.keys[i], Why: missingWhy})
+				}
+				continue
+			}
+			mem := mems[m]
+			if !inOrder {
+				cs := l0
+				if m > 0 {
+					cs = mems[m-1].cellEnd + 1
+				}
+				dst = append(dst, rs.line[cs:mem.cellEnd]...)
+			}
+			if mem.why != "" {
+				t.losses++
+				if lossy != nil {
+					lossy(Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(mem.value), Why: mem.why})
+				}
+			}
+			if mem.deep {
+				if t.deep == 0 {
+					t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(mem.value), Why: deepWhy}
+				}
+				t.deep++
+			}
+		}
+		t.cellBytes += int64(len(dst) - lineStart - max(len(t.keys)-1, 0))
+		t.jsonBytes += int64(r.json)
+		t.rows++
+		dst = append(dst, '\n')
+		m0, l0, n0 = r.mems, r.line, r.names
+	}
+	return dst
+}

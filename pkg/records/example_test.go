@@ -1,0 +1,55 @@
+package records_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/records"
+)
+
+// Records compacted on two workers and printed in input order; the
+// record that is not valid JSON, and everything after it, is left to the
+// single-worker loop, which meets the error where one Reader would.
+func Example() {
+	in := strings.NewReader(`[{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}, {"id": tru}, {"id": 6}]`)
+	h := records.Handler[[]string]{
+		Work: func(b *records.Batch[[]string]) bool {
+			b.Out = b.Out[:0]
+			for i := range b.Len() {
+				b.Out = append(b.Out, string(jsonv.Compacted(nil, b.Record(i))))
+			}
+			return true
+		},
+		Write: func(b *records.Batch[[]string]) error {
+			for _, r := range b.Out {
+				fmt.Println(r)
+			}
+			return nil
+		},
+	}
+	rest, err := records.Run(context.Background(), in, records.Options{Workers: 2, Elements: true, BatchBytes: 16}, h)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for rest != nil {
+		v, _, err := rest.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println("error:", err)
+			break
+		}
+		fmt.Println(string(jsonv.CompactInPlace(v)), "(one worker)")
+	}
+	// Output:
+	// {"id":1}
+	// {"id":2}
+	// {"id":3}
+	// {"id":4} (one worker)
+	// error: 1:56: invalid character '}' in literal true (expecting 'e') (at /4/id)
+}

@@ -1,0 +1,557 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/toonkit/toonkit/internal/inbuf"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/pipeline"
+)
+
+// Validating on several workers (Options.Workers). A reader cuts the input
+// into chunks of whole lines; each worker reads its chunk as a JSON stream
+// (or as lines, for Narratoria) of its own and runs the rules of each
+// message alone: the schema, fast path or schema library, and the
+// protocol's local rules. It keeps the findings and what the rules across
+// the stream need (facts). One ordered pass over the chunks, in input
+// order, emits those findings and applies the rules across the stream (id
+// sets, chunk tiling, seq per run, Narratoria's order), so that findings
+// come in the order, at the positions and with the early stops of one
+// worker. A chunk a worker cannot read through cleanly (a syntax error, a
+// message that goes on past the chunk's end as indented JSON does, a line
+// longer than the chunk, a read error) is not used: from its first byte
+// on, the rest of the input is checked on one goroutine by the
+// single-worker loop, with the rules' state as the chunks before left it.
+
+const (
+	jobChunk    = 256 << 10 // a chunk is cut at a line end after this many bytes
+	jobChunkMax = 1 << 20   // no line end to cut at by then: one worker takes over
+)
+
+var (
+	errSequential = errors.New("validate: one worker takes over")
+	errStopped    = errors.New("validate: emit asked to stop")
+)
+
+// chunk is a run of whole lines of the input, and what a worker found in
+// it.
+type chunk struct {
+	raw   []byte
+	start jsonv.Position // of raw[0]; zero for the stream's start
+	whole bool           // raw ends at a line end or at the end of the input
+	done  bool           // a worker checked every message of it
+
+	recs  []chunkRec // the messages (envelopes)
+	facts []facts
+	lines []lineCheck // the lines (Narratoria)
+	found []Finding   // the findings of the rules of each message alone
+}
+
+// chunkRec is a message of a chunk.
+type chunkRec struct {
+	off, end int // raw[off:end]
+	pos      jsonv.Position
+	found    int // its findings end at found[found]
+}
+
+// chunker cuts an input into chunks for the pipeline and keeps those not
+// yet written, so that one worker can take over from any of them.
+type chunker struct {
+	r io.Reader
+	// any: every line end may end a chunk; else only one before a line
+	// that starts with { or [ (or is not read yet): indented JSON is not
+	// cut within a message.
+	any bool
+	// A chunk is cut at a line end after size bytes; with no line end by
+	// max bytes, one worker takes over. Reads ask for up to readSize.
+	size, max, readSize int
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	reading bool     // a read is in progress
+	closed  bool     // read is not to be called again
+	journal []*chunk // read and not yet written, in input order
+	free    []*chunk
+
+	// Owned by read.
+	carry []byte // bytes after the last cut
+	next  jsonv.Position
+	eof   bool
+	err   error
+}
+
+// newChunker cuts r into chunks of about size bytes (0: jobChunk).
+func newChunker(r io.Reader, any bool, size int) *chunker {
+	c := &chunker{r: r, any: any, size: jobChunk, max: jobChunkMax, readSize: 64 << 10}
+	if size > 0 {
+		c.size, c.max, c.readSize = size, 4*size, min(size, 64<<10)
+	}
+	c.cond.L = &c.mu
+	return c
+}
+
+// read is the pipeline's read: the next chunk, or io.EOF.
+func (c *chunker) read() (*chunk, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, io.EOF
+	}
+	c.reading = true
+	var b *chunk
+	if n := len(c.free); n > 0 {
+		b, c.free = c.free[n-1], c.free[:n-1]
+	} else {
+		b = &chunk{}
+	}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.reading = false
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	}()
+	if (c.eof || c.err != nil) && len(c.carry) == 0 {
+		return nil, io.EOF
+	}
+	b.raw, b.start, b.whole = append(b.raw[:0], c.carry...), c.next, false
+	c.carry = c.carry[:0]
+	scanned := 0
+	cut := -1 // the last place to cut found so far
+	for {
+		if c.eof {
+			b.whole = true
+			break
+		}
+		if c.err != nil || len(b.raw) >= c.max {
+			break // one worker meets the error, or the long message, where it is
+		}
+		if cap(b.raw)-len(b.raw) < c.readSize/2 {
+			b.raw = append(b.raw[:cap(b.raw)], make([]byte, c.readSize)...)[:len(b.raw)]
+		}
+		room := min(cap(b.raw)-len(b.raw), c.readSize)
+		n, err := c.r.Read(b.raw[len(b.raw) : len(b.raw)+room])
+		b.raw = b.raw[:len(b.raw)+n]
+		if err == io.EOF {
+			c.eof = true
+		} else if err != nil {
+			c.err = err
+		}
+		// A line end whose next line was not read yet may be a cut; look
+		// at it again when that line is there.
+		if scanned > 0 && b.raw[scanned-1] == '\n' {
+			scanned--
+		}
+		if i := c.lastCut(b.raw, scanned); i >= 0 {
+			cut = i
+		}
+		scanned = len(b.raw)
+		if cut > 0 && !c.eof && (n < room || len(b.raw) >= c.size) {
+			c.carry = append(c.carry, b.raw[cut:]...)
+			b.raw = b.raw[:cut]
+			b.whole = true
+			break
+		}
+	}
+	if c.next.Line == 0 {
+		c.next = jsonv.Position{Line: 1, Column: 1}
+	}
+	c.next.Offset += int64(len(b.raw))
+	c.next.Line += bytes.Count(b.raw, []byte{'\n'})
+	c.mu.Lock()
+	c.journal = append(c.journal, b)
+	c.mu.Unlock()
+	return b, nil
+}
+
+// lastCut is the last place in b after from where a chunk may end (just
+// after a line end), or -1.
+func (c *chunker) lastCut(b []byte, from int) int {
+	for end := len(b); end > from; {
+		i := bytes.LastIndexByte(b[from:end], '\n')
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if c.any || i+1 == len(b) || b[i+1] == '{' || b[i+1] == '[' {
+			return i + 1
+		}
+		end = i
+	}
+	return -1
+}
+
+// written drops the chunk written first from the journal, for reuse.
+func (c *chunker) written(b *chunk) {
+	c.mu.Lock()
+	c.journal = c.journal[1:]
+	if len(c.free) < 8 {
+		c.free = append(c.free, b)
+	}
+	c.mu.Unlock()
+}
+
+// rest stops the reads and returns the chunk not written first and a
+// reader of the input after it. It waits for a read in progress.
+func (c *chunker) rest() (*chunk, io.Reader) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for c.reading {
+		c.cond.Wait()
+	}
+	rs := make([]io.Reader, 0, len(c.journal)+2)
+	for _, b := range c.journal[1:] {
+		rs = append(rs, bytes.NewReader(b.raw))
+	}
+	rs = append(rs, bytes.NewReader(c.carry))
+	switch {
+	case c.err != nil:
+		rs = append(rs, errorReader{c.err})
+	case !c.eof:
+		rs = append(rs, c.r)
+	}
+	return c.journal[0], io.MultiReader(rs...)
+}
+
+// stop keeps read from being called again (the pipeline may leave one in
+// progress: it returns to nobody).
+func (c *chunker) stop() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+}
+
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
+
+// worker is the memory of one worker, reused from chunk to chunk.
+type worker struct {
+	split splitCache
+	buf   []byte
+	jr    *jsonv.Reader
+	src   bytes.Reader
+}
+
+// workers hands out the memory of n workers.
+func workers(n int) chan *worker {
+	ws := make(chan *worker, n)
+	for range n {
+		ws <- &worker{jr: jsonv.NewReader(nil, jsonv.Options{})}
+	}
+	return ws
+}
+
+// envelopesJobs is envelopes on opts.Workers workers.
+func envelopesJobs(rdr io.Reader, name string, opts Options, p protocol, emit Emit) (int, error) {
+	c := newChunker(rdr, false, opts.chunk)
+	ws := workers(opts.Workers)
+	jopts := jsonv.Options{MaxValueSize: int64(opts.MaxFrameSize), Elements: true}
+	work := func(b *chunk) (*chunk, error) {
+		b.done, b.recs, b.facts, b.found = false, b.recs[:0], b.facts[:0], b.found[:0]
+		if !b.whole {
+			return b, nil
+		}
+		w := <-ws
+		defer func() { ws <- w }()
+		w.src.Reset(b.raw)
+		o := jopts
+		o.Start = b.start
+		w.jr.Reset(&w.src, o)
+		r := &record{}
+		for i := 0; ; i++ {
+			v, pos, err := w.jr.Next()
+			if err == io.EOF {
+				b.done = true
+				return b, nil
+			}
+			if err != nil {
+				return b, nil
+			}
+			// The message in the chunk, which outlives the reader's buffer.
+			off := int(pos.Offset - b.start.Offset)
+			*r = record{index: i, raw: b.raw[off : off+len(v)], pos: pos, name: name, split: &w.split, buf: &w.buf}
+			b.facts = append(b.facts, facts{})
+			if b.found, err = r.check(p, &b.facts[i], b.found); err != nil {
+				return b, nil
+			}
+			b.recs = append(b.recs, chunkRec{off: off, end: off + len(v), pos: pos, found: len(b.found)})
+		}
+	}
+	n := 0
+	write := func(b *chunk) error {
+		if !b.done {
+			return errSequential
+		}
+		lo := 0
+		r := &record{name: name}
+		for i, rc := range b.recs {
+			index := n + i
+			for _, f := range b.found[lo:rc.found] {
+				f.Record = index
+				if !emit(f) {
+					n = index + 1
+					return errStopped
+				}
+			}
+			lo = rc.found
+			if f := &b.facts[i]; f.object {
+				r.index, r.raw, r.pos = index, b.raw[rc.off:rc.end], rc.pos
+				if !p.stream(r, f, emit) {
+					n = index + 1
+					return errStopped
+				}
+			}
+		}
+		n += len(b.recs)
+		c.written(b)
+		return nil
+	}
+	err := pipeline.Run(context.Background(), pipeline.Options{Workers: opts.Workers, LeaveRead: true}, c.read, work, write)
+	switch err {
+	case nil:
+		p.finish(emit)
+		return n, nil
+	case errStopped:
+		c.stop()
+		return n, nil
+	case errSequential:
+		first, rest := c.rest()
+		jopts.Start = first.start
+		rd := jsonv.NewReader(io.MultiReader(bytes.NewReader(first.raw), rest), jopts)
+		return envelopesFrom(rd, n, name, p, emit)
+	}
+	c.stop()
+	return n, err
+}
+
+// narratoriaJobs is Narratoria's NDJSON on opts.Workers workers.
+func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, error) {
+	max := opts.MaxFrameSize
+	if max <= 0 {
+		max = jsonv.DefaultMaxValueSize
+	}
+	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	c := newChunker(rdr, true, opts.chunk)
+	ws := workers(opts.Workers)
+	work := func(b *chunk) (*chunk, error) {
+		b.done, b.lines, b.found = false, b.lines[:0], b.found[:0]
+		if !b.whole {
+			return b, nil
+		}
+		w := <-ws
+		defer func() { ws <- w }()
+		start := b.start
+		if start.Line == 0 {
+			start.Line = 1
+		}
+		for off := 0; off < len(b.raw); {
+			raw, lf := b.raw[off:], false
+			if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+				raw, lf = raw[:i], true
+			}
+			if len(raw) > max {
+				return b, nil // NAR002: one worker says it
+			}
+			num := start.Line + len(b.lines)
+			b.lines = append(b.lines, lineCheck{num: num, off: start.Offset + int64(off), index: num - 1, raw: raw})
+			var err error
+			if b.found, err = b.lines[len(b.lines)-1].local(lf, &w.split, name, b.found); err != nil {
+				return b, nil
+			}
+			b.lines[len(b.lines)-1].found = len(b.found)
+			off += len(raw) + 1
+		}
+		b.done = true
+		return b, nil
+	}
+	events := 0
+	write := func(b *chunk) error {
+		if !b.done {
+			return errSequential
+		}
+		lo := 0
+		for i := range b.lines {
+			l := &b.lines[i]
+			for _, f := range b.found[lo:l.found] {
+				if !emit(f) {
+					events = l.index + 1
+					return errStopped
+				}
+			}
+			lo = l.found
+			if l.object {
+				if more, stop := l.stream(n, name, emit); !more || stop {
+					events = l.index + 1
+					return errStopped
+				}
+			}
+		}
+		events += len(b.lines)
+		c.written(b)
+		return nil
+	}
+	err := pipeline.Run(context.Background(), pipeline.Options{Workers: opts.Workers, LeaveRead: true}, c.read, work, write)
+	switch err {
+	case nil:
+		n.finish(name, emit)
+		return events, nil
+	case errStopped:
+		c.stop()
+		return events, nil
+	case errSequential:
+		first, rest := c.rest()
+		in := inbuf.Buffer{R: io.MultiReader(bytes.NewReader(first.raw), rest), First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10, Base: first.start.Offset}
+		events, _, err = narrLinesFrom(&in, events, n, name, emit, nil)
+		return events, err
+	}
+	c.stop()
+	return events, err
+}
+
+// Frames on several workers. One goroutine reads the frames (kado.Reader:
+// headers, lengths, resynchronisation) and copies the good ones into
+// batches; the workers check each frame alone (RLE, JSON, the payload's
+// schema); the ordered pass applies the rules across frames and emits the
+// findings in input order. What the reader cannot hand over (a bad header,
+// a payload that is not JSON where the bytes after it do not start a
+// frame, a frame over 1 MiB on the wire or decompressed, the end) is
+// checked on the caller's goroutine by the single-worker step, between two
+// runs of the workers.
+
+const bigFrame = 1 << 20
+
+type frameBatch struct {
+	raw    []byte
+	frames []frameItem
+	found  []Finding
+}
+
+type frameItem struct {
+	f          kado.Frame // Raw unset: raw[start:end]
+	start, end int
+	found      int // its findings end at found[found]
+}
+
+// jobs is Binary on n workers.
+func (s *frameRun) jobs(n, chunk int) (int, error) {
+	if chunk <= 0 {
+		chunk = jobChunk
+	}
+	decoders := make(chan *kado.Reader, n)
+	for range n {
+		decoders <- kado.NewReader(nil, kado.ReaderOptions{MaxFrameSize: s.rd.MaxFrameSize()})
+	}
+	free := make(chan *frameBatch, 2*n+4)
+	var pending struct {
+		set bool
+		f   *kado.Frame
+		err error
+	}
+	read := func() (*frameBatch, error) {
+		if pending.set {
+			return nil, io.EOF
+		}
+		var b *frameBatch
+		select {
+		case b = <-free:
+		default:
+			b = &frameBatch{}
+		}
+		b.raw, b.frames = b.raw[:0], b.frames[:0]
+		for len(b.raw) < chunk {
+			if len(b.frames) > 0 && len(s.rd.Buffered()) < kado.HeaderSize {
+				break // the next frame may wait for the input: hand over these first
+			}
+			f, err := s.rd.Next()
+			if err == nil && !isBigFrame(f) {
+				rest := s.rd.Buffered()
+				if len(rest) > 0 && rest[0] == kado.Version {
+					err = nil // a bad payload's length is trusted (SkipBadPayload): the workers read it
+				} else if _, jerr := s.rd.JSON(f); jerr != nil {
+					err = errSequential // where reading goes on depends on it: the step does it
+				}
+				if err == nil {
+					start := len(b.raw)
+					b.raw = append(b.raw, f.Raw...)
+					it := frameItem{f: *f, start: start, end: len(b.raw)}
+					it.f.Raw = nil
+					b.frames = append(b.frames, it)
+					continue
+				}
+				err = nil
+			}
+			pending.set, pending.f, pending.err = true, f, err
+			break
+		}
+		if len(b.frames) == 0 {
+			return nil, io.EOF
+		}
+		return b, nil
+	}
+	work := func(b *frameBatch) (*frameBatch, error) {
+		dec := <-decoders
+		defer func() { decoders <- dec }()
+		b.found = b.found[:0]
+		for i := range b.frames {
+			it := &b.frames[i]
+			f := it.f
+			f.Raw = b.raw[it.start:it.end]
+			var err error
+			b.found, _, err = frameLocal(dec, &f, s.name, b.found)
+			it.found = len(b.found)
+			if err != nil {
+				b.frames = b.frames[:i+1]
+				return b, err
+			}
+		}
+		return b, nil
+	}
+	write := func(b *frameBatch) error {
+		lo := 0
+		for i := range b.frames {
+			it := &b.frames[i]
+			s.frames++
+			if !s.order(&it.f) {
+				return errStopped
+			}
+			for _, x := range b.found[lo:it.found] {
+				if !s.emit(x) {
+					return errStopped
+				}
+			}
+			lo = it.found
+		}
+		select {
+		case free <- b:
+		default:
+		}
+		return nil
+	}
+	for {
+		pending.set, pending.f, pending.err = false, nil, nil
+		err := pipeline.Run(context.Background(), pipeline.Options{Workers: n, LeaveRead: true}, read, work, write)
+		if err == errStopped {
+			return s.frames, nil
+		}
+		if err != nil {
+			return s.frames, err
+		}
+		more, err := s.step(pending.f, pending.err)
+		if err != nil || !more {
+			return s.frames, err
+		}
+	}
+}
+
+// isBigFrame tells whether a frame is over bigFrame on the wire or decompressed.
+func isBigFrame(f *kado.Frame) bool {
+	p := f.Payload()
+	return f.Size() > bigFrame || kado.IsCompressed(p) && len(p)*85 > bigFrame && kado.UnRLELen(p[1:]) > bigFrame
+}
