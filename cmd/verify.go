@@ -2,9 +2,9 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -24,13 +24,14 @@ type VerifyOptions struct {
 	Explain bool
 	// RequireBoth wants every signature in meta.signature and at the top level.
 	RequireBoth bool
+	Jobs        int // workers; 1 is the single-worker path
 	signFlags
 }
 
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
@@ -62,6 +63,13 @@ otherwise hand out a valid signature for a tampered event.
 
 --scheme and the key are as for sign (see toonkit sign --help).
 
+-j N parses the events and checks their signatures on N workers (default:
+the usable CPUs); the rules of the log run in one ordered pass, so the
+report, its order and the exit status are those of -j 1. NDJSON (one event
+a line, or indented) and JSON arrays whose elements start lines of their own
+are spread over the workers; the rest of a file from a line over 1 MiB or
+from malformed JSON on, or a JSON array on one line, is read by one worker.
+
 EXIT STATUS
   0  every event verified
   1  a signature did not match, the log has a gap, a repeat or an event out
@@ -90,6 +98,9 @@ EXIT STATUS
 			if err := checkReport(opts.Report); err != nil {
 				return err
 			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
@@ -102,6 +113,7 @@ EXIT STATUS
 	opts.add(c)
 	addReportFlag(c, &opts.Report)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
+	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
 	c.Flags().BoolVar(&opts.RequireBoth, "require-both", false, "want each signature in meta.signature and in the top-level signature: one place only is an error")
 	return c
 }
@@ -117,9 +129,8 @@ func runVerify(opts *VerifyOptions) error {
 	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
 	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
 	unreadable := 0
-	index := 0
 	for _, name := range opts.Inputs {
-		err := verifyFile(opts, name, log, &index)
+		err := verifyFile(opts, name, log)
 		if err != nil {
 			out.Flush()
 			rep.report(err, true)
@@ -140,52 +151,30 @@ func runVerify(opts *VerifyOptions) error {
 	return nil
 }
 
-// verifyFile checks the events of one file, as part of the log. Only an
-// input that cannot be read is an error; all else is a problem of the log.
-func verifyFile(opts *VerifyOptions, name string, log *sign.Log, index *int) error {
+// verifyFile checks the events of one file, as part of the log, on
+// opts.Jobs workers (sign.Log.Verify). Only an input that cannot be read is
+// an error; all else is a problem of the log.
+func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
 	in, err := openInput(opts.IO, name)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	rd := sign.NewReader(in.R, opts.MaxEventSize)
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			var se *jsonv.SyntaxError
-			var tl *jsonv.TooLargeError
-			switch {
-			case errors.As(err, &se):
-				log.Bad(sign.Where{File: in.Name, Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Index: *index}, "",
-					se.Msg+": the rest of the file cannot be read")
-			case errors.As(err, &tl):
-				log.Bad(sign.Where{File: in.Name, Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: *index}, "",
-					fmt.Sprintf("an event passes the limit of %d bytes (--max-frame-size): the rest of the file is not read", tl.Limit))
-			default:
-				return readError(in.Name, err)
-			}
-			*index++
-			return nil
-		}
-		w := sign.Where{File: in.Name, Line: rec.Pos.Line, Column: rec.Pos.Column, Offset: rec.Pos.Offset, Index: *index}
-		*index++
-		ev, err := log.Signer.Event(rec)
-		if err != nil {
-			var fe *sign.FieldError
-			if errors.As(err, &fe) {
-				p := rec.PosAt(fe.Offset)
-				w.Line, w.Column, w.Offset = p.Line, p.Column, p.Offset
-				log.Bad(w, fe.Pointer, fe.Msg)
-			} else {
-				log.Bad(w, "", err.Error())
-			}
-			continue
-		}
-		log.Check(ev, w)
+	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize, Live: !in.regular()})
+	var se *jsonv.SyntaxError
+	var tl *jsonv.TooLargeError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		log.Bad(sign.Where{File: in.Name, Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Index: log.Records()}, "",
+			se.Msg+": the rest of the file cannot be read")
+	case errors.As(err, &tl):
+		log.Bad(sign.Where{File: in.Name, Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: log.Records()}, "",
+			fmt.Sprintf("an event passes the limit of %d bytes (--max-frame-size): the rest of the file is not read", tl.Limit))
+	default:
+		return readError(in.Name, err)
 	}
+	return nil
 }
 
 // problemPrinter writes the problems of a log in the report's format.

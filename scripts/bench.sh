@@ -55,7 +55,9 @@
 # the default -j in turns: speed-up mark >= 1.6x, the default >= 20x the
 # Python function, its peak RSS <= 64 MiB on the events and on them four
 # times over. Check: Python verifies every signature toonkit wrote
-# (scripts/gen-sign-vectors.py --verify).
+# (scripts/gen-sign-vectors.py --verify). verify -j 1 and the default -j in
+# turns: speed-up mark >= 1.6x; the default's peak RSS <= 64 MiB on the
+# signed events and on 4x as many.
 # TOON, the official format (genbench -users): a JSON array of
 # BENCH_TOON_USERS (100000) users {id, name, email, active, score, tags},
 # ~20 MB, and the same without tags (a tabular array). toonkit encode --to
@@ -540,6 +542,7 @@ nsig=${BENCH_SIGN_EVENTS:-100000}
 "$dir/genbench" -messages audit -frames "$nsig" -o "$dir/audit.ndjson" || die "genbench -messages audit failed"
 sig_bytes=$(size "$dir/audit.ndjson")
 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson" -o "$dir/signed.ndjson" || die "toonkit sign failed"
+sbytes=$(size "$dir/signed.ndjson")
 note "sign x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
 sign_ns=$MED_NS sign_kb=$MAX_KB
@@ -563,6 +566,25 @@ fi
 note "verify x$reps"
 measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
 verify_ns=$MED_NS verify_kb=$MAX_KB
+# verify -j 1 and the default -j (the CPUs) in turns; the default's peak
+# RSS on the events and on a log four times as long (4N other events).
+note "verify, -j 1 and the default -j $jobs in turns, x$reps"
+v1=() vj=() vjk=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 "$tk" verify -j 1 --key-file "$dir/audit.key" "$dir/signed.ndjson"
+	v1+=("$MED_NS")
+	measure 1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
+	vj+=("$MED_NS") vjk+=("${MAX_KB:-0}")
+done
+verify1_ns=$(median "${v1[@]}") verifyj_ns=$(median "${vj[@]}") verifyj_kb=$(maxof "${vjk[@]}") verify4_kb=""
+if ((have_time)); then
+	"$dir/genbench" -messages audit -frames "$((4 * nsig))" -o "$dir/audit4v.ndjson" || die "genbench -messages audit failed"
+	"$tk" sign --key-file "$dir/audit.key" "$dir/audit4v.ndjson" -o "$dir/signed4.ndjson" || die "toonkit sign failed"
+	rm -f "$dir/audit4v.ndjson"
+	measure 1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed4.ndjson"
+	verify4_kb=$MAX_KB
+	rm -f "$dir/signed4.ndjson"
+fi
 pypair sign "$dir/audit.ndjson" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key"
 pypair verify "$dir/signed.ndjson" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key"
 py_ns="" chk_pyverify="SKIP (no python3)"
@@ -891,6 +913,12 @@ check ge "$(evps "$nsig" "$sign_ns")" 100000
 row "sign events/s, 1 core" "$(evps "$nsig" "$sign_ns")" ">= 100000" "" "$RES"
 check ge "$(evps "$nsig" "$verify_ns")" 100000
 row "verify events/s, 1 core" "$(evps "$nsig" "$verify_ns")" ">= 100000" "" "$RES"
+row "verify MB/s: -j 1 / -j $jobs" "$(mbps "$sbytes" "$verify1_ns") / $(mbps "$sbytes" "$verifyj_ns")" "" "" "(in turns)"
+ratiorow "  verify speed-up, -j $jobs vs -j 1" "$verify1_ns" "$verifyj_ns" 1.6
+if ((have_time)); then
+	check le "$(maxof "$verifyj_kb" "$verify4_kb")" $lim
+	row "  verify -j $jobs peak RSS MiB, 1x / 4x input" "$(mib "$verifyj_kb") / $(mib "$verify4_kb")" "<= 64" "" "$RES"
+fi
 pyrows sign "sign"
 pyrows verify "verify"
 if [[ -n $py_ns ]]; then

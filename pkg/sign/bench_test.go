@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -147,5 +148,27 @@ func verifyStream(b *testing.B, raw []byte, metaOnly int) {
 		if l.Errors != 0 || l.MetaOnly != metaOnly {
 			b.Fatalf("%d problems, %d events signed in meta.signature only, want %d", l.Errors, l.MetaOnly, metaOnly)
 		}
+	}
+}
+
+// BenchmarkVerifyStreamJobs is Log.Verify on the stream of
+// BenchmarkVerifyStream, on one worker and on two.
+func BenchmarkVerifyStreamJobs(b *testing.B) {
+	raw := signBytes(b, "bench-salt-key", SchemeSpec, repeatLog(auditLog(b), 8<<20))
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprint("workers=", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				l := &Log{Signer: mustSigner(b, "bench-salt-key", SchemeSpec), Emit: func(Problem) {}}
+				if err := l.Verify(context.Background(), bytes.NewReader(raw), "log", VerifyOptions{Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+				l.Finish()
+				if l.Errors != 0 {
+					b.Fatalf("%d problems", l.Errors)
+				}
+			}
+		})
 	}
 }

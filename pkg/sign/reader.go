@@ -234,6 +234,11 @@ func (r *Reader) value() (*Record, error) {
 			break
 		}
 		if err != errShort {
+			if r.b.End-r.b.Pos > r.max && r.pastLimit() {
+				// Malformed, but only after the limit: too large, as
+				// it is found when fewer bytes have been read ahead.
+				return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
+			}
 			pe := err.(*parseError)
 			return nil, r.syntaxError(pe.off, pe.msg)
 		}
@@ -266,6 +271,15 @@ func (r *Reader) value() (*Record, error) {
 		r.state = stAfter
 	}
 	return &r.rec, nil
+}
+
+// pastLimit tells whether the value at the first unread byte, malformed,
+// is found so only in its bytes past max+1: so that whether the error or
+// the size is reported does not depend on how much was read ahead.
+func (r *Reader) pastLimit() bool {
+	r.p.src = r.b.Buf[r.b.Pos : r.b.Pos+r.max+1]
+	r.p.pos, r.p.tape, r.p.final = 0, r.p.tape[:0], false
+	return r.p.value() == errShort
 }
 
 // Event reads the fields of a record's event.

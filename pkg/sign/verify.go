@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 )
 
 // Problem codes.
@@ -74,7 +75,7 @@ type Log struct {
 	MetaOnly, TopOnly int
 	runs              map[string]*run
 	gaps              []*gap    // open gaps, oldest first
-	queue             []Problem // problems held back behind an open gap
+	queue             []Problem // problems held back behind an open gap, in the order of the events
 }
 
 type run struct {
@@ -125,35 +126,70 @@ func (l *Log) Bad(w Where, pointer, msg string) {
 
 // Check checks one event.
 func (l *Log) Check(ev *Event, w Where) {
+	v := judge(l.Signer, ev, l.Explain)
+	l.apply(&v, w)
+}
+
+// verdict is what checking one event on its own found: its signature
+// checked, and what the rules of the log need of it. Its byte slices are
+// the event's.
+type verdict struct {
+	run, seq             []byte
+	seqN                 int64
+	seqOK                bool
+	hasSig, hasTop       bool
+	unsigned, valid, hex bool
+	differ               bool   // both signatures, not equal
+	message              []byte // the message signed, for a mismatch with Explain
+}
+
+// judge checks ev's signature with s: the expensive part of Check, which
+// needs nothing of the log.
+func judge(s *Signer, ev *Event, explain bool) verdict {
+	v := verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop}
+	if !ev.HasSig && !ev.HasTop {
+		v.unsigned = true
+		return v
+	}
+	sig := ev.Signature
+	if !ev.HasSig {
+		sig = ev.TopSignature
+	}
+	if v.valid = s.Valid(ev, sig); !v.valid {
+		v.hex = isHexSignature(sig)
+		if explain {
+			v.message = slices.Clone(s.msg)
+		}
+	}
+	v.differ = ev.HasSig && ev.HasTop && !bytes.Equal(ev.TopSignature, ev.Signature)
+	return v
+}
+
+// apply applies the rules of the log to an event judged, at w.
+func (l *Log) apply(v *verdict, w Where) {
 	l.Events++
 	problem := func(code, msg string) Problem {
-		return Problem{Where: w, Run: string(ev.RunID), Seq: string(ev.Seq), Code: code, Msg: msg}
+		return Problem{Where: w, Run: string(v.run), Seq: string(v.seq), Code: code, Msg: msg}
 	}
 	switch {
-	case !ev.HasSig && !ev.HasTop:
+	case v.unsigned:
 		l.emit(problem(CodeUnsigned, "unsigned: no meta.signature and no top-level signature"))
 	default:
-		sig := ev.Signature
-		if !ev.HasSig {
-			sig = ev.TopSignature
-		}
-		if !l.Signer.Valid(ev, sig) {
+		if !v.valid {
 			p := problem(CodeMismatch, "signature mismatch")
-			if !isHexSignature(sig) {
+			if !v.hex {
 				p.Msg += " (the signature is not 64 lowercase hex digits)"
 			}
-			if l.Explain {
-				p.Message = slices.Clone(l.Signer.msg)
-			}
+			p.Message = v.message
 			l.emit(p)
 		}
 		switch {
-		case !ev.HasTop:
+		case !v.hasTop:
 			l.MetaOnly++
 			if l.RequireBoth {
 				l.emit(problem(CodeOneCopy, "no top-level signature: the spec stores the signature in both signature and meta.signature"))
 			}
-		case !ev.HasSig:
+		case !v.hasSig:
 			l.TopOnly++
 			if l.RequireBoth {
 				l.emit(problem(CodeOneCopy, "no meta.signature: the spec stores the signature in both signature and meta.signature"))
@@ -162,11 +198,11 @@ func (l *Log) Check(ev *Event, w Where) {
 				p.Warning = true
 				l.emit(p)
 			}
-		case !bytes.Equal(ev.TopSignature, ev.Signature):
+		case v.differ:
 			l.emit(problem(CodeTopDiffer, "the top-level signature differs from meta.signature"))
 		}
 	}
-	l.sequence(ev, w, problem)
+	l.sequence(v, w, problem)
 	l.settle(w.Index)
 }
 
@@ -182,19 +218,19 @@ func isHexSignature(s []byte) bool {
 	return true
 }
 
-// sequence checks ev's seq against its run.
-func (l *Log) sequence(ev *Event, w Where, problem func(code, msg string) Problem) {
-	if !ev.SeqOK {
+// sequence checks an event's seq against its run.
+func (l *Log) sequence(v *verdict, w Where, problem func(code, msg string) Problem) {
+	if !v.seqOK {
 		l.emit(problem(CodeSeqRange, "seq does not fit in 64 bits: its order is not checked"))
 		return
 	}
 	if l.runs == nil {
 		l.runs = map[string]*run{}
 	}
-	s := ev.SeqN
-	r := l.runs[string(ev.RunID)]
+	s := v.seqN
+	r := l.runs[string(v.run)]
 	if r == nil {
-		r = &run{id: string(ev.RunID), first: s, max: s, maxWhere: w}
+		r = &run{id: string(v.run), first: s, max: s, maxWhere: w}
 		l.runs[r.id] = r
 		if s > 1 {
 			p := problem(CodeLateStart, fmt.Sprintf("the run starts at seq %d: the events before it may be missing", s))
@@ -273,7 +309,11 @@ func (l *Log) close(g *gap) {
 			p.Msg = fmt.Sprintf("events missing between seq %d and %d (%d events)", m[0]-1, m[1]+1, m[1]-m[0]+1)
 		}
 		l.Errors++
-		l.queue = append(l.queue, p)
+		// The queue stays in the order of the events, and of arrival
+		// among the problems of one event: after every problem of an
+		// event up to this one.
+		i := sort.Search(len(l.queue), func(i int) bool { return l.queue[i].Index > p.Index })
+		l.queue = slices.Insert(l.queue, i, p)
 	}
 }
 
@@ -286,7 +326,6 @@ func (l *Log) release() {
 	if len(l.gaps) > 0 {
 		limit = l.gaps[0].at.Index
 	}
-	slices.SortStableFunc(l.queue, func(a, b Problem) int { return a.Index - b.Index })
 	n := 0
 	for n < len(l.queue) && l.queue[n].Index <= limit {
 		l.Emit(l.queue[n])
