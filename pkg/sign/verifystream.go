@@ -71,6 +71,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		size = 256 << 10
 	}
 	c := newCutter(in, size, opts.Live, false)
+	c.starts = true
 	free := make(chan *vbatch, 2*opts.Workers+4)
 	var mu sync.Mutex
 	var pending []*vbatch // read and not yet written, in order
