@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // convertJobsInputs are JSON arrays and NDJSON streams of records, good
@@ -21,8 +22,12 @@ import (
 // records that break the table late in the input.
 func convertJobsInputs(t *testing.T) map[string][]byte {
 	rng := rand.New(rand.NewPCG(17, 4))
+	n, m := 7000, 5000
+	if raceflag.Enabled {
+		n, m = 1500, 1500 // the race detector is slow: a batch or two
+	}
 	var nd bytes.Buffer
-	for i := range 7000 {
+	for i := range n {
 		switch {
 		case i%500 == 7:
 			fmt.Fprintf(&nd, `{"id": %d, "name": "late, %d", "extra": "only here"}`+"\n", i, i)
@@ -36,7 +41,7 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 	}
 	good := nd.Bytes()
 	var clean bytes.Buffer
-	for i := range 5000 {
+	for i := range m {
 		fmt.Fprintf(&clean, `{"id": %d, "name": "user %d, \u00e9\n", "score": %d.25, "ok": %v, "tags": [%d, "a"]}`+"\n", i, i, i, i%3 == 0, i)
 	}
 	lines := bytes.SplitAfter(good, []byte("\n"))
@@ -52,7 +57,7 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 		b.WriteString("]\n")
 		return b.Bytes()
 	}
-	n := len(lines) - 1 // the last is empty
+	n = len(lines) - 1 // the last is empty
 	late := n * 3 / 4
 	with := func(extra string) [][]byte {
 		ls := append([][]byte{}, lines[:late]...)
@@ -83,6 +88,18 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 	inputs["python-indent-crlf.json"] = pyjson.Dumps(t, arr, "--indent", "2", "--crlf")
 	inputs["python.ndjson"] = pyjson.Dumps(t, good)
 	inputs["python-tabs.ndjson"] = pyjson.Dumps(t, good, "--indent", "tab", "--trailing-space")
+	if raceflag.Enabled {
+		// The race detector is slow: a few inputs, a batch or two each;
+		// the whole set runs without it.
+		for name := range inputs {
+			switch name {
+			case "clean.json", "records.ndjson", "nonobject.json", "python.json", "syntax.json":
+			default:
+				delete(inputs, name)
+			}
+		}
+		return inputs
+	}
 	for _, name := range []string{"users.json", "orders.json", "data.json", "events.ndjson"} {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "demo", name))
 		if err != nil {
@@ -106,7 +123,11 @@ func TestConvertTableJobsIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		paths = append(paths, path)
-		for _, flags := range [][]string{nil, {"--lossy"}, {"-o", filepath.Join(dir, "out.toon")}, {"--max-frame-size", "2MiB"}} {
+		flagSets := [][]string{nil, {"--lossy"}, {"-o", filepath.Join(dir, "out.toon")}, {"--max-frame-size", "2MiB"}}
+		if raceflag.Enabled {
+			flagSets = flagSets[:1]
+		}
+		for _, flags := range flagSets {
 			for _, src := range []string{path, "-"} {
 				args := append(append([]string{"convert", "--to", "tabular"}, flags...), src)
 				one := runJobs(t, data, dir, append(args, "-j", "1")...)
@@ -138,7 +159,11 @@ func TestConvertStreamJobsIdentical(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, flags := range [][]string{{"--to", "json"}, {"--to", "json", "-c", "-o", filepath.Join(dir, "out.json")}, {"--to", "ndjson"}} {
+		flagSets := [][]string{{"--to", "json"}, {"--to", "json", "-c", "-o", filepath.Join(dir, "out.json")}, {"--to", "ndjson"}}
+		if raceflag.Enabled {
+			flagSets = flagSets[2:]
+		}
+		for _, flags := range flagSets {
 			for _, src := range []string{path, "-"} {
 				args := append(append([]string{"convert"}, flags...), src)
 				one := runJobs(t, data, dir, append(args, "-j", "1")...)
@@ -205,7 +230,11 @@ func TestTableDecodeJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
 	b.WriteString("@toon 1.0\n@keys id,name,score,ok,tags\n")
-	for i := range 12000 {
+	rows := 12000
+	if raceflag.Enabled {
+		rows = 3000
+	}
+	for i := range rows {
 		fmt.Fprintf(&b, "%d,user %d\\c é\\n,%d.5,%v,[%d\\c\"a\"]\n", i, i, i, i%2 == 0, i)
 	}
 	good := b.Bytes()
@@ -234,7 +263,14 @@ func TestTableDecodeJobsIdentical(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, cmd := range [][]string{{"decode"}, {"decode", "-o", filepath.Join(dir, "out.json")}, {"convert", "--to", "ndjson", "--max-frame-size", "2MiB"}, {"convert", "--to", "json"}, {"convert", "--to", "json", "-c"}} {
+		cmds := [][]string{{"decode"}, {"decode", "-o", filepath.Join(dir, "out.json")}, {"convert", "--to", "ndjson", "--max-frame-size", "2MiB"}, {"convert", "--to", "json"}, {"convert", "--to", "json", "-c"}}
+		if raceflag.Enabled {
+			if name != "good.toon" && name != "short.toon" {
+				continue // the race detector is slow: two inputs, one command
+			}
+			cmds = cmds[:1]
+		}
+		for _, cmd := range cmds {
 			for _, src := range []string{path, "-"} {
 				args := append(append([]string{}, cmd...), src)
 				one := runJobs(t, data, dir, append(args, "-j", "1")...)

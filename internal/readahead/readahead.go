@@ -73,16 +73,33 @@ func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
 // written, in input order, so that a single-worker loop can take over at
 // the first of them (Rest).
 type Journal struct {
-	mu     sync.Mutex
-	raws   [][]byte
-	active sync.WaitGroup
+	mu      sync.Mutex
+	raws    [][]byte
+	reading bool // a read is in progress
+	closed  bool // Rest's reader has taken the bytes: no read may start
+	done    *sync.Cond
 }
 
-// Reading marks a call of the pipeline's read in progress until the
-// function it returns is called.
-func (j *Journal) Reading() (done func()) {
-	j.active.Add(1)
-	return j.active.Done
+// Reading marks a call of the pipeline's read in progress, until
+// DoneReading. False says that the run is over and the bytes handed on:
+// the read must return at once, touching nothing. (A pipeline that leaves
+// a read behind, pipeline.Options.LeaveRead, may start it after Run has
+// returned.)
+func (j *Journal) Reading() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.reading = !j.closed
+	return j.reading
+}
+
+// DoneReading ends what Reading began.
+func (j *Journal) DoneReading() {
+	j.mu.Lock()
+	j.reading = false
+	if j.done != nil {
+		j.done.Broadcast()
+	}
+	j.mu.Unlock()
 }
 
 // Add notes the bytes of a batch just read; they must stay as they are
@@ -101,16 +118,23 @@ func (j *Journal) Written() {
 }
 
 // Rest is the Reader of the input from the first batch not written on:
-// the batches' bytes, then what after returns, once no read is in
-// progress: the bytes read after the last batch, and the input (Then).
+// the batches' bytes, then what after returns, once no read is in progress
+// (and none may start): the bytes read after the last batch, and the
+// input (Then).
 func (j *Journal) Rest(live bool, after func() ([]byte, io.Reader)) *Reader {
 	j.mu.Lock()
 	first := j.raws[0]
 	j.mu.Unlock()
 	return &Reader{Live: live, Bufs: [][]byte{first}, Open: func() ([][]byte, io.Reader) {
-		j.active.Wait()
 		j.mu.Lock()
 		defer j.mu.Unlock()
+		j.closed = true
+		if j.done == nil {
+			j.done = sync.NewCond(&j.mu)
+		}
+		for j.reading {
+			j.done.Wait()
+		}
 		bufs := append([][]byte{}, j.raws[1:]...)
 		carry, in := after()
 		return append(bufs, carry), in

@@ -62,16 +62,14 @@ type Batch[R any] struct {
 	ends   []int
 	Out    R
 
-	first  int64 // the index of the first record in the input
-	index  int   // of the batch
-	final  bool  // raw ends at the end of the input
-	rest   bool  // raw is where the workers stop: the caller's loop reads it
-	idle   bool
-	done   bool // every record was read, checked and worked
-	span   jsonv.Span
-	endIn  bool // a top-level array is open at the end of raw
-	jr     *jsonv.Reader
-	source bytesReader
+	first int64 // the index of the first record in the input
+	index int   // of the batch
+	final bool  // raw ends at the end of the input
+	rest  bool  // raw is where the workers stop: the caller's loop reads it
+	idle  bool
+	done  bool // every record was read, checked and worked
+	span  jsonv.Span
+	endIn bool // a top-level array is open at the end of raw
 }
 
 // Len is the number of records in the batch.
@@ -133,7 +131,10 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	cuts.elements = opts.Elements
 	free := make(chan *Batch[R], 2*workers+4)
 	read := func() (*Batch[R], error) {
-		defer journal.Reading()()
+		if !journal.Reading() {
+			return nil, io.EOF // the run is over
+		}
+		defer journal.DoneReading()
 		if over {
 			return nil, io.EOF
 		}
@@ -198,11 +199,18 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		journal.Add(b.raw)
 		return b, nil
 	}
+	// A Reader for each worker, its buffer reused from batch to batch.
+	readers := make(chan *batchReader[R], workers)
+	for range workers {
+		readers <- &batchReader[R]{}
+	}
 	work := func(b *Batch[R]) (*Batch[R], error) {
 		if b.rest {
 			return b, nil
 		}
-		b.done = readBatch(b, opts, cuts.array) && h.Work(b)
+		rd := <-readers
+		b.done = rd.read(b, opts, cuts.array) && h.Work(b)
+		readers <- rd
 		return b, nil
 	}
 	var (
@@ -248,31 +256,37 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	return jsonv.NewReader(rest, jo), nil
 }
 
-// readBatch reads the records of b with a jsonv.Reader, as a Reader of
+// batchReader is a worker's Reader of batches.
+type batchReader[R any] struct {
+	jr     *jsonv.Reader
+	source bytesReader
+}
+
+// read reads the records of b with a jsonv.Reader, as a Reader of
 // the whole input reads them when b starts where the reader cut it (after
 // a record), and reports whether b holds whole records only, and ends as
 // the batch after it expects.
-func readBatch[R any](b *Batch[R], opts Options, array bool) bool {
+func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
 	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
 	if b.index > 0 {
 		jo.Start, jo.InArray, jo.Element = jsonv.Position{Line: 1, Column: 1}, array, 1
 	}
-	b.source.b, b.source.off = b.raw, 0
-	if b.jr == nil {
-		b.jr = jsonv.NewReader(&b.source, jo)
+	rd.source.b, rd.source.off = b.raw, 0
+	if rd.jr == nil {
+		rd.jr = jsonv.NewReader(&rd.source, jo)
 	} else {
-		b.jr.Reset(&b.source, jo)
+		rd.jr.Reset(&rd.source, jo)
 	}
 	last := -1 // the start of the last record
 	for {
-		v, pos, err := b.jr.Next()
+		v, pos, err := rd.jr.Next()
 		if err == nil {
 			start := int(pos.Offset)
 			b.starts, b.ends = append(b.starts, start), append(b.ends, start+len(v))
 			last = start
 			continue
 		}
-		inArray, elems := b.jr.ArrayState()
+		inArray, elems := rd.jr.ArrayState()
 		b.endIn = inArray
 		end := 0
 		if last >= 0 {

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -116,8 +117,12 @@ func compare(t *testing.T, name string, in []byte, opts Options, r io.Reader) {
 // as a live input.
 func check(t *testing.T, in []byte, elements bool) {
 	t.Helper()
+	sizes := []int{1, 40, 0}
+	if raceflag.Enabled {
+		sizes = []int{40} // the race detector is slow: one size is enough for it
+	}
 	for _, workers := range []int{1, 4} {
-		for _, bb := range []int{1, 40, 0} {
+		for _, bb := range sizes {
 			opts := Options{Workers: workers, Elements: elements, BatchBytes: bb, MaxValueSize: 1 << 12}
 			compare(t, fmt.Sprintf("-j %d, batches %d:", workers, bb), in, opts, bytes.NewReader(in))
 			opts.Live = true
@@ -204,8 +209,12 @@ func generated(n int, nested bool) []byte {
 // with Run as one Reader reads them; the flat records are all worked by
 // the workers, in batches cut where they start.
 func TestRunPythonFormatted(t *testing.T) {
+	n := 300
+	if raceflag.Enabled {
+		n = 60
+	}
 	for _, nested := range []bool{false, true} {
-		arr := generated(300, nested)
+		arr := generated(n, nested)
 		var nd []byte
 		for _, v := range pyjson.Values(t, arr, true) {
 			nd = append(append(nd, v...), '\n')
@@ -220,7 +229,7 @@ func TestRunPythonFormatted(t *testing.T) {
 				opts := Options{Workers: 4, Elements: elements, BatchBytes: 700}
 				worked = 0
 				compare(t, tx.Name, tx.JSON, opts, bytes.NewReader(tx.JSON))
-				want := 300
+				want := n
 				if !elements && tx.JSON[0] == '[' {
 					want = 0 // one record, the array: the one batch is final, worked
 				}

@@ -88,3 +88,32 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkValidateWorkers validates 40,000 valid compact messages of each
+// protocol on 1 and on 2 workers (Options.Workers): msg/s is the speed-up
+// on an idle machine; msg/cpu-s says what the workers cost in CPU time
+// (the same figure for both means no work is done twice).
+func BenchmarkValidateWorkers(b *testing.B) {
+	if err := loadSchemas(); err != nil {
+		b.Fatal(err)
+	}
+	const n = 40000
+	for _, proto := range []string{"chiffon", "trace"} {
+		data := []byte(benchMessages(proto, n))
+		v := map[string]func(io.Reader, string, Options, Emit) (int, error){"chiffon": Chiffon, "trace": Trace}[proto]
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", proto, workers), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				cpu0 := cpuTime()
+				for b.Loop() {
+					got, err := v(bytes.NewReader(data), "in", Options{Workers: workers}, func(f Finding) bool { b.Fatal(f.Text()); return false })
+					if err != nil || got != n {
+						b.Fatal(got, err)
+					}
+				}
+				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msg/s")
+				b.ReportMetric(float64(n*b.N)/(cpuTime()-cpu0).Seconds(), "msg/cpu-s")
+			})
+		}
+	}
+}

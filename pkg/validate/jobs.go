@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
@@ -32,6 +33,10 @@ const (
 	jobChunk    = 256 << 10 // a chunk is cut at a line end after this many bytes
 	jobChunkMax = 1 << 20   // no line end to cut at by then: one worker takes over
 )
+
+// takeovers counts the streams that one worker took over from a chunk
+// (errSequential): the tests read it.
+var takeovers atomic.Int64
 
 var (
 	errSequential = errors.New("validate: one worker takes over")
@@ -170,7 +175,8 @@ func (c *chunker) read() (*chunk, error) {
 }
 
 // lastCut is the last place in b after from where a chunk may end (just
-// after a line end), or -1.
+// after a line end), or -1. Where the next line is not read yet, the line
+// before must look like the end of a message.
 func (c *chunker) lastCut(b []byte, from int) int {
 	for end := len(b); end > from; {
 		i := bytes.LastIndexByte(b[from:end], '\n')
@@ -178,12 +184,25 @@ func (c *chunker) lastCut(b []byte, from int) int {
 			return -1
 		}
 		i += from
-		if c.any || i+1 == len(b) || b[i+1] == '{' || b[i+1] == '[' {
+		if c.any || i+1 < len(b) && (b[i+1] == '{' || b[i+1] == '[') || i+1 == len(b) && endsValue(b[:i]) {
 			return i + 1
 		}
 		end = i
 	}
 	return -1
+}
+
+// endsValue tells whether the last line of b looks like the end of a
+// top-level value: a line that starts with } or ], or a message on a line
+// of its own ({ or [ to } or ]). The first line of an indented message,
+// and the lines within it, do not.
+func endsValue(b []byte) bool {
+	line := bytes.TrimRight(b[bytes.LastIndexByte(b, '\n')+1:], " \t\r")
+	if len(line) == 0 {
+		return false
+	}
+	first, last := line[0], line[len(line)-1]
+	return first == '}' || first == ']' || (first == '{' || first == '[') && (last == '}' || last == ']')
 }
 
 // written drops the chunk written first from the journal, for reuse.
@@ -322,6 +341,7 @@ func envelopesJobs(rdr io.Reader, name string, opts Options, p protocol, emit Em
 		c.stop()
 		return n, nil
 	case errSequential:
+		takeovers.Add(1)
 		first, rest := c.rest()
 		jopts.Start = first.start
 		rd := jsonv.NewReader(io.MultiReader(bytes.NewReader(first.raw), rest), jopts)
@@ -406,6 +426,7 @@ func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, e
 		c.stop()
 		return events, nil
 	case errSequential:
+		takeovers.Add(1)
 		first, rest := c.rest()
 		in := inbuf.Buffer{R: io.MultiReader(bytes.NewReader(first.raw), rest), First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10, Base: first.start.Offset}
 		events, _, err = narrLinesFrom(&in, events, n, name, emit, nil)

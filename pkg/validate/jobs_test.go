@@ -276,3 +276,34 @@ func TestWorkersFreshProcess(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// Good streams, compact or as Python writes them (indented messages one
+// after another too), are checked by the workers to their end: one worker
+// takes over only where the workers cannot go on (here a JSON array).
+func TestWorkersKeepTheStream(t *testing.T) {
+	inputs := jobsInputs(t)
+	for _, proto := range []string{"chiffon", "trace"} {
+		good := inputs[proto]["good"]
+		streams := map[string][]byte{"compact": good, "crlf": inputs[proto]["good-crlf"], "bom": inputs[proto]["good-bom"]}
+		for _, style := range pyjson.Styles[:2] {
+			streams[style.Name] = pyjson.Dumps(t, good, style.Flags...)
+		}
+		for name, in := range streams {
+			before := takeovers.Load()
+			sameOnWorkers(t, name, proto, in, 1<<20, 4000, 0)
+			if takeovers.Load() != before {
+				t.Errorf("%s %s: one worker took over", proto, name)
+			}
+		}
+		before := takeovers.Load()
+		sameOnWorkers(t, "array", proto, inputs[proto]["good-array"], 1<<20, 4000, 0)
+		if takeovers.Load() == before {
+			t.Errorf("%s: the workers read a JSON array cut in chunks", proto)
+		}
+	}
+	before := takeovers.Load()
+	sameOnWorkers(t, "good", "narratoria", inputs["narratoria"]["good"], 1<<20, 4000, 0)
+	if takeovers.Load() != before {
+		t.Errorf("narratoria: one worker took over")
+	}
+}

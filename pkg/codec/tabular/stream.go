@@ -85,7 +85,10 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	)
 	free := make(chan *rowBatch, 2*workers+4)
 	read := func() (*rowBatch, error) {
-		defer journal.Reading()()
+		if !journal.Reading() {
+			return nil, io.EOF // the run is over
+		}
+		defer journal.DoneReading()
 		if over {
 			return nil, io.EOF
 		}
