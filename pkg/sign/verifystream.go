@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 
+	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
 )
@@ -73,9 +73,8 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	c := newCutter(in, size, opts.Live, false)
 	c.starts = true
 	free := make(chan *vbatch, 2*opts.Workers+4)
-	var mu sync.Mutex
-	var pending []*vbatch // read and not yet written, in order
-	var off int64         // the input offset of the next batch
+	var journal readahead.Journal // the batches read and not yet written
+	var off int64                 // the input offset of the next batch
 	read := func() (*vbatch, error) {
 		var b *vbatch
 		select {
@@ -88,9 +87,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		}
 		b.off = off
 		off += int64(len(b.raw))
-		mu.Lock()
-		pending = append(pending, b)
-		mu.Unlock()
+		journal.Add(b.raw)
 		return b, nil
 	}
 	line, col := 1, 1 // the line and column that the next batch starts at
@@ -112,9 +109,6 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		return b, nil
 	}
 	write := func(b *vbatch) error {
-		mu.Lock()
-		pending = pending[1:]
-		mu.Unlock()
 		if !b.first && prev != b.st0 && !(prev == stFirst && b.st0 == stElement) {
 			// The batch does not start where its worker took it to (an
 			// event cut by the batch before, an array guessed wrong).
@@ -134,6 +128,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 			resume = b
 			return errResume
 		}
+		journal.Written()
 		if b.moved { // else white space only: the state is as it was
 			prev = b.end
 		}
@@ -159,24 +154,11 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	}
 	// The rest is read one event at a time, from where the workers
 	// stopped: the bytes of the batches read, then the rest of in.
-	b, last := resume, resume
-	parts := []io.Reader{bytes.NewReader(b.raw[b.stop:])}
-	for _, p := range pending { // after b, in order
-		parts, last = append(parts, bytes.NewReader(p.raw)), p
-	}
-	switch {
-	case last.readErr != nil:
-		parts = append(parts, errReader{last.readErr})
-	case !c.done:
-		parts = append(parts, bytes.NewReader(c.b.Buf[c.b.Pos:c.b.End]))
-		switch {
-		case c.b.ReadErr != nil:
-			parts = append(parts, errReader{c.b.ReadErr})
-		case !c.b.EOF:
-			parts = append(parts, c.b.R)
-		}
-	}
-	rest := io.MultiReader(parts...)
+	b := resume
+	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) {
+		return c.b.Buf[c.b.Pos:c.b.End], readahead.Then(c.b.R, c.b.EOF, c.b.ReadErr)
+	})
+	rest.Bufs[0] = rest.Bufs[0][b.stop:]
 	if b.first && !b.moved {
 		// Nothing read yet: the reader starts the input.
 		return l.verifyEvents(ctx, NewReader(rest, max), file)
@@ -192,10 +174,6 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 
 // errResume stops the workers where the rest is read one event at a time.
 var errResume = errors.New("read one event at a time")
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // verifyEvents checks the events of rd, one at a time.
 func (l *Log) verifyEvents(ctx context.Context, rd *Reader, file string) error {
