@@ -39,16 +39,19 @@ func (l *Log) Records() int { return l.Events + l.Unread }
 // record before it checked: the caller may record it with Bad at Records());
 // or in's read error.
 //
-// With opts.Workers > 1 the work is spread (pkg/pipeline): one goroutine
-// cuts in into batches of lines, at line breaks that a '{' or '[' follows;
-// the workers parse each batch's events from its start, as NDJSON, and check
-// their signatures; the caller's goroutine applies the log's rules (Check's
-// seq and copies rules, Bad) to their results in input order. The problems,
-// the counts and the error returned are exactly those of one worker. Where
-// a batch does not hold whole events from its start (a JSON array, an event
-// cut by the batch's end, an event larger than a batch or malformed JSON),
-// the rest of in is read one event at a time, as with one worker, from the
-// end of the last event checked. Memory is bounded by the batches in flight.
+// With opts.Workers > 1 the work is spread (pkg/pipeline): sign -j's
+// cutter cuts in into batches of lines, before a line that starts an event
+// where there is one (NDJSON, compact or indented; a JSON array whose
+// elements start lines); the workers parse each batch's events from its
+// start, in the state the cutter guessed, and check their signatures; the
+// caller's goroutine applies the log's rules (Check's seq and copies rules,
+// Bad) to their results in input order, and checks that each batch starts
+// in the state the one before ended in. The problems, the counts and the
+// error returned are exactly those of one worker. Where a batch does not
+// hold whole events from where it was taken to start (an event longer than
+// a batch, a guess that does not hold, malformed JSON), the rest of in is
+// read one event at a time, as with one worker, from the last event checked
+// (readahead.Journal). Memory is bounded by the batches in flight.
 func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts VerifyOptions) error {
 	max := opts.MaxEventSize
 	if max <= 0 {
