@@ -67,8 +67,8 @@ otherwise hand out a valid signature for a tampered event.
 the usable CPUs); the rules of the log run in one ordered pass, so the
 report, its order and the exit status are those of -j 1. NDJSON (one event
 a line, or indented) and JSON arrays whose elements start lines of their own
-are spread over the workers; the rest of a file from a line over 1 MiB or
-from malformed JSON on, or a JSON array on one line, is read by one worker.
+are spread over the workers; the rest of a file from a line over 256 KiB
+(a JSON array on one line) or from malformed JSON on is read by one worker.
 
 EXIT STATUS
   0  every event verified

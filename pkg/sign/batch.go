@@ -305,6 +305,12 @@ type cutter struct {
 	mode  int  // what the bytes cut so far say: stStart (only white space), stValues, stFirst (an array)
 	first bool // the next batch is the first
 	done  bool
+	// starts: cut, where there is one, before a line that starts an event
+	// ('{' or '[' in NDJSON; in an array, '{' at the first element's
+	// indentation, indent) rather than after any line, so that indented
+	// events are cut between them (verify -j's workers do not meet).
+	starts bool
+	indent []byte
 }
 
 // batch is a piece of the input and, once a worker has been over it, what
@@ -328,6 +334,47 @@ func newCutter(in interface{ Read([]byte) (int, error) }, size int, live, alias 
 	room := max(2*size, 64<<10)
 	c.b = inbuf.Buffer{R: in, First: 64 << 10, Steady: room, Max: room}
 	return c
+}
+
+// layout is what the input's first bytes b (from from on) say: stStart
+// while they are white space, stValues, or stFirst for an array, with the
+// white space before the first element on its line (nil when the element
+// does not start a line, or has not been read).
+func layout(b []byte, from int) (mode int, indent []byte) {
+	i := jsonv.SkipSpace(b, from)
+	switch {
+	case i == len(b):
+		return stStart, nil
+	case b[i] != '[':
+		return stValues, nil
+	}
+	if k := jsonv.SkipSpace(b, i+1); k < len(b) && b[k] == '{' {
+		if nl := bytes.LastIndexByte(b[i+1:k], '\n'); nl >= 0 {
+			return stFirst, b[i+1+nl+1 : k]
+		}
+	}
+	return stFirst, nil
+}
+
+// lastStart is the start of the last line in b[:end] that starts an event
+// in an input of that mode and indent (see cutter.starts), the byte after
+// the line break; 0 for none.
+func lastStart(b []byte, end, mode int, indent []byte) int {
+	if mode == stStart || mode == stFirst && indent == nil {
+		return 0 // the elements do not start lines of their own
+	}
+	for end > 0 {
+		k := bytes.LastIndexByte(b[:end], '\n')
+		if k < 0 {
+			return 0
+		}
+		q := k + 1 + len(indent)
+		if q < len(b) && bytes.Equal(b[k+1:q], indent) && (b[q] == '{' || mode == stValues && b[q] == '[') {
+			return k + 1
+		}
+		end = k
+	}
+	return 0
 }
 
 // cut fills b with the next batch; false at the end of the input.
@@ -367,6 +414,19 @@ func (c *cutter) cut(b *batch) bool {
 		if k := bytes.LastIndexByte(w, '\n'); k >= 0 {
 			n = k + 1
 		}
+		if c.starts {
+			mode, indent := c.mode, c.indent
+			if mode == stStart {
+				from := 0
+				if c.first && bytes.HasPrefix(avail, []byte("\xEF\xBB\xBF")) {
+					from = 3
+				}
+				mode, indent = layout(avail, from)
+			}
+			if k := lastStart(avail, len(w), mode, indent); k > 0 {
+				n = k
+			}
+		}
 	}
 	if c.first && n < 3 && bytes.HasPrefix(avail, []byte("\xEF\xBB\xBF")) {
 		n = 3 // a byte order mark stays whole
@@ -388,11 +448,8 @@ func (c *cutter) cut(b *batch) bool {
 		b.st0 = c.mode
 	}
 	if c.mode == stStart {
-		if i := jsonv.SkipSpace(raw, b.from); i < len(raw) {
-			c.mode = stValues
-			if raw[i] == '[' {
-				c.mode = stFirst
-			}
+		if mode, indent := layout(raw, b.from); mode != stStart {
+			c.mode, c.indent = mode, append([]byte(nil), indent...)
 		}
 	}
 	c.first = false

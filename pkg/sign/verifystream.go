@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 
+	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
 )
@@ -39,16 +39,19 @@ func (l *Log) Records() int { return l.Events + l.Unread }
 // record before it checked: the caller may record it with Bad at Records());
 // or in's read error.
 //
-// With opts.Workers > 1 the work is spread (pkg/pipeline): one goroutine
-// cuts in into batches of lines, at line breaks that a '{' or '[' follows;
-// the workers parse each batch's events from its start, as NDJSON, and check
-// their signatures; the caller's goroutine applies the log's rules (Check's
-// seq and copies rules, Bad) to their results in input order. The problems,
-// the counts and the error returned are exactly those of one worker. Where
-// a batch does not hold whole events from its start (a JSON array, an event
-// cut by the batch's end, an event larger than a batch or malformed JSON),
-// the rest of in is read one event at a time, as with one worker, from the
-// end of the last event checked. Memory is bounded by the batches in flight.
+// With opts.Workers > 1 the work is spread (pkg/pipeline): sign -j's
+// cutter cuts in into batches of lines, before a line that starts an event
+// where there is one (NDJSON, compact or indented; a JSON array whose
+// elements start lines); the workers parse each batch's events from its
+// start, in the state the cutter guessed, and check their signatures; the
+// caller's goroutine applies the log's rules (Check's seq and copies rules,
+// Bad) to their results in input order, and checks that each batch starts
+// in the state the one before ended in. The problems, the counts and the
+// error returned are exactly those of one worker. Where a batch does not
+// hold whole events from where it was taken to start (an event longer than
+// a batch, a guess that does not hold, malformed JSON), the rest of in is
+// read one event at a time, as with one worker, from the last event checked
+// (readahead.Journal). Memory is bounded by the batches in flight.
 func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts VerifyOptions) error {
 	max := opts.MaxEventSize
 	if max <= 0 {
@@ -71,10 +74,10 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		size = 256 << 10
 	}
 	c := newCutter(in, size, opts.Live, false)
+	c.starts = true
 	free := make(chan *vbatch, 2*opts.Workers+4)
-	var mu sync.Mutex
-	var pending []*vbatch // read and not yet written, in order
-	var off int64         // the input offset of the next batch
+	var journal readahead.Journal // the batches read and not yet written
+	var off int64                 // the input offset of the next batch
 	read := func() (*vbatch, error) {
 		var b *vbatch
 		select {
@@ -87,9 +90,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		}
 		b.off = off
 		off += int64(len(b.raw))
-		mu.Lock()
-		pending = append(pending, b)
-		mu.Unlock()
+		journal.Add(b.raw)
 		return b, nil
 	}
 	line, col := 1, 1 // the line and column that the next batch starts at
@@ -111,9 +112,6 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		return b, nil
 	}
 	write := func(b *vbatch) error {
-		mu.Lock()
-		pending = pending[1:]
-		mu.Unlock()
 		if !b.first && prev != b.st0 && !(prev == stFirst && b.st0 == stElement) {
 			// The batch does not start where its worker took it to (an
 			// event cut by the batch before, an array guessed wrong).
@@ -133,6 +131,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 			resume = b
 			return errResume
 		}
+		journal.Written()
 		if b.moved { // else white space only: the state is as it was
 			prev = b.end
 		}
@@ -158,24 +157,11 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	}
 	// The rest is read one event at a time, from where the workers
 	// stopped: the bytes of the batches read, then the rest of in.
-	b, last := resume, resume
-	parts := []io.Reader{bytes.NewReader(b.raw[b.stop:])}
-	for _, p := range pending { // after b, in order
-		parts, last = append(parts, bytes.NewReader(p.raw)), p
-	}
-	switch {
-	case last.readErr != nil:
-		parts = append(parts, errReader{last.readErr})
-	case !c.done:
-		parts = append(parts, bytes.NewReader(c.b.Buf[c.b.Pos:c.b.End]))
-		switch {
-		case c.b.ReadErr != nil:
-			parts = append(parts, errReader{c.b.ReadErr})
-		case !c.b.EOF:
-			parts = append(parts, c.b.R)
-		}
-	}
-	rest := io.MultiReader(parts...)
+	b := resume
+	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) {
+		return c.b.Buf[c.b.Pos:c.b.End], readahead.Then(c.b.R, c.b.EOF, c.b.ReadErr)
+	})
+	rest.Bufs[0] = rest.Bufs[0][b.stop:]
 	if b.first && !b.moved {
 		// Nothing read yet: the reader starts the input.
 		return l.verifyEvents(ctx, NewReader(rest, max), file)
@@ -191,10 +177,6 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 
 // errResume stops the workers where the rest is read one event at a time.
 var errResume = errors.New("read one event at a time")
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // verifyEvents checks the events of rd, one at a time.
 func (l *Log) verifyEvents(ctx context.Context, rd *Reader, file string) error {

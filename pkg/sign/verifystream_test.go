@@ -250,7 +250,7 @@ func TestVerifyWorkersReadError(t *testing.T) {
 		run := func(workers int) verifyRun {
 			var r verifyRun
 			l := &Log{Signer: mustSigner(t, "test-key", SchemeSpec), Emit: func(p Problem) { r.Problems = append(r.Problems, p) }}
-			in := io.MultiReader(bytes.NewReader(log[:at]), errReader{errors.New("disk on fire")})
+			in := io.MultiReader(bytes.NewReader(log[:at]), iotest.ErrReader(errors.New("disk on fire")))
 			err := l.Verify(context.Background(), in, "f", VerifyOptions{Workers: workers, BatchBytes: 1000})
 			r.Errs = []string{fmt.Sprint(err)}
 			r.Counts[0], r.Counts[2] = l.Events, l.Errors
