@@ -64,17 +64,7 @@ func TestBatcher(t *testing.T) {
 	in := "ab\ncd\nef" + strings.Repeat("x", 40) + "\ngh\n"
 	bt := &Batcher{In: strings.NewReader(in), BatchBytes: 4, MaxBatch: 16, Carry: []byte("0\n"),
 		Cut: func(raw []byte, _ bool) int { return strings.LastIndexByte(string(raw), '\n') + 1 }}
-	var got []string
-	for {
-		b, ok := bt.Next(func() []byte { return nil })
-		if !ok {
-			break
-		}
-		got = append(got, fmt.Sprintf("%q final=%v rest=%v", b.Raw, b.Final, b.Rest))
-		if !b.Rest {
-			bt.Written()
-		}
-	}
+	got := batches(bt, func(b Batch) string { return fmt.Sprintf("%q final=%v rest=%v", b.Raw, b.Final, b.Rest) })
 	// Reads of 4 bytes (BatchBytes); the carry starts the first batch.
 	want := []string{`"0\nab\n" final=false rest=false`, `"cd\n" final=false rest=false`,
 		`"ef` + strings.Repeat("x", 16) + `" final=false rest=true`}
@@ -96,17 +86,25 @@ func TestBatcherFinalAndLive(t *testing.T) {
 			}
 			return strings.LastIndexByte(string(raw), '\n') + 1
 		}}
+	got := batches(bt, func(b Batch) string { return fmt.Sprintf("%q final=%v idle=%v", b.Raw, b.Final, b.Idle) })
+	want := []string{`"ab\ncd\n" final=false idle=true`, `"ef" final=true idle=false`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("batches\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// batches reads the batches of bt, as shown by show, writing all but the
+// one handed to the single-worker loop.
+func batches(bt *Batcher, show func(Batch) string) []string {
 	var got []string
 	for {
 		b, ok := bt.Next(func() []byte { return nil })
 		if !ok {
-			break
+			return got
 		}
-		got = append(got, fmt.Sprintf("%q final=%v idle=%v", b.Raw, b.Final, b.Idle))
-		bt.Written()
-	}
-	want := []string{`"ab\ncd\n" final=false idle=true`, `"ef" final=true idle=false`}
-	if !slices.Equal(got, want) {
-		t.Fatalf("batches\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		got = append(got, show(b))
+		if !b.Rest {
+			bt.Written()
+		}
 	}
 }
