@@ -5,6 +5,7 @@ package readahead
 
 import (
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -139,4 +140,133 @@ func (j *Journal) Rest(live bool, after func() ([]byte, io.Reader)) *Reader {
 		carry, in := after()
 		return append(bufs, carry), in
 	}}
+}
+
+// Batcher is the read step of a worker pipeline that cuts its input into
+// batches of bytes (Next): it reads a batch of about BatchBytes, cuts it
+// where Cut says, carries the bytes after the cut to the next batch, and
+// keeps the batches in a Journal until they are written (Written), so that
+// a single-worker loop can take over at the first batch not written
+// (Rest). A batch that the workers must leave to that loop (no place to
+// cut by MaxBatch bytes, a read error, Serial) is the last one read.
+type Batcher struct {
+	In io.Reader
+	// BatchBytes is the size after which a batch is cut; 0: 256 KiB.
+	// Each read asks for the bytes that the batch lacks (32 KiB at least).
+	BatchBytes int
+	// MaxBatch: a batch with no place to cut by this size is the
+	// single-worker loop's, as is the rest of the input, so that memory
+	// stays bounded by the batches in flight; 0: 4 BatchBytes, 1 MiB at
+	// least.
+	MaxBatch int
+	// Live says that the input may wait (a pipe, a terminal): a batch is
+	// then also cut where a read comes back short, and marked Idle.
+	Live bool
+	// Short says that the read before the first batch (a header's, say)
+	// came back short: the first batch may be cut before Next reads.
+	Short bool
+	// Carry holds the bytes read from In after the last batch (at first,
+	// the bytes read before Next, the first batch's start); EOF says that
+	// In has reached its end.
+	Carry []byte
+	EOF   bool
+	// Serial, when not nil, is called with the batch's bytes before each
+	// cut and read; true: this batch and the rest of the input are the
+	// single-worker loop's.
+	Serial func(raw []byte) bool
+	// Cut returns where to end a batch of raw, 0 for nowhere. It is
+	// called once raw holds BatchBytes, or, live (a live input's read
+	// came back short), holds any bytes.
+	Cut func(raw []byte, live bool) int
+
+	journal Journal
+	err     error // the read error of In
+	over    bool  // no batch after the last one read
+}
+
+// A Batch is what Next read: the bytes of a batch, and how they end.
+type Batch struct {
+	Raw   []byte
+	Final bool // Raw ends at the end of the input
+	Rest  bool // the single-worker loop reads the input from Raw on
+	Idle  bool // a live input had no more to give at once after Raw
+}
+
+// Next reads the next batch into the buffer that buf gives (buf is called
+// once, when there is a batch to read), for the read step of a pipeline
+// (pipeline.Run): false says that there is none, the read must return
+// io.EOF. The batch's bytes must stay as they are until Written.
+func (bt *Batcher) Next(buf func() []byte) (Batch, bool) {
+	if !bt.journal.Reading() {
+		return Batch{}, false // the run is over
+	}
+	defer bt.journal.DoneReading()
+	if bt.over {
+		return Batch{}, false
+	}
+	batchBytes := bt.BatchBytes
+	if batchBytes <= 0 {
+		batchBytes = 256 << 10
+	}
+	maxBatch := bt.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = max(4*batchBytes, 1<<20)
+	}
+	b := Batch{Raw: append(buf()[:0], bt.Carry...)}
+	bt.Carry = bt.Carry[:0]
+	short := bt.Short
+	bt.Short = false
+	for {
+		if bt.EOF && bt.err == nil {
+			b.Final, bt.over = true, true
+			break
+		}
+		if bt.err != nil {
+			b.Rest, bt.over = true, true // the caller's loop meets the error where one worker would
+			break
+		}
+		if bt.Serial != nil && bt.Serial(b.Raw) {
+			b.Rest, bt.over = true, true
+			break
+		}
+		live := short && bt.Live
+		if len(b.Raw) >= batchBytes || live && len(b.Raw) > 0 {
+			if cut := bt.Cut(b.Raw, live); cut > 0 {
+				bt.Carry = append(bt.Carry, b.Raw[cut:]...)
+				b.Raw = b.Raw[:cut]
+				b.Idle = live
+				break
+			}
+		}
+		if len(b.Raw) >= maxBatch {
+			b.Rest, bt.over = true, true // a long record: one worker's
+			break
+		}
+		// Read up to the batch's size (32 KiB at least): the bytes after
+		// the cut are copied to the next batch.
+		want := max(batchBytes-len(b.Raw), min(32<<10, batchBytes))
+		if cap(b.Raw)-len(b.Raw) < want {
+			b.Raw = slices.Grow(b.Raw, max(want, len(b.Raw)))
+		}
+		n, err := bt.In.Read(b.Raw[len(b.Raw) : len(b.Raw)+want])
+		b.Raw = b.Raw[:len(b.Raw)+n]
+		if err == io.EOF {
+			bt.EOF = true
+		} else if err != nil {
+			bt.err = err
+		}
+		short = n < want
+	}
+	bt.journal.Add(b.Raw)
+	return b, true
+}
+
+// Written drops the first batch read, written.
+func (bt *Batcher) Written() { bt.journal.Written() }
+
+// Rest is the Reader of the input from the first batch not written on
+// (Journal.Rest): a read in progress may still add to the batches; the
+// bytes after the first are gathered when they are needed.
+func (bt *Batcher) Rest() *Reader {
+	return bt.journal.Rest(bt.Live, func() ([]byte, io.Reader) { return bt.Carry, Then(bt.In, bt.EOF, bt.err) })
 }

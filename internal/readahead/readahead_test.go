@@ -1,9 +1,12 @@
 package readahead
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // The Reader of the rest waits for a read still in progress, and gives the
@@ -52,5 +55,56 @@ func TestJournalWritten(t *testing.T) {
 	}
 	if n, err := rest.Read(p); n != 0 || err != io.EOF {
 		t.Fatalf("then %d, %v", n, err)
+	}
+}
+
+// Batcher cuts where Cut says and carries the rest; a line with no place
+// to cut by MaxBatch ends the batches, and the rest reads on from it.
+func TestBatcher(t *testing.T) {
+	in := "ab\ncd\nef" + strings.Repeat("x", 40) + "\ngh\n"
+	bt := &Batcher{In: strings.NewReader(in), BatchBytes: 4, MaxBatch: 16, Carry: []byte("0\n"),
+		Cut: func(raw []byte, _ bool) int { return strings.LastIndexByte(string(raw), '\n') + 1 }}
+	got := batches(bt, func(b Batch) string { return fmt.Sprintf("%q final=%v rest=%v", b.Raw, b.Final, b.Rest) })
+	// Reads of 4 bytes (BatchBytes); the carry starts the first batch.
+	want := []string{`"0\nab\n" final=false rest=false`, `"cd\n" final=false rest=false`,
+		`"ef` + strings.Repeat("x", 16) + `" final=false rest=true`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("batches\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rest, _ := io.ReadAll(bt.Rest()); string(rest) != in[6:] {
+		t.Fatalf("the rest is %q, want %q", rest, in[6:])
+	}
+}
+
+// The last batch ends at the end of the input; a live input's short read
+// cuts a batch before BatchBytes, marked Idle.
+func TestBatcherFinalAndLive(t *testing.T) {
+	bt := &Batcher{In: iotest.HalfReader(strings.NewReader("ab\ncd\nef")), BatchBytes: 64, Live: true,
+		Cut: func(raw []byte, live bool) int {
+			if !live {
+				t.Error("a cut before BatchBytes, not live")
+			}
+			return strings.LastIndexByte(string(raw), '\n') + 1
+		}}
+	got := batches(bt, func(b Batch) string { return fmt.Sprintf("%q final=%v idle=%v", b.Raw, b.Final, b.Idle) })
+	want := []string{`"ab\ncd\n" final=false idle=true`, `"ef" final=true idle=false`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("batches\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// batches reads the batches of bt, as shown by show, writing all but the
+// one handed to the single-worker loop.
+func batches(bt *Batcher, show func(Batch) string) []string {
+	var got []string
+	for {
+		b, ok := bt.Next(func() []byte { return nil })
+		if !ok {
+			return got
+		}
+		got = append(got, show(b))
+		if !b.Rest {
+			bt.Written()
+		}
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -110,93 +109,46 @@ var errRest = errors.New("records: the single-worker loop takes over")
 // input with the same Options would have read them. An error from Write,
 // Idle or ctx is returned as it is, with a nil Reader.
 func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (*jsonv.Reader, error) {
-	batchBytes := opts.BatchBytes
-	if batchBytes <= 0 {
-		batchBytes = 256 << 10
-	}
-	// A batch with no place to cut by maxBatch bytes is the caller's
-	// loop's, as is the rest of the input: memory stays bounded by the
-	// batches in flight.
-	maxBatch := max(4*batchBytes, 1<<20)
 	workers := max(opts.Workers, 1)
 	var (
-		journal readahead.Journal // the batches read and not yet written
-		carry   []byte            // bytes read after the last batch
 		cuts    cutter
 		batches int
-		eof     bool
-		readErr error
-		over    bool // no batch after the last one read
 	)
 	cuts.elements = opts.Elements
+	bt := &readahead.Batcher{In: in, BatchBytes: opts.BatchBytes, Live: opts.Live,
+		Serial: func(raw []byte) bool {
+			if cuts.known {
+				return false
+			}
+			cuts.learn(raw, false) // (at the end of the input, Next cuts nothing)
+			return cuts.serial
+		},
+		Cut: func(raw []byte, live bool) int {
+			switch {
+			case !cuts.known:
+				return 0
+			case live:
+				return cuts.liveCut(raw)
+			}
+			return cuts.cut(raw)
+		}}
 	free := make(chan *Batch[R], 2*workers+4)
 	read := func() (*Batch[R], error) {
-		if !journal.Reading() {
-			return nil, io.EOF // the run is over
-		}
-		defer journal.DoneReading()
-		if over {
+		var b *Batch[R]
+		nb, ok := bt.Next(func() []byte {
+			select {
+			case b = <-free:
+			default:
+				b = &Batch[R]{}
+			}
+			b.starts, b.ends, b.index, b.done = b.starts[:0], b.ends[:0], batches, false
+			batches++
+			return b.raw
+		})
+		if !ok {
 			return nil, io.EOF
 		}
-		var b *Batch[R]
-		select {
-		case b = <-free:
-		default:
-			b = &Batch[R]{}
-		}
-		b.raw, b.starts, b.ends = append(b.raw[:0], carry...), b.starts[:0], b.ends[:0]
-		b.index, b.final, b.rest, b.idle, b.done = batches, false, false, false, false
-		batches++
-		carry = carry[:0]
-		short := false
-		for {
-			if eof && readErr == nil {
-				b.final, over = true, true
-				break
-			}
-			if readErr != nil {
-				b.rest, over = true, true // the caller's loop meets the error where one worker would
-				break
-			}
-			if !cuts.known {
-				cuts.learn(b.raw, eof)
-				if cuts.serial {
-					b.rest, over = true, true
-					break
-				}
-			}
-			if cuts.known && (len(b.raw) >= batchBytes || short && opts.Live && len(b.raw) > 0) {
-				cut := cuts.cut(b.raw)
-				if short && opts.Live {
-					cut = cuts.liveCut(b.raw)
-				}
-				if cut > 0 {
-					carry = append(carry, b.raw[cut:]...)
-					b.raw = b.raw[:cut]
-					b.idle = short && opts.Live
-					break
-				}
-			}
-			if len(b.raw) >= maxBatch {
-				b.rest, over = true, true
-				break
-			}
-			// Read up to the batch's size (32 KiB at least): the bytes
-			// after its last record are copied to the next batch.
-			want := max(batchBytes-len(b.raw), min(32<<10, batchBytes))
-			if cap(b.raw)-len(b.raw) < want {
-				b.raw = slices.Grow(b.raw, max(want, len(b.raw)))
-			}
-			n, err := in.Read(b.raw[len(b.raw) : len(b.raw)+want])
-			b.raw = b.raw[:len(b.raw)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
-				readErr = err
-			}
-			short = n < want
-		}
-		journal.Add(b.raw)
+		b.raw, b.final, b.rest, b.idle = nb.Raw, nb.Final, nb.Rest, nb.Idle
 		return b, nil
 	}
 	// A Reader for each worker, its buffer reused from batch to batch.
@@ -226,7 +178,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		if b.rest || !b.done || b.index > 0 && (inArray != cuts.array || inArray && elem == 0) {
 			return errRest
 		}
-		journal.Written()
+		bt.Written()
 		b.first = records
 		err := h.Write(b)
 		records += int64(len(b.ends))
@@ -248,7 +200,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 	// From the batch the workers did not settle on, one Reader reads what
 	// is left. A read in progress may still add to the journal: the bytes
 	// after the first batch are gathered when they are needed.
-	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) { return carry, readahead.Then(in, eof, readErr) })
+	rest := bt.Rest()
 	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
 	if mark.Pos.Line > 0 {
 		jo.Start, jo.StartLine, jo.InArray, jo.Element = mark.Pos, mark.Line, inArray, elem

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
 	"github.com/toonkit/toonkit/internal/readahead"
@@ -66,77 +65,27 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	if _, err := d.Keys(); err != nil || d.in.ReadErr != nil {
 		return d, nil
 	}
-	batchBytes := opts.BatchBytes
-	if batchBytes <= 0 {
-		batchBytes = 256 << 10
-	}
-	maxBatch := max(4*batchBytes, 1<<20)
 	workers := max(opts.Workers, 1)
-	in := d.in.R
-	var (
-		journal readahead.Journal                          // the batches read and not yet written
-		carry   = bytes.Clone(d.in.Buf[d.in.Pos:d.in.End]) // read after the header
-		eof     = d.in.EOF
-		readErr error
-		over    bool
-		// The last read of in came back short (the header's read, say,
-		// which may have taken the first rows with it).
-		lastShort = true
-	)
+	// Batches end at line ends; the first starts with what was read after
+	// the header, whose read, short, may have taken the first rows with it.
+	bt := &readahead.Batcher{In: d.in.R, BatchBytes: opts.BatchBytes, Live: opts.Live, Short: true,
+		Carry: bytes.Clone(d.in.Buf[d.in.Pos:d.in.End]), EOF: d.in.EOF,
+		Cut: func(raw []byte, _ bool) int { return bytes.LastIndexByte(raw, '\n') + 1 }}
 	free := make(chan *rowBatch, 2*workers+4)
 	read := func() (*rowBatch, error) {
-		if !journal.Reading() {
-			return nil, io.EOF // the run is over
-		}
-		defer journal.DoneReading()
-		if over {
+		var b *rowBatch
+		nb, ok := bt.Next(func() []byte {
+			select {
+			case b = <-free:
+			default:
+				b = &rowBatch{}
+			}
+			return b.raw
+		})
+		if !ok {
 			return nil, io.EOF
 		}
-		var b *rowBatch
-		select {
-		case b = <-free:
-		default:
-			b = &rowBatch{}
-		}
-		b.raw, b.final, b.rest, b.idle, b.done = append(b.raw[:0], carry...), false, false, false, false
-		carry = carry[:0]
-		short := lastShort
-		for {
-			if eof {
-				b.final, over = true, true
-				break
-			}
-			if readErr != nil {
-				b.rest, over = true, true // the caller's loop meets the error where d would
-				break
-			}
-			if len(b.raw) >= batchBytes || short && opts.Live && len(b.raw) > 0 {
-				if cut := bytes.LastIndexByte(b.raw, '\n') + 1; cut > 0 {
-					carry = append(carry, b.raw[cut:]...)
-					b.raw = b.raw[:cut]
-					b.idle = short && opts.Live
-					break
-				}
-			}
-			if len(b.raw) >= maxBatch {
-				b.rest, over = true, true // a long line: one worker's
-				break
-			}
-			want := max(batchBytes-len(b.raw), min(32<<10, batchBytes))
-			if cap(b.raw)-len(b.raw) < want {
-				b.raw = slices.Grow(b.raw, max(want, len(b.raw)))
-			}
-			n, err := in.Read(b.raw[len(b.raw) : len(b.raw)+want])
-			b.raw = b.raw[:len(b.raw)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
-				readErr = err
-			}
-			short = n < want
-			lastShort = short
-		}
-		journal.Add(b.raw)
+		b.raw, b.final, b.rest, b.idle, b.done = nb.Raw, nb.Final, nb.Rest, nb.Idle, false
 		return b, nil
 	}
 	// The workers' decoders share d's keys, which none of them changes.
@@ -182,7 +131,7 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 		if b.rest || !b.done {
 			return errRest
 		}
-		journal.Written()
+		bt.Written()
 		var err error
 		if len(b.ends) > 0 {
 			err = h.Rows(b.out, b.ends)
@@ -201,8 +150,7 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	if err != errRest {
 		return nil, err
 	}
-	rest := journal.Rest(opts.Live, func() ([]byte, io.Reader) { return carry, readahead.Then(in, eof, readErr) })
 	nd := &Decoder{max: d.max, keys: d.keys, names: d.names, line: line,
-		in: inbuf.Buffer{R: rest, Base: offset, First: d.in.First, Steady: d.in.Steady, Max: d.in.Max}}
+		in: inbuf.Buffer{R: bt.Rest(), Base: offset, First: d.in.First, Steady: d.in.Steady, Max: d.in.Max}}
 	return nd, nil
 }
