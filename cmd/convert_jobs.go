@@ -36,14 +36,25 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 			return nil
 		},
 	}
+	if more, err := recordsRun(opts, src, h); !more {
+		return err
+	}
+	return src.each(f)
+}
+
+// recordsRun runs h over the records of src on opts.Jobs workers
+// (records.Run). more says that the single-worker loop is to read the
+// rest, from src.jr, which then reads on as the source's own Reader would
+// have; otherwise src is closed and err is the run's.
+func recordsRun[R any](opts *ConvertOptions, src *source, h records.Handler[R]) (more bool, err error) {
 	rest, err := records.Run(context.Background(), src.br, records.Options{Workers: opts.Jobs, Elements: src.format == codec.JSON,
 		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true}, h)
 	if err != nil || rest == nil {
 		src.close()
-		return err
+		return false, err
 	}
 	src.jr = rest
-	return src.each(f)
+	return true, nil
 }
 
 // recordsOut is a batch of records compact, back to back, each ending at
@@ -104,13 +115,9 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 			return out.failed
 		},
 	}
-	rest, err := records.Run(context.Background(), src.br, records.Options{Workers: opts.Jobs, Elements: src.format == codec.JSON,
-		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true}, h)
-	if err != nil || rest == nil {
-		src.close()
+	if more, err := recordsRun(opts, src, h); !more {
 		return err
 	}
-	src.jr = rest
 	return pump(src, out, nil, snk.write)
 }
 
