@@ -206,6 +206,24 @@ measure() {
 	if ((have_time)); then MAX_KB=$(maxof "${rss[@]}") MED_CPU_NS=$(median "${cpus[@]}"); fi
 }
 
+# inturns LABEL CMD...: CMD with -j 1 and CMD as it is (the default -j, one
+# worker per CPU), in turns, $reps times each, so that a change in the
+# machine's load falls on both: their median wall times in IT1_NS and ITJ_NS,
+# the default's peak RSS (the largest of its runs) in ITJ_KB.
+inturns() {
+	local label=$1 i
+	shift
+	local t1=() tj=() kb=()
+	note "$label, -j 1 and the default -j $jobs in turns, x$reps"
+	for ((i = 0; i < reps; i++)); do
+		measure 1 "$@" -j 1
+		t1+=("$MED_NS")
+		measure 1 "$@"
+		tj+=("$MED_NS") kb+=("${MAX_KB:-0}")
+	done
+	IT1_NS=$(median "${t1[@]}") ITJ_NS=$(median "${tj[@]}") ITJ_KB=$(maxof "${kb[@]}")
+}
+
 # wall N CMD...: median wall time of CMD in ns, without /usr/bin/time, in MED_NS.
 wall() {
 	local n=$1 i t0
@@ -398,24 +416,10 @@ fi
 note "convert --to tabular x$reps"
 measure "$reps" "$tk" convert --to tabular "$dir/table.json"
 tab_ns=$MED_NS tab_kb=$MAX_KB
-note "convert --to tabular, -j 1 and the default -j $jobs in turns, x$reps"
-t1=() tj=()
-for ((i = 0; i < reps; i++)); do
-	measure 1 "$tk" convert --to tabular -j 1 "$dir/table.json"
-	t1+=("$MED_NS")
-	measure 1 "$tk" convert --to tabular "$dir/table.json"
-	tj+=("$MED_NS")
-done
-tab1_ns=$(median "${t1[@]}") tabj_ns=$(median "${tj[@]}")
-note "convert --to json -c (the table), -j 1 and the default -j $jobs in turns, x$reps"
-t1=() tj=()
-for ((i = 0; i < reps; i++)); do
-	measure 1 "$tk" convert --to json -c -j 1 "$dir/table.toon"
-	t1+=("$MED_NS")
-	measure 1 "$tk" convert --to json -c "$dir/table.toon"
-	tj+=("$MED_NS")
-done
-untab1_ns=$(median "${t1[@]}") untabj_ns=$(median "${tj[@]}")
+inturns "convert --to tabular" "$tk" convert --to tabular "$dir/table.json"
+tab1_ns=$IT1_NS tabj_ns=$ITJ_NS
+inturns "convert --to json -c (the table)" "$tk" convert --to json -c "$dir/table.toon"
+untab1_ns=$IT1_NS untabj_ns=$ITJ_NS
 pypair tabular "$dir/table.json" "$tk" convert --to tabular
 note "convert --to json -c x$reps"
 measure "$reps" "$tk" convert --to json -c "$dir/table.toon"
@@ -451,7 +455,7 @@ if want validate; then
 nmsg=${BENCH_MESSAGES:-100000}
 vbig=${BENCH_VALIDATE_BIG_MB:-1000}
 val_names=() val_ns=() valpy_ns=() val_cpu=() valpy_cpu=() ajv_ns=() ajv_cpu=()
-valj1_ns=() valjn_ns=() valj_bytes=() vjobs=$(nproc) t1x_kb="" t4x_kb=""
+valj1_ns=() valjn_ns=() valj_bytes=() t1x_kb="" t4x_kb=""
 have_py=0
 if command -v python3 >/dev/null; then
 	have_py=1
@@ -502,17 +506,10 @@ for proto in chiffon trace; do
 	ajv_ns+=("$a") ajv_cpu+=("${ac:-}")
 	# -j 1 against the default (-j GOMAXPROCS, the CPUs), in turns; the
 	# peak RSS of the default on trace events, and on 4x as many.
-	note "validate $proto, -j 1 and the default -j $vjobs in turns, x$reps"
-	v1=() vj=() vkb=()
-	for ((i = 0; i < reps; i++)); do
-		measure 1 "$tk" validate -j 1 "$dir/$proto.ndjson"
-		v1+=("$MED_NS")
-		measure 1 "$tk" validate "$dir/$proto.ndjson"
-		vj+=("$MED_NS") vkb+=("${MAX_KB:-0}")
-	done
-	valj1_ns+=("$(median "${v1[@]}")") valjn_ns+=("$(median "${vj[@]}")") valj_bytes+=("$(size "$dir/$proto.ndjson")")
+	inturns "validate $proto" "$tk" validate "$dir/$proto.ndjson"
+	valj1_ns+=("$IT1_NS") valjn_ns+=("$ITJ_NS") valj_bytes+=("$(size "$dir/$proto.ndjson")")
 	if [[ $proto == trace ]] && ((have_time)); then
-		t1x_kb=$(maxof "${vkb[@]}")
+		t1x_kb=$ITJ_KB
 		"$dir/genbench" -messages trace -frames $((4 * nmsg)) -o "$dir/trace4x.ndjson" || die "genbench -messages failed"
 		measure "$reps" "$tk" validate "$dir/trace4x.ndjson"
 		t4x_kb=$MAX_KB
@@ -548,15 +545,8 @@ measure "$reps" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/au
 sign_ns=$MED_NS sign_kb=$MAX_KB
 # -j 1 and the default -j (the CPUs) in turns; the default's peak RSS on
 # the input and on it four times over.
-note "sign, -j 1 and the default -j $jobs in turns, x$reps"
-s1=() sj=() sjk=()
-for ((i = 0; i < reps; i++)); do
-	measure 1 "$tk" sign -j 1 --key-file "$dir/audit.key" "$dir/audit.ndjson"
-	s1+=("$MED_NS")
-	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
-	sj+=("$MED_NS") sjk+=("${MAX_KB:-0}")
-done
-sign1_ns=$(median "${s1[@]}") signj_ns=$(median "${sj[@]}") signj_kb=$(maxof "${sjk[@]}") sign4_kb=""
+inturns sign "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
+sign1_ns=$IT1_NS signj_ns=$ITJ_NS signj_kb=$ITJ_KB sign4_kb=""
 if ((have_time)); then
 	cat "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" "$dir/audit.ndjson" >"$dir/audit4.ndjson"
 	measure 1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit4.ndjson"
@@ -568,15 +558,8 @@ measure "$reps" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/
 verify_ns=$MED_NS verify_kb=$MAX_KB
 # verify -j 1 and the default -j (the CPUs) in turns; the default's peak
 # RSS on the events and on a log four times as long (4N other events).
-note "verify, -j 1 and the default -j $jobs in turns, x$reps"
-v1=() vj=() vjk=()
-for ((i = 0; i < reps; i++)); do
-	measure 1 "$tk" verify -j 1 --key-file "$dir/audit.key" "$dir/signed.ndjson"
-	v1+=("$MED_NS")
-	measure 1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
-	vj+=("$MED_NS") vjk+=("${MAX_KB:-0}")
-done
-verify1_ns=$(median "${v1[@]}") verifyj_ns=$(median "${vj[@]}") verifyj_kb=$(maxof "${vjk[@]}") verify4_kb=""
+inturns verify "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
+verify1_ns=$IT1_NS verifyj_ns=$ITJ_NS verifyj_kb=$ITJ_KB verify4_kb=""
 if ((have_time)); then
 	"$dir/genbench" -messages audit -frames "$((4 * nsig))" -o "$dir/audit4v.ndjson" || die "genbench -messages audit failed"
 	"$tk" sign --key-file "$dir/audit.key" "$dir/audit4v.ndjson" -o "$dir/signed4.ndjson" || die "toonkit sign failed"
@@ -882,16 +865,16 @@ for i in "${!val_names[@]}"; do
 			row "  ajv-cli messages per CPU-second" "$(evps "$nmsg" "${ajv_cpu[$i]}")" "" "" "(info)"
 		fi
 		ratiorow "  toonkit vs ajv-cli, wall time" "${ajv_ns[$i]}" "${val_ns[$i]}" 1.5
-		ratiorow "  toonkit -j $vjobs vs ajv-cli, wall time" "${ajv_ns[$i]}" "${valjn_ns[$i]}" 2.5
+		ratiorow "  toonkit -j $jobs vs ajv-cli, wall time" "${ajv_ns[$i]}" "${valjn_ns[$i]}" 2.5
 	else
 		row "  toonkit vs ajv-cli" "n/a" ">= 1.5x" "" "SKIP (no ajv-cli)"
 	fi
-	row "validate $p MB/s: -j 1 / -j $vjobs" "$(mbps "${valj_bytes[$i]}" "${valj1_ns[$i]}") / $(mbps "${valj_bytes[$i]}" "${valjn_ns[$i]}")" "" "" "(in turns)"
-	ratiorow "  validate $p speed-up, -j $vjobs vs -j 1" "${valj1_ns[$i]}" "${valjn_ns[$i]}" 1.6
+	row "validate $p MB/s: -j 1 / -j $jobs" "$(mbps "${valj_bytes[$i]}" "${valj1_ns[$i]}") / $(mbps "${valj_bytes[$i]}" "${valjn_ns[$i]}")" "" "" "(in turns)"
+	ratiorow "  validate $p speed-up, -j $jobs vs -j 1" "${valj1_ns[$i]}" "${valjn_ns[$i]}" 1.6
 done
 if [[ -n $t4x_kb ]]; then
 	check le "$t1x_kb" 65536
-	row "validate trace peak RSS MiB, -j $vjobs" "$(mib "$t1x_kb")" "<= 64" "" "$RES"
+	row "validate trace peak RSS MiB, -j $jobs" "$(mib "$t1x_kb")" "<= 64" "" "$RES"
 	check le "$t4x_kb" 65536
 	row "  on 4x as many events" "$(mib "$t4x_kb")" "<= 64" "" "$RES"
 	check le "$t4x_kb" "$((t1x_kb * 5 / 4 + 4096))"
