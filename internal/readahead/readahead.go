@@ -111,6 +111,14 @@ func (j *Journal) Add(raw []byte) {
 	j.mu.Unlock()
 }
 
+// Stop keeps any read from starting (Reading is false), as when Rest's
+// reader has taken the bytes.
+func (j *Journal) Stop() {
+	j.mu.Lock()
+	j.closed = true
+	j.mu.Unlock()
+}
+
 // Written drops the first batch, written.
 func (j *Journal) Written() {
 	j.mu.Lock()
@@ -260,6 +268,11 @@ func (bt *Batcher) Next(buf func() []byte) (Batch, bool) {
 	bt.journal.Add(b.Raw)
 	return b, true
 }
+
+// Stop ends the reads: every Next after it returns false at once (one
+// in progress, which the pipeline may have left behind, finishes its batch
+// for nobody).
+func (bt *Batcher) Stop() { bt.journal.Stop() }
 
 // Written drops the first batch read, written.
 func (bt *Batcher) Written() { bt.journal.Written() }
