@@ -171,7 +171,7 @@ func (c *chunker) rest() (jsonv.Position, io.Reader) {
 
 // stop keeps read from being called again (the pipeline may leave one in
 // progress: it returns to nobody).
-func (c *chunker) stop() { c.bt.Stop() }
+func (c *chunker) stop() { c.bt.Stop(false) }
 
 // worker is the memory of one worker, reused from chunk to chunk.
 type worker struct {
