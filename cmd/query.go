@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -526,10 +527,16 @@ func (qi *queryInputs) open(name string) error {
 	if qi.opts.from == "" && src.format == codec.TOON && jsonScalarFirst(src.br) {
 		src.format = codec.JSON // values back to back: 1 "x" 3
 	}
-	if src.format == codec.JSON || src.format == codec.NDJSON {
-		qi.stream = query.NewStream(src.br, &qi.sdec, qi.opts.MaxSize)
-	}
 	src.toonOpts = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	switch src.format {
+	case codec.JSON, codec.NDJSON:
+		qi.stream = query.NewStream(src.br, &qi.sdec, qi.opts.MaxSize)
+	case codec.TOON:
+		// the TOON decoder's JSON, one value, read by a Stream too
+		var r io.Reader
+		src.ts, r = startTOONSource(src.br, src.toonOpts, false)
+		qi.stream = query.NewStream(r, &qi.dec, math.MaxInt)
+	}
 	qi.src, qi.name = src, src.name
 	return nil
 }
@@ -572,6 +579,11 @@ func jsonScalarFirst(br *bufio.Reader) bool {
 // streamError is the error of a JSON stream: toonkit's message, with the
 // place and an excerpt, from the jsonv reader reading on from the bad value.
 func (qi *queryInputs) streamError(err error) error {
+	if qi.src.ts != nil {
+		if terr := qi.src.ts.failure(); terr != nil {
+			return toonError(qi.src.name, nil, terr)
+		}
+	}
 	if err != query.ErrInvalid {
 		return jsonReadError(qi.src.name, err)
 	}
@@ -585,6 +597,9 @@ func (qi *queryInputs) streamError(err error) error {
 // idle reports whether nothing more of the input is buffered, so that
 // output may be flushed for a live stream.
 func (qi *queryInputs) idle() bool {
+	if qi.stream != nil && qi.src.ts != nil {
+		return false // one document: nothing to flush before its end
+	}
 	if qi.stream != nil {
 		return qi.stream.Buffered() == 0 && qi.src.br.Buffered() == 0
 	}
@@ -593,6 +608,9 @@ func (qi *queryInputs) idle() bool {
 
 // where names the place of the input value last read, for messages.
 func (qi *queryInputs) where() string {
+	if qi.stream != nil && qi.src.ts != nil {
+		return qi.src.name // a TOON document: one value
+	}
 	if qi.stream != nil {
 		return fmt.Sprintf("%s:%s", qi.src.name, qi.stream.Position())
 	}
@@ -665,7 +683,7 @@ func runQuery(opts *QueryOptions) error {
 		// heap stays small, and collecting it less often saves a fifth of
 		// the CPU (a larger heap, still far from the 64 MiB a stream may
 		// take). -s holds the whole input: the default then.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetGCPercent(debug.SetGCPercent(300))
 	}
 	qi := &queryInputs{opts: opts, names: names}
 	defer qi.close()
