@@ -262,6 +262,9 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
+		// the readers' hints name other commands' flags
+		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
+		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
 		c.Code = jqUsage
 		return &c
 	}
