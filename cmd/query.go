@@ -117,8 +117,8 @@ rule and where it still differs from jq.
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
 or --arg=NAME=VALUE. With --args (--jsonargs), every argument after FILTER
 is a string (a JSON value) in $ARGS.positional, not a file: the input is
-then standard input. -j is jq's --join-output; the worker count is --jobs
-only. The global -q (quiet) and --color keep their toonkit meaning: jq's
+then standard input. -j is jq's --join-output, not toonkit's --jobs
+(query runs the filter on one worker). The global -q (quiet) and --color keep their toonkit meaning: jq's
 -C and -M are not flags of query (its output is never colored).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
