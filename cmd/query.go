@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -44,6 +45,7 @@ type QueryOptions struct {
 	RawInput, Payload                    bool
 	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
 	PosArgs, PosJSON                     bool     // --args, --jsonargs
+	Positional                           []string // "s:" or "j:" and the value (queryArgs)
 	From, To                             string
 	FromFile                             string // -f: the filter's file
 	Timeout                              time.Duration
@@ -59,9 +61,12 @@ type QueryOptions struct {
 // parser.
 var queryValueFlags = []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}
 
-// queryArgs rewrites the arguments of `toonkit query` so that jq's
-// two-value flags (--arg NAME VALUE) reach the flag parser as one value
-// (--arg=NAME=VALUE). Other commands' arguments are returned as they are.
+// queryArgs rewrites the arguments of `toonkit query` for the flag parser,
+// which knows no flag of two values and no order of arguments: jq's
+// two-value flags (--arg NAME VALUE) become one value (--arg=NAME=VALUE),
+// and the arguments that follow --args or --jsonargs (after the filter) become
+// --positional=s:VALUE or --positional=j:VALUE, as jq reads them: files
+// before, values after. Other commands' arguments are returned as they are.
 func queryArgs(args []string) []string {
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
@@ -74,20 +79,41 @@ func queryArgs(args []string) []string {
 		return args
 	}
 	out := slices.Clone(args[:i+1])
+	filter := slices.ContainsFunc(args[i+1:], func(a string) bool {
+		return a == "-f" || a == "--from-file" || strings.HasPrefix(a, "--from-file=")
+	})
+	mode := "" // "s:" after --args, "j:" after --jsonargs
 	for j := i + 1; j < len(args); j++ {
 		a := args[j]
-		if a == "--" {
+		switch {
+		case a == "--":
 			return append(out, args[j:]...)
-		}
-		if slices.Contains(queryValueFlags, a) && j+2 < len(args) {
+		case slices.Contains(queryValueFlags, a) && j+2 < len(args):
 			out = append(out, a+"="+args[j+1]+"="+args[j+2])
 			j += 2
-			continue
+		case slices.Contains(queryOneValueFlags, a) && j+1 < len(args):
+			out = append(out, a, args[j+1])
+			j++
+		case a == "--args" || a == "--jsonargs":
+			mode = map[string]string{"--args": "s:", "--jsonargs": "j:"}[a]
+			out = append(out, a)
+		case strings.HasPrefix(a, "-") && a != "-":
+			out = append(out, a)
+		case !filter:
+			filter = true
+			out = append(out, a)
+		case mode != "":
+			out = append(out, "--positional="+mode+a)
+		default:
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
 	return out
 }
+
+// queryOneValueFlags are the flags of query (and the global ones) that take
+// a value as the next argument.
+var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "-f", "--from-file", "--color"}
 
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios}
@@ -114,11 +140,11 @@ keep their key order; see the package documentation of pkg/query for the
 rule and where it still differs from jq.
 
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
-or --arg=NAME=VALUE. With --args (--jsonargs), every argument after FILTER
-is a string (a JSON value) in $ARGS.positional, not a file: the input is
-then standard input. -j is jq's --join-output; the worker count is --jobs
-only. The global -q (quiet) and --color keep their toonkit meaning: jq's
--C and -M are not flags of query (its output is never colored).
+or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
+but FILTER, are strings (JSON values) in $ARGS.positional, not files.
+-j is jq's --join-output, not toonkit's --jobs (query runs the filter on
+one worker). The global -q (quiet) and --color keep their toonkit
+meaning; the output is never colored (jq's -M is accepted, -C is not).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
 Ctrl-C (exit status 130); output is written as it comes, so memory grows
@@ -193,6 +219,8 @@ EXIT STATUS
 	f.BoolVarP(&opts.ASCII, "ascii-output", "a", false, "write non-ASCII characters as \\uXXXX escapes")
 	f.BoolVarP(&opts.Sort, "sort-keys", "S", false, "write object keys sorted")
 	f.BoolVar(&opts.Tab, "tab", false, "indent with a tab per level")
+	var mono bool
+	f.BoolVarP(&mono, "monochrome-output", "M", false, "accepted for jq's sake: the output is never colored")
 	f.IntVar(&opts.Indent, "indent", 2, "indent by `N` spaces (0..7; 0 is compact)")
 	f.BoolVarP(&opts.NullInput, "null-input", "n", false, "run the filter once, on null (input and inputs read the inputs)")
 	f.BoolVarP(&opts.Slurp, "slurp", "s", false, "run the filter once, on an array of all the inputs")
@@ -202,8 +230,10 @@ EXIT STATUS
 	f.StringArrayVar(&opts.ArgJSON, "argjson", nil, "`NAME JSON`: $NAME is the JSON value")
 	f.StringArrayVar(&opts.SlurpFile, "slurpfile", nil, "`NAME FILE`: $NAME is the array of the JSON values in FILE")
 	f.StringArrayVar(&opts.RawFile, "rawfile", nil, "`NAME FILE`: $NAME is the text of FILE")
-	f.BoolVar(&opts.PosArgs, "args", false, "the arguments after FILTER are strings ($ARGS.positional), not files")
-	f.BoolVar(&opts.PosJSON, "jsonargs", false, "the arguments after FILTER are JSON values ($ARGS.positional), not files")
+	f.BoolVar(&opts.PosArgs, "args", false, "the arguments after it (and after FILTER) are strings in $ARGS.positional, not files")
+	f.BoolVar(&opts.PosJSON, "jsonargs", false, "the arguments after it (and after FILTER) are JSON values in $ARGS.positional, not files")
+	f.StringArrayVar(&opts.Positional, "positional", nil, "")
+	_ = f.MarkHidden("positional")
 	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
@@ -240,9 +270,6 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 		}
 		opts.to = f
 	}
-	if opts.PosArgs && opts.PosJSON {
-		return usageErrorf(hint, "--args and --jsonargs cannot be used together")
-	}
 	return nil
 }
 
@@ -261,6 +288,9 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
+		// the readers' hints name other commands' flags
+		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
+		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
 		c.Code = jqUsage
 		return &c
 	}
@@ -368,14 +398,14 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 	}
 	pos := []any{}
 	for _, p := range positional {
-		if opts.PosJSON {
-			v, err := query.Decode([]byte(p), nil)
+		if text, ok := strings.CutPrefix(p, "j:"); ok {
+			v, err := query.Decode([]byte(text), nil)
 			if err != nil {
-				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", p)
+				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", text)
 			}
 			pos = append(pos, v)
 		} else {
-			pos = append(pos, p)
+			pos = append(pos, strings.TrimPrefix(p, "s:"))
 		}
 	}
 	names = append(names, "$ARGS")
@@ -417,12 +447,16 @@ type queryInputs struct {
 	names []string
 	order *query.Order
 	dec   query.Decoder // Valid: toonkit's readers check UTF-8
+	sdec  query.Decoder // for stream
 	src   *source
-	raw   *bufio.Reader // -R
-	rawIn *input
-	name  string // the input being read, for input_filename
-	err   error
-	done  bool
+	// stream reads JSON and NDJSON: decoded as they are checked, in one
+	// pass (src then only names the input and holds its buffer)
+	stream *query.Stream
+	raw    *bufio.Reader // -R
+	rawIn  *input
+	name   string // the input being read, for input_filename
+	err    error
+	done   bool
 }
 
 // Next is gojq's input iterator.
@@ -472,6 +506,19 @@ func (qi *queryInputs) next() (any, error) {
 			line = strings.TrimSuffix(line, "\n")
 			return strings.ToValidUTF8(line, "\uFFFD"), nil
 		}
+		if qi.stream != nil {
+			v, err := qi.stream.Next()
+			if err == nil {
+				return v, nil
+			}
+			if err == io.EOF {
+				qi.src.close()
+				qi.src, qi.stream = nil, nil
+				continue
+			}
+			qi.err = qi.streamError(err)
+			return nil, qi.err
+		}
 		rec, err := qi.src.next()
 		if err == io.EOF {
 			qi.src.close()
@@ -509,10 +556,16 @@ func (qi *queryInputs) open(name string) error {
 	if qi.opts.from == "" && src.format == codec.TOON && jsonScalarFirst(src.br) {
 		src.format = codec.JSON // values back to back: 1 "x" 3
 	}
-	if src.format == codec.JSON || src.format == codec.NDJSON {
-		src.jr = jsonv.NewReader(src.br, jsonv.Options{MaxValueSize: int64(qi.opts.MaxSize)})
-	}
 	src.toonOpts = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	switch src.format {
+	case codec.JSON, codec.NDJSON:
+		qi.stream = query.NewStream(src.br, &qi.sdec, qi.opts.MaxSize)
+	case codec.TOON:
+		// the TOON decoder's JSON, one value, read by a Stream too
+		var r io.Reader
+		src.ts, r = startTOONSource(src.br, src.toonOpts, false)
+		qi.stream = query.NewStream(r, &qi.dec, math.MaxInt)
+	}
 	qi.src, qi.name = src, src.name
 	return nil
 }
@@ -552,8 +605,44 @@ func jsonScalarFirst(br *bufio.Reader) bool {
 	return i <= len(t) && (i == len(t) || t[i] != ':')
 }
 
+// streamError is the error of a JSON stream: toonkit's message, with the
+// place and an excerpt, from the jsonv reader reading on from the bad value.
+func (qi *queryInputs) streamError(err error) error {
+	if qi.src.ts != nil {
+		if terr := qi.src.ts.failure(); terr != nil {
+			return toonError(qi.src.name, nil, terr)
+		}
+	}
+	if err != query.ErrInvalid {
+		return jsonReadError(qi.src.name, err)
+	}
+	rest, opts := qi.stream.Rest()
+	if _, _, jerr := jsonv.NewReader(rest, opts).Next(); jerr != nil && jerr != io.EOF {
+		return jsonReadError(qi.src.name, jerr)
+	}
+	return invalidError(fmt.Errorf("%s:%s: not valid JSON", qi.src.name, qi.stream.Position()), "")
+}
+
+// idle reports whether nothing more of the input is buffered, so that
+// output may be flushed for a live stream.
+func (qi *queryInputs) idle() bool {
+	if qi.stream != nil && qi.src.ts != nil {
+		return false // one document: nothing to flush before its end
+	}
+	if qi.stream != nil {
+		return qi.stream.Buffered() == 0 && qi.src.br.Buffered() == 0
+	}
+	return qi.src != nil && qi.src.idle()
+}
+
 // where names the place of the input value last read, for messages.
 func (qi *queryInputs) where() string {
+	if qi.stream != nil && qi.src.ts != nil {
+		return qi.src.name // a TOON document: one value
+	}
+	if qi.stream != nil {
+		return fmt.Sprintf("%s:%s", qi.src.name, qi.stream.Position())
+	}
 	if qi.src != nil {
 		return qi.src.where()
 	}
@@ -604,10 +693,7 @@ func (qi *queryInputs) slurp() (any, error) {
 func runQuery(opts *QueryOptions) error {
 	ios := opts.IO
 	names := opts.Inputs
-	var positional []string
-	if opts.PosArgs || opts.PosJSON {
-		positional, names = names, nil
-	}
+	positional := opts.Positional
 	if len(names) == 0 {
 		if !opts.NullInput && ios.IsStdinTTY() {
 			return usageErrorf("give a FILE, or pipe data in: cat data.json | toonkit query FILTER", "no input: standard input is a terminal")
@@ -623,7 +709,7 @@ func runQuery(opts *QueryOptions) error {
 		// heap stays small, and collecting it less often saves a fifth of
 		// the CPU (a larger heap, still far from the 64 MiB a stream may
 		// take). -s holds the whole input: the default then.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetGCPercent(debug.SetGCPercent(300))
 	}
 	qi := &queryInputs{opts: opts, names: names}
 	defer qi.close()
@@ -648,6 +734,7 @@ func runQuery(opts *QueryOptions) error {
 	}
 	qi.order = q.NewOrder()
 	qi.dec = query.Decoder{Order: qi.order, Valid: true}
+	qi.sdec = query.Decoder{Order: qi.order}
 
 	ctx := context.Background()
 	if opts.Timeout > 0 {
@@ -739,7 +826,7 @@ func runQuery(opts *QueryOptions) error {
 				runErr = err
 				break
 			}
-			if qi.src != nil && qi.src.idle() {
+			if qi.idle() {
 				if err := out.Flush(); err != nil {
 					runErr = err
 					break

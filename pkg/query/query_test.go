@@ -106,8 +106,11 @@ func TestKeyOrder(t *testing.T) {
 		{"{mid: 1, zeta: 2}", `{"mid":1,"zeta":2}`},
 		{`1 as $x | {"q r": 1, $x, a: 2}`, `{"q r":1,"x":1,"a":2}`},
 		{"[.mid[] | {b, a}]", `[{"b":1,"a":2},{"b":4,"a":3}]`},
+		// one key added to an object read: last, as jq writes it
+		{".alpha + {w: 0}", `{"y":1,"x":2,"w":0}`},
+		{".c = 1", `{"zeta":1,"alpha":{"y":1,"x":2},"mid":[{"b":1,"a":2},{"a":3,"b":4}],"c":1}`},
 		// built otherwise: sorted
-		{".alpha + {w: 0}", `{"w":0,"x":2,"y":1}`},
+		{"{w: 0} + {v: 1} + {u: 2}", `{"u":2,"v":1,"w":0}`},
 	}
 	for _, c := range cases {
 		got := run(t, c.filter, in, Format{})
@@ -172,5 +175,35 @@ func TestUsesInputs(t *testing.T) {
 		if q.UsesInputs() != want {
 			t.Errorf("UsesInputs(%q) = %v", filter, !want)
 		}
+	}
+}
+
+// What an input teaches about key order ends with it (Forget): the next
+// input's objects come out the same whatever came before.
+func TestOrderForget(t *testing.T) {
+	q, err := Compile(`.x = 1`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := q.NewOrder()
+	enc := Encoder{Order: o}
+	out := func(in string) string {
+		v, err := Decode([]byte(in), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := q.Run(context.Background(), v).Next()
+		defer o.Forget()
+		return string(enc.Append(nil, r))
+	}
+	if got := out(`{"x": 0, "b": 1, "a": 2}`); got != `{"x":1,"b":1,"a":2}` {
+		t.Errorf("first input: %s", got)
+	}
+	// {a, b, x}: no longer known by the first input's order
+	if got := out(`{"b": 1, "a": 2}`); got != `{"a":2,"b":1,"x":1}` && got != `{"b":1,"a":2,"x":1}` {
+		t.Errorf("second input: %s", got)
+	}
+	if got := out(`{"a": 2, "b": 1}`); got != `{"a":2,"b":1,"x":1}` {
+		t.Errorf("third input: %s, want the new key last after its own order", got)
 	}
 }
