@@ -37,6 +37,9 @@ func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
 	if !ok {
 		return n, true, nil
 	}
+	if c.spec != nil {
+		return nil, false, errMiss // chunks are joined in the ordered pass
+	}
 	a, b, total, ok := validate.ChunkRange(string(spec))
 	if !ok {
 		return nil, false, &Error{Where: where(), Msg: fmt.Sprintf(`/payload/step/output_chunk: %q is not "bytes A-B of N"`, spec)}
