@@ -138,6 +138,7 @@ type Converter struct {
 	spec   *spec                   // a worker's: what the message read of the stream (stream.go)
 	arena  []byte                  // the bytes of the last note
 	mapped int64                   // messages Stream took from its workers as they were
+	bad    map[string]bool         // a worker's: steps whose chunks it leaves to the ordered pass
 }
 
 // New returns a Converter for opts.From to opts.To.
@@ -193,6 +194,9 @@ func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) e
 	if c.opts.From == Chiffon && !c.opts.NoReassemble {
 		var done bool
 		if n, done, err = c.join(n, where); err != nil || !done {
+			if c.spec != nil {
+				c.spec.held = err == nil
+			}
 			return err
 		}
 	}

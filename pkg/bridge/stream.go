@@ -77,6 +77,7 @@ func (c *Converter) Stream(ctx context.Context, in io.Reader, opts StreamOptions
 		where = func(pos jsonv.Position) string { return pos.String() }
 	}
 	var spliced []byte
+	failed := map[string]bool{} // steps whose chunks the ordered pass joins, in a batch
 	rh := records.Handler[mapped]{
 		Work: func(b *records.Batch[mapped]) bool {
 			w := <-forks
@@ -87,8 +88,22 @@ func (c *Converter) Stream(ctx context.Context, in io.Reader, opts StreamOptions
 		Write: func(b *records.Batch[mapped]) error {
 			o := &b.Out
 			out := 0
+			clear(failed)
 			for i := range o.msgs {
 				m := &o.msgs[i]
+				if m.chunk.set && !m.miss {
+					// The step's chunks join here as they did on the worker
+					// only if none of its chunks was pending before.
+					key := m.chunk.of(o.arena)
+					if m.first && c.chunks[string(key)] != nil {
+						failed[string(key)] = true
+					}
+					m.miss = failed[string(key)]
+				}
+				if !m.miss && m.held {
+					c.index++
+					continue
+				}
 				if !m.miss && c.holds(o, m) {
 					c.index++
 					for ; out < m.outs; out++ {
@@ -143,6 +158,11 @@ type spec struct {
 	seqRun []byte // the run of the last next seq asked
 	checks []check
 	note   note
+
+	chunk      bool   // an output chunk, of the step chunkKey names
+	chunkFirst bool   // its first in the batch
+	chunkKey   []byte //
+	held       bool   // held until the step's output is whole
 }
 
 // check is an assumption a worker made: that a value of the message is
@@ -197,7 +217,10 @@ type mapped struct {
 
 type mappedMsg struct {
 	miss   bool
-	outs   int // the end of its messages in ends
+	held   bool // a chunk held: it makes no message yet
+	chunk  span // the step of an output chunk (its key in chunks)
+	first  bool // the step's first chunk in the batch
+	outs   int  // the end of its messages in ends
 	seq    bool
 	seqRun span
 	checks [2]int // its checks in check
@@ -222,12 +245,19 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 		o.ends = append(o.ends, len(o.buf))
 		return nil
 	}
+	clear(w.chunks) // the chunks of the batch alone
+	w.pending = w.pending[:0]
+	chunks := false
 	for i := range b.Len() {
 		sp := w.spec
-		*sp = spec{seqRun: sp.seqRun[:0], checks: sp.checks[:0]}
+		*sp = spec{seqRun: sp.seqRun[:0], checks: sp.checks[:0], chunkKey: sp.chunkKey[:0]}
 		buf, ends := len(o.buf), len(o.ends)
 		err := w.Convert(b.Record(i), nowhere, emit)
-		m := mappedMsg{miss: err != nil || sp.miss || sp.counts != 0 || sp.seqs > 1}
+		m := mappedMsg{miss: err != nil || sp.miss || sp.counts != 0 || sp.seqs > 1, held: sp.held}
+		if sp.chunk {
+			chunks = true
+			m.chunk, m.first = mark(&o.arena, sp.chunkKey), sp.chunkFirst
+		}
 		if !m.miss && sp.seqs == 1 {
 			// The seq goes first in a trace event: its hole is replaced.
 			m.seq = len(o.ends) == ends+1 && bytes.HasPrefix(o.buf[buf:], []byte(seqHead)) &&
@@ -254,6 +284,28 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 		}
 		m.outs = len(o.ends)
 		o.msgs = append(o.msgs, m)
+	}
+	if chunks {
+		// A step whose chunks do not all join here (one is left pending at
+		// the end of the batch, or one of them is the ordered pass's) is
+		// the ordered pass's, all of it.
+		if w.bad == nil {
+			w.bad = map[string]bool{}
+		}
+		clear(w.bad)
+		for k := range w.chunks {
+			w.bad[k] = true
+		}
+		for i := range o.msgs {
+			if m := &o.msgs[i]; m.chunk.set && m.miss {
+				w.bad[string(m.chunk.of(o.arena))] = true
+			}
+		}
+		for i := range o.msgs {
+			if m := &o.msgs[i]; m.chunk.set && w.bad[string(m.chunk.of(o.arena))] {
+				m.miss = true
+			}
+		}
 	}
 }
 

@@ -93,7 +93,12 @@ func genStream(g *gen, p Protocol, n int, bad bool) []byte {
 	for i := range n {
 		msg := g.message(p, types[g.r.IntN(len(types))], runs[g.r.IntN(len(runs))])
 		if bad {
-			switch g.r.IntN(40) {
+			switch g.r.IntN(30) {
+			case 5, 6, 7:
+				// Chunks of one step, in turn or not, some missing, some twice.
+				a := g.r.IntN(2) * 2
+				msg = statusWith("ab", "")
+				msg = strings.Replace(msg, `"output":"ab"`, fmt.Sprintf(`"output":"ab","output_chunk":"bytes %d-%d of 4"`, a, a+2), 1)
 			case 0:
 				msg = `{"type":"no_such_type","payload":{}}` // a warning (--strict: an error)
 			case 1:
@@ -106,6 +111,21 @@ func genStream(g *gen, p Protocol, n int, bad bool) []byte {
 				msg = strings.Replace(msg, `"t":`, `"tx":`, 1)
 			case 4:
 				msg = strings.Replace(msg, `"seq":`, `"seq":1`, 1) // a seq out of turn
+			}
+		}
+		if p == Chiffon && !bad && g.r.IntN(5) == 0 {
+			// A step's output in 2 or 3 chunks, one message of another
+			// task in between now and then.
+			parts := 2 + g.r.IntN(2)
+			total := 3 * parts
+			for k := range parts {
+				c := statusWith(strings.Repeat("o", 3), "")
+				c = strings.Replace(c, `446655440004"`, fmt.Sprintf(`%012d"`, i), 1)
+				c = strings.Replace(c, `"output":"ooo"`, fmt.Sprintf(`"output":"ooo","output_chunk":"bytes %d-%d of %d"`, 3*k, 3*k+3, total), 1)
+				b.WriteString(c + "\n")
+				if g.r.IntN(3) == 0 {
+					b.WriteString(g.message(p, types[g.r.IntN(len(types))], runs[0]) + "\n")
+				}
 			}
 		}
 		if i%7 == 3 {
