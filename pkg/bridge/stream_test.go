@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -147,10 +148,14 @@ var streamDirs = [][2]Protocol{{Chiffon, Trace}, {Narratoria, Trace}, {Kado, Tra
 // that stops it), with --deterministic or --run-id, --strict or not, on
 // generated streams with bad messages among them, cut into small batches.
 func TestStreamMatchesConvert(t *testing.T) {
+	n, variants := 400, []Options{{Deterministic: true}, {RunID: "11111111-2222-4333-8444-555555555555", Deterministic: true}, {Deterministic: true, Strict: true}, {Deterministic: true, NoReassemble: true}}
+	if raceflag.Enabled {
+		n, variants = 150, variants[:2] // the race detector is slow: a few batches
+	}
 	for i, d := range streamDirs {
 		for _, bad := range []bool{false, true} {
-			for _, v := range []Options{{Deterministic: true}, {RunID: "11111111-2222-4333-8444-555555555555", Deterministic: true}, {Deterministic: true, Strict: true}, {Deterministic: true, NoReassemble: true}} {
-				in := genStream(newGen(uint64(i*10+1)), d[0], 400, bad)
+			for _, v := range variants {
+				in := genStream(newGen(uint64(i*10+1)), d[0], n, bad)
 				opts := v
 				opts.From, opts.To, opts.Now, opts.Checked = d[0], d[1], fixedNow, true
 				want := oneByOne(opts, in, false)
