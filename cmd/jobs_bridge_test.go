@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,10 +149,14 @@ func TestConvertBridgeJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
 	targets := map[string][]string{"chiffon": {"trace", "binary"}, "narratoria": {"trace"}, "trace": {"narratoria", "chiffon", "binary"}}
 	for from, inputs := range bridgeJobsInputs(t) {
+		var paths []string
 		for name, data := range inputs {
 			path := filepath.Join(dir, from+"-"+name)
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
+			}
+			if !strings.Contains(name, "bad") && !strings.Contains(name, "syntax") && !strings.Contains(name, "nonobject") && !strings.Contains(name, "truncated") {
+				paths = append(paths, path)
 			}
 			for _, to := range targets[from] {
 				flagSets := [][]string{nil, {"--strict"}, {"--run-id", "11111111-2222-4333-8444-555555555555", "-o", filepath.Join(dir, "out")}, {"--no-reassemble"}}
@@ -179,6 +184,17 @@ func TestConvertBridgeJobsIdentical(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+		// Several inputs: one stream, whose seq and state go on from one
+		// input to the next.
+		slices.Sort(paths)
+		for _, to := range targets[from] {
+			args := append([]string{"convert", "--from", from, "--to", to, "--deterministic"}, paths...)
+			one := runJobs(t, nil, dir, append(args, "-j", "1")...)
+			four := runJobs(t, nil, dir, append(args, "-j", "4")...)
+			if one != four {
+				t.Errorf("%s -> %s, several inputs: -j 4 differs from -j 1 (exit %d, %d; %.300q, %.300q)\n%s", from, to, one.code, four.code, one.err, four.err, lineDiffs(one.out, four.out))
 			}
 		}
 	}
