@@ -139,6 +139,7 @@ type Converter struct {
 	arena  []byte                  // the bytes of the last note
 	mapped int64                   // messages Stream took from its workers as they were
 	bad    map[string]bool         // a worker's: steps whose chunks it leaves to the ordered pass
+	guess  guess                   // a worker's: which of task and lastT it knows
 }
 
 // New returns a Converter for opts.From to opts.To.

@@ -432,8 +432,12 @@ func counterpart(x *ctx) *node {
 
 // openTask: the task of the stream's open work, or a new one.
 func openTask(x *ctx) *node {
-	if x.c.spec != nil {
-		x.c.spec.miss = true
+	if sp := x.c.spec; sp != nil {
+		if !x.c.guess.task {
+			sp.miss = true
+		} else {
+			sp.checks = append(sp.checks, check{kind: checkTask, value: []byte(x.c.task)})
+		}
 	}
 	if x.c.task != "" {
 		return strNode(x.c.task)
@@ -458,9 +462,12 @@ func nextStep(x *ctx) *node {
 // someTime: the time of the last message of the stream, or now (with
 // Deterministic, the Unix epoch).
 func someTime(x *ctx) *node {
-	if x.c.spec != nil {
-		x.c.spec.miss = true // the time of the message before: the ordered pass's
-		return strNode("")
+	if sp := x.c.spec; sp != nil {
+		if !x.c.guess.time {
+			sp.miss = true // the time of the message before: the ordered pass's
+			return strNode("")
+		}
+		sp.checks = append(sp.checks, check{kind: checkTime, value: x.c.lastT})
 	}
 	switch {
 	case len(x.c.lastT) > 0:

@@ -166,15 +166,24 @@ type spec struct {
 }
 
 // check is an assumption a worker made: that a value of the message is
-// the next seq of a run (seq) or the message's number in the stream.
+// the next seq of a run or the message's number in the stream, or that the
+// open Chiffon task or the last time is what the messages before it in the
+// batch made it.
 type check struct {
-	seq        bool
-	run, value []byte // a worker's; spans of the batch's arena in mapped
+	kind       int    // checkSeq, checkCount, checkTask, checkTime
+	run, value []byte // a worker's
 }
+
+const (
+	checkSeq = iota
+	checkCount
+	checkTask
+	checkTime
+)
 
 // checked is a check in a batch: its bytes in the batch's arena.
 type checked struct {
-	seq        bool
+	kind       int
 	run, value span
 }
 
@@ -183,8 +192,9 @@ type checked struct {
 // message number does, and the ordered pass checks it.
 func (c *Converter) same(v, sv *node) bool {
 	if sp := c.spec; sp != nil && (v == seqHole || v == countHole) {
-		ck := check{seq: v == seqHole, value: sv.bytes()}
-		if ck.seq {
+		ck := check{kind: checkCount, value: sv.bytes()}
+		if v == seqHole {
+			ck.kind = checkSeq
 			sp.seqs--
 			ck.run = sp.seqRun
 		} else {
@@ -247,6 +257,7 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 	}
 	clear(w.chunks) // the chunks of the batch alone
 	w.pending = w.pending[:0]
+	w.guess = guess{} // what the stream's state is, as the batch's messages tell
 	chunks := false
 	for i := range b.Len() {
 		sp := w.spec
@@ -270,7 +281,7 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 		} else {
 			m.checks[0] = len(o.check)
 			for _, ck := range sp.checks {
-				o.check = append(o.check, checked{seq: ck.seq, run: mark(&o.arena, ck.run), value: mark(&o.arena, ck.value)})
+				o.check = append(o.check, checked{kind: ck.kind, run: mark(&o.arena, ck.run), value: mark(&o.arena, ck.value)})
 			}
 			m.checks[1] = len(o.check)
 			// The note's bytes, from the worker's arena to the batch's.
@@ -284,6 +295,7 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 		}
 		m.outs = len(o.ends)
 		o.msgs = append(o.msgs, m)
+		w.track(&m, o.arena)
 	}
 	if chunks {
 		// A step whose chunks do not all join here (one is left pending at
@@ -309,16 +321,57 @@ func (w *Converter) mapBatch(b *records.Batch[mapped]) {
 	}
 }
 
+// guess is what a worker takes the stream's state to be after the
+// messages of its batch so far: the open task and the last time, once a
+// message has set them (the ordered pass checks them where they are used).
+type guess struct {
+	task, time bool // known
+}
+
+// track follows the open task and the last time over the worker's batch:
+// a message the worker mapped sets them as its note says; after one it
+// did not, they are not known.
+func (w *Converter) track(m *mappedMsg, arena []byte) {
+	switch {
+	case m.miss:
+		w.guess = guess{}
+	case m.held:
+	default:
+		n := &m.note
+		switch n.chiffon {
+		case 1, 2:
+			w.task, w.guess.task = string(n.task.of(arena)), true
+		case 3:
+			w.task, w.guess.task = "", true
+		}
+		if n.setT {
+			w.lastT, w.guess.time = append(w.lastT[:0], n.lastT.of(arena)...), true
+		}
+	}
+}
+
 // holds reports whether what a worker assumed of message m holds at its
 // place in the stream (c being the stream's state before it).
 func (c *Converter) holds(o *mapped, m *mappedMsg) bool {
 	for _, ck := range o.check[m.checks[0]:m.checks[1]] {
-		v := int64(c.index) + 1
-		if ck.seq {
-			v = c.seqs.get(ck.run.of(o.arena)) + 1
-		}
-		if !equal(num(v), rawNode(ck.value.of(o.arena))) {
-			return false
+		value := ck.value.of(o.arena)
+		switch ck.kind {
+		case checkSeq:
+			if !equal(num(c.seqs.get(ck.run.of(o.arena))+1), rawNode(value)) {
+				return false
+			}
+		case checkCount:
+			if !equal(num(int64(c.index)+1), rawNode(value)) {
+				return false
+			}
+		case checkTask:
+			if string(value) != c.task {
+				return false
+			}
+		case checkTime:
+			if !bytes.Equal(value, c.lastT) {
+				return false
+			}
 		}
 	}
 	return true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -284,4 +285,49 @@ func FuzzStreamMatchesOneWorker(f *testing.F) {
 			t.Fatalf("%s -> %s:\n one by one: %s\n 1 worker: %s\n 4 workers: %s", d[0], d[1], want, one, four)
 		}
 	})
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// canonical numbers the UUIDs of s in the order they first come (random
+// ids differ from run to run; which messages share one does not).
+func canonical(s string) string {
+	seen := map[string]string{}
+	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
+		if _, ok := seen[u]; !ok {
+			seen[u] = fmt.Sprintf("<id %d>", len(seen)+1)
+		}
+		return seen[u]
+	})
+}
+
+// TestStreamRandomIDs: with random ids (no Deterministic), Stream on 4
+// workers gives what Convert gives but for the ids' values: the open task
+// a message belongs to, and the time of a message without one, come from
+// the messages before it in the worker's batch, checked in the ordered
+// pass; most messages are taken from the workers.
+func TestStreamRandomIDs(t *testing.T) {
+	for i, d := range [][2]Protocol{{Trace, Chiffon}, {Kado, Chiffon}, {Chiffon, Trace}, {Kado, Trace}} {
+		for _, bad := range []bool{false, true} {
+			g := newGen(uint64(i + 50))
+			in := genStream(g, d[0], 600, bad)
+			if d[0] == Trace && !bad {
+				// One run, its seqs in turn (genStream's runs share one count).
+				in, g.seq = nil, 0
+				run := g.uuid()
+				for range 600 {
+					in = append(in, g.trace([]string{"action_request", "action_response", "reasoning", "error"}[g.r.IntN(4)], run)+"\n"...)
+				}
+			}
+			opts := Options{From: d[0], To: d[1], Now: fixedNow, Checked: true}
+			want := canonical(oneByOne(opts, in, false))
+			got, mapped := streamed(opts, in, false, 4, 2<<10)
+			if got = canonical(got); got != want {
+				t.Fatalf("%s -> %s (bad %v):\n%s", d[0], d[1], bad, firstDiff(got, want))
+			}
+			if !bad && d != [2]Protocol{Kado, Chiffon} && d != [2]Protocol{Kado, Trace} && mapped < int64(strings.Count(want, "\n"))/2 {
+				t.Errorf("%s -> %s: %d of %d messages taken from the workers", d[0], d[1], mapped, strings.Count(want, "\n"))
+			}
+		}
+	}
 }
