@@ -51,14 +51,17 @@ type StreamHandler struct {
 // results, on the goroutine that called Stream: a trace event's seq is put
 // in there (seq per run), the state that the messages share (the runs' seq
 // counts, the open Chiffon task and its steps, the last time) is brought up
-// to date message by message, and the assumptions a worker made (that a
-// trace event's seq, or a frame's sequenceId, is the next one: then it is
-// not kept in x_source) are checked. A message whose mapping needs more of
-// the stream than that (Chiffon output chunks to join, a generated time,
-// the open task, a deterministic id, which holds the message's place in
-// the stream, the stream's run before it is made), or that gives a warning
-// or an error, is converted again in the ordered pass, by c itself, at its
-// place. So a failure at message k stops the run there: nothing after it
+// to date message by message, and the assumptions a worker made are
+// checked: that a trace event's seq, or a frame's sequenceId, is the next
+// one (then it is not kept in x_source); that the open task and the last
+// time are what the messages before it in the batch made them; that none
+// of a step's output chunks, joined on the worker, was pending before. A
+// message whose mapping needs more of the stream than that (chunks that
+// span batches, a time or a task from before the batch, a step number, a
+// deterministic id, which holds the message's place in the stream, the
+// stream's run before it is made), or that gives a warning or an error, or
+// whose assumption does not hold, is converted again in the ordered pass,
+// by c itself, at its place. So a failure at message k stops the run there: nothing after it
 // is emitted.
 //
 // Stream returns a nil Reader when every message was converted; otherwise
