@@ -45,7 +45,8 @@ type Options struct {
 // Reader reads a stream of JSON values: one document, NDJSON, or values
 // back to back with optional white space between them.
 //
-// It reads each value with jsontext in place in its buffer. The stream is read through one buffer
+// It reads each value in place in its buffer, with a Checker or, for what
+// that does not vouch for, jsontext. The stream is read through one buffer
 // that holds the value being read and never more than the size limit and a
 // read's worth: white space between values is not kept, however much of it
 // there is, and a value costs its own size, once.
@@ -61,6 +62,9 @@ type Reader struct {
 	last    []byte      // the last value (or the bytes of the value that failed)
 	started bool
 	dec     jsontext.Decoder
+	chk     Checker // reads the common values, in one pass
+	noChk   bool    // (tests) every value is read by jsontext
+	slow    int     // (tests) objects and arrays jsontext read
 	opts    Options
 	inArray bool // within a top-level array (Elements)
 	elem    int  // index of the next element
@@ -175,12 +179,22 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	r.start = r.in.Base + int64(r.in.Pos)
 	r.countTo(r.start)
 	r.startLC.set(&r.lc)
-	// Read the value with jsontext, in place in the buffer; when it runs
-	// past the bytes buffered, read more and start again (the buffer at
-	// least doubles each time, so a value is parsed about twice at worst).
+	// Read the value in place in the buffer: an object or an array with
+	// the Checker, in one pass that also checks its UTF-8; what it does not
+	// vouch for with jsontext. When the value runs past the bytes buffered,
+	// read more and start again (the buffer at least doubles each time, so
+	// a value is parsed about twice at worst).
 	var n int
+	checked := false
 	for {
 		b := r.in.Buf[r.in.Pos:r.in.End]
+		if b[0] == '{' || b[0] == '[' {
+			if end, _, ok := r.chk.value(b); ok && !r.noChk {
+				n, checked = end, true
+				break
+			}
+			r.slow++
+		}
 		v, err := r.parse(b)
 		n = len(v)
 		if err == nil && (r.in.EOF || n < len(b) || !isScalarStart(b[0])) {
@@ -212,7 +226,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	}
 	v := r.in.Buf[r.in.Pos : r.in.Pos+n]
 	r.last = v
-	if !utf8.Valid(v) {
+	if !checked && !utf8.Valid(v) {
 		// Raw invalid UTF-8, which the decoder accepts along with escaped
 		// lone surrogates.
 		r.err = r.syntaxError(Check(v))
