@@ -17,6 +17,17 @@ import (
 type Checker struct {
 	stack []checkFrame // the open arrays and objects
 	names [][2]int     // the member names of the open objects, as offsets
+	// top: value notes here the members of the object it reads (its
+	// own, not those of the objects within), when wantTop.
+	top     []Member
+	wantTop bool
+}
+
+// Member is a member of a JSON object, as offsets in the object's bytes:
+// its name, without its quotes, and its value, without the white space
+// around it.
+type Member struct {
+	NameStart, NameEnd, ValueStart, ValueEnd int
 }
 
 // checkFrame is an open array or object. An object's names are
@@ -121,6 +132,7 @@ func (c *Checker) value(src []byte) (end, k int, ok bool) {
 	k = -1 // no change seen yet
 	n := len(src)
 	i := 0
+	c.top = c.top[:0]
 	// Each turn reads one value at i, after white space, then what
 	// follows it up to the next value (a ',' or ':'), or closes
 	// containers.
@@ -129,6 +141,9 @@ func (c *Checker) value(src []byte) (end, k int, ok bool) {
 		i = skipSpaceAt(src, i, &k)
 		if i >= n {
 			return 0, 0, false
+		}
+		if len(c.stack) == 1 && c.wantTop && c.stack[0].object {
+			c.top[len(c.top)-1].ValueStart = i
 		}
 		switch src[i] {
 		case '{', '[':
@@ -185,6 +200,9 @@ func (c *Checker) value(src []byte) (end, k int, ok bool) {
 			if len(c.stack) == 0 {
 				return i, k, true
 			}
+			if len(c.stack) == 1 && c.wantTop && c.stack[0].object {
+				c.top[len(c.top)-1].ValueEnd = i
+			}
 			i = skipSpaceAt(src, i, &k)
 			if i >= n {
 				return 0, 0, false
@@ -237,6 +255,9 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 	j-- // the closing quote
 	name := src[start:j]
 	top := &c.stack[len(c.stack)-1]
+	if len(c.stack) == 1 && c.wantTop {
+		c.top = append(c.top, Member{NameStart: start, NameEnd: j})
+	}
 	switch {
 	case top.set != nil:
 		if _, dup := top.set[string(name)]; dup {

@@ -40,6 +40,9 @@ type Options struct {
 	// Element-1 (or after the '[' when Element is 0). Needs Start.
 	InArray bool
 	Element int
+	// Members makes the Reader note the members of each object it reads
+	// as it checks it, for Members.
+	Members bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -65,6 +68,7 @@ type Reader struct {
 	chk     Checker // reads the common values, in one pass
 	noChk   bool    // (tests) every value is read by jsontext
 	slow    int     // (tests) objects and arrays jsontext read
+	members bool    // chk.top holds the members of the last value
 	opts    Options
 	inArray bool // within a top-level array (Elements)
 	elem    int  // index of the next element
@@ -97,6 +101,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 		limit = DefaultMaxValueSize
 	}
 	r.limit, r.opts, r.err, r.last, r.started, r.inArray, r.elem = limit, opts, nil, nil, false, false, 0
+	r.chk.wantTop, r.members = opts.Members, false
 	r.in = inbuf.Buffer{R: src, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { r.countTo(r.in.Base + int64(r.in.Pos)) }}
 	r.mark, r.start = 0, 0
@@ -186,11 +191,13 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	// a value is parsed about twice at worst).
 	var n int
 	checked := false
+	r.members = false
 	for {
 		b := r.in.Buf[r.in.Pos:r.in.End]
 		if b[0] == '{' || b[0] == '[' {
 			if end, _, ok := r.chk.value(b); ok && !r.noChk {
 				n, checked = end, true
+				r.members = r.opts.Members && b[0] == '{'
 				break
 			}
 			r.slow++
@@ -240,6 +247,19 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
 	return v, r.startLC.position(r.start), nil
+}
+
+// Members returns the members of the value Next returned last, an object,
+// as offsets in its bytes, when Options.Members asks for them and the
+// Reader read it in one pass (which it does for the objects producers
+// write; not for one with an escape in a name); ok is false otherwise.
+// The members are valid until the next call to Next, and their names hold
+// no escape.
+func (r *Reader) Members() (members []Member, ok bool) {
+	if !r.members || r.err != nil {
+		return nil, false
+	}
+	return r.chk.top, true
 }
 
 // lineOfError reads, after a syntax error err in the value b at Pos, the

@@ -27,7 +27,9 @@ func (c *chunks) Read(p []byte) (int, error) {
 }
 
 // readAll is what r gives, value by value: the value and its position, or
-// the error (its type and every field) that ends it.
+// the error (its type and every field) that ends it. Where r notes the
+// members of an object (Options.Members), they must be those jsonv.Members
+// finds.
 func readAll(r *jsonv.Reader) []string {
 	var out []string
 	for {
@@ -38,8 +40,29 @@ func readAll(r *jsonv.Reader) []string {
 			}
 			return out
 		}
+		if mems, ok := r.Members(); ok {
+			if got, want := noted(v, mems), members(v); got != want {
+				return append(out, fmt.Sprintf("members of %s: %s, want %s", v, got, want))
+			}
+		}
 		out = append(out, fmt.Sprintf("%+v %s", pos, v))
 	}
+}
+
+// noted is the members of obj as Reader.Members gives them, one a line.
+func noted(obj []byte, mems []jsonv.Member) string {
+	var b strings.Builder
+	for _, m := range mems {
+		fmt.Fprintf(&b, "%s=%s\n", obj[m.NameStart:m.NameEnd], obj[m.ValueStart:m.ValueEnd])
+	}
+	return b.String()
+}
+
+// members is the members of obj as jsonv.Members finds them, one a line.
+func members(obj []byte) string {
+	var b strings.Builder
+	jsonv.Members(obj, func(name []byte, _ bool, v []byte) { fmt.Fprintf(&b, "%s=%s\n", name, v) })
+	return b.String()
 }
 
 // sameReads checks that a Reader gives what a Reader that reads every
@@ -56,6 +79,10 @@ func sameReads(t *testing.T, name string, in []byte, n int) {
 		}
 		opts := jsonv.Options{MaxValueSize: 1 << 12, Elements: elements}
 		got, want := readAll(jsonv.NewReader(src(), opts)), readAll(jsonv.JSONTextReader(src(), opts))
+		opts.Members = true
+		if withMembers := readAll(jsonv.NewReader(src(), opts)); strings.Join(withMembers, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s (elements %v, reads of %d, members): the Reader gives\n%s\nbut jsontext alone\n%s", name, elements, n, strings.Join(withMembers, "\n"), strings.Join(want, "\n"))
+		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("%s (elements %v, reads of %d): the Reader gives\n%s\nbut jsontext alone\n%s", name, elements, n, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -65,7 +92,9 @@ func sameReads(t *testing.T, name string, in []byte, n int) {
 // The Reader reads objects and arrays as producers write them (compact,
 // and as Python's json.dumps writes them: ", " and ": ", indented, CRLF,
 // non-ASCII escaped or kept) in the Checker's one pass, never with
-// jsontext, and gives the same values, positions and elements as jsontext.
+// jsontext, and gives the same values, positions and elements as jsontext;
+// asked to, it notes the members of every object, as jsonv.Members finds
+// them.
 func TestReaderChecksWhatProducersWrite(t *testing.T) {
 	in := producerRecords(40, ` \/ \u00e9`)
 	array := append(append([]byte("[\n"), bytes.ReplaceAll(bytes.TrimSuffix(in, []byte("\n")), []byte("\n"), []byte(",\n"))...), "\n]\n"...)
@@ -77,10 +106,30 @@ func TestReaderChecksWhatProducersWrite(t *testing.T) {
 	}
 	for _, text := range texts {
 		for _, elements := range []bool{false, true} {
-			r := jsonv.NewReader(bytes.NewReader(text.JSON), jsonv.Options{MaxValueSize: 1 << 20, Elements: elements})
-			got := readAll(r)
-			if len(got) == 0 || strings.Contains(got[len(got)-1], "Error") {
-				t.Fatalf("%s: %v", text.Name, got)
+			r := jsonv.NewReader(bytes.NewReader(text.JSON), jsonv.Options{MaxValueSize: 1 << 20, Elements: elements, Members: true})
+			objects := 0
+			for {
+				v, _, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", text.Name, err)
+				}
+				if v[0] != '{' {
+					continue
+				}
+				objects++
+				mems, ok := r.Members()
+				if !ok {
+					t.Fatalf("%s (elements %v): no members noted for %.80s...", text.Name, elements, v)
+				}
+				if got, want := noted(v, mems), members(v); got != want {
+					t.Fatalf("%s (elements %v): members\n%s\nwant\n%s", text.Name, elements, got, want)
+				}
+			}
+			if isArray := jsonv.TrimSpace(text.JSON)[0] == '['; objects < 40 && (elements || !isArray) {
+				t.Fatalf("%s (elements %v): %d objects", text.Name, elements, objects)
 			}
 			if r.SlowReads() != 0 {
 				t.Errorf("%s (elements %v): %d values read by jsontext, not by the one pass", text.Name, elements, r.SlowReads())

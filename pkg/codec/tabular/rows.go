@@ -1,5 +1,7 @@
 package tabular
 
+import "github.com/toonkit/toonkit/pkg/codec/jsonv"
+
 // Rows holds rows split apart from any RowWriter (Split, on a worker of a
 // pipeline, say), to be written in input order by RowWriter.AppendRows,
 // which gives what AppendRow gives for each of them. Split does the costly
@@ -41,21 +43,36 @@ func (rs *Rows) Len() int { return len(rs.rows) }
 // which must stay as it is until the row is written.
 func (rs *Rows) Split(obj []byte) error {
 	m0, l0, n0 := len(rs.mems), len(rs.line), len(rs.names)
-	err := rs.split.each(obj, func(name, v []byte) {
-		if len(rs.mems) > m0 {
-			rs.line = append(rs.line, ',')
-		}
-		rs.names = append(rs.names, name...)
-		var why string
-		rs.line, why = rs.cw.appendCell(rs.line, v)
-		rs.mems = append(rs.mems, rowMember{nameEnd: len(rs.names), cellEnd: len(rs.line), why: why, deep: Deep(v), value: v})
-	})
+	err := rs.split.each(obj, func(name, v []byte) { rs.add(m0, name, v) })
 	if err != nil {
 		rs.mems, rs.line, rs.names = rs.mems[:m0], rs.line[:l0], rs.names[:n0]
 		return err
 	}
 	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
 	return nil
+}
+
+// SplitMembers adds the row of obj, a valid JSON object, whose members
+// are mems (as jsonv.Reader.Members gives them: names without escapes), as
+// Split would have added it, without looking for the members again.
+func (rs *Rows) SplitMembers(obj []byte, mems []jsonv.Member) {
+	m0 := len(rs.mems)
+	for _, m := range mems {
+		rs.add(m0, obj[m.NameStart:m.NameEnd], obj[m.ValueStart:m.ValueEnd])
+	}
+	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
+}
+
+// add adds the member name (unquoted) and value v to the row whose first
+// member is rs.mems[m0].
+func (rs *Rows) add(m0 int, name, v []byte) {
+	if len(rs.mems) > m0 {
+		rs.line = append(rs.line, ',')
+	}
+	rs.names = append(rs.names, name...)
+	var why string
+	rs.line, why = rs.cw.appendCell(rs.line, v)
+	rs.mems = append(rs.mems, rowMember{nameEnd: len(rs.names), cellEnd: len(rs.line), why: why, deep: Deep(v), value: v})
 }
 
 // AppendRows appends the rows of rs, in order, as AppendRow would have
