@@ -238,7 +238,9 @@ type batchReader[R any] struct {
 // a record), and reports whether b holds whole records only, and ends as
 // the batch after it expects.
 func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
-	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements, Members: opts.Members}
+	// Only the offsets of the records count: an error is the caller's
+	// loop's, whose Reader counts the lines.
+	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements, Members: opts.Members, Offsets: true}
 	if b.index > 0 {
 		jo.Start, jo.InArray, jo.Element = jsonv.Position{Line: 1, Column: 1}, array, 1
 	}

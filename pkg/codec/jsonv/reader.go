@@ -43,6 +43,11 @@ type Options struct {
 	// Members makes the Reader note the members of each object it reads
 	// as it checks it, for Members.
 	Members bool
+	// Offsets makes the Reader count no lines: the positions Next gives
+	// hold the offset alone (Line and Column 0), and its errors no true
+	// position. For a caller that needs no more (the workers of
+	// pkg/records, whose errors a Reader that counts reads again).
+	Offsets bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -120,7 +125,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 // countTo moves the line counter to the absolute offset off, which must lie
 // between mark and the end of the buffered bytes.
 func (r *Reader) countTo(off int64) {
-	if off <= r.mark {
+	if off <= r.mark || r.opts.Offsets {
 		return
 	}
 	r.lc.count(r.in.Buf[r.mark-r.in.Base : off-r.in.Base])
@@ -182,8 +187,10 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		r.inArray, r.elem = true, 0
 	}
 	r.start = r.in.Base + int64(r.in.Pos)
-	r.countTo(r.start)
-	r.startLC.set(&r.lc)
+	if !r.opts.Offsets {
+		r.countTo(r.start)
+		r.startLC.set(&r.lc)
+	}
 	// Read the value in place in the buffer: an object or an array with
 	// the Checker, in one pass that also checks its UTF-8; what it does not
 	// vouch for with jsontext. When the value runs past the bytes buffered,
@@ -244,6 +251,9 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		r.elem++
 	}
 	// Count the value now, so that the caller may change its bytes.
+	if r.opts.Offsets {
+		return v, Position{Offset: r.start}, nil
+	}
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
 	return v, r.startLC.position(r.start), nil

@@ -79,6 +79,21 @@ func sameReads(t *testing.T, name string, in []byte, n int) {
 		}
 		opts := jsonv.Options{MaxValueSize: 1 << 12, Elements: elements}
 		got, want := readAll(jsonv.NewReader(src(), opts)), readAll(jsonv.JSONTextReader(src(), opts))
+		// Offsets: the same values at the same offsets, and an error
+		// where there is one.
+		oo := opts
+		oo.Offsets = true
+		ro, rw := jsonv.NewReader(src(), oo), jsonv.JSONTextReader(src(), opts)
+		for {
+			v, pos, err := ro.Next()
+			wv, wpos, werr := rw.Next()
+			if (err == nil) != (werr == nil) || err == io.EOF != (werr == io.EOF) || !bytes.Equal(v, wv) || pos != (jsonv.Position{Offset: wpos.Offset}) {
+				t.Fatalf("%s (elements %v, reads of %d, offsets): %q at %+v, %v; want %q at offset %d, %v", name, elements, n, v, pos, err, wv, wpos.Offset, werr)
+			}
+			if err != nil {
+				break
+			}
+		}
 		opts.Members = true
 		if withMembers := readAll(jsonv.NewReader(src(), opts)); strings.Join(withMembers, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("%s (elements %v, reads of %d, members): the Reader gives\n%s\nbut jsontext alone\n%s", name, elements, n, strings.Join(withMembers, "\n"), strings.Join(want, "\n"))
