@@ -31,7 +31,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		if len(r.Bufs) == 0 {
-			if r.opened {
+			// Live, the bytes held are given first: Open waits for a read
+			// of the pipeline in progress, which may wait for the input.
+			if r.opened || n > 0 && r.Live {
 				break
 			}
 			r.opened = true
@@ -109,6 +111,23 @@ func (j *Journal) Add(raw []byte) {
 	j.mu.Lock()
 	j.raws = append(j.raws, raw)
 	j.mu.Unlock()
+}
+
+// Stop keeps any read from starting (Reading is false), as when Rest's
+// reader has taken the bytes; wait waits for a read in progress.
+func (j *Journal) Stop(wait bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.closed = true
+	if !wait {
+		return
+	}
+	if j.done == nil {
+		j.done = sync.NewCond(&j.mu)
+	}
+	for j.reading {
+		j.done.Wait()
+	}
 }
 
 // Written drops the first batch, written.
@@ -260,6 +279,11 @@ func (bt *Batcher) Next(buf func() []byte) (Batch, bool) {
 	bt.journal.Add(b.Raw)
 	return b, true
 }
+
+// Stop ends the reads: every Next after it returns false at once. One in
+// progress, which the pipeline may have left behind, finishes its batch
+// for nobody; wait waits for it, so that the caller may use In again.
+func (bt *Batcher) Stop(wait bool) { bt.journal.Stop(wait) }
 
 // Written drops the first batch read, written.
 func (bt *Batcher) Written() { bt.journal.Written() }
