@@ -22,7 +22,9 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 		Work: func(b *records.Batch[tabular.Rows]) bool {
 			b.Out.Reset()
 			for i := range b.Len() {
-				if b.Out.Split(b.Record(i)) != nil {
+				if mems, ok := b.Members(i); ok {
+					b.Out.SplitMembers(b.Record(i), mems)
+				} else if b.Out.Split(b.Record(i)) != nil {
 					return false
 				}
 			}
@@ -36,19 +38,20 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 			return nil
 		},
 	}
-	if more, err := recordsRun(opts, src, h); !more {
+	if more, err := recordsRun(opts, src, h, true); !more {
 		return err
 	}
 	return src.each(f)
 }
 
 // recordsRun runs h over the records of src on opts.Jobs workers
-// (records.Run). more says that the single-worker loop is to read the
+// (records.Run), with the members of each object noted when members says
+// so (records.Options.Members). more says that the single-worker loop is to read the
 // rest, from src.jr, which then reads on as the source's own Reader would
 // have; otherwise src is closed and err is the run's.
-func recordsRun[R any](opts *ConvertOptions, src *source, h records.Handler[R]) (more bool, err error) {
+func recordsRun[R any](opts *ConvertOptions, src *source, h records.Handler[R], members bool) (more bool, err error) {
 	rest, err := records.Run(context.Background(), src.br, records.Options{Workers: opts.Jobs, Elements: src.format == codec.JSON,
-		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true}, h)
+		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true, Members: members}, h)
 	if err != nil || rest == nil {
 		src.close()
 		return false, err
@@ -115,7 +118,7 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 			return out.failed
 		},
 	}
-	if more, err := recordsRun(opts, src, h); !more {
+	if more, err := recordsRun(opts, src, h, false); !more {
 		return err
 	}
 	return pump(src, out, nil, snk.write)

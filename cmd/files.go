@@ -275,6 +275,14 @@ func (o *output) Write(p []byte) (int, error) {
 		o.failed = err
 		return 0, err
 	}
+	if len(p) >= outputBuffer && o.w.Buffered() > 0 {
+		// A block as large as the buffer is written as it is, not
+		// copied into it: what is buffered goes first.
+		if err := o.w.Flush(); err != nil {
+			o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+			return 0, o.failed
+		}
+	}
 	n, err := o.w.Write(p)
 	if err != nil {
 		o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))

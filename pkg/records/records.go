@@ -50,6 +50,9 @@ type Options struct {
 	// read waits for input (pipeline.Options.LeaveRead). The Reader that
 	// Run returns reads on from there when it is needed.
 	LeaveRead bool
+	// Members: the workers note the members of each object as they read
+	// it (jsonv.Options.Members), for Batch.Members.
+	Members bool
 }
 
 // Batch is a run of consecutive records of the input, and the result a
@@ -60,6 +63,10 @@ type Batch[R any] struct {
 	starts []int // of each record in raw
 	ends   []int
 	Out    R
+	// The members of record i are mems[memFrom[i]:memTo[i]]; memFrom[i]
+	// is -1 when they are not known.
+	mems           []jsonv.Member
+	memFrom, memTo []int
 
 	first  int64          // the index of the first record in the input
 	at     jsonv.Position // where raw starts in the input (known in Write)
@@ -80,6 +87,17 @@ func (b *Batch[R]) Len() int { return len(b.ends) }
 // Record returns record i of the batch as written in the input (white
 // space and all). It must not be changed: the batch may be read again.
 func (b *Batch[R]) Record(i int) []byte { return b.raw[b.starts[i]:b.ends[i]] }
+
+// Members returns the members of record i, an object, as offsets in
+// Record(i), when Options.Members asks for them and the worker's Reader
+// noted them (jsonv.Reader.Members); ok is false otherwise. Their names
+// hold no escape.
+func (b *Batch[R]) Members(i int) (members []jsonv.Member, ok bool) {
+	if i >= len(b.memFrom) || b.memFrom[i] < 0 {
+		return nil, false
+	}
+	return b.mems[b.memFrom[i]:b.memTo[i]], true
+}
 
 // First is the index in the input of the batch's first record; it is
 // known in Write only.
@@ -159,6 +177,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 				b = &Batch[R]{}
 			}
 			b.starts, b.ends, b.index, b.done = b.starts[:0], b.ends[:0], batches, false
+			b.mems, b.memFrom, b.memTo = b.mems[:0], b.memFrom[:0], b.memTo[:0]
 			batches++
 			return b.raw
 		})
@@ -241,7 +260,9 @@ type batchReader[R any] struct {
 // a record), and reports whether b holds whole records only, and ends as
 // the batch after it expects.
 func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
-	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements}
+	// Only the offsets of the records count: an error is the caller's
+	// loop's, whose Reader counts the lines.
+	jo := jsonv.Options{MaxValueSize: opts.MaxValueSize, Elements: opts.Elements, Members: opts.Members, Offsets: true}
 	if b.index > 0 {
 		jo.Start, jo.InArray, jo.Element = jsonv.Position{Line: 1, Column: 1}, array, 1
 	}
@@ -258,6 +279,14 @@ func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
 			start := int(pos.Offset)
 			b.starts, b.ends = append(b.starts, start), append(b.ends, start+len(v))
 			last = start
+			if opts.Members {
+				from := -1
+				if mems, ok := rd.jr.Members(); ok {
+					from = len(b.mems)
+					b.mems = append(b.mems, mems...)
+				}
+				b.memFrom, b.memTo = append(b.memFrom, from), append(b.memTo, len(b.mems))
+			}
 			continue
 		}
 		inArray, elems := rd.jr.ArrayState()

@@ -274,3 +274,59 @@ func FuzzRunMatchesReader(f *testing.F) {
 		}
 	})
 }
+
+// With Options.Members, every object of the records as producers write
+// them (compact, and as Python's json.dumps writes them: ", " and ": ",
+// indented, CRLF) comes with its members, those jsonv.Members finds.
+func TestBatchMembers(t *testing.T) {
+	var nd bytes.Buffer
+	for i := range 300 {
+		fmt.Fprintf(&nd, `{"id":%d,"name":"Ann \"%d\", é","tags":["a",{"b":[1,2]}],"ok":true,"n":null,"x":%d.5}`+"\n", i, i, i)
+	}
+	arr := append(append([]byte("["), bytes.ReplaceAll(bytes.TrimSuffix(nd.Bytes(), []byte("\n")), []byte("\n"), []byte(",\n"))...), "]\n"...)
+	texts := map[string][]byte{"compact.ndjson": nd.Bytes(), "compact.json": arr}
+	for _, s := range pyjson.Styles {
+		texts[s.Name+".ndjson"] = pyjson.Dumps(t, nd.Bytes(), s.Flags...)
+		texts[s.Name+".json"] = pyjson.Dumps(t, arr, s.Flags...)
+	}
+	for name, text := range texts {
+		var objects, noted int
+		h := Handler[out]{
+			Work: func(b *Batch[out]) bool {
+				for i := range b.Len() {
+					rec := b.Record(i)
+					mems, ok := b.Members(i)
+					if !ok {
+						continue
+					}
+					var got, want strings.Builder
+					for _, m := range mems {
+						fmt.Fprintf(&got, "%s=%s\n", rec[m.NameStart:m.NameEnd], rec[m.ValueStart:m.ValueEnd])
+					}
+					jsonv.Members(rec, func(name []byte, _ bool, v []byte) { fmt.Fprintf(&want, "%s=%s\n", name, v) })
+					if got.String() != want.String() {
+						t.Errorf("%s: members\n%s\nwant\n%s", name, got.String(), want.String())
+						return false
+					}
+				}
+				return true
+			},
+			Write: func(b *Batch[out]) error {
+				objects += b.Len()
+				for i := range b.Len() {
+					if _, ok := b.Members(i); ok {
+						noted++
+					}
+				}
+				return nil
+			},
+		}
+		rest, err := Run(context.Background(), bytes.NewReader(text), Options{Workers: 2, Elements: true, BatchBytes: 4 << 10, Members: true}, h)
+		if err != nil || rest != nil {
+			t.Fatalf("%s: %v, rest %v", name, err, rest != nil)
+		}
+		if objects != 300 || noted != 300 {
+			t.Errorf("%s: %d objects, %d with their members noted; want 300", name, objects, noted)
+		}
+	}
+}

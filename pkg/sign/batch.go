@@ -320,10 +320,10 @@ type batch struct {
 	st0     int // the state the worker scans it in: known while the input has been white space, else guessed
 	from    int // where the worker starts: after a byte order mark
 	first   bool
-	final   bool  // raw ends the input
-	idle    bool  // a live input had nothing more after it
-	readErr error // the read error after raw
-	own     []byte
+	final   bool   // raw ends the input
+	idle    bool   // a live input had nothing more after it
+	readErr error  // the read error after raw
+	own     []byte // the buffer raw is in, when the batch has one of its own
 
 	span span // of raw[from:]
 	res  scanResult
@@ -332,9 +332,37 @@ type batch struct {
 func newCutter(in interface{ Read([]byte) (int, error) }, size int, live, alias bool) *cutter {
 	c := &cutter{size: size, live: live, alias: alias, mode: stStart, first: true}
 	room := max(2*size, 64<<10)
+	if !alias {
+		// Reads of a batch's size at most: what is read past a cut is
+		// little, and moved (handOver).
+		in = &cappedReader{r: in, max: size}
+	}
 	c.b = inbuf.Buffer{R: in, First: 64 << 10, Steady: room, Max: room}
 	return c
 }
+
+// handOver gives the read buffer, which the batch b just cut holds, to b,
+// and goes on reading in the buffer b had (which no batch uses any more),
+// with the bytes after the cut moved there: a batch's bytes are read
+// where they stay, not copied.
+func (c *cutter) handOver(b *batch) {
+	nb := b.own[:cap(b.own)]
+	if len(nb) < len(c.b.Buf) {
+		nb = make([]byte, len(c.b.Buf))
+	}
+	b.own = c.b.Buf
+	c.b.End = copy(nb, c.b.Buf[c.b.Pos:c.b.End])
+	c.b.Base += int64(c.b.Pos)
+	c.b.Buf, c.b.Pos = nb, 0
+}
+
+// cappedReader reads at most max bytes at a time.
+type cappedReader struct {
+	r   interface{ Read([]byte) (int, error) }
+	max int
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.max)]) }
 
 // layout is what the input's first bytes b (from from on) say: stStart
 // while they are white space, stValues, or stFirst for an array, with the
@@ -434,8 +462,7 @@ func (c *cutter) cut(b *batch) bool {
 	raw := avail[:n]
 	c.b.Pos += n
 	if !c.alias {
-		b.own = append(b.own, raw...)
-		raw = b.own
+		c.handOver(b)
 	}
 	b.raw, b.first = raw, c.first
 	if c.first && bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) {

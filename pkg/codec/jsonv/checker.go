@@ -17,6 +17,17 @@ import (
 type Checker struct {
 	stack []checkFrame // the open arrays and objects
 	names [][2]int     // the member names of the open objects, as offsets
+	// top: value notes here the members of the object it reads (its
+	// own, not those of the objects within), when wantTop.
+	top     []Member
+	wantTop bool
+}
+
+// Member is a member of a JSON object, as offsets in the object's bytes:
+// its name, without its quotes, and its value, without the white space
+// around it.
+type Member struct {
+	NameStart, NameEnd, ValueStart, ValueEnd int
 }
 
 // checkFrame is an open array or object. An object's names are
@@ -25,6 +36,18 @@ type checkFrame struct {
 	object bool
 	names  int
 	set    map[string]struct{}
+	seen   uint64 // a bit for each name of the object (nameBit)
+}
+
+// nameBit is the bit of a member name in checkFrame.seen: a name whose bit
+// is not set yet is not among the object's names, and need not be looked
+// for among them.
+func nameBit(name []byte) uint64 {
+	x := uint64(len(name))
+	if len(name) > 0 {
+		x |= uint64(name[0])<<8 | uint64(name[len(name)/2])<<16 | uint64(name[len(name)-1])<<24
+	}
+	return 1 << (x * 0x9E3779B97F4A7C15 >> 58)
 }
 
 // linearNames is the number of member names an object's duplicates are
@@ -80,6 +103,26 @@ func (c *Checker) check(src []byte) (int, error) {
 // escape (names are compared as they are written), a control character in
 // a string, nesting deeper than maxCheckDepth.
 func (c *Checker) scan(src []byte) (k int, ok bool) {
+	end, k, ok := c.value(src)
+	if !ok {
+		return 0, false
+	}
+	if skipSpaceAt(src, end, &k) != len(src) {
+		return 0, false
+	}
+	if k < 0 {
+		k = len(src)
+	}
+	return k, true
+}
+
+// value reads the JSON value src starts with (after white space) and
+// reports ok when it is valid in the sense of Check, as scan does,
+// with end the index after it (what follows is not looked at) and k the
+// length of its compact prefix, or -1 when the whole value is compact.
+// A scalar at the end of src may go on in the bytes after it: value
+// takes it as it is.
+func (c *Checker) value(src []byte) (end, k int, ok bool) {
 	c.stack, c.names = c.stack[:0], c.names[:0]
 	defer func() {
 		for i := range c.stack {
@@ -89,6 +132,7 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 	k = -1 // no change seen yet
 	n := len(src)
 	i := 0
+	c.top = c.top[:0]
 	// Each turn reads one value at i, after white space, then what
 	// follows it up to the next value (a ',' or ':'), or closes
 	// containers.
@@ -96,19 +140,22 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 		// White space before a value.
 		i = skipSpaceAt(src, i, &k)
 		if i >= n {
-			return 0, false
+			return 0, 0, false
+		}
+		if len(c.stack) == 1 && c.wantTop && c.stack[0].object {
+			c.top[len(c.top)-1].ValueStart = i
 		}
 		switch src[i] {
 		case '{', '[':
 			if len(c.stack) >= maxCheckDepth {
-				return 0, false
+				return 0, 0, false
 			}
 			obj := src[i] == '{'
 			c.stack = append(c.stack, checkFrame{object: obj, names: len(c.names)})
 			i++
 			i = skipSpaceAt(src, i, &k)
 			if i >= n {
-				return 0, false
+				return 0, 0, false
 			}
 			if obj && src[i] == '}' || !obj && src[i] == ']' {
 				i++
@@ -118,50 +165,47 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 			if obj {
 				var good bool
 				if i, good = c.name(src, i, &k); !good {
-					return 0, false
+					return 0, 0, false
 				}
 			}
 			continue // its first value
 		case '"':
 			var good bool
 			if i, good = scanString(src, i, &k, false); !good {
-				return 0, false
+				return 0, 0, false
 			}
 		case 't':
 			if !bytes.HasPrefix(src[i:], []byte("true")) {
-				return 0, false
+				return 0, 0, false
 			}
 			i += 4
 		case 'f':
 			if !bytes.HasPrefix(src[i:], []byte("false")) {
-				return 0, false
+				return 0, 0, false
 			}
 			i += 5
 		case 'n':
 			if !bytes.HasPrefix(src[i:], []byte("null")) {
-				return 0, false
+				return 0, 0, false
 			}
 			i += 4
 		default:
 			var good bool
 			if i, good = scanNumber(src, i); !good {
-				return 0, false
+				return 0, 0, false
 			}
 		}
 		// After a value: a separator, the end of containers, or the end.
 		for {
-			i = skipSpaceAt(src, i, &k)
 			if len(c.stack) == 0 {
-				if i != n {
-					return 0, false
-				}
-				if k < 0 {
-					k = n
-				}
-				return k, true
+				return i, k, true
 			}
+			if len(c.stack) == 1 && c.wantTop && c.stack[0].object {
+				c.top[len(c.top)-1].ValueEnd = i
+			}
+			i = skipSpaceAt(src, i, &k)
 			if i >= n {
-				return 0, false
+				return 0, 0, false
 			}
 			top := &c.stack[len(c.stack)-1]
 			switch {
@@ -171,7 +215,7 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 					i = skipSpaceAt(src, i, &k)
 					var good bool
 					if i, good = c.name(src, i, &k); !good {
-						return 0, false
+						return 0, 0, false
 					}
 				}
 			case top.object && src[i] == '}', !top.object && src[i] == ']':
@@ -179,7 +223,7 @@ func (c *Checker) scan(src []byte) (k int, ok bool) {
 				c.pop()
 				continue
 			default:
-				return 0, false
+				return 0, 0, false
 			}
 			break
 		}
@@ -211,6 +255,9 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 	j-- // the closing quote
 	name := src[start:j]
 	top := &c.stack[len(c.stack)-1]
+	if len(c.stack) == 1 && c.wantTop {
+		c.top = append(c.top, Member{NameStart: start, NameEnd: j})
+	}
 	switch {
 	case top.set != nil:
 		if _, dup := top.set[string(name)]; dup {
@@ -218,9 +265,13 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 		}
 		top.set[string(name)] = struct{}{}
 	default:
-		for _, o := range c.names[top.names:] {
-			if o[1]-o[0] == len(name) && bytes.Equal(src[o[0]:o[1]], name) {
-				return 0, false
+		if bit := nameBit(name); top.seen&bit == 0 {
+			top.seen |= bit
+		} else {
+			for _, o := range c.names[top.names:] {
+				if o[1]-o[0] == len(name) && bytes.Equal(src[o[0]:o[1]], name) {
+					return 0, false
+				}
 			}
 		}
 		c.names = append(c.names, [2]int{start, j})

@@ -15,15 +15,7 @@ import (
 // non-ASCII kept or escaped), with the compact prefix of compactPrefix:
 // otherwise every such value would be read twice (the speed of decode).
 func TestCheckerTakesWhatProducersWrite(t *testing.T) {
-	var nd strings.Builder
-	for i := range 50 {
-		fmt.Fprintf(&nd, `{"id":%d,"name":"user \"%d\"","text":"Ελληνικά naïve 😀 line\nnext\ttab \\ back","score":%d.5e-3,"ok":%t,"none":null,"tags":["a","b",{"deep":[[],{}]}]`, i, i, i, i%2 == 0)
-		for j := range i {
-			fmt.Fprintf(&nd, `,"m%d":%d`, j, -j)
-		}
-		nd.WriteString("}\n")
-	}
-	in := []byte(nd.String())
+	in := producerRecords(50, "")
 	texts := []struct {
 		name string
 		json []byte
@@ -54,4 +46,19 @@ func TestCheckerTakesWhatProducersWrite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// producerRecords is n NDJSON records of every shape producers write,
+// record i with i members more than the first; more is added to the text
+// of each.
+func producerRecords(n int, more string) []byte {
+	var nd strings.Builder
+	for i := range n {
+		fmt.Fprintf(&nd, `{"id":%d,"name":"user \"%d\"","text":"Ελληνικά naïve 😀 line\nnext\ttab \\ back%s","score":%d.5e-3,"ok":%t,"none":null,"tags":["a","b",{"deep":[[],{}]}]`, i, i, more, i, i%2 == 0)
+		for j := range i {
+			fmt.Fprintf(&nd, `,"m%d":%d`, j, -j)
+		}
+		nd.WriteString("}\n")
+	}
+	return []byte(nd.String())
 }

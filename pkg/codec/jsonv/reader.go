@@ -40,12 +40,21 @@ type Options struct {
 	// Element-1 (or after the '[' when Element is 0). Needs Start.
 	InArray bool
 	Element int
+	// Members makes the Reader note the members of each object it reads
+	// as it checks it, for Members.
+	Members bool
+	// Offsets makes the Reader count no lines: the positions Next gives
+	// hold the offset alone (Line and Column 0), and its errors no true
+	// position. For a caller that needs no more (the workers of
+	// pkg/records, whose errors a Reader that counts reads again).
+	Offsets bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
 // back to back with optional white space between them.
 //
-// It reads each value with jsontext in place in its buffer. The stream is read through one buffer
+// It reads each value in place in its buffer, with a Checker or, for what
+// that does not vouch for, jsontext. The stream is read through one buffer
 // that holds the value being read and never more than the size limit and a
 // read's worth: white space between values is not kept, however much of it
 // there is, and a value costs its own size, once.
@@ -61,6 +70,10 @@ type Reader struct {
 	last    []byte      // the last value (or the bytes of the value that failed)
 	started bool
 	dec     jsontext.Decoder
+	chk     Checker // reads the common values, in one pass
+	noChk   bool    // (tests) every value is read by jsontext
+	slow    int     // (tests) objects and arrays jsontext read
+	members bool    // chk.top holds the members of the last value
 	opts    Options
 	inArray bool // within a top-level array (Elements)
 	elem    int  // index of the next element
@@ -93,6 +106,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 		limit = DefaultMaxValueSize
 	}
 	r.limit, r.opts, r.err, r.last, r.started, r.inArray, r.elem = limit, opts, nil, nil, false, false, 0
+	r.chk.wantTop, r.members = opts.Members, false
 	r.in = inbuf.Buffer{R: src, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { r.countTo(r.in.Base + int64(r.in.Pos)) }}
 	r.mark, r.start = 0, 0
@@ -111,7 +125,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 // countTo moves the line counter to the absolute offset off, which must lie
 // between mark and the end of the buffered bytes.
 func (r *Reader) countTo(off int64) {
-	if off <= r.mark {
+	if off <= r.mark || r.opts.Offsets {
 		return
 	}
 	r.lc.count(r.in.Buf[r.mark-r.in.Base : off-r.in.Base])
@@ -173,14 +187,28 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		r.inArray, r.elem = true, 0
 	}
 	r.start = r.in.Base + int64(r.in.Pos)
-	r.countTo(r.start)
-	r.startLC.set(&r.lc)
-	// Read the value with jsontext, in place in the buffer; when it runs
-	// past the bytes buffered, read more and start again (the buffer at
-	// least doubles each time, so a value is parsed about twice at worst).
+	if !r.opts.Offsets {
+		r.countTo(r.start)
+		r.startLC.set(&r.lc)
+	}
+	// Read the value in place in the buffer: an object or an array with
+	// the Checker, in one pass that also checks its UTF-8; what it does not
+	// vouch for with jsontext. When the value runs past the bytes buffered,
+	// read more and start again (the buffer at least doubles each time, so
+	// a value is parsed about twice at worst).
 	var n int
+	checked := false
+	r.members = false
 	for {
 		b := r.in.Buf[r.in.Pos:r.in.End]
+		if b[0] == '{' || b[0] == '[' {
+			if end, _, ok := r.chk.value(b); ok && !r.noChk {
+				n, checked = end, true
+				r.members = r.opts.Members && b[0] == '{'
+				break
+			}
+			r.slow++
+		}
 		v, err := r.parse(b)
 		n = len(v)
 		if err == nil && (r.in.EOF || n < len(b) || !isScalarStart(b[0])) {
@@ -212,7 +240,7 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	}
 	v := r.in.Buf[r.in.Pos : r.in.Pos+n]
 	r.last = v
-	if !utf8.Valid(v) {
+	if !checked && !utf8.Valid(v) {
 		// Raw invalid UTF-8, which the decoder accepts along with escaped
 		// lone surrogates.
 		r.err = r.syntaxError(Check(v))
@@ -223,9 +251,25 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		r.elem++
 	}
 	// Count the value now, so that the caller may change its bytes.
+	if r.opts.Offsets {
+		return v, Position{Offset: r.start}, nil
+	}
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
 	return v, r.startLC.position(r.start), nil
+}
+
+// Members returns the members of the value Next returned last, an object,
+// as offsets in its bytes, when Options.Members asks for them and the
+// Reader read it in one pass (which it does for the objects producers
+// write; not for one with an escape in a name); ok is false otherwise.
+// The members are valid until the next call to Next, and their names hold
+// no escape.
+func (r *Reader) Members() (members []Member, ok bool) {
+	if !r.members || r.err != nil {
+		return nil, false
+	}
+	return r.chk.top, true
 }
 
 // lineOfError reads, after a syntax error err in the value b at Pos, the

@@ -1,5 +1,7 @@
 package tabular
 
+import "github.com/toonkit/toonkit/pkg/codec/jsonv"
+
 // Rows holds rows split apart from any RowWriter (Split, on a worker of a
 // pipeline, say), to be written in input order by RowWriter.AppendRows,
 // which gives what AppendRow gives for each of them. Split does the costly
@@ -12,15 +14,24 @@ type Rows struct {
 	line  []byte // the cells of the rows, in member order, a row's joined by ','
 	names []byte // the names of the members, unquoted, back to back
 	mems  []rowMember
+	odd   []oddCell
 	rows  []rowEnds
 }
 
+// rowMember is one member of a row. It holds no pointer: a batch holds
+// thousands of them, written once each.
 type rowMember struct {
 	nameEnd int // in names; it starts where the member before ends
 	cellEnd int // in line; it starts after the ',' after the member before
-	why     string
-	deep    bool
-	value   []byte // as written in the object
+	odd     int // its entry in Rows.odd, or -1 for a cell that reads back as it was, nested no deeper than the spec allows
+}
+
+// oddCell is a cell to report: one that does not read back as it was
+// (why), or one nested too deep.
+type oddCell struct {
+	why   string
+	deep  bool
+	value []byte // as written in the object
 }
 
 type rowEnds struct {
@@ -31,6 +42,8 @@ type rowEnds struct {
 // Reset empties rs, keeping its buffers.
 func (rs *Rows) Reset() {
 	rs.line, rs.names, rs.mems, rs.rows = rs.line[:0], rs.names[:0], rs.mems[:0], rs.rows[:0]
+	clear(rs.odd) // the values they point to are the caller's
+	rs.odd = rs.odd[:0]
 }
 
 // Len is the number of rows in rs.
@@ -40,22 +53,42 @@ func (rs *Rows) Len() int { return len(rs.rows) }
 // AppendRow fails (ErrNotObject), adding nothing. rs keeps slices of obj,
 // which must stay as it is until the row is written.
 func (rs *Rows) Split(obj []byte) error {
-	m0, l0, n0 := len(rs.mems), len(rs.line), len(rs.names)
-	err := rs.split.each(obj, func(name, v []byte) {
-		if len(rs.mems) > m0 {
-			rs.line = append(rs.line, ',')
-		}
-		rs.names = append(rs.names, name...)
-		var why string
-		rs.line, why = rs.cw.appendCell(rs.line, v)
-		rs.mems = append(rs.mems, rowMember{nameEnd: len(rs.names), cellEnd: len(rs.line), why: why, deep: Deep(v), value: v})
-	})
+	m0, l0, n0, o0 := len(rs.mems), len(rs.line), len(rs.names), len(rs.odd)
+	err := rs.split.each(obj, func(name, v []byte) { rs.add(m0, name, v) })
 	if err != nil {
-		rs.mems, rs.line, rs.names = rs.mems[:m0], rs.line[:l0], rs.names[:n0]
+		rs.mems, rs.line, rs.names, rs.odd = rs.mems[:m0], rs.line[:l0], rs.names[:n0], rs.odd[:o0]
 		return err
 	}
 	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
 	return nil
+}
+
+// SplitMembers adds the row of obj, a valid JSON object, whose members
+// are mems (as jsonv.Reader.Members gives them: names without escapes), as
+// Split would have added it, without looking for the members again.
+func (rs *Rows) SplitMembers(obj []byte, mems []jsonv.Member) {
+	m0 := len(rs.mems)
+	for _, m := range mems {
+		rs.add(m0, obj[m.NameStart:m.NameEnd], obj[m.ValueStart:m.ValueEnd])
+	}
+	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
+}
+
+// add adds the member name (unquoted) and value v to the row whose first
+// member is rs.mems[m0].
+func (rs *Rows) add(m0 int, name, v []byte) {
+	if len(rs.mems) > m0 {
+		rs.line = append(rs.line, ',')
+	}
+	rs.names = append(rs.names, name...)
+	var why string
+	rs.line, why = rs.cw.appendCell(rs.line, v)
+	m := rowMember{nameEnd: len(rs.names), cellEnd: len(rs.line), odd: -1}
+	if deep := Deep(v); why != "" || deep {
+		m.odd = len(rs.odd)
+		rs.odd = append(rs.odd, oddCell{why: why, deep: deep, value: v})
+	}
+	rs.mems = append(rs.mems, m)
 }
 
 // AppendRows appends the rows of rs, in order, as AppendRow would have
@@ -111,15 +144,19 @@ func (t *RowWriter) AppendRows(dst []byte, rs *Rows, lossy func(Lossy)) []byte {
 				}
 				dst = append(dst, rs.line[cs:mem.cellEnd]...)
 			}
-			if mem.why != "" {
+			if mem.odd < 0 {
+				continue
+			}
+			odd := &rs.odd[mem.odd]
+			if odd.why != "" {
 				t.losses++
 				if lossy != nil {
-					lossy(Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(mem.value), Why: mem.why})
+					lossy(Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(odd.value), Why: odd.why})
 				}
 			}
-			if mem.deep {
+			if odd.deep {
 				if t.deep == 0 {
-					t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(mem.value), Why: deepWhy}
+					t.firstDeep = &Lossy{Row: t.rows, Key: t.keys[i], Value: shortJSON(odd.value), Why: deepWhy}
 				}
 				t.deep++
 			}

@@ -12,7 +12,8 @@ import (
 )
 
 // rowsBoth writes the rows with AppendRow, one at a time, and with Rows
-// split in batches of every size up to 4 and AppendRows, and fails when the
+// split in batches of every size up to 8 (Split, or from 5 on SplitMembers
+// where jsonv.Reader noted the members) and AppendRows, and fails when the
 // bytes, the cells reported and the Reports differ.
 func rowsBoth(t *testing.T, rows []string) {
 	t.Helper()
@@ -28,7 +29,10 @@ func rowsBoth(t *testing.T, rows []string) {
 			break
 		}
 	}
-	for size := 1; size <= 4; size++ {
+	for size := 1; size <= 8; size++ {
+		// Batches of 5 to 8: the members as the Reader noted them
+		// (SplitMembers) where it did.
+		members := size > 4
 		var tw RowWriter
 		var got []byte
 		var gotLossy []Lossy
@@ -37,6 +41,14 @@ func rowsBoth(t *testing.T, rows []string) {
 		for i := 0; i < len(rows) && gotErr < 0; i += size {
 			rs.Reset()
 			for k := i; k < min(i+size, len(rows)); k++ {
+				if members {
+					r := jsonv.NewReader(strings.NewReader(rows[k]), jsonv.Options{Members: true})
+					v, _, err := r.Next()
+					if mems, ok := r.Members(); ok && err == nil {
+						rs.SplitMembers(v, mems)
+						continue
+					}
+				}
 				if err := rs.Split([]byte(rows[k])); err != nil {
 					gotErr = k
 					break
