@@ -26,6 +26,9 @@ type ExitError struct {
 	Hint     string
 	Excerpt  *jsonv.SyntaxError // a line with a caret under the error, for text input
 	Reported bool
+	// NotUsage marks a Code equal to ExitUsage that is no usage error
+	// (query gives input errors jq's status 2): no usage hint is added.
+	NotUsage bool
 }
 
 func (e *ExitError) Error() string {
@@ -135,7 +138,7 @@ func (r *reporter) report(err error, ranCommand bool) int {
 		r.excerpt(ee.Excerpt)
 		r.hint(ee.Hint)
 	}
-	if code == ExitUsage && (ee == nil || ee.Hint == "") {
+	if code == ExitUsage && (ee == nil || ee.Hint == "" && !ee.NotUsage) {
 		r.hint("run 'toonkit --help' for usage")
 	}
 	return code

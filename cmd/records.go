@@ -29,6 +29,10 @@ type source struct {
 	br     *bufio.Reader
 	flat   bool // binary frames as flat records (the rows of a table)
 	raw    bool // JSON records as they are written, not compacted
+	// whole reads a JSON or TOON document as one record, a root array
+	// too (query: each value an input, as in jq); payload gives binary
+	// frames' payloads alone. Both are set before the first next.
+	whole, payload bool
 
 	jr *jsonv.Reader
 	td *tabular.Decoder
@@ -128,7 +132,7 @@ func sniff(br *bufio.Reader) (codec.Detection, error) {
 func (s *source) next() ([]byte, error) {
 	if s.format == codec.TOON && s.ts == nil {
 		var r io.Reader
-		s.ts, r = startTOONSource(s.br, s.toonOpts)
+		s.ts, r = startTOONSource(s.br, s.toonOpts, !s.whole)
 		s.jr = jsonv.NewReader(r, jsonv.Options{MaxValueSize: 1 << 62})
 	}
 	switch {
@@ -180,6 +184,9 @@ func (s *source) next() ([]byte, error) {
 		return nil, frameError(s.name, err, false)
 	}
 	s.cur.frame = f.Index
+	if s.payload {
+		return js, nil
+	}
 	if s.flat {
 		s.rec = binary.AppendFlatRecord(s.rec[:0], f.Header, f.Compressed(), js)
 	} else {
@@ -422,23 +429,39 @@ type binarySink struct {
 	seq  uint64
 	buf  []byte
 	src  *source // the source of the record being written, for messages
+	// what, with no src, names the records for messages: "result" makes
+	// "result 3" (query's results)
+	what string
+	n    int
+}
+
+// where names the record being written, for messages.
+func (s *binarySink) where() string {
+	if s.src == nil {
+		return fmt.Sprintf("%s %d", s.what, s.n)
+	}
+	return s.src.where()
 }
 
 func (s *binarySink) write(rec []byte) error {
+	s.n++
 	v := rec
 	if nested, ok := binary.UnflattenRecord(s.buf[:0], rec); ok {
 		s.buf, v = nested, nested
 	}
 	if r, err := binary.ParseRecord(v); err == nil && !r.IsRecord {
-		return invalidError(fmt.Errorf("%s: not a record as decode writes it ({\"header\":{...},\"payload\":...})", s.src.where()),
+		return invalidError(fmt.Errorf("%s: not a record as decode writes it ({\"header\":{...},\"payload\":...})", s.where()),
 			"to make frames from bare payloads: toonkit encode --to binary")
 	}
 	h, p, err := frameFor(&s.opts, func(rel int64, ptr, msg string) *jsonv.SyntaxError {
+		if s.src == nil {
+			return &jsonv.SyntaxError{Pointer: ptr, Msg: msg}
+		}
 		return &jsonv.SyntaxError{Pos: s.src.shown.pos, Pointer: ptr, Msg: msg}
 	}, v, s.seq)
 	if err != nil {
-		if s.src.bd != nil {
-			return invalidError(fmt.Errorf("%s: %w", s.src.where(), err), "")
+		if s.src == nil || s.src.bd != nil {
+			return invalidError(fmt.Errorf("%s: %w", s.where(), err), "")
 		}
 		return positionedError(s.src.name, err)
 	}

@@ -70,7 +70,7 @@ func interrupted(sig os.Signal) bool {
 // Run runs toonkit with the given streams and arguments and returns the exit code.
 func Run(ios *IOStreams, args []string) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(args)
+	root.SetArgs(queryArgs(args))
 	ran := false
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		ran = true
@@ -87,7 +87,7 @@ func Run(ios *IOStreams, args []string) int {
 	r := newReporter(ios)
 	code := exitCode(err, ran)
 	var ee *ExitError
-	if code == ExitUsage && !(errors.As(err, &ee) && ee.Hint != "") && c != nil {
+	if code == ExitUsage && !(errors.As(err, &ee) && (ee.Hint != "" || ee.NotUsage)) && c != nil {
 		err = &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("run '%s --help' for usage", c.CommandPath())}
 	}
 	return r.report(err, ran)
@@ -164,6 +164,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		newSignCmd(ios, nil),
 		newVerifyCmd(ios, nil),
 		newExecCmd(ios, nil),
+		newQueryCmd(ios, nil),
 	)
 	addCompletionCmd(root)
 	return root

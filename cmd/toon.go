@@ -346,17 +346,17 @@ func toonError(name string, out *output, err error) error {
 }
 
 // toonSource feeds a TOON document to a source as NDJSON records (the
-// elements of a root array, or the root value itself), decoding it in a
-// goroutine.
+// elements of a root array when elements, or the root value itself),
+// decoding it in a goroutine.
 type toonSource struct {
 	pr   *io.PipeReader
 	done chan error
 }
 
-func startTOONSource(br *bufio.Reader, opts toon.DecodeOptions) (*toonSource, io.Reader) {
+func startTOONSource(br *bufio.Reader, opts toon.DecodeOptions, elements bool) (*toonSource, io.Reader) {
 	pr, pw := io.Pipe()
 	ts := &toonSource{pr: pr, done: make(chan error, 1)}
-	opts.Elements = true
+	opts.Elements = elements
 	go func() {
 		err := toon.Decode(pw, br, opts)
 		ts.done <- err

@@ -1,0 +1,928 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/tabular"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
+	"github.com/toonkit/toonkit/pkg/query"
+)
+
+// jq's exit statuses, which query uses instead of toonkit's.
+const (
+	jqFalse   = 1 // -e: the last output was false or null
+	jqUsage   = 2 // usage and input errors
+	jqCompile = 3 // the filter does not compile
+	jqNoOut   = 4 // -e: no output
+	jqRuntime = 5 // a runtime error
+)
+
+// QueryOptions are query's flags and arguments.
+type QueryOptions struct {
+	IO     *IOStreams
+	Filter string
+	Inputs []string
+
+	Compact, Raw, Join, Sort, Tab, ASCII bool
+	Indent                               int
+	NullInput, Slurp, ExitStatus         bool
+	RawInput, Payload                    bool
+	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
+	PosArgs, PosJSON                     bool     // --args, --jsonargs
+	From, To                             string
+	FromFile                             string // -f: the filter's file
+	Timeout                              time.Duration
+	MaxSize                              int
+	Jobs                                 int
+
+	from codec.Format
+	to   codec.Format
+}
+
+// queryValueFlags are query's flags that take two values, jq's way
+// (--arg NAME VALUE): queryArgs joins them as NAME=VALUE for the flag
+// parser.
+var queryValueFlags = []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}
+
+// queryArgs rewrites the arguments of `toonkit query` so that jq's
+// two-value flags (--arg NAME VALUE) reach the flag parser as one value
+// (--arg=NAME=VALUE). Other commands' arguments are returned as they are.
+func queryArgs(args []string) []string {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		if args[i] == "--color" {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || args[i] != "query" {
+		return args
+	}
+	out := slices.Clone(args[:i+1])
+	for j := i + 1; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			return append(out, args[j:]...)
+		}
+		if slices.Contains(queryValueFlags, a) && j+2 < len(args) {
+			out = append(out, a+"="+args[j+1]+"="+args[j+2])
+			j += 2
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
+	opts := &QueryOptions{IO: ios}
+	c := &cobra.Command{
+		Use:   "query FILTER [FILE...|-]",
+		Short: "Run a jq filter over JSON, NDJSON, TOON, tables or binary frames",
+		Long: `Query runs FILTER, in jq's language (the gojq implementation), over every
+input: each JSON value of a JSON or NDJSON input (values back to back
+too), a TOON document, each row of a Genesis table as an object, each
+Kado binary frame as decode's record {"header":{...},"payload":...} (or
+its payload alone with --payload). The format is detected, or named with
+--from. With no FILE, or FILE "-", standard input is read.
+
+Results are written as jq writes them: JSON indented by 2, or with -c, -r,
+-j, -S, --tab, --indent N, -a. --to writes them in another format:
+ndjson (compact lines), toon (as encode --to toon would: one result as
+itself, several as an array), tabular (a table of the object results, as
+convert --to tabular would) or binary (each result, one of decode's
+records, as a frame, byte for byte as decode | jq -c | encode --to binary).
+
+Unlike jq 1.6 and gojq, integers of any size stay exact, decimals passed
+through keep their digits (1.50 stays 1.50), and objects passed through
+keep their key order; see the package documentation of pkg/query for the
+rule and where it still differs from jq.
+
+jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
+or --arg=NAME=VALUE. With --args (--jsonargs), every argument after FILTER
+is a string (a JSON value) in $ARGS.positional, not a file: the input is
+then standard input. -j is jq's --join-output; the worker count is --jobs
+only. The global -q (quiet) and --color keep their toonkit meaning: jq's
+-C and -M are not flags of query (its output is never colored).
+
+A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
+Ctrl-C (exit status 130); output is written as it comes, so memory grows
+only with what the filter itself holds.
+
+EXIT STATUS
+  0  success
+  1  with -e: the last output was false or null
+  2  usage and input errors (bad flags, unreadable or malformed input,
+     with toonkit's positioned message; results before the bad record
+     stay written)
+  3  the filter does not compile (the filter is shown with a caret)
+  4  with -e: there was no output
+  5  a runtime error (the run goes on with the next input; the last
+     error's status), or --timeout
+  halt_error sets its own status.`,
+		Example: `  # a field of every record, as raw strings
+  toonkit query -r '.[].name' users.json
+
+  # NDJSON in, compact JSON out, selected records
+  toonkit query -c 'select(.status == "analyzing")' messages.ndjson
+
+  # TOON in, integers exact
+  toonkit query -c '.orders[] | {id, total}' orders.toon
+
+  # the INSTRUCTION frames of a capture, written back as frames
+  toonkit query 'select(.header.typeName == "INSTRUCTION")' capture.bin --to binary > kept.bin
+
+  # a value as TOON; the rows of a table
+  toonkit query '.results' data.json --to toon
+  toonkit query -c 'select(.active) | .name' users.toon
+
+  # variables, jq's way; -n reads no input
+  toonkit query -n --arg who ada --argjson n 3 '{who: $who, n: $n}'
+
+  # -e: exit status 1 when the last output is false or null
+  # exit status 1
+  toonkit query -e '.[0].missing' users.json
+
+  # a filter that does not compile: exit status 3, with a caret
+  # exit status 3
+  toonkit query '.users[' users.json`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.FromFile != "" {
+				b, err := os.ReadFile(opts.FromFile)
+				if err != nil {
+					return usageErrorf("", "--from-file: cannot read %s: %s", opts.FromFile, pathErrText(err))
+				}
+				opts.Filter, opts.Inputs = string(b), args
+			} else if len(args) == 0 {
+				return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "no FILTER: give one, as jq takes it ('.' passes the input through)")
+			} else {
+				opts.Filter, opts.Inputs = args[0], args[1:]
+			}
+			if err := checkQueryFlags(opts, c); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return jqStatus(runQuery(opts))
+		},
+	}
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
+	})
+	f := c.Flags()
+	f.SortFlags = false
+	f.BoolVarP(&opts.Compact, "compact-output", "c", false, "compact output, one result per line")
+	f.BoolVarP(&opts.Raw, "raw-output", "r", false, "write strings raw, not as JSON")
+	f.BoolVarP(&opts.Join, "join-output", "j", false, "like -r, with no newline after each result")
+	f.BoolVarP(&opts.ASCII, "ascii-output", "a", false, "write non-ASCII characters as \\uXXXX escapes")
+	f.BoolVarP(&opts.Sort, "sort-keys", "S", false, "write object keys sorted")
+	f.BoolVar(&opts.Tab, "tab", false, "indent with a tab per level")
+	f.IntVar(&opts.Indent, "indent", 2, "indent by `N` spaces (0..7; 0 is compact)")
+	f.BoolVarP(&opts.NullInput, "null-input", "n", false, "run the filter once, on null (input and inputs read the inputs)")
+	f.BoolVarP(&opts.Slurp, "slurp", "s", false, "run the filter once, on an array of all the inputs")
+	f.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit status 1 when the last output is false or null, 4 when there is none")
+	f.BoolVarP(&opts.RawInput, "raw-input", "R", false, "read lines of text, each a string (with -s: the whole text)")
+	f.StringArrayVar(&opts.Args, "arg", nil, "`NAME VALUE`: $NAME is the string VALUE")
+	f.StringArrayVar(&opts.ArgJSON, "argjson", nil, "`NAME JSON`: $NAME is the JSON value")
+	f.StringArrayVar(&opts.SlurpFile, "slurpfile", nil, "`NAME FILE`: $NAME is the array of the JSON values in FILE")
+	f.StringArrayVar(&opts.RawFile, "rawfile", nil, "`NAME FILE`: $NAME is the text of FILE")
+	f.BoolVar(&opts.PosArgs, "args", false, "the arguments after FILTER are strings ($ARGS.positional), not files")
+	f.BoolVar(&opts.PosJSON, "jsonargs", false, "the arguments after FILTER are JSON values ($ARGS.positional), not files")
+	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
+	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
+	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
+	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
+	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line, in `BYTES`")
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
+	hint := fmt.Sprintf("run '%s --help' for usage", c.CommandPath())
+	if opts.Indent < 0 || opts.Indent > 7 {
+		return usageErrorf(hint, "--indent: want 0 to 7 spaces, found %d", opts.Indent)
+	}
+	if opts.MaxSize < 1 {
+		return usageErrorf(hint, "--max-size: want 1 or more bytes, found %d", opts.MaxSize)
+	}
+	if opts.Timeout < 0 {
+		return usageErrorf(hint, "--timeout: want a duration of 0 or more, found %s", opts.Timeout)
+	}
+	if opts.From != "" {
+		f, err := codec.Parse(opts.From, codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
+		if err != nil {
+			return usageErrorf(hint, "--from: %s", err)
+		}
+		opts.from = f
+	}
+	if opts.To != "" {
+		f, err := codec.Parse(opts.To, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
+		if err != nil {
+			return usageErrorf("without --to, query writes jq's JSON", "--to: %s", err)
+		}
+		opts.to = f
+	}
+	if opts.PosArgs && opts.PosJSON {
+		return usageErrorf(hint, "--args and --jsonargs cannot be used together")
+	}
+	return nil
+}
+
+// jqStatus gives an error of query jq's exit status: the statuses query
+// sets itself stand; any other error (an input that cannot be read or is
+// malformed, an output that cannot be written) is 2, as in jq.
+func jqStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	var qe *queryExit
+	if errors.As(err, &qe) {
+		return &ExitError{Code: qe.code, Err: qe.err, Reported: qe.err == nil, Excerpt: qe.excerpt, Hint: qe.hint}
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		c := *ee
+		c.NotUsage = c.NotUsage || c.Code != ExitUsage
+		c.Code = jqUsage
+		return &c
+	}
+	return &ExitError{Code: jqUsage, Err: err, NotUsage: true}
+}
+
+// queryExit is an outcome of query with jq's exit status.
+type queryExit struct {
+	code    int
+	err     error // nil: reported already, or no message (-e)
+	excerpt *jsonv.SyntaxError
+	hint    string
+}
+
+func (e *queryExit) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// compileFailure renders a filter that does not compile: the filter's line
+// with a caret under the place.
+func compileFailure(ce *query.CompileError) error {
+	before := ce.Filter[:ce.Offset]
+	line := strings.Count(before, "\n") + 1
+	start := strings.LastIndexByte(before, '\n') + 1
+	end := strings.IndexByte(ce.Filter[start:], '\n')
+	if end < 0 {
+		end = len(ce.Filter)
+	} else {
+		end += start
+	}
+	text := ce.Filter[start:end]
+	col := ce.Offset - start
+	ex, caret := jsonv.Excerpt([]byte(text), col)
+	pos := jsonv.Position{Offset: int64(ce.Offset), Line: line, Column: utf8.RuneCountInString(text[:col]) + 1}
+	return &queryExit{code: jqCompile,
+		err:     fmt.Errorf("the filter does not compile: %s: %s", pos, ce.Msg),
+		excerpt: &jsonv.SyntaxError{Pos: pos, Msg: ce.Msg, Excerpt: ex, Caret: caret},
+		hint:    "see jq's manual for the language: https://jqlang.org/manual/"}
+}
+
+// variables returns the names and values of the filter's variables:
+// --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
+func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
+	var names []string
+	var values []any
+	named := map[string]any{}
+	split := func(flag, s string) (string, string, error) {
+		name, value, ok := strings.Cut(s, "=")
+		if !ok || name == "" {
+			return "", "", usageErrorf("give --"+flag+" NAME VALUE, or --"+flag+"=NAME=VALUE",
+				"--%s %q: a name and a value are needed", flag, s)
+		}
+		return name, value, nil
+	}
+	add := func(name string, v any) {
+		if i := slices.Index(names, "$"+name); i >= 0 {
+			values[i] = v
+		} else {
+			names, values = append(names, "$"+name), append(values, v)
+		}
+		named[name] = v
+	}
+	for _, a := range opts.Args {
+		name, value, err := split("arg", a)
+		if err != nil {
+			return nil, nil, err
+		}
+		add(name, value)
+	}
+	for _, a := range opts.ArgJSON {
+		name, text, err := split("argjson", a)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := query.Decode([]byte(text), nil)
+		if err != nil {
+			return nil, nil, usageErrorf("", "--argjson %s: not a JSON value: %s", name, text)
+		}
+		add(name, v)
+	}
+	for _, a := range opts.SlurpFile {
+		name, file, err := split("slurpfile", a)
+		if err != nil {
+			return nil, nil, err
+		}
+		vs := []any{}
+		if err := eachJSONValue(opts, file, func(v any) error { vs = append(vs, v); return nil }); err != nil {
+			return nil, nil, err
+		}
+		add(name, vs)
+	}
+	for _, a := range opts.RawFile {
+		name, file, err := split("rawfile", a)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, ioErrorf("--rawfile %s: cannot read %s: %s", name, file, pathErrText(err))
+		}
+		add(name, strings.ToValidUTF8(string(b), "\uFFFD"))
+	}
+	pos := []any{}
+	for _, p := range positional {
+		if opts.PosJSON {
+			v, err := query.Decode([]byte(p), nil)
+			if err != nil {
+				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", p)
+			}
+			pos = append(pos, v)
+		} else {
+			pos = append(pos, p)
+		}
+	}
+	names = append(names, "$ARGS")
+	values = append(values, map[string]any{"positional": pos, "named": named})
+	return names, values, nil
+}
+
+// eachJSONValue calls f with every JSON value of a file.
+func eachJSONValue(opts *QueryOptions, name string, f func(any) error) error {
+	in, err := openInput(opts.IO, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxSize)})
+	for {
+		b, _, err := jr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return jsonReadError(in.Name, err)
+		}
+		v, err := query.Decode(b, nil)
+		if err != nil {
+			return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+		}
+		if err := f(v); err != nil {
+			return err
+		}
+	}
+}
+
+// queryInputs reads the inputs of a query one value at a time, for the
+// main loop and for input and inputs alike. An input error stops it: err
+// holds it, and the iterator yields it once.
+type queryInputs struct {
+	opts  *QueryOptions
+	names []string
+	order *query.Order
+	src   *source
+	raw   *bufio.Reader // -R
+	rawIn *input
+	name  string // the input being read, for input_filename
+	err   error
+	done  bool
+}
+
+// Next is gojq's input iterator.
+func (qi *queryInputs) Next() (any, bool) {
+	v, err := qi.next()
+	if err == io.EOF {
+		return nil, false
+	}
+	if err != nil {
+		return err, true
+	}
+	return v, true
+}
+
+// next returns the next input value, io.EOF after the last.
+func (qi *queryInputs) next() (any, error) {
+	for {
+		if qi.err != nil {
+			return nil, qi.err
+		}
+		if qi.done {
+			return nil, io.EOF
+		}
+		if qi.src == nil && qi.raw == nil {
+			if len(qi.names) == 0 {
+				qi.done = true
+				return nil, io.EOF
+			}
+			name := qi.names[0]
+			qi.names = qi.names[1:]
+			if err := qi.open(name); err != nil {
+				qi.err = err
+				return nil, err
+			}
+		}
+		if qi.raw != nil {
+			line, err := qi.raw.ReadString('\n')
+			if err == io.EOF && line == "" {
+				qi.rawIn.Close()
+				qi.raw, qi.rawIn = nil, nil
+				continue
+			}
+			if err != nil && err != io.EOF {
+				qi.err = readError(qi.name, err)
+				return nil, qi.err
+			}
+			line = strings.TrimSuffix(line, "\n")
+			return strings.ToValidUTF8(line, "\uFFFD"), nil
+		}
+		rec, err := qi.src.next()
+		if err == io.EOF {
+			qi.src.close()
+			qi.src = nil
+			continue
+		}
+		if err != nil {
+			qi.err = err
+			return nil, err
+		}
+		qi.src.shown = qi.src.cur
+		v, err := query.Decode(rec, qi.order)
+		if err != nil {
+			qi.err = invalidError(fmt.Errorf("%s: not a JSON value", qi.src.where()), "")
+			return nil, qi.err
+		}
+		return v, nil
+	}
+}
+
+func (qi *queryInputs) open(name string) error {
+	if qi.opts.RawInput {
+		in, err := openInput(qi.opts.IO, name)
+		if err != nil {
+			return err
+		}
+		qi.rawIn, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
+		return nil
+	}
+	src, err := openSource(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize)
+	if err != nil {
+		return err
+	}
+	src.whole, src.payload = true, qi.opts.Payload
+	if qi.opts.from == "" && src.format == codec.TOON && jsonScalarFirst(src.br) {
+		src.format = codec.JSON // values back to back: 1 "x" 3
+	}
+	if src.format == codec.JSON || src.format == codec.NDJSON {
+		src.jr = jsonv.NewReader(src.br, jsonv.Options{MaxValueSize: int64(qi.opts.MaxSize)})
+	}
+	src.toonOpts = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	qi.src, qi.name = src, src.name
+	return nil
+}
+
+// jsonScalarFirst reports whether the input that detection takes for TOON
+// starts with a JSON string, number, true, false or null that no ':'
+// follows (so that it is not a TOON key): JSON values back to back, as jq
+// reads them.
+func jsonScalarFirst(br *bufio.Reader) bool {
+	p, _ := br.Peek(br.Buffered())
+	t := jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))
+	if len(t) == 0 {
+		return false
+	}
+	i := 0
+	switch c := t[0]; {
+	case c == '"':
+		for i = 1; i < len(t) && t[i] != '"'; i++ {
+			if t[i] == '\\' {
+				i++
+			}
+		}
+		i++
+	case c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n':
+		for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] >= 'a' && t[i] <= 'z' || t[i] == '.' || t[i] == '+' || t[i] == '-' || t[i] == 'E') {
+			i++
+		}
+		if w := string(t[:i]); (t[0] >= 'a' && t[0] <= 'z') && w != "true" && w != "false" && w != "null" {
+			return false
+		}
+	default:
+		return false
+	}
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+		i++
+	}
+	return i <= len(t) && (i == len(t) || t[i] != ':')
+}
+
+// where names the place of the input value last read, for messages.
+func (qi *queryInputs) where() string {
+	if qi.src != nil {
+		return qi.src.where()
+	}
+	return qi.name
+}
+
+func (qi *queryInputs) close() {
+	if qi.src != nil {
+		qi.src.close()
+	}
+	if qi.rawIn != nil {
+		qi.rawIn.Close()
+	}
+}
+
+// slurp reads all the inputs: an array of their values, or with -R the
+// whole text.
+func (qi *queryInputs) slurp() (any, error) {
+	if qi.opts.RawInput {
+		var sb strings.Builder
+		for _, name := range qi.names {
+			in, err := openInput(qi.opts.IO, name)
+			if err != nil {
+				return nil, err
+			}
+			_, err = io.Copy(&sb, in.R)
+			in.Close()
+			if err != nil {
+				return nil, readError(in.Name, err)
+			}
+		}
+		qi.names = nil
+		return strings.ToValidUTF8(sb.String(), "\uFFFD"), nil
+	}
+	all := []any{}
+	for {
+		v, err := qi.next()
+		if err == io.EOF {
+			return all, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, v)
+	}
+}
+
+func runQuery(opts *QueryOptions) error {
+	ios := opts.IO
+	names := opts.Inputs
+	var positional []string
+	if opts.PosArgs || opts.PosJSON {
+		positional, names = names, nil
+	}
+	if len(names) == 0 {
+		if !opts.NullInput && ios.IsStdinTTY() {
+			return usageErrorf("give a FILE, or pipe data in: cat data.json | toonkit query FILTER", "no input: standard input is a terminal")
+		}
+		names = []string{"-"}
+	}
+	varNames, varValues, err := queryVariables(opts, positional)
+	if err != nil {
+		return err
+	}
+	qi := &queryInputs{opts: opts, names: names}
+	defer qi.close()
+	q, err := query.Compile(opts.Filter, query.Options{
+		Variables: varNames,
+		Inputs:    qi,
+		Stderr:    ios.ErrOut,
+		Environ:   os.Environ,
+		Filename: func() any {
+			if qi.name == "" || qi.name == stdinName {
+				return nil
+			}
+			return qi.name
+		},
+	})
+	if err != nil {
+		var ce *query.CompileError
+		if errors.As(err, &ce) {
+			return compileFailure(ce)
+		}
+		return &queryExit{code: jqCompile, err: err}
+	}
+	qi.order = q.NewOrder()
+
+	ctx := context.Background()
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	out := newOutput(ios, "")
+	w, err := newQueryWriter(opts, out)
+	if err != nil {
+		return err
+	}
+	w.enc.Order = qi.order
+	rep := newReporter(ios)
+	status := 0
+	var last any
+	outputs := 0
+	// run runs the filter on one input; false stops the run.
+	run := func(v any) (bool, error) {
+		it := q.Run(ctx, v, varValues...)
+		for {
+			r, ok := it.Next()
+			if !ok {
+				return true, nil
+			}
+			if err, ok := r.(error); ok {
+				if qi.err != nil {
+					return false, qi.err
+				}
+				if code, value, message, ok := query.Halted(err); ok {
+					if message {
+						if s, ok := value.(string); ok {
+							io.WriteString(ios.ErrOut, s)
+						} else {
+							var e query.Encoder
+							ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
+						}
+					}
+					status = -1 - code
+					return false, nil
+				}
+				if ctx.Err() != nil {
+					return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+						hint: "a longer --timeout gives it more time"}
+				}
+				if werr := failure(out, nil); werr != nil {
+					return false, werr
+				}
+				if err := out.Flush(); err != nil {
+					return false, err
+				}
+				where := ""
+				if !opts.NullInput {
+					where = qi.where() + ": "
+				}
+				rep.errorf("%s%s", where, runtimeMessage(err))
+				status = jqRuntime
+				return true, nil // jq goes on with the next input
+			}
+			outputs++
+			last = r
+			if err := w.write(r); err != nil {
+				return false, failure(out, err)
+			}
+		}
+	}
+	var runErr error
+	switch {
+	case opts.NullInput:
+		_, runErr = run(nil)
+	case opts.Slurp:
+		var all any
+		if all, runErr = qi.slurp(); runErr == nil {
+			_, runErr = run(all)
+		}
+	default:
+		for {
+			v, err := qi.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				runErr = err
+				break
+			}
+			more, err := run(v)
+			qi.order.Forget()
+			if err != nil || !more {
+				runErr = err
+				break
+			}
+			if qi.src != nil && qi.src.idle() {
+				if err := out.Flush(); err != nil {
+					runErr = err
+					break
+				}
+			}
+		}
+	}
+	if runErr == nil {
+		runErr = w.end()
+	}
+	if runErr != nil {
+		out.Abort()
+		return runErr
+	}
+	if opts.to != codec.TOON { // writeTOON has committed it
+		if err := out.Commit(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case status < 0: // halt, halt_error
+		if status == -1 {
+			return nil
+		}
+		return &queryExit{code: -1 - status}
+	case status != 0:
+		return &queryExit{code: status}
+	case opts.ExitStatus && outputs == 0:
+		return &queryExit{code: jqNoOut}
+	case opts.ExitStatus && (last == nil || last == false):
+		return &queryExit{code: jqFalse}
+	}
+	return nil
+}
+
+// runtimeMessage is the message of a runtime error: the string error()
+// was given, as jq prints it, or gojq's message.
+func runtimeMessage(err error) string {
+	var ve interface{ Value() any }
+	if errors.As(err, &ve) {
+		if s, ok := ve.Value().(string); ok {
+			return s
+		}
+		var e query.Encoder
+		return "(not a string): " + string(e.Append(nil, ve.Value()))
+	}
+	return err.Error()
+}
+
+// queryWriter writes query's results: jq's JSON, or --to a format.
+type queryWriter struct {
+	opts *QueryOptions
+	out  *output
+	enc  query.Encoder
+	buf  []byte
+	snk  sink
+}
+
+func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
+	w := &queryWriter{opts: opts, out: out}
+	w.enc.Format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII}
+	if opts.Compact || opts.to != "" {
+		w.enc.Format.Indent, w.enc.Format.Tab = 0, false
+	}
+	switch opts.to {
+	case codec.NDJSON:
+		w.snk = &ndjsonSink{w: out}
+	case codec.Binary:
+		if err := refuseBinaryTTY(opts.IO, ""); err != nil {
+			return nil, err
+		}
+		w.snk = &binarySink{w: binary.NewWriter(out, binary.CompressAuto), opts: EncodeOptions{Now: time.Now}, seq: 1, what: "result"}
+	case codec.TOON:
+		w.snk = &toonResults{ios: opts.IO, out: out}
+	case codec.Tabular:
+		rows, err := newSpool("rows")
+		if err != nil {
+			return nil, err
+		}
+		w.snk = &tableResults{rep: newReporter(opts.IO), out: out, rows: rows}
+	}
+	return w, nil
+}
+
+func (w *queryWriter) write(v any) error {
+	w.buf = w.buf[:0]
+	if w.snk != nil {
+		w.buf = w.enc.Append(w.buf, v)
+		return w.snk.write(w.buf)
+	}
+	if s, ok := v.(string); ok && (w.opts.Raw || w.opts.Join) {
+		w.buf = append(w.buf, s...)
+	} else {
+		w.buf = w.enc.Append(w.buf, v)
+	}
+	if !w.opts.Join {
+		w.buf = append(w.buf, '\n')
+	}
+	_, err := w.out.Write(w.buf)
+	return err
+}
+
+func (w *queryWriter) end() error {
+	if w.snk != nil {
+		return w.snk.end()
+	}
+	return nil
+}
+
+// toonResults writes the results as one TOON document, as encode --to
+// toon writes its input: one result as itself, several (or none) as an
+// array of them. They are held until the end, since TOON declares every
+// array's length before its items.
+type toonResults struct {
+	ios *IOStreams
+	out *output
+	all [][]byte
+}
+
+func (t *toonResults) write(rec []byte) error {
+	t.all = append(t.all, bytes.Clone(rec))
+	return nil
+}
+
+func (t *toonResults) end() error {
+	doc := &document{name: "the results", many: true}
+	if len(t.all) == 1 {
+		doc.value = t.all[0]
+	} else {
+		doc.value = joinArray(t.all)
+	}
+	t.all = nil
+	// writeTOON commits the output itself
+	return writeTOON(t.ios, t.out, nil, doc, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
+}
+
+// tableResults writes the results, objects, as a Genesis table, as convert
+// --to tabular writes records: the rows go to a temporary file as they
+// come, the header is written at the end, and a table that would not read
+// back as written is refused.
+type tableResults struct {
+	rep    *reporter
+	out    *output
+	rows   *spool
+	tw     tabular.RowWriter
+	line   []byte
+	n      int
+	losses []tabular.Lossy
+}
+
+func (t *tableResults) write(rec []byte) error {
+	t.n++
+	var err error
+	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) {
+		if len(t.losses) < 5 {
+			t.losses = append(t.losses, l)
+		}
+	})
+	switch {
+	case errors.Is(err, tabular.ErrNotObject):
+		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "a table holds objects: --to ndjson takes any results")
+	case err != nil:
+		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "")
+	}
+	if _, err := t.rows.w.Write(t.line); err != nil {
+		return t.rows.fail(err)
+	}
+	return nil
+}
+
+func (t *tableResults) end() error {
+	defer t.rows.remove()
+	r := t.tw.Report()
+	if r.Lossy > 0 {
+		if r.FirstLate != nil {
+			t.losses = append(t.losses, *r.FirstLate)
+			slices.SortStableFunc(t.losses, func(a, b tabular.Lossy) int { return a.Row - b.Row })
+		}
+		for _, l := range t.losses[:min(len(t.losses), 5)] {
+			t.rep.errorf("the results: %s", l)
+		}
+		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
+			r.Lossy, plural(int(r.Lossy), "cell", "cells")), "--to ndjson writes them as they are")
+	}
+	if r.Deep > 0 {
+		t.rep.warnf("the results: %s", *r.FirstDeep)
+	}
+	rd, err := t.rows.reader()
+	if err != nil {
+		return err
+	}
+	if err := t.tw.Finish(t.out, rd, nil); err != nil {
+		return failure(t.out, t.rows.fail(err))
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package query
+
+import (
+	"encoding/json"
+	"errors"
+	"math/big"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// ErrInvalid is returned by Decode for bytes that are not one JSON value.
+var ErrInvalid = errors.New("query: invalid JSON value")
+
+// maxDepth bounds the nesting Decode follows (jq's own limit is 10000).
+const maxDepth = 10000
+
+// Decode returns the gojq value of one JSON value, as toonkit's readers give
+// it (jsonv.Reader, the records of every format): objects as
+// map[string]any, arrays as []any, integers as int (or *big.Int when they do
+// not fit, so that they stay exact), other numbers as json.Number holding
+// their literal (so that 1.50 passes through as 1.50; gojq computes with
+// them as float64), strings, booleans and nil. The key order of objects is
+// remembered in o (which may be nil). White space around and inside the
+// value is allowed; anything else that is not JSON is ErrInvalid.
+func Decode(b []byte, o *Order) (any, error) {
+	d := decoder{b: b, o: o}
+	d.skip()
+	v, ok := d.value(0)
+	if !ok {
+		return nil, ErrInvalid
+	}
+	d.skip()
+	if d.i != len(d.b) {
+		return nil, ErrInvalid
+	}
+	return v, nil
+}
+
+type decoder struct {
+	b   []byte
+	i   int
+	o   *Order
+	buf []byte
+}
+
+func (d *decoder) skip() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value(depth int) (any, bool) {
+	if d.i >= len(d.b) || depth > maxDepth {
+		return nil, false
+	}
+	switch c := d.b[d.i]; {
+	case c == '{':
+		return d.object(depth)
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		return d.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case c == 't':
+		return true, d.word("true")
+	case c == 'f':
+		return false, d.word("false")
+	case c == 'n':
+		return nil, d.word("null")
+	}
+	return nil, false
+}
+
+func (d *decoder) word(w string) bool {
+	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
+		return false
+	}
+	d.i += len(w)
+	return true
+}
+
+func (d *decoder) object(depth int) (any, bool) {
+	d.i++ // {
+	d.skip()
+	m := map[string]any{}
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	var keys []string
+	for {
+		if d.i >= len(d.b) || d.b[d.i] != '"' {
+			return nil, false
+		}
+		k, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.skip()
+		if d.i >= len(d.b) || d.b[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.skip()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		key := k.(string)
+		if _, dup := m[key]; !dup {
+			keys = append(keys, key)
+		}
+		m[key] = v // a repeated name: the last value, as jq
+		d.skip()
+		if d.i >= len(d.b) {
+			return nil, false
+		}
+		if d.b[d.i] == '}' {
+			d.i++
+			d.o.remember(m, keys)
+			return m, true
+		}
+		if d.b[d.i] != ',' {
+			return nil, false
+		}
+		d.i++
+		d.skip()
+	}
+}
+
+func (d *decoder) array(depth int) (any, bool) {
+	d.i++ // [
+	d.skip()
+	a := []any{}
+	if d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		return a, true
+	}
+	for {
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.skip()
+		if d.i >= len(d.b) {
+			return nil, false
+		}
+		if d.b[d.i] == ']' {
+			d.i++
+			return a, true
+		}
+		if d.b[d.i] != ',' {
+			return nil, false
+		}
+		d.i++
+		d.skip()
+	}
+}
+
+// str reads a string; invalid UTF-8 becomes U+FFFD, as jq reads it.
+func (d *decoder) str() (any, bool) {
+	d.i++ // "
+	start := d.i
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		if c == '"' {
+			s := d.b[start:d.i]
+			d.i++
+			if !utf8.Valid(s) {
+				return string([]rune(string(s))), true
+			}
+			return string(s), true
+		}
+		if c == '\\' {
+			return d.escaped(start)
+		}
+		if c < 0x20 {
+			return nil, false
+		}
+		d.i++
+	}
+	return nil, false
+}
+
+// escaped reads the rest of a string that holds an escape at d.i.
+func (d *decoder) escaped(start int) (any, bool) {
+	buf := append(d.buf[:0], d.b[start:d.i]...)
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			d.buf = buf
+			if !utf8.Valid(buf) {
+				return string([]rune(string(buf))), true
+			}
+			return string(buf), true
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			buf = append(buf, c)
+			d.i++
+			continue
+		}
+		if d.i+1 >= len(d.b) {
+			return nil, false
+		}
+		switch e := d.b[d.i+1]; e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			buf = append(buf, jsonv.ShortEscape(e))
+			d.i += 2
+		case 'u':
+			r, n := jsonv.DecodeEscape(d.b[d.i:])
+			if n == 0 {
+				return nil, false
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError // a lone surrogate, as jq reads it
+			}
+			buf = utf8.AppendRune(buf, r)
+			d.i += n
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (d *decoder) number() (any, bool) {
+	start := d.i
+	if d.b[d.i] == '-' {
+		d.i++
+	}
+	digits := d.i
+	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+		d.i++
+	}
+	if d.i == digits || d.b[digits] == '0' && d.i-digits > 1 {
+		return nil, false
+	}
+	integer := true
+	if d.i < len(d.b) && d.b[d.i] == '.' {
+		integer = false
+		d.i++
+		f := d.i
+		for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+			d.i++
+		}
+		if d.i == f {
+			return nil, false
+		}
+	}
+	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		integer = false
+		d.i++
+		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
+			d.i++
+		}
+		f := d.i
+		for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+			d.i++
+		}
+		if d.i == f {
+			return nil, false
+		}
+	}
+	lit := d.b[start:d.i]
+	if !integer || string(lit) == "-0" {
+		return json.Number(lit), true
+	}
+	if len(lit) < 19 {
+		n := 0
+		for _, c := range lit[digits-start:] {
+			n = n*10 + int(c-'0')
+		}
+		if digits > start {
+			n = -n
+		}
+		return n, true
+	}
+	if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil && int64(int(n)) == n {
+		return int(n), true
+	}
+	bi, _ := new(big.Int).SetString(string(lit), 10)
+	return bi, true
+}
