@@ -1087,23 +1087,23 @@ echo
 fi # toon
 
 if want query; then
+# qref NAME REF_NS TK_NS MARK: the reference's messages/s and toonkit's
+# wall-time ratio to it, or a SKIP row without the reference.
+qref() {
+	if [[ -n $2 ]]; then
+		row "  $1 msg/s" "$(evps "$nq" "$2")" "" "" "(reference)"
+		ratiorow "  toonkit vs $1, wall time" "$2" "$3" "$4"
+	else
+		row "  toonkit vs $1" "n/a" ">= $4x" "" "SKIP (no $1)"
+	fi
+}
 row "query: $nq Chiffon messages, $(awk -v b="$q_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" "(json.dumps, 1 core)"
 for qi in "${!qfilters[@]}"; do
 	qlabel=".payload.status"
 	((qi == 1)) && qlabel="select(...) | {id, p}"
 	row "query $qlabel msg/s" "$(evps "$nq" "${qtk_ns[$qi]}")" "" "" "(-c, in turns)"
-	if [[ -n ${qjq_ns[$qi]} ]]; then
-		row "  jq msg/s" "$(evps "$nq" "${qjq_ns[$qi]}")" "" "" "(reference)"
-		ratiorow "  toonkit vs jq, wall time" "${qjq_ns[$qi]}" "${qtk_ns[$qi]}" 1.5
-	else
-		row "  toonkit vs jq" "n/a" ">= 1.5x" "" "SKIP (no jq)"
-	fi
-	if [[ -n ${qgo_ns[$qi]} ]]; then
-		row "  gojq CLI msg/s" "$(evps "$nq" "${qgo_ns[$qi]}")" "" "" "(reference)"
-		ratiorow "  toonkit vs gojq, wall time" "${qgo_ns[$qi]}" "${qtk_ns[$qi]}" 2
-	else
-		row "  toonkit vs gojq" "n/a" ">= 2x" "" "SKIP (no gojq)"
-	fi
+	qref jq "${qjq_ns[$qi]}" "${qtk_ns[$qi]}" 1.5
+	qref gojq "${qgo_ns[$qi]}" "${qtk_ns[$qi]}" 2
 	if ((have_time)); then
 		row "  toonkit peak RSS MiB" "$(mib "${qtk_kb[$qi]}")" "" "" "(info)"
 	fi
