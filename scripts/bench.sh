@@ -713,7 +713,7 @@ fi
 # One core: jq and gojq evaluate on one thread; GOMAXPROCS=1 keeps the Go
 # programs' collectors on it too; --jobs 1 where query has the flag.
 qjobs=()
-"$tk" query --help 2>/dev/null | grep -q -- '--jobs' && qjobs=(--jobs 1)
+"$tk" query --help 2>/dev/null | grep -qE -- '^ +(-[a-zA-Z], )?--jobs' && qjobs=(--jobs 1)
 "$dir/genbench" -messages chiffon -frames "$nq" -o "$dir/q.ndjson" || die "genbench -messages chiffon failed"
 qin=$dir/q.ndjson
 if command -v python3 >/dev/null; then
