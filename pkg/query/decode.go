@@ -25,7 +25,36 @@ const maxDepth = 10000
 // remembered in o (which may be nil). White space around and inside the
 // value is allowed; anything else that is not JSON is ErrInvalid.
 func Decode(b []byte, o *Order) (any, error) {
-	d := decoder{b: b, o: o}
+	d := Decoder{Order: o}
+	return d.Decode(b)
+}
+
+// A Decoder decodes values as Decode does, reusing what it learns from one
+// value for the next: the key strings of objects are shared between
+// values, and their order is remembered in Order.
+type Decoder struct {
+	Order *Order
+	// Valid says the values are valid UTF-8 (toonkit's readers check it),
+	// so that strings are not checked again. Invalid UTF-8 given all the
+	// same is written as U+FFFD by the Encoder, never a panic.
+	Valid  bool
+	d      decoder
+	intern map[string]string
+	sizes  map[string]int
+}
+
+// maxInterned bounds the key strings a Decoder shares.
+const maxInterned = 1 << 14
+
+// Decode decodes one JSON value.
+func (dec *Decoder) Decode(b []byte) (any, error) {
+	if dec.intern == nil {
+		dec.intern, dec.sizes = map[string]string{}, map[string]int{}
+	}
+	dec.d.b, dec.d.i, dec.d.o, dec.d.valid, dec.d.intern, dec.d.sizes = b, 0, dec.Order, dec.Valid, dec.intern, dec.sizes
+	d := &dec.d
+	d.keys = d.keys[:0]
+	defer func() { d.b = nil }()
 	d.skip()
 	v, ok := d.value(0)
 	if !ok {
@@ -39,10 +68,14 @@ func Decode(b []byte, o *Order) (any, error) {
 }
 
 type decoder struct {
-	b   []byte
-	i   int
-	o   *Order
-	buf []byte
+	b      []byte
+	i      int
+	o      *Order
+	buf    []byte
+	valid  bool
+	intern map[string]string
+	keys   []string       // the keys of the objects being read, innermost last
+	sizes  map[string]int // the member count of the last object, by its first key
 }
 
 func (d *decoder) skip() {
@@ -90,19 +123,26 @@ func (d *decoder) word(w string) bool {
 func (d *decoder) object(depth int) (any, bool) {
 	d.i++ // {
 	d.skip()
-	m := map[string]any{}
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return m, true
+		return map[string]any{}, true
 	}
-	var keys []string
+	var m map[string]any
+	first := len(d.keys) // this object's keys are d.keys[first:]
+	var firstKey string
 	for {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		key, ok := d.key()
 		if !ok {
 			return nil, false
+		}
+		if m == nil {
+			// as many members as the last object that started with this
+			// key: a map grown member by member costs its copies
+			firstKey = key
+			m = make(map[string]any, d.sizes[key])
 		}
 		d.skip()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
@@ -114,9 +154,8 @@ func (d *decoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		key := k.(string)
 		if _, dup := m[key]; !dup {
-			keys = append(keys, key)
+			d.keys = append(d.keys, key)
 		}
 		m[key] = v // a repeated name: the last value, as jq
 		d.skip()
@@ -125,7 +164,14 @@ func (d *decoder) object(depth int) (any, bool) {
 		}
 		if d.b[d.i] == '}' {
 			d.i++
-			d.o.remember(m, keys)
+			if d.sizes != nil && d.sizes[firstKey] != len(m) {
+				if len(d.sizes) >= maxInterned {
+					clear(d.sizes)
+				}
+				d.sizes[firstKey] = len(m)
+			}
+			d.o.remember(m, d.keys[first:])
+			d.keys = d.keys[:first]
 			return m, true
 		}
 		if d.b[d.i] != ',' {
@@ -166,6 +212,33 @@ func (d *decoder) array(depth int) (any, bool) {
 	}
 }
 
+// key reads an object's key, shared with the same key of earlier values.
+func (d *decoder) key() (string, bool) {
+	start := d.i + 1
+	end := start
+	for end < len(d.b) && d.b[end] != '"' && d.b[end] != '\\' && d.b[end] >= 0x20 {
+		end++
+	}
+	if d.intern != nil && end < len(d.b) && d.b[end] == '"' {
+		if k, ok := d.intern[string(d.b[start:end])]; ok {
+			d.i = end + 1
+			return k, true
+		}
+	}
+	v, ok := d.str()
+	if !ok {
+		return "", false
+	}
+	k := v.(string)
+	if d.intern != nil && end < len(d.b) && d.b[end] == '"' {
+		if len(d.intern) >= maxInterned {
+			clear(d.intern)
+		}
+		d.intern[k] = k
+	}
+	return k, true
+}
+
 // str reads a string; invalid UTF-8 becomes U+FFFD, as jq reads it.
 func (d *decoder) str() (any, bool) {
 	d.i++ // "
@@ -175,7 +248,7 @@ func (d *decoder) str() (any, bool) {
 		if c == '"' {
 			s := d.b[start:d.i]
 			d.i++
-			if !utf8.Valid(s) {
+			if !d.valid && !utf8.Valid(s) {
 				return string([]rune(string(s))), true
 			}
 			return string(s), true
@@ -200,7 +273,7 @@ func (d *decoder) escaped(start int) (any, bool) {
 		case c == '"':
 			d.i++
 			d.buf = buf
-			if !utf8.Valid(buf) {
+			if !d.valid && !utf8.Valid(buf) {
 				return string([]rune(string(buf))), true
 			}
 			return string(buf), true

@@ -24,7 +24,8 @@ const (
 // An Order is not safe for concurrent use: one per goroutine.
 type Order struct {
 	objects map[uintptr][]string // decoded maps by identity
-	shapes  map[string][]string  // the key set (sorted, NUL-joined) -> the order last seen
+	orders  map[string][]string  // the key orders read (NUL-joined) -> the keys, shared
+	shapes  map[string][]string  // the key set (sorted, NUL-joined) -> an order it was read in
 	fixed   map[string][]string  // the filter's object literals, by key set
 	sig     []byte
 	sorted  []string
@@ -32,31 +33,35 @@ type Order struct {
 
 // NewOrder returns an empty Order.
 func NewOrder() *Order {
-	return &Order{objects: map[uintptr][]string{}, shapes: map[string][]string{}}
+	return &Order{objects: map[uintptr][]string{}, orders: map[string][]string{}, shapes: map[string][]string{}}
 }
 
 func mapID(m map[string]any) uintptr { return uintptr(reflect.ValueOf(m).UnsafePointer()) }
 
-// remember records the key order of a decoded object.
+// remember records the key order of a decoded object (keys is not kept).
 func (o *Order) remember(m map[string]any, keys []string) {
 	if o == nil || len(keys) < 2 {
 		return
 	}
+	o.sig = o.sig[:0]
+	for _, k := range keys {
+		o.sig = append(o.sig, k...)
+		o.sig = append(o.sig, 0)
+	}
+	shared, ok := o.orders[string(o.sig)]
+	if !ok {
+		if len(o.orders) >= maxShapes {
+			clear(o.orders)
+			clear(o.shapes)
+		}
+		shared = slices.Clone(keys)
+		o.orders[string(o.sig)] = shared
+		o.shapes[string(o.setSig(keys))] = shared // the latest new order of the set
+	}
 	if len(o.objects) >= maxObjects {
 		clear(o.objects)
 	}
-	o.objects[mapID(m)] = keys
-	s := o.setSig(keys)
-	if old, ok := o.shapes[string(s)]; ok {
-		if !slices.Equal(old, keys) {
-			o.shapes[string(s)] = keys
-		}
-		return
-	}
-	if len(o.shapes) >= maxShapes {
-		clear(o.shapes)
-	}
-	o.shapes[string(s)] = keys
+	o.objects[mapID(m)] = shared
 }
 
 // Forget drops what is known of objects by identity: call it when the

@@ -28,8 +28,8 @@
 //   - the filter has an object literal with exactly its keys ({id, name}):
 //     the literal's order, as jq builds it;
 //   - an object read with exactly its keys (a copy the filter changed, as
-//     .a = 1 or del(.b) | .b = 2 make): that object's order (the most
-//     recent one read with that key set);
+//     .a = 1 or del(.b) | .b = 2 make): an order that key set was read
+//     in (the latest new one);
 //   - else sorted by key (byte order).
 //
 // Where this still differs from jq: objects the filter builds otherwise

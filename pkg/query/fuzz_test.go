@@ -1,0 +1,94 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// Any filter over any input: no panic, and no hang past the context's
+// deadline (repeat(.), range(1e18) end there, as --timeout ends them).
+func FuzzQuery(f *testing.F) {
+	for _, s := range [][2]string{
+		{".", `{"b":1,"a":[1.50,12345678901234567890]}`},
+		{"repeat(.)", `1`},
+		{"[range(1e18)]", `null`},
+		{".a += 1 | to_entries", `{"a":1,"b":"x"}`},
+		{"{b: .a, a: .b} | tojson", `{"a":1,"b":2}`},
+		{"paths, leaf_paths, tostream", `{"a":[{"b":null}]}`},
+		{"@base64d, @csv", `"a"`},
+		{"def f: f; f", `1`},
+		{".[", `1`},
+		{"input", `1`},
+	} {
+		f.Add(s[0], []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, filter string, input []byte) {
+		q, err := Compile(filter, Options{})
+		if err != nil {
+			ce, ok := err.(*CompileError)
+			if !ok || ce.Offset < 0 || ce.Offset > len(filter) {
+				t.Fatalf("Compile(%q): %#v", filter, err)
+			}
+			return
+		}
+		o := q.NewOrder()
+		v, err := Decode(input, o)
+		if err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		enc := Encoder{Order: o, Format: Format{Indent: 2}}
+		it := q.Run(ctx, v)
+		out := 0
+		start := time.Now()
+		for range 10000 {
+			r, ok := it.Next()
+			if !ok {
+				break
+			}
+			if _, ok := r.(error); ok {
+				continue
+			}
+			b := enc.Append(nil, r)
+			if !jsonv.Valid(b) {
+				t.Fatalf("%q on %q wrote invalid JSON %q", filter, input, b)
+			}
+			out += len(b)
+			if out > 1<<20 {
+				break
+			}
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("%q on %q ran %s past its deadline", filter, input, d)
+		}
+	})
+}
+
+// Decode accepts every valid JSON value and writes it back as it was,
+// compacted; it never panics on anything else.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1.50,-0,1e2,12345678901234567890]}`, `"\ud83d\ude00\u0000"`, `[]`, `{"a":{"b":{}}}`, "\"\xff\"", `[1,]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o := NewOrder()
+		v, err := Decode(b, o)
+		if !jsonv.Valid(b) || bytes.Contains(b, []byte(`\u`)) || bytes.IndexByte(b, 0x7f) >= 0 {
+			return // escapes come back as the characters, lone surrogates as U+FFFD, DEL as \u007f (as jq)
+		}
+		if err != nil {
+			t.Fatalf("Decode(%q): %v", b, err)
+		}
+		enc := Encoder{Order: o}
+		got := enc.Append(nil, v)
+		want := jsonv.Compacted(nil, b)
+		if !bytes.Equal(got, want) && !bytes.Contains(want, []byte(`\`)) {
+			t.Fatalf("Decode(%q) wrote back %q, want %q", b, got, want)
+		}
+	})
+}
