@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/needs"
+	"github.com/toonkit/toonkit/internal/pyjson"
 )
 
 // ok returns the run's output, or fails the test unless it exited 0.
@@ -213,5 +214,46 @@ func TestQueryOutputsMatchJQEncode(t *testing.T) {
 	got := queryRun(t, "", []string{".", capture, "--to", "binary"}).ok(t, "query --to binary")
 	if got != demoFile(t, "capture.bin") {
 		t.Error("query . capture.bin --to binary is not capture.bin")
+	}
+}
+
+// JSON as Python services write it (CPython's json.dumps: ", " and ": ",
+// indent=2 with CRLF, tabs) is read as compact JSON is: toonkit query -c
+// writes what jq -c writes on the same text, members in their order.
+func TestQueryPythonFormattedMatchesJQ(t *testing.T) {
+	jq := needs.Program(t, "jq", "query is compared with jq on Python-formatted JSON (apt-get install jq)")
+	inputs := []struct {
+		ndjson  string // for scripts/pyjson.py: values one a line
+		filters [][]string
+	}{
+		{demoFile(t, "chiffon.ndjson") + demoFile(t, "session.ndjson"), [][]string{
+			{"."},
+			{"select(.type == \"work_status\")"},
+			{".payload"},
+			{"select(.header) | .header.sequenceId"},
+			{"-s", "map(.type // .header.type)"},
+			{"-r", "(.message_id // .header.sequenceId) | tostring"},
+		}},
+		{jqOK(t, jq, demoFile(t, "users.json"), "-c", "."), [][]string{
+			{"."},
+			{"map(select(.active))"},
+			{".[] | {id, name}"},
+			{"-r", ".[] | .note // \"-\""},
+		}},
+	}
+	for _, style := range pyjson.Styles {
+		for _, in := range inputs {
+			text := string(pyjson.Dumps(t, []byte(in.ndjson), style.Flags...))
+			for _, f := range in.filters {
+				t.Run(style.Name+"/"+strings.Join(f, " "), func(t *testing.T) {
+					args := append([]string{"-c"}, f...)
+					want := jqOK(t, jq, text, args...)
+					got := queryRun(t, text, args).ok(t, "query")
+					if !sameInOrder(t, got, want, f) {
+						t.Errorf("toonkit query %q:\n%s\njq:\n%s", args, clip(got), clip(want))
+					}
+				})
+			}
+		}
 	}
 }
