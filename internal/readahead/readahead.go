@@ -111,6 +111,23 @@ func (j *Journal) Add(raw []byte) {
 	j.mu.Unlock()
 }
 
+// Stop keeps any read from starting (Reading is false), as when Rest's
+// reader has taken the bytes; wait waits for a read in progress.
+func (j *Journal) Stop(wait bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.closed = true
+	if !wait {
+		return
+	}
+	if j.done == nil {
+		j.done = sync.NewCond(&j.mu)
+	}
+	for j.reading {
+		j.done.Wait()
+	}
+}
+
 // Written drops the first batch, written.
 func (j *Journal) Written() {
 	j.mu.Lock()
@@ -260,6 +277,11 @@ func (bt *Batcher) Next(buf func() []byte) (Batch, bool) {
 	bt.journal.Add(b.Raw)
 	return b, true
 }
+
+// Stop ends the reads: every Next after it returns false at once. One in
+// progress, which the pipeline may have left behind, finishes its batch
+// for nobody; wait waits for it, so that the caller may use In again.
+func (bt *Batcher) Stop(wait bool) { bt.journal.Stop(wait) }
 
 // Written drops the first batch read, written.
 func (bt *Batcher) Written() { bt.journal.Written() }

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
+	"github.com/toonkit/toonkit/internal/readahead"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
@@ -29,10 +29,9 @@ import (
 // on, the rest of the input is checked on one goroutine by the
 // single-worker loop, with the rules' state as the chunks before left it.
 
-const (
-	jobChunk    = 256 << 10 // a chunk is cut at a line end after this many bytes
-	jobChunkMax = 1 << 20   // no line end to cut at by then: one worker takes over
-)
+// A chunk is cut at a line end after jobChunk bytes; with no line end to
+// cut at by 4 jobChunk, one worker takes over.
+const jobChunk = 256 << 10
 
 // takeovers counts the streams that one worker took over from a chunk
 // (errSequential): the tests read it.
@@ -64,126 +63,71 @@ type chunkRec struct {
 	found    int // its findings end at found[found]
 }
 
-// chunker cuts an input into chunks for the pipeline and keeps those not
-// yet written, so that one worker can take over from any of them.
+// chunker cuts an input into chunks for the pipeline (a
+// readahead.Batcher, which keeps those not yet written, so that one worker
+// can take over from any of them) and tracks where each starts.
 type chunker struct {
-	r io.Reader
+	bt readahead.Batcher
 	// any: every line end may end a chunk; else only one before a line
 	// that starts with { or [ (or is not read yet): indented JSON is not
 	// cut within a message.
 	any bool
-	// A chunk is cut at a line end after size bytes; with no line end by
-	// max bytes, one worker takes over. Reads ask for up to readSize.
-	size, max, readSize int
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	reading bool     // a read is in progress
-	closed  bool     // read is not to be called again
-	journal []*chunk // read and not yet written, in input order
-	free    []*chunk
-
-	// Owned by read.
-	carry []byte // bytes after the last cut
-	next  jsonv.Position
-	eof   bool
-	err   error
+	free    chan *chunk
+	next    jsonv.Position // owned by read: where the next chunk starts
+	unwrote jsonv.Position // owned by write: where the first chunk not written starts
 }
 
-// newChunker cuts r into chunks of about size bytes (0: jobChunk).
+// newChunker cuts r into chunks of about size bytes (0: jobChunk; with no
+// line end to cut at by 4 times that, one worker takes over). A read that
+// comes back short also ends a chunk, so that what a pipe has given is
+// checked before the next read waits.
 func newChunker(r io.Reader, any bool, size int) *chunker {
-	c := &chunker{r: r, any: any, size: jobChunk, max: jobChunkMax, readSize: 64 << 10}
-	if size > 0 {
-		c.size, c.max, c.readSize = size, 4*size, min(size, 64<<10)
+	if size <= 0 {
+		size = jobChunk
 	}
-	c.cond.L = &c.mu
+	c := &chunker{any: any, free: make(chan *chunk, 8)}
+	c.bt = readahead.Batcher{In: r, BatchBytes: size, MaxBatch: 4 * size, Live: true,
+		Cut: func(raw []byte, _ bool) int { return max(c.lastCut(raw), 0) }}
+	c.next = jsonv.Position{Line: 1, Column: 1}
+	c.unwrote = c.next
 	return c
 }
 
 // read is the pipeline's read: the next chunk, or io.EOF.
 func (c *chunker) read() (*chunk, error) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil, io.EOF
-	}
-	c.reading = true
 	var b *chunk
-	if n := len(c.free); n > 0 {
-		b, c.free = c.free[n-1], c.free[:n-1]
-	} else {
-		b = &chunk{}
-	}
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.reading = false
-		c.cond.Broadcast()
-		c.mu.Unlock()
-	}()
-	if (c.eof || c.err != nil) && len(c.carry) == 0 {
+	nb, ok := c.bt.Next(func() []byte {
+		select {
+		case b = <-c.free:
+		default:
+			b = &chunk{}
+		}
+		return b.raw
+	})
+	if !ok {
 		return nil, io.EOF
 	}
-	b.raw, b.start, b.whole = append(b.raw[:0], c.carry...), c.next, false
-	c.carry = c.carry[:0]
-	scanned := 0
-	cut := -1 // the last place to cut found so far
-	for {
-		if c.eof {
-			b.whole = true
-			break
-		}
-		if c.err != nil || len(b.raw) >= c.max {
-			break // one worker meets the error, or the long message, where it is
-		}
-		if cap(b.raw)-len(b.raw) < c.readSize/2 {
-			b.raw = append(b.raw[:cap(b.raw)], make([]byte, c.readSize)...)[:len(b.raw)]
-		}
-		room := min(cap(b.raw)-len(b.raw), c.readSize)
-		n, err := c.r.Read(b.raw[len(b.raw) : len(b.raw)+room])
-		b.raw = b.raw[:len(b.raw)+n]
-		if err == io.EOF {
-			c.eof = true
-		} else if err != nil {
-			c.err = err
-		}
-		// A line end whose next line was not read yet may be a cut; look
-		// at it again when that line is there.
-		if scanned > 0 && b.raw[scanned-1] == '\n' {
-			scanned--
-		}
-		if i := c.lastCut(b.raw, scanned); i >= 0 {
-			cut = i
-		}
-		scanned = len(b.raw)
-		if cut > 0 && !c.eof && (n < room || len(b.raw) >= c.size) {
-			c.carry = append(c.carry, b.raw[cut:]...)
-			b.raw = b.raw[:cut]
-			b.whole = true
-			break
-		}
-	}
-	if c.next.Line == 0 {
-		c.next = jsonv.Position{Line: 1, Column: 1}
+	// A chunk that the batcher leaves to one worker (no line end to cut
+	// at, a read error) is not whole; the input's last one is.
+	b.raw, b.start, b.whole = nb.Raw, c.next, !nb.Rest
+	if c.next.Offset == 0 {
+		b.start = jsonv.Position{} // the stream's start
 	}
 	c.next.Offset += int64(len(b.raw))
 	c.next.Line += bytes.Count(b.raw, []byte{'\n'})
-	c.mu.Lock()
-	c.journal = append(c.journal, b)
-	c.mu.Unlock()
 	return b, nil
 }
 
-// lastCut is the last place in b after from where a chunk may end (just
-// after a line end), or -1. Where the next line is not read yet, the line
-// before must look like the end of a message.
-func (c *chunker) lastCut(b []byte, from int) int {
-	for end := len(b); end > from; {
-		i := bytes.LastIndexByte(b[from:end], '\n')
+// lastCut is the last place in b where a chunk may end (just after a line
+// end), or -1. Where the next line is not read yet, the line before must
+// look like the end of a message.
+func (c *chunker) lastCut(b []byte) int {
+	for end := len(b); end > 0; {
+		i := bytes.LastIndexByte(b[:end], '\n')
 		if i < 0 {
 			return -1
 		}
-		i += from
 		if c.any || i+1 < len(b) && (b[i+1] == '{' || b[i+1] == '[') || i+1 == len(b) && endsValue(b[:i]) {
 			return i + 1
 		}
@@ -207,48 +151,27 @@ func endsValue(b []byte) bool {
 
 // written drops the chunk written first from the journal, for reuse.
 func (c *chunker) written(b *chunk) {
-	c.mu.Lock()
-	c.journal = c.journal[1:]
-	if len(c.free) < 8 {
-		c.free = append(c.free, b)
+	c.bt.Written()
+	c.unwrote.Offset += int64(len(b.raw))
+	c.unwrote.Line += bytes.Count(b.raw, []byte{'\n'})
+	select {
+	case c.free <- b:
+	default:
 	}
-	c.mu.Unlock()
 }
 
-// rest stops the reads and returns the chunk not written first and a
-// reader of the input after it. It waits for a read in progress.
-func (c *chunker) rest() (*chunk, io.Reader) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	for c.reading {
-		c.cond.Wait()
+// rest stops the reads and returns where the first chunk not written
+// starts and a reader of the input from there.
+func (c *chunker) rest() (jsonv.Position, io.Reader) {
+	if c.unwrote.Offset == 0 {
+		return jsonv.Position{}, c.bt.Rest() // the stream's start (a BOM may come first)
 	}
-	rs := make([]io.Reader, 0, len(c.journal)+2)
-	for _, b := range c.journal[1:] {
-		rs = append(rs, bytes.NewReader(b.raw))
-	}
-	rs = append(rs, bytes.NewReader(c.carry))
-	switch {
-	case c.err != nil:
-		rs = append(rs, errorReader{c.err})
-	case !c.eof:
-		rs = append(rs, c.r)
-	}
-	return c.journal[0], io.MultiReader(rs...)
+	return c.unwrote, c.bt.Rest()
 }
 
 // stop keeps read from being called again (the pipeline may leave one in
 // progress: it returns to nobody).
-func (c *chunker) stop() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-}
-
-type errorReader struct{ err error }
-
-func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
+func (c *chunker) stop() { c.bt.Stop(false) }
 
 // worker is the memory of one worker, reused from chunk to chunk.
 type worker struct {
@@ -342,9 +265,9 @@ func envelopesJobs(rdr io.Reader, name string, opts Options, p protocol, emit Em
 		return n, nil
 	case errSequential:
 		takeovers.Add(1)
-		first, rest := c.rest()
-		jopts.Start = first.start
-		rd := jsonv.NewReader(io.MultiReader(bytes.NewReader(first.raw), rest), jopts)
+		start, rest := c.rest()
+		jopts.Start = start
+		rd := jsonv.NewReader(rest, jopts)
 		return envelopesFrom(rd, n, name, p, emit)
 	}
 	c.stop()
@@ -427,8 +350,8 @@ func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, e
 		return events, nil
 	case errSequential:
 		takeovers.Add(1)
-		first, rest := c.rest()
-		in := inbuf.Buffer{R: io.MultiReader(bytes.NewReader(first.raw), rest), First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10, Base: first.start.Offset}
+		start, rest := c.rest()
+		in := inbuf.Buffer{R: rest, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10, Base: start.Offset}
 		events, _, err = narrLinesFrom(&in, events, n, name, emit, nil)
 		return events, err
 	}

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/readahead"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/pipeline"
 )
@@ -280,6 +279,7 @@ func positioned(err error, jr *jsonv.Reader, pos jsonv.Position) error {
 type encodeChunk struct {
 	raw    []byte
 	start  jsonv.Position // of raw[0]; zero for the stream's start
+	end    jsonv.Position // of the byte after raw
 	idle   bool           // the input had nothing more to give at once: flush after it
 	whole  bool           // raw ends at a line end or at the end of the input
 	framed bool           // a worker framed every value
@@ -293,99 +293,40 @@ var errSerial = errors.New("one worker takes over")
 
 // parallel frames the values of in on several workers (see EncodeStream).
 func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
-	var (
-		mu      sync.Mutex
-		journal []*encodeChunk     // read and not yet written, in input order
-		carry   []byte             // bytes after the last line end
-		next    = jsonv.Position{} // the start of the next chunk
-		eof     bool
-		readErr error
-		scanned int // bytes of the chunk being read already looked at for a line end
-		lastNL  int // the last line end in them, or -1
-	)
 	chunkBytes := e.opts.ChunkBytes
-	chunkMax := 4 * chunkBytes
-	grow := max(chunkBytes/4, 16)
 	workers := e.opts.Workers
 	free := make(chan *encodeChunk, 2*workers+4)
-	// A call of read in progress; after closeRead, read is not called
-	// again and waitRead waits for the call in progress.
-	var (
-		active   sync.WaitGroup
-		readMu   sync.Mutex
-		readDone bool
-	)
-	closeRead := func() {
-		readMu.Lock()
-		readDone = true
-		readMu.Unlock()
-	}
+	// Chunks end at line ends, and where a read came back short (the input
+	// may wait: what it gave is framed and written first).
+	bt := &readahead.Batcher{In: in, BatchBytes: chunkBytes, MaxBatch: 4 * chunkBytes, Live: true,
+		Cut: func(raw []byte, _ bool) int { return bytes.LastIndexByte(raw, '\n') + 1 }}
+	next := jsonv.Position{} // the start of the next chunk
 	read := func() (*encodeChunk, error) {
-		readMu.Lock()
-		if readDone {
-			readMu.Unlock()
-			return nil, io.EOF
-		}
-		active.Add(1)
-		readMu.Unlock()
-		defer active.Done()
-		if (eof || readErr != nil) && len(carry) == 0 {
-			return nil, io.EOF
-		}
 		var b *encodeChunk
-		select {
-		case b = <-free:
-		default:
-			b = &encodeChunk{}
+		nb, ok := bt.Next(func() []byte {
+			select {
+			case b = <-free:
+			default:
+				b = &encodeChunk{}
+			}
+			return b.raw
+		})
+		if !ok {
+			return nil, io.EOF
 		}
-		b.raw, b.start, b.idle, b.whole = append(b.raw[:0], carry...), next, false, false
-		carry, scanned, lastNL = carry[:0], 0, -1
-		for {
-			if eof {
-				b.whole = true
-				break
-			}
-			if readErr != nil {
-				break // one worker meets the error where it lies
-			}
-			if len(b.raw) >= chunkMax {
-				break
-			}
-			if cap(b.raw)-len(b.raw) < grow/2 {
-				b.raw = slices.Grow(b.raw, grow)
-			}
-			room := cap(b.raw) - len(b.raw)
-			n, err := in.Read(b.raw[len(b.raw):cap(b.raw)])
-			b.raw = b.raw[:len(b.raw)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
-				readErr = err
-			}
-			short := n < room
-			if i := bytes.LastIndexByte(b.raw[scanned:], '\n'); i >= 0 {
-				lastNL = scanned + i
-			}
-			scanned = len(b.raw)
-			if lastNL >= 0 && !eof && (short || len(b.raw) >= chunkBytes) {
-				cut := lastNL + 1
-				carry = append(carry, b.raw[cut:]...)
-				b.raw = b.raw[:cut]
-				b.whole = true
-				b.idle = short && len(jsonv.TrimSpace(carry)) == 0
-				break
-			}
-		}
+		// A chunk with no line end by 4 chunkBytes, or that met a read
+		// error, is one worker's from its start.
+		b.raw, b.start, b.whole = nb.Raw, next, !nb.Rest
+		b.idle = nb.Idle && len(jsonv.TrimSpace(bt.Carry)) == 0
 		if next.Line == 0 {
 			next = jsonv.Position{Line: 1, Column: 1}
 		}
 		next.Offset += int64(len(b.raw))
 		next.Line += bytes.Count(b.raw, []byte{'\n'})
-		mu.Lock()
-		journal = append(journal, b)
-		mu.Unlock()
+		b.end = next
 		return b, nil
 	}
+	start := jsonv.Position{} // of the first chunk not written
 	type workerState struct {
 		buf []byte
 		jr  *jsonv.Reader
@@ -440,9 +381,8 @@ func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
 			s := uint32(e.seq + uint64(b.seqOf[i]))
 			b.out[at], b.out[at+1], b.out[at+2], b.out[at+3] = byte(s), byte(s>>8), byte(s>>16), byte(s>>24)
 		}
-		mu.Lock()
-		journal = journal[1:]
-		mu.Unlock()
+		bt.Written()
+		start = b.end
 		e.seq += uint64(b.values)
 		if err := e.h.Write(b.out); err != nil {
 			return err
@@ -462,55 +402,13 @@ func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
 	// needs a read that waits for input (a pipe), as one worker would; the
 	// rest, when it is needed, waits for that read.
 	err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: true}, read, work, write)
-	closeRead()
 	if err != errSerial {
-		if err != nil && !e.opts.LeaveRead {
-			active.Wait()
-		}
+		bt.Stop(err != nil && !e.opts.LeaveRead)
 		return err
 	}
 	// From the chunk that did not frame on, one worker reads what is left.
-	rest := &lazyReader{open: func() io.Reader {
-		active.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		rs := make([]io.Reader, 0, len(journal)+2)
-		for _, b := range journal[1:] {
-			rs = append(rs, bytes.NewReader(b.raw))
-		}
-		rs = append(rs, bytes.NewReader(carry))
-		switch {
-		case readErr != nil:
-			rs = append(rs, errorReader{readErr})
-		case !eof:
-			rs = append(rs, in)
-		}
-		return io.MultiReader(rs...)
-	}}
-	mu.Lock()
-	first := journal[0] // a read in progress may still add to the journal
-	mu.Unlock()
-	jr := jsonv.NewReader(io.MultiReader(bytes.NewReader(first.raw), rest), jsonv.Options{MaxValueSize: int64(e.opts.MaxValueSize), Start: first.start})
+	jr := jsonv.NewReader(bt.Rest(), jsonv.Options{MaxValueSize: int64(e.opts.MaxValueSize), Start: start})
 	err = e.serial(ctx, jr)
-	if err != nil && !e.opts.LeaveRead {
-		active.Wait()
-	}
+	bt.Stop(err != nil && !e.opts.LeaveRead)
 	return err
 }
-
-// lazyReader reads from the reader open returns, called at the first Read.
-type lazyReader struct {
-	open func() io.Reader
-	r    io.Reader
-}
-
-func (l *lazyReader) Read(p []byte) (int, error) {
-	if l.r == nil {
-		l.r = l.open()
-	}
-	return l.r.Read(p)
-}
-
-type errorReader struct{ err error }
-
-func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
