@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -417,12 +418,16 @@ type queryInputs struct {
 	names []string
 	order *query.Order
 	dec   query.Decoder // Valid: toonkit's readers check UTF-8
+	sdec  query.Decoder // for stream
 	src   *source
-	raw   *bufio.Reader // -R
-	rawIn *input
-	name  string // the input being read, for input_filename
-	err   error
-	done  bool
+	// stream reads JSON and NDJSON: decoded as they are checked, in one
+	// pass (src then only names the input and holds its buffer)
+	stream *query.Stream
+	raw    *bufio.Reader // -R
+	rawIn  *input
+	name   string // the input being read, for input_filename
+	err    error
+	done   bool
 }
 
 // Next is gojq's input iterator.
@@ -472,6 +477,19 @@ func (qi *queryInputs) next() (any, error) {
 			line = strings.TrimSuffix(line, "\n")
 			return strings.ToValidUTF8(line, "\uFFFD"), nil
 		}
+		if qi.stream != nil {
+			v, err := qi.stream.Next()
+			if err == nil {
+				return v, nil
+			}
+			if err == io.EOF {
+				qi.src.close()
+				qi.src, qi.stream = nil, nil
+				continue
+			}
+			qi.err = qi.streamError(err)
+			return nil, qi.err
+		}
 		rec, err := qi.src.next()
 		if err == io.EOF {
 			qi.src.close()
@@ -509,10 +527,16 @@ func (qi *queryInputs) open(name string) error {
 	if qi.opts.from == "" && src.format == codec.TOON && jsonScalarFirst(src.br) {
 		src.format = codec.JSON // values back to back: 1 "x" 3
 	}
-	if src.format == codec.JSON || src.format == codec.NDJSON {
-		src.jr = jsonv.NewReader(src.br, jsonv.Options{MaxValueSize: int64(qi.opts.MaxSize)})
-	}
 	src.toonOpts = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	switch src.format {
+	case codec.JSON, codec.NDJSON:
+		qi.stream = query.NewStream(src.br, &qi.sdec, qi.opts.MaxSize)
+	case codec.TOON:
+		// the TOON decoder's JSON, one value, read by a Stream too
+		var r io.Reader
+		src.ts, r = startTOONSource(src.br, src.toonOpts, false)
+		qi.stream = query.NewStream(r, &qi.dec, math.MaxInt)
+	}
 	qi.src, qi.name = src, src.name
 	return nil
 }
@@ -552,8 +576,44 @@ func jsonScalarFirst(br *bufio.Reader) bool {
 	return i <= len(t) && (i == len(t) || t[i] != ':')
 }
 
+// streamError is the error of a JSON stream: toonkit's message, with the
+// place and an excerpt, from the jsonv reader reading on from the bad value.
+func (qi *queryInputs) streamError(err error) error {
+	if qi.src.ts != nil {
+		if terr := qi.src.ts.failure(); terr != nil {
+			return toonError(qi.src.name, nil, terr)
+		}
+	}
+	if err != query.ErrInvalid {
+		return jsonReadError(qi.src.name, err)
+	}
+	rest, opts := qi.stream.Rest()
+	if _, _, jerr := jsonv.NewReader(rest, opts).Next(); jerr != nil && jerr != io.EOF {
+		return jsonReadError(qi.src.name, jerr)
+	}
+	return invalidError(fmt.Errorf("%s:%s: not valid JSON", qi.src.name, qi.stream.Position()), "")
+}
+
+// idle reports whether nothing more of the input is buffered, so that
+// output may be flushed for a live stream.
+func (qi *queryInputs) idle() bool {
+	if qi.stream != nil && qi.src.ts != nil {
+		return false // one document: nothing to flush before its end
+	}
+	if qi.stream != nil {
+		return qi.stream.Buffered() == 0 && qi.src.br.Buffered() == 0
+	}
+	return qi.src != nil && qi.src.idle()
+}
+
 // where names the place of the input value last read, for messages.
 func (qi *queryInputs) where() string {
+	if qi.stream != nil && qi.src.ts != nil {
+		return qi.src.name // a TOON document: one value
+	}
+	if qi.stream != nil {
+		return fmt.Sprintf("%s:%s", qi.src.name, qi.stream.Position())
+	}
 	if qi.src != nil {
 		return qi.src.where()
 	}
@@ -623,7 +683,7 @@ func runQuery(opts *QueryOptions) error {
 		// heap stays small, and collecting it less often saves a fifth of
 		// the CPU (a larger heap, still far from the 64 MiB a stream may
 		// take). -s holds the whole input: the default then.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetGCPercent(debug.SetGCPercent(300))
 	}
 	qi := &queryInputs{opts: opts, names: names}
 	defer qi.close()
@@ -648,6 +708,7 @@ func runQuery(opts *QueryOptions) error {
 	}
 	qi.order = q.NewOrder()
 	qi.dec = query.Decoder{Order: qi.order, Valid: true}
+	qi.sdec = query.Decoder{Order: qi.order}
 
 	ctx := context.Background()
 	if opts.Timeout > 0 {
@@ -739,7 +800,7 @@ func runQuery(opts *QueryOptions) error {
 				runErr = err
 				break
 			}
-			if qi.src != nil && qi.src.idle() {
+			if qi.idle() {
 				if err := out.Flush(); err != nil {
 					runErr = err
 					break

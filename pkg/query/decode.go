@@ -48,12 +48,7 @@ const maxInterned = 1 << 14
 
 // Decode decodes one JSON value.
 func (dec *Decoder) Decode(b []byte) (any, error) {
-	if dec.intern == nil {
-		dec.intern, dec.sizes = map[string]string{}, map[string]int{}
-	}
-	dec.d.b, dec.d.i, dec.d.o, dec.d.valid, dec.d.intern, dec.d.sizes = b, 0, dec.Order, dec.Valid, dec.intern, dec.sizes
-	d := &dec.d
-	d.keys = d.keys[:0]
+	d := dec.start(b, false)
 	defer func() { d.b = nil }()
 	d.skip()
 	v, ok := d.value(0)
@@ -67,6 +62,30 @@ func (dec *Decoder) Decode(b []byte) (any, error) {
 	return v, nil
 }
 
+func (dec *Decoder) start(b []byte, partial bool) *decoder {
+	if dec.intern == nil {
+		dec.intern, dec.sizes = map[string]string{}, map[string]int{}
+	}
+	d := &dec.d
+	d.b, d.i, d.o, d.valid, d.intern, d.sizes = b, 0, dec.Order, dec.Valid, dec.intern, dec.sizes
+	d.keys, d.partial, d.short = d.keys[:0], partial, false
+	return d
+}
+
+// prefix decodes the value that b starts with (b holds no white space
+// before it), for a Stream: n is the bytes it takes. With partial (more of
+// the stream may follow b), short says b ended within the value: give it
+// more.
+func (dec *Decoder) prefix(b []byte, partial bool) (v any, n int, short bool, err error) {
+	d := dec.start(b, partial)
+	defer func() { d.b = nil }()
+	v, ok := d.value(0)
+	if !ok {
+		return nil, 0, d.short, ErrInvalid
+	}
+	return v, d.i, false, nil
+}
+
 type decoder struct {
 	b      []byte
 	i      int
@@ -76,6 +95,16 @@ type decoder struct {
 	intern map[string]string
 	keys   []string       // the keys of the objects being read, innermost last
 	sizes  map[string]int // the member count of the last object, by its first key
+	// partial says b is the start of a stream that goes on; short then
+	// says the value failed only because b ended within it.
+	partial, short bool
+}
+
+// cut notes that the value ran past the end of b; it returns false, for
+// the failure it is.
+func (d *decoder) cut() bool {
+	d.short = d.partial
+	return false
 }
 
 func (d *decoder) skip() {
@@ -90,7 +119,10 @@ func (d *decoder) skip() {
 }
 
 func (d *decoder) value(depth int) (any, bool) {
-	if d.i >= len(d.b) || depth > maxDepth {
+	if d.i >= len(d.b) {
+		return nil, d.cut()
+	}
+	if depth > maxDepth {
 		return nil, false
 	}
 	switch c := d.b[d.i]; {
@@ -113,7 +145,13 @@ func (d *decoder) value(depth int) (any, bool) {
 }
 
 func (d *decoder) word(w string) bool {
-	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
+	if n := len(d.b) - d.i; n < len(w) {
+		if string(d.b[d.i:]) == w[:n] {
+			return d.cut()
+		}
+		return false
+	}
+	if string(d.b[d.i:d.i+len(w)]) != w {
 		return false
 	}
 	d.i += len(w)
@@ -131,7 +169,10 @@ func (d *decoder) object(depth int) (any, bool) {
 	first := len(d.keys) // this object's keys are d.keys[first:]
 	var firstKey string
 	for {
-		if d.i >= len(d.b) || d.b[d.i] != '"' {
+		if d.i >= len(d.b) {
+			return nil, d.cut()
+		}
+		if d.b[d.i] != '"' {
 			return nil, false
 		}
 		key, ok := d.key()
@@ -145,7 +186,10 @@ func (d *decoder) object(depth int) (any, bool) {
 			m = make(map[string]any, d.sizes[key])
 		}
 		d.skip()
-		if d.i >= len(d.b) || d.b[d.i] != ':' {
+		if d.i >= len(d.b) {
+			return nil, d.cut()
+		}
+		if d.b[d.i] != ':' {
 			return nil, false
 		}
 		d.i++
@@ -160,7 +204,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		m[key] = v // a repeated name: the last value, as jq
 		d.skip()
 		if d.i >= len(d.b) {
-			return nil, false
+			return nil, d.cut()
 		}
 		if d.b[d.i] == '}' {
 			d.i++
@@ -198,7 +242,7 @@ func (d *decoder) array(depth int) (any, bool) {
 		a = append(a, v)
 		d.skip()
 		if d.i >= len(d.b) {
-			return nil, false
+			return nil, d.cut()
 		}
 		if d.b[d.i] == ']' {
 			d.i++
@@ -243,12 +287,13 @@ func (d *decoder) key() (string, bool) {
 func (d *decoder) str() (any, bool) {
 	d.i++ // "
 	start := d.i
+	var hi byte
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		if c == '"' {
 			s := d.b[start:d.i]
 			d.i++
-			if !d.valid && !utf8.Valid(s) {
+			if hi >= utf8.RuneSelf && !d.valid && !utf8.Valid(s) {
 				return string([]rune(string(s))), true
 			}
 			return string(s), true
@@ -259,9 +304,10 @@ func (d *decoder) str() (any, bool) {
 		if c < 0x20 {
 			return nil, false
 		}
+		hi |= c
 		d.i++
 	}
-	return nil, false
+	return nil, d.cut()
 }
 
 // escaped reads the rest of a string that holds an escape at d.i.
@@ -285,7 +331,7 @@ func (d *decoder) escaped(start int) (any, bool) {
 			continue
 		}
 		if d.i+1 >= len(d.b) {
-			return nil, false
+			return nil, d.cut()
 		}
 		switch e := d.b[d.i+1]; e {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -293,6 +339,9 @@ func (d *decoder) escaped(start int) (any, bool) {
 			d.i += 2
 		case 'u':
 			r, n := jsonv.DecodeEscape(d.b[d.i:])
+			if len(d.b)-d.i < 6 || r >= 0xD800 && r < 0xDC00 && n == 6 && len(d.b)-d.i < 12 && d.partial {
+				return nil, d.cut() // the escape, or its low surrogate, may follow
+			}
 			if n == 0 {
 				return nil, false
 			}
@@ -305,11 +354,20 @@ func (d *decoder) escaped(start int) (any, bool) {
 			return nil, false
 		}
 	}
-	return nil, false
+	return nil, d.cut()
 }
 
 func (d *decoder) number() (any, bool) {
 	start := d.i
+	if d.partial {
+		j := d.i
+		for j < len(d.b) && (d.b[j] >= '0' && d.b[j] <= '9' || d.b[j] == '.' || d.b[j] == 'e' || d.b[j] == 'E' || d.b[j] == '+' || d.b[j] == '-') {
+			j++
+		}
+		if j == len(d.b) {
+			return nil, d.cut() // more digits may follow
+		}
+	}
 	if d.b[d.i] == '-' {
 		d.i++
 	}

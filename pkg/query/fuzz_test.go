@@ -3,6 +3,8 @@ package query
 import (
 	"bytes"
 	"context"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +93,39 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode(%q) wrote back %q, want %q", b, got, want)
 		}
 	})
+}
+
+// A Stream gives the same values, and fails at the same value, however its
+// input is cut into reads; it never panics.
+func FuzzStream(f *testing.F) {
+	for _, s := range []string{"1 2 {\"a\":\n[3]}", "\xef\xbb\xbf\"x\"  12", "[1, tru]", "{\"a\":\"\\ud83d\\ude00\"} -0.5e3", "\"\xff\" nul"} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
+		whole, wpos, werr := streamAll(bytes.NewReader(in), 1<<16)
+		cut, cpos, cerr := streamAll(&chunked{b: in, n: int(chunk%16) + 1}, 1<<16)
+		if strings.Join(whole, "\x00") != strings.Join(cut, "\x00") || (werr == nil) != (cerr == nil) {
+			t.Fatalf("%q: whole %q %v, in chunks of %d %q %v", in, whole, werr, chunk%16+1, cut, cerr)
+		}
+		for i := range wpos {
+			if wpos[i] != cpos[i] {
+				t.Fatalf("%q: value %d at %+v, in chunks at %+v", in, i, wpos[i], cpos[i])
+			}
+		}
+	})
+}
+
+// chunked reads b n bytes at a time.
+type chunked struct {
+	b []byte
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
 }

@@ -3,13 +3,13 @@ package query
 import (
 	"reflect"
 	"slices"
-	"strings"
 )
 
 // maxShapes and maxObjects bound the key orders an Order remembers: the
 // distinct key sets, and the decoded objects known by identity. When one is
 // full it is emptied and fills again with what comes next.
 const (
+	maxGrown   = 32 // the most keys of an object looked up as one read plus a key
 	maxShapes  = 4096
 	maxObjects = 1 << 16
 )
@@ -102,16 +102,29 @@ func (o *Order) keys(m map[string]any, dst []string, sorted bool) []string {
 	if sorted || o == nil || len(dst) < 2 {
 		return dst
 	}
-	var sig strings.Builder
+	o.sig = o.sig[:0]
 	for _, k := range dst {
-		sig.WriteString(k)
-		sig.WriteByte(0)
+		o.sig = append(o.sig, k...)
+		o.sig = append(o.sig, 0)
 	}
-	if ks, ok := o.fixed[sig.String()]; ok {
+	if ks, ok := o.fixed[string(o.sig)]; ok {
 		return append(dst[:0], ks...)
 	}
-	if ks, ok := o.shapes[sig.String()]; ok {
+	if ks, ok := o.shapes[string(o.sig)]; ok {
 		return append(dst[:0], ks...)
+	}
+	if len(dst) >= 3 && len(dst) <= maxGrown {
+		// one key added to an object read (.x = 1): jq writes it last
+		at := 0
+		for i, k := range dst {
+			sub := append(o.sig[len(o.sig):len(o.sig)], o.sig[:at]...)
+			sub = append(sub, o.sig[at+len(k)+1:]...)
+			at += len(k) + 1
+			if ks, ok := o.shapes[string(sub)]; ok {
+				added := dst[i]
+				return append(append(dst[:0], ks...), added)
+			}
+		}
 	}
 	return dst
 }

@@ -30,11 +30,15 @@
 //   - an object read with exactly its keys (a copy the filter changed, as
 //     .a = 1 or del(.b) | .b = 2 make): an order that key set was read
 //     in (the latest new one);
+//   - an object read with all its keys but one (.new = 1, . + {new: 1}):
+//     that order, the new key last, as jq writes it (objects of 3 to 32
+//     keys);
 //   - else sorted by key (byte order).
 //
 // Where this still differs from jq: objects the filter builds otherwise
-// (with +, *, from_entries, setpath on new keys, reduce) come out in one of
-// the orders above rather than jq's insertion order; and gojq iterates
+// (from_entries, reduce, several keys added or a key deleted and another
+// added, a deleted key set again: jq writes it last) come out in one of the
+// orders above rather than jq's insertion order; and gojq iterates
 // objects in sorted key order, so .[], keys_unsorted, to_entries,
 // with_entries, paths and tostream see the keys sorted where jq sees them
 // in insertion order (keys and add are sorted in both). An object that

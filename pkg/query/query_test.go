@@ -106,8 +106,11 @@ func TestKeyOrder(t *testing.T) {
 		{"{mid: 1, zeta: 2}", `{"mid":1,"zeta":2}`},
 		{`1 as $x | {"q r": 1, $x, a: 2}`, `{"q r":1,"x":1,"a":2}`},
 		{"[.mid[] | {b, a}]", `[{"b":1,"a":2},{"b":4,"a":3}]`},
+		// one key added to an object read: last, as jq writes it
+		{".alpha + {w: 0}", `{"y":1,"x":2,"w":0}`},
+		{".c = 1", `{"zeta":1,"alpha":{"y":1,"x":2},"mid":[{"b":1,"a":2},{"a":3,"b":4}],"c":1}`},
 		// built otherwise: sorted
-		{".alpha + {w: 0}", `{"w":0,"x":2,"y":1}`},
+		{"{w: 0} + {v: 1} + {u: 2}", `{"u":2,"v":1,"w":0}`},
 	}
 	for _, c := range cases {
 		got := run(t, c.filter, in, Format{})
