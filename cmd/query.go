@@ -45,6 +45,7 @@ type QueryOptions struct {
 	RawInput, Payload                    bool
 	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
 	PosArgs, PosJSON                     bool     // --args, --jsonargs
+	Positional                           []string // "s:" or "j:" and the value (queryArgs)
 	From, To                             string
 	FromFile                             string // -f: the filter's file
 	Timeout                              time.Duration
@@ -60,9 +61,12 @@ type QueryOptions struct {
 // parser.
 var queryValueFlags = []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}
 
-// queryArgs rewrites the arguments of `toonkit query` so that jq's
-// two-value flags (--arg NAME VALUE) reach the flag parser as one value
-// (--arg=NAME=VALUE). Other commands' arguments are returned as they are.
+// queryArgs rewrites the arguments of `toonkit query` for the flag parser,
+// which knows no flag of two values and no order of arguments: jq's
+// two-value flags (--arg NAME VALUE) become one value (--arg=NAME=VALUE),
+// and the arguments that follow --args or --jsonargs (after the filter) become
+// --positional=s:VALUE or --positional=j:VALUE, as jq reads them: files
+// before, values after. Other commands' arguments are returned as they are.
 func queryArgs(args []string) []string {
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
@@ -75,20 +79,41 @@ func queryArgs(args []string) []string {
 		return args
 	}
 	out := slices.Clone(args[:i+1])
+	filter := slices.ContainsFunc(args[i+1:], func(a string) bool {
+		return a == "-f" || a == "--from-file" || strings.HasPrefix(a, "--from-file=")
+	})
+	mode := "" // "s:" after --args, "j:" after --jsonargs
 	for j := i + 1; j < len(args); j++ {
 		a := args[j]
-		if a == "--" {
+		switch {
+		case a == "--":
 			return append(out, args[j:]...)
-		}
-		if slices.Contains(queryValueFlags, a) && j+2 < len(args) {
+		case slices.Contains(queryValueFlags, a) && j+2 < len(args):
 			out = append(out, a+"="+args[j+1]+"="+args[j+2])
 			j += 2
-			continue
+		case slices.Contains(queryOneValueFlags, a) && j+1 < len(args):
+			out = append(out, a, args[j+1])
+			j++
+		case a == "--args" || a == "--jsonargs":
+			mode = map[string]string{"--args": "s:", "--jsonargs": "j:"}[a]
+			out = append(out, a)
+		case strings.HasPrefix(a, "-") && a != "-":
+			out = append(out, a)
+		case !filter:
+			filter = true
+			out = append(out, a)
+		case mode != "":
+			out = append(out, "--positional="+mode+a)
+		default:
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
 	return out
 }
+
+// queryOneValueFlags are the flags of query (and the global ones) that take
+// a value as the next argument.
+var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "-f", "--from-file", "--color"}
 
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios}
@@ -115,10 +140,9 @@ keep their key order; see the package documentation of pkg/query for the
 rule and where it still differs from jq.
 
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
-or --arg=NAME=VALUE. With --args (--jsonargs), every argument after FILTER
-is a string (a JSON value) in $ARGS.positional, not a file: the input is
-then standard input. -j is jq's --join-output; the worker count is --jobs
-only. The global -q (quiet) and --color keep their toonkit meaning: jq's
+or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
+but FILTER, are strings (JSON values) in $ARGS.positional, not files. -j is jq's --join-output, not toonkit's --jobs
+(query runs the filter on one worker). The global -q (quiet) and --color keep their toonkit meaning: jq's
 -C and -M are not flags of query (its output is never colored).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
@@ -203,8 +227,10 @@ EXIT STATUS
 	f.StringArrayVar(&opts.ArgJSON, "argjson", nil, "`NAME JSON`: $NAME is the JSON value")
 	f.StringArrayVar(&opts.SlurpFile, "slurpfile", nil, "`NAME FILE`: $NAME is the array of the JSON values in FILE")
 	f.StringArrayVar(&opts.RawFile, "rawfile", nil, "`NAME FILE`: $NAME is the text of FILE")
-	f.BoolVar(&opts.PosArgs, "args", false, "the arguments after FILTER are strings ($ARGS.positional), not files")
-	f.BoolVar(&opts.PosJSON, "jsonargs", false, "the arguments after FILTER are JSON values ($ARGS.positional), not files")
+	f.BoolVar(&opts.PosArgs, "args", false, "the arguments after it (and after FILTER) are strings in $ARGS.positional, not files")
+	f.BoolVar(&opts.PosJSON, "jsonargs", false, "the arguments after it (and after FILTER) are JSON values in $ARGS.positional, not files")
+	f.StringArrayVar(&opts.Positional, "positional", nil, "")
+	_ = f.MarkHidden("positional")
 	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
@@ -241,9 +267,6 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 		}
 		opts.to = f
 	}
-	if opts.PosArgs && opts.PosJSON {
-		return usageErrorf(hint, "--args and --jsonargs cannot be used together")
-	}
 	return nil
 }
 
@@ -262,6 +285,9 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
+		// the readers' hints name other commands' flags
+		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
+		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
 		c.Code = jqUsage
 		return &c
 	}
@@ -369,14 +395,14 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 	}
 	pos := []any{}
 	for _, p := range positional {
-		if opts.PosJSON {
-			v, err := query.Decode([]byte(p), nil)
+		if text, ok := strings.CutPrefix(p, "j:"); ok {
+			v, err := query.Decode([]byte(text), nil)
 			if err != nil {
-				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", p)
+				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", text)
 			}
 			pos = append(pos, v)
 		} else {
-			pos = append(pos, p)
+			pos = append(pos, strings.TrimPrefix(p, "s:"))
 		}
 	}
 	names = append(names, "$ARGS")
@@ -664,10 +690,7 @@ func (qi *queryInputs) slurp() (any, error) {
 func runQuery(opts *QueryOptions) error {
 	ios := opts.IO
 	names := opts.Inputs
-	var positional []string
-	if opts.PosArgs || opts.PosJSON {
-		positional, names = names, nil
-	}
+	positional := opts.Positional
 	if len(names) == 0 {
 		if !opts.NullInput && ios.IsStdinTTY() {
 			return usageErrorf("give a FILE, or pipe data in: cat data.json | toonkit query FILTER", "no input: standard input is a terminal")

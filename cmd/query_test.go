@@ -60,6 +60,11 @@ func TestQueryArgs(t *testing.T) {
 		{[]string{"query", ".", "--", "--arg", "x", "1"}, []string{"query", ".", "--", "--arg", "x", "1"}},
 		{[]string{"query", "--arg", "x"}, []string{"query", "--arg", "x"}},
 		{[]string{"decode", "--arg", "x", "1"}, []string{"decode", "--arg", "x", "1"}},
+		// after --args and --jsonargs, the arguments but the filter are values
+		{[]string{"query", "--indent", "1", "-c", "f.json", "--args", "a", "--jsonargs", "1", "-"},
+			[]string{"query", "--indent", "1", "-c", "f.json", "--args", "--positional=s:a", "--jsonargs", "--positional=j:1", "--positional=j:-"}},
+		{[]string{"query", "--args", "$ARGS", "a"}, []string{"query", "--args", "$ARGS", "--positional=s:a"}},
+		{[]string{"query", "-f", "p.jq", "in.json", "--args", "a"}, []string{"query", "-f", "p.jq", "in.json", "--args", "--positional=s:a"}},
 	}
 	for _, c := range cases {
 		if got := queryArgs(c.in); !reflect.DeepEqual(got, c.want) {

@@ -22,18 +22,30 @@ const (
 // key orders of a filter ({b: .x, a: .y}) are remembered by key set too.
 //
 // An Order is not safe for concurrent use: one per goroutine.
+//
+// What is known by identity and by key set lasts until Forget (called
+// after each input): the order of an input's objects never depends on the
+// inputs before it, so that inputs filtered apart (query --jobs) come out
+// as when filtered in turn.
 type Order struct {
 	objects map[uintptr][]string // decoded maps by identity
-	orders  map[string][]string  // the key orders read (NUL-joined) -> the keys, shared
+	orders  map[string]shape     // the key orders read (NUL-joined): their keys and key set
 	shapes  map[string][]string  // the key set (sorted, NUL-joined) -> an order it was read in
 	fixed   map[string][]string  // the filter's object literals, by key set
 	sig     []byte
 	sorted  []string
 }
 
+// shape is a key order read: the keys, shared by the objects read so, and
+// their set's signature.
+type shape struct {
+	keys []string
+	set  string
+}
+
 // NewOrder returns an empty Order.
 func NewOrder() *Order {
-	return &Order{objects: map[uintptr][]string{}, orders: map[string][]string{}, shapes: map[string][]string{}}
+	return &Order{objects: map[uintptr][]string{}, orders: map[string]shape{}, shapes: map[string][]string{}}
 }
 
 func mapID(m map[string]any) uintptr { return uintptr(reflect.ValueOf(m).UnsafePointer()) }
@@ -48,28 +60,35 @@ func (o *Order) remember(m map[string]any, keys []string) {
 		o.sig = append(o.sig, k...)
 		o.sig = append(o.sig, 0)
 	}
-	shared, ok := o.orders[string(o.sig)]
+	sh, ok := o.orders[string(o.sig)]
 	if !ok {
 		if len(o.orders) >= maxShapes {
 			clear(o.orders)
-			clear(o.shapes)
 		}
-		shared = slices.Clone(keys)
-		o.orders[string(o.sig)] = shared
-		o.shapes[string(o.setSig(keys))] = shared // the latest new order of the set
+		ordered := string(o.sig)
+		sh = shape{keys: slices.Clone(keys), set: string(o.setSig(keys))}
+		o.orders[ordered] = sh
 	}
+	if len(o.shapes) >= maxShapes {
+		clear(o.shapes)
+	}
+	o.shapes[sh.set] = sh.keys // the latest order of the set
 	if len(o.objects) >= maxObjects {
 		clear(o.objects)
 	}
-	o.objects[mapID(m)] = shared
+	o.objects[mapID(m)] = sh.keys
 }
 
-// Forget drops what is known of objects by identity: call it when the
-// values of one input are written and dropped, so that a later map at the
-// same address is not taken for one of them.
+// Forget drops what is known of objects by identity and by key set: call
+// it when the values of one input are written and dropped, so that a later
+// map at the same address is not taken for one of them, and the next
+// input's orders do not depend on this one's.
 func (o *Order) Forget() {
 	if o != nil && len(o.objects) > 0 {
 		clear(o.objects)
+	}
+	if o != nil && len(o.shapes) > 0 {
+		clear(o.shapes)
 	}
 }
 

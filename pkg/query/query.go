@@ -28,8 +28,8 @@
 //   - the filter has an object literal with exactly its keys ({id, name}):
 //     the literal's order, as jq builds it;
 //   - an object read with exactly its keys (a copy the filter changed, as
-//     .a = 1 or del(.b) | .b = 2 make): an order that key set was read
-//     in (the latest new one);
+//     .a = 1 or del(.b) | .b = 2 make): the order that key set was last
+//     read in, within the same input (Order.Forget);
 //   - an object read with all its keys but one (.new = 1, . + {new: 1}):
 //     that order, the new key last, as jq writes it (objects of 3 to 32
 //     keys);

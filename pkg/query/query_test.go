@@ -177,3 +177,33 @@ func TestUsesInputs(t *testing.T) {
 		}
 	}
 }
+
+// What an input teaches about key order ends with it (Forget): the next
+// input's objects come out the same whatever came before.
+func TestOrderForget(t *testing.T) {
+	q, err := Compile(`.x = 1`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := q.NewOrder()
+	enc := Encoder{Order: o}
+	out := func(in string) string {
+		v, err := Decode([]byte(in), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := q.Run(context.Background(), v).Next()
+		defer o.Forget()
+		return string(enc.Append(nil, r))
+	}
+	if got := out(`{"x": 0, "b": 1, "a": 2}`); got != `{"x":1,"b":1,"a":2}` {
+		t.Errorf("first input: %s", got)
+	}
+	// {a, b, x}: no longer known by the first input's order
+	if got := out(`{"b": 1, "a": 2}`); got != `{"a":2,"b":1,"x":1}` && got != `{"b":1,"a":2,"x":1}` {
+		t.Errorf("second input: %s", got)
+	}
+	if got := out(`{"a": 2, "b": 1}`); got != `{"a":2,"b":1,"x":1}` {
+		t.Errorf("third input: %s, want the new key last after its own order", got)
+	}
+}
