@@ -141,9 +141,10 @@ rule and where it still differs from jq.
 
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
 or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
-but FILTER, are strings (JSON values) in $ARGS.positional, not files. -j is jq's --join-output, not toonkit's --jobs
-(query runs the filter on one worker). The global -q (quiet) and --color keep their toonkit meaning: jq's
--C and -M are not flags of query (its output is never colored).
+but FILTER, are strings (JSON values) in $ARGS.positional, not files.
+-j is jq's --join-output, not toonkit's --jobs (query runs the filter on
+one worker). The global -q (quiet) and --color keep their toonkit
+meaning; the output is never colored (jq's -M is accepted, -C is not).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
 Ctrl-C (exit status 130); output is written as it comes, so memory grows
@@ -218,6 +219,8 @@ EXIT STATUS
 	f.BoolVarP(&opts.ASCII, "ascii-output", "a", false, "write non-ASCII characters as \\uXXXX escapes")
 	f.BoolVarP(&opts.Sort, "sort-keys", "S", false, "write object keys sorted")
 	f.BoolVar(&opts.Tab, "tab", false, "indent with a tab per level")
+	var mono bool
+	f.BoolVarP(&mono, "monochrome-output", "M", false, "accepted for jq's sake: the output is never colored")
 	f.IntVar(&opts.Indent, "indent", 2, "indent by `N` spaces (0..7; 0 is compact)")
 	f.BoolVarP(&opts.NullInput, "null-input", "n", false, "run the filter once, on null (input and inputs read the inputs)")
 	f.BoolVarP(&opts.Slurp, "slurp", "s", false, "run the filter once, on an array of all the inputs")

@@ -31,7 +31,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		if len(r.Bufs) == 0 {
-			if r.opened {
+			// Live, the bytes held are given first: Open waits for a read
+			// of the pipeline in progress, which may wait for the input.
+			if r.opened || n > 0 && r.Live {
 				break
 			}
 			r.opened = true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // The Reader of the rest waits for a read still in progress, and gives the
@@ -37,6 +38,45 @@ func TestJournalRestWaitsForRead(t *testing.T) {
 	}
 	if j.Reading() {
 		t.Fatal("a read may start after the rest was taken")
+	}
+}
+
+// Live, a read gives the first batch's bytes without waiting for a read
+// of the pipeline in progress (which may wait for a pipe that stays open):
+// a decoder that finds its error in them ends at once. Stop(true) waits for
+// that read; a Next after Stop gives nothing.
+func TestLiveRestGivesHeldBytesFirst(t *testing.T) {
+	var j Journal
+	j.Add([]byte("{}\n{bad}\n"))
+	if !j.Reading() {
+		t.Fatal("Reading refused")
+	}
+	rest := j.Rest(true, func() ([]byte, io.Reader) { return nil, strings.NewReader("") })
+	got := make(chan string)
+	go func() {
+		p := make([]byte, 64)
+		n, _ := rest.Read(p)
+		got <- string(p[:n])
+	}()
+	select {
+	case s := <-got:
+		if s != "{}\n{bad}\n" {
+			t.Fatalf("first read gave %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first read waited for the read in progress")
+	}
+	stopped := make(chan bool)
+	go func() { j.Stop(true); stopped <- true }()
+	select {
+	case <-stopped:
+		t.Fatal("Stop(true) returned while a read was in progress")
+	case <-time.After(50 * time.Millisecond):
+	}
+	j.DoneReading()
+	<-stopped
+	if j.Reading() {
+		t.Fatal("a read may start after Stop")
 	}
 }
 

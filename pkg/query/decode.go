@@ -198,10 +198,11 @@ func (d *decoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if _, dup := m[key]; !dup {
+		n := len(m)
+		m[key] = v // a repeated name: the last value, as jq
+		if len(m) > n {
 			d.keys = append(d.keys, key)
 		}
-		m[key] = v // a repeated name: the last value, as jq
 		d.skip()
 		if d.i >= len(d.b) {
 			return nil, d.cut()
