@@ -82,6 +82,18 @@
 # second (compact wall time over Python-formatted wall time, the same
 # records); mark >= 0.8x. Info: the same ratio in CPU time (user + system,
 # from GNU time), steadier on a busy machine.
+# Query (jq's language): BENCH_QUERY_MESSAGES (100000) Chiffon messages as
+# Python services write them (genbench -messages chiffon, rewritten by
+# python3 scripts/pyjson.py), filtered with `.payload.status` and with
+# `select(.type == "work_status") | {id: .message_id, p: .payload.progress_percent}`
+# (-c) by toonkit query (GOMAXPROCS=1, --jobs 1), jq and the gojq CLI
+# (GOMAXPROCS=1; v0.12.17, go install'ed once into BENCH_GOJQ_DIR), in turns,
+# one core each: marks >= 1.5x jq and >= 2x gojq (median wall time). A
+# TOON table of BENCH_TOON_USERS (100000) flat users filtered with
+# `.[] | select(.active) | {id, name}` beside jq on the same data as JSON:
+# mark >= 1x. Peak RSS of `query -c .payload.status` on a
+# BENCH_QUERY_BIG_MB Chiffon stream: mark <= 64 MiB. Checks: toonkit's
+# output is jq's, byte for byte, for every filter.
 # MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
 #
 # Environment:
@@ -98,7 +110,7 @@
 #                       (default 1000; 0 skips it)
 #   BENCH_ONLY          the sections to run, comma-separated (default all): frames
 #                       (decode, encode), tables, validate, sign, bridge, toon,
-#                       limits (one value at the size limit), startup
+#                       query, limits (one value at the size limit), startup
 #   BENCH_MESSAGES      messages per protocol for validate (default 100000)
 #   BENCH_VALIDATE_BIG_MB  size of the large Chiffon stream for validate's peak
 #                       RSS (default 1000; 0 skips it)
@@ -110,6 +122,11 @@
 #   BENCH_TOON_REF_REPS runs of each reference CLI measure (default 3; its
 #                       decode takes ~16 s a run)
 #   BENCH_PY            0 skips the Python-formatted pairs (they need python3)
+#   BENCH_QUERY_MESSAGES  Chiffon messages for query (default 100000)
+#   BENCH_QUERY_BIG_MB  size of the NDJSON stream for query's peak RSS (default
+#                       200, quick; make bench sets 1000; 0 skips it)
+#   BENCH_GOJQ_DIR      where the gojq CLI is installed and kept between runs
+#                       (default bench-out/gojq-v0.12.17); BENCH_GOJQ=0 skips it
 set -euo pipefail
 
 tk=${1:-bin/toonkit}
@@ -124,7 +141,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon limits startup"
+sections="frames tables validate sign bridge toon query limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -679,6 +696,96 @@ if ((have_time)); then
 fi
 fi # toon
 
+# Query: toonkit query, jq and the gojq CLI on one core, in turns.
+if want query; then
+nq=${BENCH_QUERY_MESSAGES:-100000}
+qbig=${BENCH_QUERY_BIG_MB:-200}
+qfilters=('.payload.status' 'select(.type == "work_status") | {id: .message_id, p: .payload.progress_percent}')
+gojq=""
+if [[ ${BENCH_GOJQ:-1} != 0 ]]; then
+	gojq_dir=${BENCH_GOJQ_DIR:-$base/gojq-v0.12.17}
+	if [[ ! -x $gojq_dir/gojq ]]; then
+		note "installing the gojq CLI v0.12.17 into $gojq_dir (once)"
+		mkdir -p "$gojq_dir"
+		GOBIN=$(cd "$gojq_dir" && pwd) GOFLAGS= go install github.com/itchyny/gojq/cmd/gojq@v0.12.17 >"$dir/gojq.txt" 2>&1 ||
+			note "go install gojq failed: its column is skipped ($(tail -n 1 "$dir/gojq.txt"))"
+	fi
+	[[ -x $gojq_dir/gojq ]] && gojq=$gojq_dir/gojq
+fi
+# One core: jq and gojq evaluate on one thread; GOMAXPROCS=1 keeps the Go
+# programs' collectors on it too; --jobs 1 where query has the flag.
+qjobs=()
+"$tk" query --help 2>/dev/null | grep -qE -- '^ +(-[a-zA-Z], )?--jobs' && qjobs=(--jobs 1)
+"$dir/genbench" -messages chiffon -frames "$nq" -o "$dir/q.ndjson" || die "genbench -messages chiffon failed"
+qin=$dir/q.ndjson
+if command -v python3 >/dev/null; then
+	python3 "$root/scripts/pyjson.py" "$dir/q.ndjson" "$dir/q.py.ndjson" || die "scripts/pyjson.py failed"
+	qin=$dir/q.py.ndjson
+else
+	note "python3 not found: query runs on the compact messages"
+fi
+q_bytes=$(size "$qin")
+declare -A qtk_ns qjq_ns qgo_ns qtk_kb
+chk_query=PASS
+for qi in "${!qfilters[@]}"; do
+	qf=${qfilters[$qi]}
+	if ! "$tk" query -c "$qf" "$qin" >"$dir/q.tk" || { ((have_jq)) && ! cmp -s "$dir/q.tk" <(jq -c "$qf" "$qin"); }; then
+		chk_query=FAIL
+		failures=$((failures + 1))
+	fi
+	note "query $qf: toonkit, jq, gojq in turns, x$reps"
+	tw=() jw=() gw=() kb=()
+	for ((i = 0; i < reps; i++)); do
+		measure 1 env GOMAXPROCS=1 "$tk" query "${qjobs[@]}" -c "$qf" "$qin"
+		tw+=("$MED_NS") kb+=("${MAX_KB:-0}")
+		if ((have_jq)); then
+			measure 1 jq -c "$qf" "$qin"
+			jw+=("$MED_NS")
+		fi
+		if [[ -n $gojq ]]; then
+			measure 1 env GOMAXPROCS=1 "$gojq" -c "$qf" "$qin"
+			gw+=("$MED_NS")
+		fi
+	done
+	qtk_ns[$qi]=$(median "${tw[@]}") qtk_kb[$qi]=$(maxof "${kb[@]}")
+	qjq_ns[$qi]="" qgo_ns[$qi]=""
+	((have_jq)) && qjq_ns[$qi]=$(median "${jw[@]}")
+	[[ -n $gojq ]] && qgo_ns[$qi]=$(median "${gw[@]}")
+done
+rm -f "$dir/q.tk" "$dir/q.ndjson" "$dir/q.py.ndjson"
+# A TOON table beside jq on the same data as JSON.
+ntq=${BENCH_TOON_USERS:-100000}
+tqf='.[] | select(.active) | {id, name}'
+"$dir/genbench" -users "$dir/qusers.json" -frames "$ntq" -no-tags || die "genbench -users failed"
+"$tk" encode --to toon "$dir/qusers.json" -o "$dir/qusers.toon" || die "toonkit encode --to toon failed"
+if ! "$tk" query -c "$tqf" "$dir/qusers.toon" >"$dir/q.tk" || { ((have_jq)) && ! cmp -s "$dir/q.tk" <(jq -c "$tqf" "$dir/qusers.json"); }; then
+	chk_query=FAIL
+	failures=$((failures + 1))
+fi
+note "query over a TOON table and jq over its JSON, in turns, x$reps"
+tw=() jw=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 env GOMAXPROCS=1 "$tk" query "${qjobs[@]}" -c "$tqf" "$dir/qusers.toon"
+	tw+=("$MED_NS")
+	if ((have_jq)); then
+		measure 1 jq -c "$tqf" "$dir/qusers.json"
+		jw+=("$MED_NS")
+	fi
+done
+qtoon_ns=$(median "${tw[@]}") qtoonjq_ns=""
+((have_jq)) && qtoonjq_ns=$(median "${jw[@]}")
+qtoon_bytes=$(size "$dir/qusers.toon") qtoonjson_bytes=$(size "$dir/qusers.json")
+rm -f "$dir/q.tk" "$dir/qusers.json" "$dir/qusers.toon"
+qbig_kb=""
+if ((have_time && qbig > 0)); then
+	note "generating a ${qbig} MB Chiffon stream, and querying it"
+	"$dir/genbench" -messages chiffon -mb "$qbig" -o "$dir/qbig.ndjson" || die "genbench -messages failed"
+	measure 1 "$tk" query -c .payload.status "$dir/qbig.ndjson"
+	qbig_kb=$MAX_KB qbig_ns=$MED_NS qbig_bytes=$(size "$dir/qbig.ndjson")
+	rm -f "$dir/qbig.ndjson"
+fi
+fi # query
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -982,6 +1089,41 @@ row "toonkit TOON = reference CLI TOON" "" "identical" "" "$chk_toon_ref"
 echo
 fi # toon
 
+if want query; then
+# qref NAME REF_NS TK_NS MARK: the reference's messages/s and toonkit's
+# wall-time ratio to it, or a SKIP row without the reference.
+qref() {
+	if [[ -n $2 ]]; then
+		row "  $1 msg/s" "$(evps "$nq" "$2")" "" "" "(reference)"
+		ratiorow "  toonkit vs $1, wall time" "$2" "$3" "$4"
+	else
+		row "  toonkit vs $1" "n/a" ">= $4x" "" "SKIP (no $1)"
+	fi
+}
+row "query: $nq Chiffon messages, $(awk -v b="$q_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" "(json.dumps, 1 core)"
+for qi in "${!qfilters[@]}"; do
+	qlabel=".payload.status"
+	((qi == 1)) && qlabel="select(...) | {id, p}"
+	row "query $qlabel msg/s" "$(evps "$nq" "${qtk_ns[$qi]}")" "" "" "(-c, in turns)"
+	qref jq "${qjq_ns[$qi]}" "${qtk_ns[$qi]}" 1.5
+	qref gojq "${qgo_ns[$qi]}" "${qtk_ns[$qi]}" 2
+	if ((have_time)); then
+		row "  toonkit peak RSS MiB" "$(mib "${qtk_kb[$qi]}")" "" "" "(info)"
+	fi
+done
+row "query a TOON table, $ntq rows ms" "$(ms "$qtoon_ns")" "" "" "(.[] | select(.active) | {id, name})"
+if [[ -n $qtoonjq_ns ]]; then
+	row "  jq on the same data as JSON ms" "$(ms "$qtoonjq_ns")" "" "" "(reference)"
+	ratiorow "  toonkit (TOON) vs jq (JSON), wall time" "$qtoonjq_ns" "$qtoon_ns" 1
+fi
+if [[ -n $qbig_kb ]]; then
+	check le "$qbig_kb" $lim
+	row "query peak RSS MiB, $(awk -v b="$qbig_bytes" 'BEGIN{printf "%.0f", b/1e6}') MB NDJSON" "$(mib "$qbig_kb")" "<= 64" "" "$RES"
+	row "  its MB/s" "$(mbps "$qbig_bytes" "$qbig_ns")" "" "" "(info)"
+fi
+row "query's output is jq's" "" "identical" "" "$chk_query"
+echo
+fi # query
 if want limits && ((have_time)); then
 	# bomb.bin: a 0.8 MB compressed frame whose payload is 64 MiB of JSON;
 	# big.bin: an uncompressed 64 MiB payload; big.json: a 64 MiB value with

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/testbin"
+)
+
+// Every example of the command pages listed here runs as the README's do:
+// each "$ command" line of a ```console block is run by bash (with
+// pipefail), in a folder holding the sample files of testdata/demo, with
+// toonkit on the PATH, and its output (stdout and stderr together) must be
+// exactly the lines below it. An example may use the files an earlier one
+// of its page wrote.
+func TestCommandDocExamples(t *testing.T) {
+	bin := testbin.Build(t, ".")
+	for _, doc := range []string{"docs/commands/query.md"} {
+		t.Run(doc, func(t *testing.T) {
+			examples := consoleExamples(t, doc)
+			if len(examples) < 10 {
+				t.Fatalf("only %d examples found in %s", len(examples), doc)
+			}
+			dir := testbin.Demo(t, "testdata/demo")
+			for _, ex := range examples {
+				t.Run(ex.cmd, func(t *testing.T) {
+					ex.run(t, doc, dir, testbin.Env(bin))
+				})
+			}
+		})
+	}
+}
