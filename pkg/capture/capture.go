@@ -206,20 +206,6 @@ type Stats struct {
 	Problems    int
 }
 
-// IsCapture reports whether p starts with the magic number of a pcap file
-// (a1b2c3d4 or a1b23c4d, in either byte order) or of a pcapng section
-// header block (0a0d0d0a).
-func IsCapture(p []byte) bool {
-	if len(p) < 4 {
-		return false
-	}
-	switch binary.BigEndian.Uint32(p) {
-	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1, 0x0a0d0d0a:
-		return true
-	}
-	return false
-}
-
 // packetSource is pcapgo's Reader or NgReader.
 type packetSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/toonkit/toonkit/internal/capturetest"
 	"github.com/toonkit/toonkit/pkg/capture"
+	"github.com/toonkit/toonkit/pkg/codec"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -465,15 +466,16 @@ func TestFormatErrors(t *testing.T) {
 	}
 }
 
-func TestIsCapture(t *testing.T) {
+// Detection knows every kind of capture file by its magic number.
+func TestDetect(t *testing.T) {
 	for _, f := range []capturetest.File{capturetest.Pcap, capturetest.PcapNanos, capturetest.PcapBig, capturetest.PcapNG} {
 		b := &capturetest.Builder{File: f}
-		if !capture.IsCapture(b.Bytes()) {
-			t.Errorf("file %d: not a capture", f)
+		if d := codec.Detect(b.Bytes()); d.Format != codec.Pcap {
+			t.Errorf("file %d: detected %+v", f, d)
 		}
 	}
-	if capture.IsCapture(frame("c2s", 1)) || capture.IsCapture([]byte("\n\r\r")) {
-		t.Error("a frame or a short input is a capture")
+	if d := codec.Detect(frame("c2s", 1)); d.Format != codec.Binary {
+		t.Errorf("a frame: detected %+v", d)
 	}
 }
 
@@ -491,5 +493,28 @@ func TestStop(t *testing.T) {
 	})
 	if err != stop || n != 1 {
 		t.Errorf("err %v after %d records", err, n)
+	}
+}
+
+// decode's records: the frame's header gains the capture source; a text
+// message is a record of its own.
+func TestAppendRecord(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.PcapNanos, Link: layers.LinkTypeRaw}
+	c := b.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+	c.Handshake()
+	c.Send(capturetest.C2S, 0, frame("c2s", 1))
+	var got []string
+	_, err := capture.Read(bytes.NewReader(b.Bytes()), capture.Options{}, func(r *capture.Record) error {
+		got = append(got, string(capture.AppendRecord(nil, r)))
+		r.Kind, r.Text = capture.Text, []byte("h\"i")
+		got = append(got, string(capture.AppendRecord(nil, r)))
+		return nil
+	})
+	want := []string{
+		`{"header":{"version":1,"type":2,"typeName":"RESPONSE","payloadLength":43,"timestamp":1735689600001,"sequenceId":1,"compressed":false,"capture":{"conn":"[fd00::1]:51234>[fd00::2]:7000","dir":"c2s","time":"2026-01-02T03:04:05.003000003Z"}},"payload":{"dir":"c2s","n":1,"text":"frame 1 of c2s"}}`,
+		`{"capture":{"conn":"[fd00::1]:51234>[fd00::2]:7000","dir":"c2s","time":"2026-01-02T03:04:05.003000003Z"},"text":"h\"i"}`,
+	}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("err %v, records (-want +got):\n%s", err, diff)
 	}
 }

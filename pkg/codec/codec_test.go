@@ -48,6 +48,13 @@ func TestDetect(t *testing.T) {
 		{"[ ]", JSON, `it starts with '['`},
 		{"hi\x00there", "", `it starts with byte 0x68 ('h')`},
 		{"caf\xC3(", "", `it starts with byte 0x63 ('c')`},
+		// Packet captures, by their magic numbers.
+		{"\xD4\xC3\xB2\xA1\x02\x00", Pcap, "the pcap magic number D4C3B2A1 (microseconds)"},
+		{"\xA1\xB2\xC3\xD4\x00\x02", Pcap, "the pcap magic number A1B2C3D4 (microseconds)"},
+		{"\x4D\x3C\xB2\xA1", Pcap, "the pcap magic number 4D3CB2A1 (nanoseconds)"},
+		{"\xA1\xB2\x3C\x4D", Pcap, "the pcap magic number A1B23C4D (nanoseconds)"},
+		{"\x0A\x0D\x0D\x0A\x1C\x00\x00\x00\x4D\x3C\x2B\x1A", Pcap, "the pcapng magic number 0A0D0D0A"},
+		{"\x0A\x0D\x0D", "", "too short to tell"},
 	}
 	for _, c := range cases {
 		d := Detect([]byte(c.in))
