@@ -511,7 +511,7 @@ func TestAppendRecord(t *testing.T) {
 		return nil
 	})
 	want := []string{
-		`{"header":{"version":1,"type":2,"typeName":"RESPONSE","payloadLength":43,"timestamp":1735689600001,"sequenceId":1,"compressed":false,"capture":{"conn":"[fd00::1]:51234>[fd00::2]:7000","dir":"c2s","time":"2026-01-02T03:04:05.003000003Z"}},"payload":{"dir":"c2s","n":1,"text":"frame 1 of c2s"}}`,
+		`{"header":{"version":1,"type":2,"typeName":"TOOL_CALL","payloadLength":43,"timestamp":1735689600001,"sequenceId":1,"compressed":false,"capture":{"conn":"[fd00::1]:51234>[fd00::2]:7000","dir":"c2s","time":"2026-01-02T03:04:05.003000003Z"}},"payload":{"dir":"c2s","n":1,"text":"frame 1 of c2s"}}`,
 		`{"capture":{"conn":"[fd00::1]:51234>[fd00::2]:7000","dir":"c2s","time":"2026-01-02T03:04:05.003000003Z"},"text":"h\"i"}`,
 	}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
