@@ -59,4 +59,9 @@ step "$tk convert --to trace $d/chiffon.ndjson | $tk convert --to chiffon | cmp 
 #     breaking the protocol with an event of an unknown type.
 step "$tk exec --state $d/state.json -- $d/tool.sh"
 step "$tk exec -- $d/tool.sh --sparkle"
+
+# 12. A packet capture as tcpdump -w saves it (pcapng): the TCP streams
+#     reassembled, a WebSocket connection unwrapped, each frame stamped with
+#     its connection, direction and capture time.
+step "$tk decode $d/session.pcapng | cut -c1-160"
 exit 0

@@ -141,7 +141,7 @@ func (e *GapError) Error() string {
 	if e.Lost > 0 {
 		msg += fmt.Sprintf("; the %d %s of the frame they cut are dropped", e.Lost, plural(e.Lost, "byte", "bytes"))
 	}
-	return msg + "; resynchronising on the next plausible header"
+	return msg
 }
 
 // ErrTooManyConns is the cause of the Problem reported for a connection

@@ -132,6 +132,9 @@ func Detect(prefix []byte) Detection {
 	if len(prefix) == 0 {
 		return Detection{Why: "the input is empty"}
 	}
+	if len(prefix) < 4 && captureMagicPrefix(prefix) {
+		return Detection{Why: tooShort} // a part of a capture's magic number
+	}
 	if len(prefix) >= 4 {
 		switch binary.BigEndian.Uint32(prefix) {
 		case 0xa1b2c3d4, 0xd4c3b2a1:
@@ -166,6 +169,21 @@ func Detect(prefix []byte) Detection {
 		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 	}
 	return startsWithByte(prefix)
+}
+
+// captureMagics are the magic numbers of pcap (microseconds and
+// nanoseconds, both byte orders) and pcapng files.
+var captureMagics = []string{"\xa1\xb2\xc3\xd4", "\xd4\xc3\xb2\xa1", "\xa1\xb2\x3c\x4d", "\x4d\x3c\xb2\xa1", "\x0a\x0d\x0d\x0a"}
+
+// captureMagicPrefix reports whether p is the start of a capture's magic
+// number.
+func captureMagicPrefix(p []byte) bool {
+	for _, m := range captureMagics {
+		if strings.HasPrefix(m, string(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // detectText is how many bytes after the white space Detect checks to be
@@ -244,6 +262,8 @@ func DetectWhole(p []byte) Detection {
 		return startsWithByte(p) // a byte order mark cut short
 	case len(t) == 0:
 		return Detection{Why: "the input holds only white space"}
+	case !isText(p):
+		return startsWithByte(p) // a capture's magic number cut short
 	case t[0] == '[':
 		return Detection{Format: JSON, Why: "it starts with '['"}
 	}
