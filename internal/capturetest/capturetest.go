@@ -33,7 +33,11 @@ type Builder struct {
 	Link  layers.LinkType // LinkTypeEthernet (default), LinkTypeLinuxSLL, LinkTypeLinuxSLL2 or LinkTypeRaw
 	File  File
 	Start time.Time // time of the first packet; each packet is 1ms and 1ns after the one before
-	pkts  []pkt
+	// Emit, when set, is given each packet as it is added, in place of
+	// keeping it for Bytes: for captures too large to hold.
+	Emit func(t time.Time, data []byte)
+	n    int
+	pkts []pkt
 }
 
 type pkt struct {
@@ -105,7 +109,7 @@ func (c *Conn) segment(dir, off int, data []byte, set func(*layers.TCP)) {
 	c.b.add(src.Addr(), dst.Addr(), t, data)
 }
 
-func (b *Builder) add(src, dst netip.Addr, t *layers.TCP, data []byte) {
+func (b *Builder) add(src, dst netip.Addr, tcp *layers.TCP, data []byte) {
 	buf := gopacket.NewSerializeBuffer()
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
 	var ls []gopacket.SerializableLayer
@@ -119,10 +123,10 @@ func (b *Builder) add(src, dst netip.Addr, t *layers.TCP, data []byte) {
 		ip6 := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
 		ip, ls = ip6, append(ls, ip6)
 	}
-	if err := t.SetNetworkLayerForChecksum(ip); err != nil {
+	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
 		panic(err)
 	}
-	ls = append(ls, t, gopacket.Payload(data))
+	ls = append(ls, tcp, gopacket.Payload(data))
 	var link []byte
 	switch b.Link {
 	case layers.LinkTypeEthernet, 0:
@@ -145,12 +149,19 @@ func (b *Builder) add(src, dst netip.Addr, t *layers.TCP, data []byte) {
 	if err := gopacket.SerializeLayers(buf, opts, ls...); err != nil {
 		panic(err)
 	}
+	var t time.Time
 	start := b.Start
 	if start.IsZero() {
 		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
-	n := time.Duration(len(b.pkts))
-	b.pkts = append(b.pkts, pkt{t: start.Add(n*time.Millisecond + n), data: append(link, buf.Bytes()...)})
+	n := time.Duration(b.n)
+	b.n++
+	t = start.Add(n*time.Millisecond + n)
+	if b.Emit != nil {
+		b.Emit(t, append(link, buf.Bytes()...))
+		return
+	}
+	b.pkts = append(b.pkts, pkt{t: t, data: append(link, buf.Bytes()...)})
 }
 
 // Packets returns how many packets were added.
