@@ -193,6 +193,11 @@ const (
 	// totalReassembly bounds the out-of-order bytes of all directions.
 	totalReassembly = 32 << 20
 	pageSize        = 1900 // gopacket's reassembly page
+	// IdleTimeout is how long (in capture time) a connection may carry
+	// nothing before it is ended: its frames cut short are reported and
+	// it no longer counts against MaxConns. A hole as old is given up.
+	IdleTimeout = 2 * time.Minute
+	idleEvery   = 1024 // segments between looks for idle connections
 )
 
 // Stats count what Read saw.
@@ -247,6 +252,7 @@ type reader struct {
 	stats     Stats
 	ports     map[uint16]bool
 	now       time.Time // capture time of the packet being assembled
+	lastIdle  time.Time // when closeIdle last looked
 	open      int
 	order     int     // connections created so far
 	halves    []*half // every half started and not finished, in creation order
@@ -330,9 +336,28 @@ func (r *reader) run(in io.Reader) error {
 		r.now = ci.Timestamp
 		ctx := assemblerContext(ci)
 		r.asm.AssembleWithContext(flow, tcp, &ctx)
+		if r.stats.TCP%idleEvery == 0 {
+			r.closeIdle()
+		}
 	}
 	r.end()
 	return r.err
+}
+
+// closeIdle ends the connections that have been idle for IdleTimeout of
+// capture time (a connection whose FIN or RST the capture missed would
+// otherwise count against MaxConns to the end), and gives up the holes
+// that old.
+func (r *reader) closeIdle() {
+	if r.err != nil || r.now.Sub(r.lastIdle) < IdleTimeout/4 {
+		return
+	}
+	r.lastIdle = r.now
+	old := r.now.Add(-IdleTimeout)
+	r.deferring = true
+	r.asm.FlushWithOptions(reassembly.FlushOptions{T: old, TC: old})
+	r.deferring = false
+	r.flushDeferred()
 }
 
 // end pushes out what the reassembler holds (the data after holes that

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/gopacket/gopacket/layers"
@@ -516,5 +517,32 @@ func TestAppendRecord(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("err %v, records (-want +got):\n%s", err, diff)
+	}
+}
+
+// A connection idle for IdleTimeout of capture time is ended: it no longer
+// counts against MaxConns, and its last frame, cut short, is reported.
+func TestIdleConnectionsEnd(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.PcapNanos}
+	old := b.Conn("10.0.0.9:40000", server)
+	old.Handshake()
+	old.Send(capturetest.C2S, 0, frame("c2s", 1)[:30]) // never finished, never closed
+	b.Start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(capture.IdleTimeout + time.Minute)
+	c := b.Conn(client, server)
+	c.Handshake()
+	off := 0
+	for i := range 1100 { // enough segments for a look at idle connections
+		f := frame("c2s", i)
+		c.Send(capturetest.C2S, off, f)
+		off += len(f)
+	}
+	got, st, err := collect(t, b.Bytes(), capture.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("problem 10.0.0.9:40000>10.0.0.2:7000 c2s %s 10.0.0.9:40000>10.0.0.2:7000 c2s: frame 0 at byte 2: payloadLength: expected 43 payload bytes, found only 12 bytes remain", stamp(b, 3))
+	// The look comes at the 1024th segment: after 1024 - 7 frames.
+	if len(got) != 1101 || got[1017] != want || st.Connections != 2 || st.Dropped != 0 {
+		t.Errorf("%d records, [1017] %s\nwant %s\nstats %+v", len(got), got[1017], want, st)
 	}
 }

@@ -315,7 +315,7 @@ func (h *half) body(yield func(struct{}) bool) {
 		case !kado.IsFrameError(err):
 			h.errorf(Problem, err) // a WebSocket protocol error: the framing is lost
 			return
-		case first && !midstream && h.ws == nil:
+		case first && !midstream && h.ws == nil && !frameStart(err):
 			h.notFrames(err)
 			return
 		}
@@ -341,6 +341,17 @@ func (h *half) body(yield func(struct{}) bool) {
 		first = false
 		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m})
 	}
+}
+
+// frameStart reports whether the bytes of a failed first frame begin as a
+// frame does (version 1, a known type): a frame that is then cut short or
+// broken is a problem in a frame stream, not another protocol.
+func frameStart(err error) bool {
+	var fe *kado.FrameError
+	if !errors.As(err, &fe) || len(fe.Header) == 0 || fe.Header[0] != kado.Version {
+		return false
+	}
+	return len(fe.Header) < 2 || kado.MessageType(fe.Header[1]).Valid()
 }
 
 // notFrames reports a direction that is not read, and drains it.
