@@ -16,6 +16,7 @@ import (
 // written and the problems reported.
 func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *jsonSink) (frames, bad int, err error) {
 	var line []byte
+	live := !isRegular(in) // a pipe (tcpdump -w - | toonkit decode): records go out as they come
 	copts := capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports}
 	_, err = capture.Read(br, copts, func(r *capture.Record) error {
 		switch r.Kind {
@@ -35,6 +36,9 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 				array.write(line)
 			} else {
 				out.Write(append(line, '\n'))
+			}
+			if live && out.failed == nil && br.Buffered() == 0 {
+				out.Flush()
 			}
 			return out.failed
 		case capture.Note:

@@ -49,6 +49,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/gopacket/gopacket/reassembly"
+	"github.com/toonkit/toonkit/pkg/codec"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -448,6 +449,9 @@ func openSource(in io.Reader) (packetSource, error) {
 			return nil, &FormatError{Err: fmt.Errorf("only %d %s", n, plural(int64(n), "byte", "bytes"))}
 		}
 		return nil, err
+	}
+	if codec.Detect(magic[:]).Format != codec.Pcap {
+		return nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
 	}
 	full := io.MultiReader(bytes.NewReader(magic[:]), in)
 	if binary.BigEndian.Uint32(magic[:]) == 0x0a0d0d0a {

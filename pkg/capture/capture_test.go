@@ -338,7 +338,10 @@ func TestWebSocket(t *testing.T) {
 	c := b.Conn(client, server)
 	c.Handshake()
 	c.SendSplit(capturetest.C2S, 0, c2s, len(wsRequest)+5, 80) // 3, 4, 5
-	c.Send(capturetest.S2C, 0, s2c)                            // 6
+	c.Send(capturetest.S2C, 0, s2c)                            // 6: handshake and frame in one segment
+	other := b.Conn("10.0.0.3:40000", server)                  // comes after it
+	other.Handshake()
+	other.Send(capturetest.C2S, 0, frame("c2s", 5)) // 10
 	got, _, err := collect(t, b.Bytes(), capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -349,6 +352,7 @@ func TestWebSocket(t *testing.T) {
 		fmt.Sprintf("text %s c2s %s %q", conn, stamp(b, 5), "hello"),
 		frameLine(b, 5, conn, "c2s", 3, len(f1)+len(f2)),
 		frameLine(b, 6, conn, "s2c", 1, 0),
+		frameLine(b, 10, "10.0.0.3:40000>"+server, "c2s", 5, 0),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
@@ -455,7 +459,7 @@ func TestFormatErrors(t *testing.T) {
 	}{
 		{"empty", nil, "not a readable pcap or pcapng file: the input is empty"},
 		{"short", good[:3], "not a readable pcap or pcapng file: only 3 bytes"},
-		{"magic", []byte("not a capture at all, no"), "not a readable pcap or pcapng file: pcap: Unknown magic 20746f6e"},
+		{"magic", []byte("not a capture at all, no"), "not a readable pcap or pcapng file: it starts with 6e 6f 74 20, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)"},
 		{"cut", good[:len(good)-3], "packet 4: the file ends inside a packet record"},
 		{"link", unsupported, "packet 1: link type 147 (UnknownLinkType) is not read: Ethernet, Linux cooked (SLL, SLL2), loopback and raw IP are"},
 	} {

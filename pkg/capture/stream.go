@@ -158,6 +158,7 @@ func (h *half) feed(b []byte) {
 	h.chunk = b
 	if _, ok := h.next(); !ok {
 		h.dead = true // the reader gave up on this direction
+		h.rd, h.ws = nil, nil
 	}
 	h.chunk = nil
 	h.fed += int64(len(b))

@@ -38,7 +38,7 @@ func handshake(br *bufio.Reader) (ws bool, err error) {
 	// bytes the handshake does not need.
 	var block []byte
 	for n := 4; ; {
-		p, err := br.Peek(n)
+		p, err := br.Peek(min(max(n, br.Buffered()), handshakeMax))
 		if i := bytes.Index(p, []byte("\r\n\r\n")); i >= 0 {
 			block = p[:i+4]
 			break
@@ -46,10 +46,10 @@ func handshake(br *bufio.Reader) (ws bool, err error) {
 		if errors.Is(err, errStopped) {
 			return false, err
 		}
-		if len(p) < n || n == handshakeMax {
+		if len(p) < n || len(p) == handshakeMax {
 			return false, fmt.Errorf("it starts with an HTTP message whose header does not end within its first %d bytes", len(p))
 		}
-		n = min(max(n, br.Buffered())+1, handshakeMax)
+		n = len(p) + 1 // one read more
 	}
 	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(block)))
 	line, err := tp.ReadLine()
