@@ -57,7 +57,8 @@ the time (RFC 3339, nanoseconds) being that of the segment that completed
 the frame; records come in capture order. --port N (repeatable) reads only
 the connections on port N. A hole in a connection (a segment the capture
 lost) is an error naming the connection and the byte range, as is a bad
-frame. See docs/formats/pcap.md.
+frame. A capture is read by one worker, whatever -j. See
+docs/formats/pcap.md.
 
 A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
 per row, the short form of "toonkit convert --to ndjson".

@@ -189,7 +189,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultMaxConns         = 1024
+	DefaultMaxConns         = 512
 	DefaultReassemblyBuffer = 256 << 10
 	// totalReassembly bounds the out-of-order bytes of all directions.
 	totalReassembly = 32 << 20

@@ -13,8 +13,9 @@ import (
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
-// handshakeMax bounds the HTTP header block of a WebSocket handshake.
-const handshakeMax = 16 << 10
+// handshakeMax bounds the HTTP header block of a WebSocket handshake (as
+// nginx's large_client_header_buffers does by default).
+const handshakeMax = 8 << 10
 
 // handshake looks at the start of a direction. A direction that starts with
 // a frame header (or anything but "GET " or "HTTP") is read as frames

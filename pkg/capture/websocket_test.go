@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -60,6 +62,41 @@ func TestWebSocketErrors(t *testing.T) {
 		_, _, err := readWS(bytes.NewReader([]byte(tc.in)))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// The start of a direction: frames, a WebSocket handshake, or something
+// else (an error that says what).
+func TestHandshake(t *testing.T) {
+	long := "GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nCookie: " + strings.Repeat("a", handshakeMax) + "\r\n\r\n"
+	for _, tc := range []struct {
+		in   string
+		ws   bool
+		want string
+	}{
+		{"\x01\x01\x00\x00", false, ""},
+		{"GE", false, ""},
+		{"GET /x HTTP/1.1\r\nUpgrade: WebSocket\r\nConnection: keep-alive, upgrade\r\n\r\n\x82\x00", true, ""},
+		{"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", true, ""},
+		{"HTTP/1.1 200 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", false, `it starts with an HTTP message that is not a WebSocket handshake ("HTTP/1.1 200 OK")`},
+		{"GET / HTTP/1.1\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n", false, `it starts with an HTTP message that is not a WebSocket handshake ("GET / HTTP/1.1")`},
+		{"GET / HTTP/1.1\r\nHost: x\r\n", false, "it starts with an HTTP message whose header does not end within its first 25 bytes"},
+		{long, false, "it starts with an HTTP message whose header does not end within its first 8192 bytes"},
+	} {
+		br := bufio.NewReaderSize(strings.NewReader(tc.in), handshakeMax)
+		ws, err := handshake(br)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if ws != tc.ws || msg != tc.want {
+			t.Errorf("%.40q: ws %v, error %q; want %v, %q", tc.in, ws, msg, tc.ws, tc.want)
+		}
+		if ws {
+			if rest, _ := io.ReadAll(br); !bytes.HasPrefix([]byte(tc.in), []byte(tc.in[:len(tc.in)-len(rest)])) || bytes.Contains(rest, []byte("\r\n\r\n")) {
+				t.Errorf("%.40q: the handshake was not consumed: %q left", tc.in, rest)
+			}
 		}
 	}
 }
