@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/toonkit/toonkit/cmd"
+	"github.com/toonkit/toonkit/internal/capturetest"
 )
 
 func TestMain(m *testing.M) {
@@ -29,9 +30,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"unhex": cmdUnhex,
-			"hexof": cmdHexof,
-			"chomp": cmdChomp,
+			"unhex":   cmdUnhex,
+			"hexof":   cmdHexof,
+			"chomp":   cmdChomp,
+			"capture": cmdCapture,
 		},
 		RequireExplicitExec: false,
 	})
@@ -95,6 +97,19 @@ func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
 		b := ts.ReadFile(name)
 		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(strings.TrimSuffix(b, "\n")), 0o644))
 	}
+}
+
+// cmdCapture writes a sample packet capture of internal/capturetest:
+// "capture NAME OUT" (session.pcapng, lost.pcap, mixed.pcap).
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture NAME OUT")
+	}
+	data, ok := capturetest.Sample(args[0])
+	if !ok {
+		ts.Fatalf("capture: no sample %q (there are %s)", args[0], strings.Join(capturetest.SampleNames(), ", "))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
 }
 
 func atoi(s string) (int, error) {

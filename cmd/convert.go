@@ -56,6 +56,9 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
             elements, or its root value
   tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
   binary    Kado binary frames; read as decode's records, written from them
+  pcap      (--from only) a packet capture, pcap or pcapng: its TCP
+            connections' frames as decode's records, with their capture
+            source (docs/formats/pcap.md); a lost segment is an error
   auto      (--to only) tabular when the A2A spec's negotiation picks it:
             at least 2 objects, keys shared at least 70%, nesting at most one
             level, lossless, and more than 20% smaller than compact JSON;
@@ -163,7 +166,7 @@ EXIT STATUS
 				return usageErrorf("", "--to: %v", err)
 			}
 			if from != "" {
-				if opts.From, err = codec.Parse(from, convertFormats...); err != nil {
+				if opts.From, err = codec.Parse(from, append(convertFormats[:len(convertFormats):len(convertFormats)], codec.Pcap)...); err != nil {
 					return usageErrorf("", "--from: %v", err)
 				}
 			}
@@ -190,7 +193,7 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, chiffon, trace or narratoria; detected when absent")
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, pcap, chiffon, trace or narratoria; detected when absent")
 	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary, auto, chiffon, trace or narratoria")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
@@ -203,7 +206,7 @@ EXIT STATUS
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))

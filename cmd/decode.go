@@ -21,7 +21,8 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
-	Jobs         int // workers for binary frames; 1 is the single-worker path
+	Jobs         int   // workers for binary frames; 1 is the single-worker path
+	Ports        []int // captures: only the TCP connections on these ports
 	TOON         toonFlags
 	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
 	// TOON document as itself, frames and rows as one array), codec.NDJSON
@@ -45,6 +46,19 @@ RLE-compressed or not) and writes one NDJSON line per frame:
 Payloads are written as compact JSON with member order and number literals
 kept. With --payload only the payloads are written. Binary input is
 recognised without --from.
+
+A packet capture (pcap or pcapng, as tcpdump -w and Wireshark save it;
+recognised by its magic number, or --from pcap) is read too: each
+direction of each TCP connection is reassembled (sequence order,
+retransmissions dropped, out-of-order segments placed) and read as frames,
+a WebSocket connection unwrapped first. Each record's header gains
+"capture":{"conn":"10.0.0.1:51234>10.0.0.2:7000","dir":"c2s","time":...},
+the time (RFC 3339, nanoseconds) being that of the segment that completed
+the frame; records come in capture order. --port N (repeatable) reads only
+the connections on port N. A hole in a connection (a segment the capture
+lost) is an error naming the connection and the byte range, as is a bad
+frame. A capture is read by one worker, whatever -j. See
+docs/formats/pcap.md.
 
 A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
 per row, the short form of "toonkit convert --to ndjson".
@@ -82,6 +96,9 @@ EXIT STATUS
   # only the payloads, one JSON document per line
   toonkit decode --payload capture.bin > payloads.ndjson
 
+  # the frames of a tcpdump capture, with their connection and time
+  toonkit decode --port 7000 session.pcapng
+
   # the rows of a table, one object per line
   toonkit decode users.toon
 
@@ -97,9 +114,9 @@ EXIT STATUS
 				return err
 			}
 			if opts.From != "" {
-				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular, codec.TOON)
+				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular, codec.TOON, codec.Pcap)
 				if err != nil {
-					return usageErrorf("decode reads binary frames, tables and TOON text: --from binary, tabular or toon", "--from: %v", err)
+					return usageErrorf("decode reads binary frames, tables, TOON text and packet captures: --from binary, tabular, toon or pcap", "--from: %v", err)
 				}
 				opts.From = string(f)
 			}
@@ -108,6 +125,11 @@ EXIT STATUS
 			}
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
+			}
+			for _, p := range opts.Ports {
+				if p < 1 || p > 65535 {
+					return usageErrorf("", "--port %d: a TCP port is 1 to 65535", p)
+				}
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
@@ -122,14 +144,15 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a) or toon; detected when absent")
+	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a), toon or pcap (alias pcapng); detected when absent")
+	f.IntSliceVar(&opts.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "binary frames and table rows")
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -165,6 +188,17 @@ func runDecode(opts *DecodeOptions) error {
 				return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 			}
 			err := decodeTOON(in, br, out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
+			in.Close()
+			if err != nil {
+				out.Abort()
+				return err
+			}
+			continue
+		}
+		if detected.Format == codec.Pcap {
+			arrayUsed = true
+			n, nbad, err := decodeCapture(opts, rep, in, br, out, array)
+			frames, bad = frames+n, bad+nbad
 			in.Close()
 			if err != nil {
 				out.Abort()

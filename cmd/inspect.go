@@ -21,6 +21,7 @@ type InspectOptions struct {
 	Skip         int64 // bytes to pass over first
 	Length       int64 // bytes to read from there; 0: to the end
 	JSON         bool
+	OneLine      bool // one line per frame
 	MaxFrameSize int
 	Jobs         int // workers for --json; the view is single-worker
 }
@@ -55,6 +56,12 @@ counted from where reading starts (--skip). With --frame only that frame is
 shown, and the summary and the exit status are about it alone. With
 --length a frame that runs past the end of the window is shown as cut off,
 not as an error.
+
+--oneline (-1) writes one line per frame, as tshark lists packets without
+-V: index, byte offset, type, sequence id, payload length, "rle" when the
+payload is compressed, and the start of the payload as compact JSON. A bad
+frame gets a line marked "!" with the first rule it breaks, and a skip a
+line marked "~" with the bytes passed over; there is no summary.
 
 --json writes the same facts as NDJSON: one object per frame ("kind":
 "frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
@@ -116,6 +123,9 @@ EXIT STATUS
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
+			if opts.OneLine && opts.JSON {
+				return usageErrorf("", "--oneline and --json are two views: give one")
+			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
@@ -132,6 +142,7 @@ EXIT STATUS
 	f.StringVar(&frame, "frame", "", "show only frame `N` (from 0, as in decode's messages)")
 	f.StringVarP(&skip, "skip", "s", "0", "start `N` bytes into the input (decimal, 0x hex, or 4KiB); offsets stay those of the input")
 	f.StringVarP(&length, "length", "n", "", "read only `N` bytes from there (decimal, 0x hex, or 4KiB)")
+	f.BoolVarP(&opts.OneLine, "oneline", "1", false, "one line per frame (index, offset, type, seq, length, compression, the start of the payload)")
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames")
@@ -230,6 +241,9 @@ func runInspect(opts *InspectOptions) error {
 	if opts.JSON {
 		iopts.Format = inspect.JSON
 		iopts.Style = nil
+	}
+	if opts.OneLine {
+		iopts.Format = inspect.OneLine
 	}
 	ins := inspect.New(out, iopts)
 	writeErr := func(err error) error {

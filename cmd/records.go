@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sync"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -41,6 +43,8 @@ type source struct {
 	toonOpts toon.DecodeOptions // TOON: the decoder's options
 	bd       *binary.Reader
 	rec      []byte
+	capNext  func() (*capture.Record, error, bool) // a capture's records (iter.Pull2)
+	capStop  func()
 
 	cur   recPos // the position of the record next last read
 	shown recPos // the position of the record last handed out, for messages
@@ -72,7 +76,7 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 			return nil, readError(in.Name, err)
 		}
 		switch d.Format {
-		case codec.JSON, codec.Tabular, codec.Binary, codec.TOON:
+		case codec.JSON, codec.Tabular, codec.Binary, codec.TOON, codec.Pcap:
 			s.format = d.Format
 		case "":
 			if _, err := s.br.Peek(1); err == io.EOF {
@@ -94,6 +98,8 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 		s.td = tabular.NewDecoder(s.br, tabular.DecoderOptions{MaxLineSize: maxSize})
 	case codec.Binary:
 		s.bd = binary.NewReader(s.br, binary.ReaderOptions{MaxFrameSize: maxSize})
+	case codec.Pcap:
+		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, capture.Options{MaxFrameSize: maxSize}))
 	}
 	return s, nil
 }
@@ -169,6 +175,9 @@ func (s *source) next() ([]byte, error) {
 		s.cur.pos = jsonv.Position{Line: line, Column: 1}
 		return obj, nil
 	}
+	if s.capNext != nil {
+		return s.nextCaptured()
+	}
 	f, err := s.bd.Next()
 	if err != nil {
 		if err == io.EOF {
@@ -195,9 +204,42 @@ func (s *source) next() ([]byte, error) {
 	return s.rec, nil
 }
 
+// nextCaptured returns the next frame of a capture as decode's record (or
+// a flat one, without its source). A problem in the capture (a hole, a bad
+// frame) is an error; notes and WebSocket text messages are passed over.
+func (s *source) nextCaptured() ([]byte, error) {
+	for {
+		r, err, ok := s.capNext()
+		switch {
+		case !ok:
+			return nil, io.EOF
+		case err != nil:
+			var fe *capture.FormatError
+			if errors.As(err, &fe) {
+				return nil, invalidError(fmt.Errorf("%s: %w", s.name, err), "")
+			}
+			return nil, readError(s.name, err)
+		case r.Kind == capture.Problem:
+			return nil, captureError(s.name, r.Err, true) // no --keep-going here
+		case r.Kind != capture.Frame:
+			continue
+		}
+		s.cur.frame++
+		if s.flat {
+			s.rec = binary.AppendFlatRecord(s.rec[:0], r.Frame.Header, r.Frame.Compressed(), r.JSON)
+		} else {
+			s.rec = capture.AppendRecord(s.rec[:0], r)
+		}
+		return s.rec, nil
+	}
+}
+
 // where names the last record's place, for messages: FILE:LINE:COL for
 // text, FILE: frame N for binary.
 func (s *source) where() string {
+	if s.capNext != nil {
+		return fmt.Sprintf("%s: frame %d of the capture", s.name, s.shown.frame-1)
+	}
 	if s.bd != nil {
 		return fmt.Sprintf("%s: frame %d", s.name, s.shown.frame)
 	}
@@ -224,6 +266,9 @@ func (s *source) idle() bool {
 }
 
 func (s *source) close() {
+	if s.capStop != nil {
+		s.capStop()
+	}
 	if s.ts != nil {
 		s.ts.close()
 	}

@@ -94,6 +94,10 @@
 # mark >= 1x. Peak RSS of `query -c .payload.status` on a
 # BENCH_QUERY_BIG_MB Chiffon stream: mark <= 64 MiB. Checks: toonkit's
 # output is jq's, byte for byte, for every filter.
+# Packet captures (scripts/gencapture -bench): a pcapng of BENCH_PCAP_MB
+# (default 200) of frame traffic over 100 TCP connections, decoded (toonkit
+# decode, MB/s of capture) beside tshark -r FILE -q -z conv,tcp on the same
+# file in turns, when tshark is installed. Marks: >= 150 MB/s, peak RSS <= 128 MiB.
 # MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
 #
 # Environment:
@@ -110,7 +114,9 @@
 #                       (default 1000; 0 skips it)
 #   BENCH_ONLY          the sections to run, comma-separated (default all): frames
 #                       (decode, encode), tables, validate, sign, bridge, toon,
-#                       query, limits (one value at the size limit), startup
+#                       query, pcap (decode of a capture), limits (one
+#                       value at the size limit), startup
+#   BENCH_PCAP_MB       size of the pcapng for the pcap section (default 200)
 #   BENCH_MESSAGES      messages per protocol for validate (default 100000)
 #   BENCH_VALIDATE_BIG_MB  size of the large Chiffon stream for validate's peak
 #                       RSS (default 1000; 0 skips it)
@@ -141,7 +147,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon query limits startup"
+sections="frames tables validate sign bridge toon query pcap limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -786,6 +792,28 @@ if ((have_time && qbig > 0)); then
 fi
 fi # query
 
+# A packet capture: decode beside tshark's TCP conversations, in turns.
+if want pcap; then
+	note "pcap: a ${BENCH_PCAP_MB:-200} MB pcapng over 100 connections, decode and tshark in turns, x$reps"
+	(cd "$root" && go build -o "$dir/gencapture" ./scripts/gencapture)
+	"$dir/gencapture" -bench "${BENCH_PCAP_MB:-200}" -conns 100 -o "$dir/capture.pcapng" || die "gencapture -bench failed"
+	pcap_bytes=$(size "$dir/capture.pcapng")
+	pc=() pckb=() ts=()
+	have_tshark=0
+	if command -v tshark >/dev/null; then have_tshark=1; fi
+	for ((i = 0; i < reps; i++)); do
+		measure 1 "$tk" decode "$dir/capture.pcapng"
+		pc+=("$MED_NS") pckb+=("${MAX_KB:-0}")
+		if ((have_tshark)); then
+			measure 1 tshark -r "$dir/capture.pcapng" -q -z conv,tcp
+			ts+=("$MED_NS")
+		fi
+	done
+	pcap_ns=$(median "${pc[@]}") pcap_kb=$(maxof "${pckb[@]}") tshark_ns=""
+	if ((have_tshark)); then tshark_ns=$(median "${ts[@]}"); fi
+	rm -f "$dir/capture.pcapng"
+fi
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -1124,6 +1152,20 @@ fi
 row "query's output is jq's" "" "identical" "" "$chk_query"
 echo
 fi # query
+if want pcap; then
+	pcap_mbps=$(mbps "$pcap_bytes" "$pcap_ns")
+	check ge "$pcap_mbps" 150
+	row "decode pcapng MB/s, $(awk -v b="$pcap_bytes" 'BEGIN{printf "%.0f MB", b/1e6}'), 100 conns" "$pcap_mbps" ">= 150" "" "$RES"
+	if [[ -n $pcap_kb && $pcap_kb != 0 ]]; then
+		check le "$pcap_kb" $((lim * 2))
+		row "decode pcapng peak RSS MiB" "$(mib "$pcap_kb")" "<= 128" "" "$RES"
+	fi
+	if [[ -n $tshark_ns ]]; then
+		row "  tshark -q -z conv,tcp MB/s" "$(mbps "$pcap_bytes" "$tshark_ns")" "" "$(ratio "$pcap_mbps" "$(mbps "$pcap_bytes" "$tshark_ns")")" "(reference; vs: toonkit over tshark)"
+	fi
+	echo
+fi
+
 if want limits && ((have_time)); then
 	# bomb.bin: a 0.8 MB compressed frame whose payload is 64 MiB of JSON;
 	# big.bin: an uncompressed 64 MiB payload; big.json: a 64 MiB value with

@@ -59,4 +59,10 @@ step "$tk convert --to trace $d/chiffon.ndjson | $tk convert --to chiffon | cmp 
 #     breaking the protocol with an event of an unknown type.
 step "$tk exec --state $d/state.json -- $d/tool.sh"
 step "$tk exec -- $d/tool.sh --sparkle"
+
+# 12. A packet capture as tcpdump -w saves it (pcapng): the TCP streams
+#     reassembled, a WebSocket connection unwrapped, each frame stamped with
+#     its connection, direction and capture time (the header fields before
+#     them cut here).
+step "$tk decode $d/session.pcapng | sed -E 's/^.*\"compressed\":(true|false),//' | cut -c1-160"
 exit 0

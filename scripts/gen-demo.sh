@@ -3,6 +3,7 @@
 #   capture.bin  the session as Kado binary frames (two of them compressed)
 #   damaged.bin  the same capture with a bad version byte in frame 3, seven
 #                stray bytes before frame 5, and the last frame cut short
+#   session.pcapng  frames over TCP and WebSocket as tcpdump saves them (scripts/gencapture)
 # Usage: scripts/gen-demo.sh [path/to/toonkit]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,3 +30,6 @@ echo "wrote $d/users.toon and $d/capture.toon"
 # TOON (the official format): orders.json as TOON.
 "$tk" encode --to toon "$d/orders.json" -o "$d/orders.toon"
 echo "wrote $d/orders.toon"
+# A packet capture (pcapng) of the frames over TCP and WebSocket, built with gopacket's writers.
+go run ./scripts/gencapture "$d" session.pcapng
+echo "wrote $d/session.pcapng"

@@ -4,6 +4,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -23,6 +24,7 @@ const (
 	Binary     Format = "binary"
 	Tabular    Format = "tabular"
 	TOON       Format = "toon"
+	Pcap       Format = "pcap" // packet captures, pcap or pcapng (read by pkg/capture)
 	Chiffon    Format = "chiffon"
 	Trace      Format = "trace"
 	Narratoria Format = "narratoria"
@@ -32,6 +34,7 @@ var aliases = map[string]Format{
 	"json": JSON, "ndjson": NDJSON, "jsonl": NDJSON,
 	"binary": Binary, "kado": Binary, "frame": Binary,
 	"tabular": Tabular, "a2a": Tabular, "toon": TOON,
+	"pcap": Pcap, "pcapng": Pcap,
 	"chiffon": Chiffon, "trace": Trace, "aop": Trace,
 	"narratoria": Narratoria, "tool": Narratoria,
 }
@@ -114,7 +117,9 @@ type Detection struct {
 var bom = []byte("\xEF\xBB\xBF")
 
 // Detect names the format of an input from its first bytes (give at least
-// the first 64 if there are that many). Binary frames start with version
+// the first 64 if there are that many). A packet capture starts with the
+// magic number of a pcap file (a1b2c3d4 or a1b23c4d, in either byte order)
+// or of a pcapng section header block (0a0d0d0a). Binary frames start with version
 // byte 0x01 and a type byte 0x01..0x08; tabular text starts with "@toon";
 // JSON starts (after a byte order mark and white space) with '{' or '['; a
 // TOON root array header ("[3]: a,b,c", "[2]{id}:") is told apart from a
@@ -126,6 +131,19 @@ var bom = []byte("\xEF\xBB\xBF")
 func Detect(prefix []byte) Detection {
 	if len(prefix) == 0 {
 		return Detection{Why: "the input is empty"}
+	}
+	if len(prefix) < 4 && captureMagicPrefix(prefix) {
+		return Detection{Why: tooShort} // a part of a capture's magic number
+	}
+	if len(prefix) >= 4 {
+		switch binary.BigEndian.Uint32(prefix) {
+		case 0xa1b2c3d4, 0xd4c3b2a1:
+			return Detection{Format: Pcap, Why: fmt.Sprintf("the pcap magic number %X (microseconds)", prefix[:4])}
+		case 0xa1b23c4d, 0x4d3cb2a1:
+			return Detection{Format: Pcap, Why: fmt.Sprintf("the pcap magic number %X (nanoseconds)", prefix[:4])}
+		case 0x0a0d0d0a:
+			return Detection{Format: Pcap, Why: "the pcapng magic number 0A0D0D0A"}
+		}
 	}
 	if len(prefix) == 1 && prefix[0] == 0x01 {
 		return Detection{Format: Binary, Why: "version byte 0x01 (and nothing after it)"}
@@ -151,6 +169,21 @@ func Detect(prefix []byte) Detection {
 		return Detection{Format: TOON, Why: "it is text that is neither JSON nor a table"}
 	}
 	return startsWithByte(prefix)
+}
+
+// captureMagics are the magic numbers of pcap (microseconds and
+// nanoseconds, both byte orders) and pcapng files.
+var captureMagics = []string{"\xa1\xb2\xc3\xd4", "\xd4\xc3\xb2\xa1", "\xa1\xb2\x3c\x4d", "\x4d\x3c\xb2\xa1", "\x0a\x0d\x0d\x0a"}
+
+// captureMagicPrefix reports whether p is the start of a capture's magic
+// number.
+func captureMagicPrefix(p []byte) bool {
+	for _, m := range captureMagics {
+		if strings.HasPrefix(m, string(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // detectText is how many bytes after the white space Detect checks to be
@@ -229,6 +262,8 @@ func DetectWhole(p []byte) Detection {
 		return startsWithByte(p) // a byte order mark cut short
 	case len(t) == 0:
 		return Detection{Why: "the input holds only white space"}
+	case !isText(p):
+		return startsWithByte(p) // a capture's magic number cut short
 	case t[0] == '[':
 		return Detection{Format: JSON, Why: "it starts with '['"}
 	}

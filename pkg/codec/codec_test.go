@@ -48,6 +48,16 @@ func TestDetect(t *testing.T) {
 		{"[ ]", JSON, `it starts with '['`},
 		{"hi\x00there", "", `it starts with byte 0x68 ('h')`},
 		{"caf\xC3(", "", `it starts with byte 0x63 ('c')`},
+		// Packet captures, by their magic numbers.
+		{"\xD4\xC3\xB2\xA1\x02\x00", Pcap, "the pcap magic number D4C3B2A1 (microseconds)"},
+		{"\xA1\xB2\xC3\xD4\x00\x02", Pcap, "the pcap magic number A1B2C3D4 (microseconds)"},
+		{"\x4D\x3C\xB2\xA1", Pcap, "the pcap magic number 4D3CB2A1 (nanoseconds)"},
+		{"\xA1\xB2\x3C\x4D", Pcap, "the pcap magic number A1B23C4D (nanoseconds)"},
+		{"\x0A\x0D\x0D\x0A\x1C\x00\x00\x00\x4D\x3C\x2B\x1A", Pcap, "the pcapng magic number 0A0D0D0A"},
+		{"\x0A\x0D\x0D", "", "too short to tell"},
+		{"\xA1\xB2", "", "too short to tell"},
+		{"M<", "", "too short to tell"},
+		{"M<x", TOON, "it is text that is neither JSON nor a table"},
 	}
 	for _, c := range cases {
 		d := Detect([]byte(c.in))
@@ -59,13 +69,13 @@ func TestDetect(t *testing.T) {
 
 func TestDetectWhole(t *testing.T) {
 	for in, want := range map[string]Format{"@to": TOON, "[12": JSON, "[2]": JSON, "[]": JSON, "\xEF\xBB\xBF[1]": JSON, "@toon": Tabular, "": "",
-		" \n": "", "\xEF": "", "\xEF\xBB": "", "\xEF\xBB\xBF": "", "\xEF\xBB\xBF\n{}": JSON, "\xEF\xBB\xBFa": TOON} {
+		" \n": "", "\xEF": "", "\xEF\xBB": "", "\xEF\xBB\xBF": "", "\xEF\xBB\xBF\n{}": JSON, "\xEF\xBB\xBFa": TOON, "M<": TOON, "\xA1\xB2": ""} {
 		if d := DetectWhole([]byte(in)); d.Format != want {
 			t.Errorf("DetectWhole(%q) = %+v, want %q", in, d, want)
 		}
 	}
 	for in, why := range map[string]string{" \n": "the input holds only white space", "\xEF\xBB\xBF": "the input holds only white space",
-		"\xEF": "it starts with byte 0xEF", "\xEF\xBB": "it starts with byte 0xEF"} {
+		"\xEF": "it starts with byte 0xEF", "\xEF\xBB": "it starts with byte 0xEF", "\xA1\xB2": "it starts with byte 0xA1"} {
 		if d := DetectWhole([]byte(in)); d.Why != why {
 			t.Errorf("DetectWhole(%q).Why = %q, want %q", in, d.Why, why)
 		}

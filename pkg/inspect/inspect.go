@@ -24,6 +24,11 @@ const (
 	Text Format = iota
 	// JSON is NDJSON: one object per frame and per skip, and a summary.
 	JSON
+	// OneLine is one line per frame (index, byte offset, type, sequence id,
+	// payload length, compression, the start of the payload), as tshark
+	// prints packets without -V; a bad frame and a skip get a marked line
+	// of their own. No summary.
+	OneLine
 )
 
 // Style colors a piece of text according to its role. A nil Style gives
@@ -173,7 +178,7 @@ func (in *Inspector) Close() (Summary, error) {
 	if in.opts.Format == JSON {
 		in.line = appendSummaryJSON(in.line[:0], &in.opts, in.total)
 		in.w.Write(in.line)
-	} else {
+	} else if in.opts.Format == Text {
 		in.writeSummaryText(in.total)
 	}
 	if in.w.err != nil {
@@ -198,7 +203,7 @@ func (in *Inspector) Inspect(name string, r io.Reader) (Summary, error) {
 
 func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 	o := &in.opts
-	if o.Format == Text {
+	if o.Format != JSON {
 		in.writeFileTitle(name)
 	}
 	skipped, err := skip(r, o.Skip)
@@ -290,13 +295,13 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 	if win.err != nil {
 		return &ReadError{win.err}
 	}
-	if !met && o.Format == Text {
+	if !met && o.Format != JSON {
 		what := "the input is empty"
 		if o.Skip > 0 {
 			what = fmt.Sprintf("nothing after byte %d", o.Skip)
 		}
 		in.note(fc, "no frames: "+what)
-	} else if o.OnlyFrame && !s.FrameFound && o.Format == Text {
+	} else if o.OnlyFrame && !s.FrameFound && o.Format != JSON {
 		in.note(fc, noFrameText(o.Frame, s.Indices))
 	}
 	return nil

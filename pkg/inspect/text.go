@@ -37,13 +37,15 @@ func (in *Inspector) writeFileTitle(name string) {
 	in.done(p)
 }
 
-// note writes a line about an input as a whole (Text only).
+// note writes a line about an input as a whole (Text and OneLine).
 func (in *Inspector) note(fc *frameContext, text string) {
-	if in.opts.Format != Text {
+	if in.opts.Format == JSON {
 		return
 	}
 	p := in.printer()
-	p.nl()
+	if in.opts.Format == Text {
+		p.nl()
+	}
 	p.str(Dim, text)
 	p.nl()
 	in.done(p)
@@ -67,6 +69,10 @@ func (in *Inspector) render(fc *frameContext, rep *report) {
 			in.line = appendSkipJSON(in.line[:0], fc, rep.skip)
 			in.w.Write(in.line)
 		}
+		return
+	}
+	if in.opts.Format == OneLine {
+		in.renderOneLine(rep)
 		return
 	}
 	p := in.printer()

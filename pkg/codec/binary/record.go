@@ -69,7 +69,8 @@ func (e *RecordError) Error() string {
 // object with exactly the members "header" (an object) and "payload" is a
 // record: its header fields version, type, typeName, timestamp and
 // sequenceId are checked to fit their fields; payloadLength and compressed
-// are accepted and recomputed. Any other value is a bare payload. v must be
+// are accepted and recomputed, capture (where decode found the frame in a
+// packet capture) is accepted and left out. Any other value is a bare payload. v must be
 // one valid JSON value, as jsonv.Reader returns it.
 func ParseRecord(v jsontext.Value) (Record, error) {
 	bare := Record{Payload: v}
@@ -240,8 +241,11 @@ func parseHeader(header jsontext.Value, headerAt int64, payload jsontext.Value, 
 			rec.SequenceID = &s
 		case "payloadLength", "compressed":
 			// Recomputed from the payload and --compress.
+		case "capture":
+			// Where decode found the frame in a packet capture: not a field
+			// of the frame.
 		default:
-			return rec, fail("unknown header field %q (known: version, type, typeName, payloadLength, timestamp, sequenceId, compressed)", name)
+			return rec, fail("unknown header field %q (known: version, type, typeName, payloadLength, timestamp, sequenceId, compressed, capture)", name)
 		}
 	}
 	if typeName != "" {

@@ -51,7 +51,7 @@ func TestParseRecordErrors(t *testing.T) {
 		{`{"header":{"timestamp":1e3},"payload":{}}`, "/header/timestamp: timestamp must be a whole number of milliseconds from 0 to 18446744073709551615, found 1e3"},
 		{`{"header":{"timestamp":18446744073709551616},"payload":{}}`, "/header/timestamp: timestamp must be a whole number of milliseconds from 0 to 18446744073709551615, found 18446744073709551616"},
 		{`{"header":{"version":256},"payload":{}}`, "/header/version: version must be a whole number from 0 to 255, found 256"},
-		{`{"header":{"sequenceID":1},"payload":{}}`, `/header/sequenceID: unknown header field "sequenceID" (known: version, type, typeName, payloadLength, timestamp, sequenceId, compressed)`},
+		{`{"header":{"sequenceID":1},"payload":{}}`, `/header/sequenceID: unknown header field "sequenceID" (known: version, type, typeName, payloadLength, timestamp, sequenceId, compressed, capture)`},
 		{`{"header":{"type":1,"typeName":"STATUS"},"payload":{}}`, "/header/typeName: typeName STATUS disagrees with type 1 (INSTRUCTION)"},
 		{`{"header":{"typeName":"PING"},"payload":{}}`, `/header/typeName: unknown message type "PING" (want a name such as tool_call, or a number 1-8)`},
 	}

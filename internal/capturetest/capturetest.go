@@ -1,0 +1,234 @@
+// Package capturetest builds packet captures for tests: TCP segments of
+// made-up connections, serialised with gopacket's layers and written with
+// its pcapgo writers (pcap with micro- or nanosecond timestamps, pcapng),
+// on Ethernet, Linux cooked (SLL, SLL2) or raw IP links, over IPv4 or
+// IPv6.
+package capturetest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// File is the kind of file Bytes writes.
+type File int
+
+// The files.
+const (
+	Pcap      File = iota // microsecond pcap, little-endian (as pcapgo writes it)
+	PcapNanos             // nanosecond pcap
+	PcapBig               // microsecond pcap, big-endian (as a big-endian host writes it)
+	PcapNG
+)
+
+// Builder collects the packets of a capture in the order they are added.
+type Builder struct {
+	Link  layers.LinkType // LinkTypeEthernet (default), LinkTypeLinuxSLL, LinkTypeLinuxSLL2 or LinkTypeRaw
+	File  File
+	Start time.Time // time of the first packet; each packet is 1ms and 1ns after the one before
+	// Emit, when set, is given each packet as it is added, in place of
+	// keeping it for Bytes: for captures too large to hold.
+	Emit func(t time.Time, data []byte)
+	n    int
+	pkts []pkt
+}
+
+type pkt struct {
+	t    time.Time
+	data []byte
+}
+
+// Conn is a TCP connection between a client and a server.
+type Conn struct {
+	b              *Builder
+	client, server netip.AddrPort
+	isn            [2]uint32 // initial sequence numbers: [0] client, [1] server
+}
+
+// Directions for Conn methods.
+const (
+	C2S = 0
+	S2C = 1
+)
+
+// Conn returns a connection between client and server ("10.0.0.1:51234",
+// "[fd00::1]:7000"). Nothing is sent until its methods are called.
+func (b *Builder) Conn(client, server string) *Conn {
+	return &Conn{b: b, client: netip.MustParseAddrPort(client), server: netip.MustParseAddrPort(server),
+		isn: [2]uint32{0xfffff000 + uint32(len(b.pkts)), 1000}}
+}
+
+// Handshake sends SYN, SYN-ACK and ACK.
+func (c *Conn) Handshake() {
+	c.segment(C2S, -1, nil, func(t *layers.TCP) { t.SYN, t.ACK = true, false })
+	c.segment(S2C, -1, nil, func(t *layers.TCP) { t.SYN = true })
+	c.segment(C2S, 0, nil, nil)
+}
+
+// Send sends data from direction dir as one segment at stream offset off
+// (0 is the first byte after the SYN).
+func (c *Conn) Send(dir, off int, data []byte) { c.segment(dir, off, data, nil) }
+
+// SendSplit sends data at stream offset off in segments of the given
+// sizes (the last one takes the rest) and returns the offset after it.
+func (c *Conn) SendSplit(dir, off int, data []byte, sizes ...int) int {
+	for _, n := range sizes {
+		n = min(n, len(data))
+		c.Send(dir, off, data[:n])
+		off, data = off+n, data[n:]
+	}
+	if len(data) > 0 {
+		c.Send(dir, off, data)
+		off += len(data)
+	}
+	return off
+}
+
+// Fin sends a FIN from dir after off bytes.
+func (c *Conn) Fin(dir, off int) {
+	c.segment(dir, off, nil, func(t *layers.TCP) { t.FIN = true })
+}
+
+func (c *Conn) segment(dir, off int, data []byte, set func(*layers.TCP)) {
+	src, dst := c.client, c.server
+	if dir == S2C {
+		src, dst = dst, src
+	}
+	t := &layers.TCP{SrcPort: layers.TCPPort(src.Port()), DstPort: layers.TCPPort(dst.Port()),
+		Seq: c.isn[dir] + 1 + uint32(off), Ack: c.isn[1-dir] + 1, ACK: true, PSH: len(data) > 0, Window: 65535}
+	if set != nil {
+		set(t)
+	}
+	c.b.add(src.Addr(), dst.Addr(), t, data)
+}
+
+func (b *Builder) add(src, dst netip.Addr, tcp *layers.TCP, data []byte) {
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	var ls []gopacket.SerializableLayer
+	etype := layers.EthernetTypeIPv4
+	var ip gopacket.NetworkLayer
+	if src.Is4() {
+		ip4 := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+		ip, ls = ip4, append(ls, ip4)
+	} else {
+		etype = layers.EthernetTypeIPv6
+		ip6 := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+		ip, ls = ip6, append(ls, ip6)
+	}
+	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
+		panic(err)
+	}
+	ls = append(ls, tcp, gopacket.Payload(data))
+	var link []byte
+	switch b.Link {
+	case layers.LinkTypeEthernet, 0:
+		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: etype}
+		ls = append([]gopacket.SerializableLayer{eth}, ls...)
+	case layers.LinkTypeLinuxSLL:
+		// packet type, ARPHRD_ETHER, address length, address (8), protocol
+		link = binary.BigEndian.AppendUint16(nil, 4)
+		link = binary.BigEndian.AppendUint16(link, 1)
+		link = binary.BigEndian.AppendUint16(link, 6)
+		link = append(link, 2, 0, 0, 0, 0, 1, 0, 0)
+		link = binary.BigEndian.AppendUint16(link, uint16(etype))
+	case layers.LinkTypeLinuxSLL2:
+		// protocol, reserved, interface index, ARPHRD_ETHER, packet type, address length, address (8)
+		link = binary.BigEndian.AppendUint16(nil, uint16(etype))
+		link = append(link, 0, 0, 0, 0, 0, 3)
+		link = binary.BigEndian.AppendUint16(link, 1)
+		link = append(link, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0)
+	}
+	if err := gopacket.SerializeLayers(buf, opts, ls...); err != nil {
+		panic(err)
+	}
+	var t time.Time
+	start := b.Start
+	if start.IsZero() {
+		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	}
+	n := time.Duration(b.n)
+	b.n++
+	t = start.Add(n*time.Millisecond + n)
+	if b.Emit != nil {
+		b.Emit(t, append(link, buf.Bytes()...))
+		return
+	}
+	b.pkts = append(b.pkts, pkt{t: t, data: append(link, buf.Bytes()...)})
+}
+
+// Packets returns how many packets were added.
+func (b *Builder) Packets() int { return len(b.pkts) }
+
+// Time returns the capture time of packet i (from 0).
+func (b *Builder) Time(i int) time.Time { return b.pkts[i].t }
+
+// Bytes writes the capture file.
+func (b *Builder) Bytes() []byte {
+	var out bytes.Buffer
+	link := b.Link
+	if link == 0 {
+		link = layers.LinkTypeEthernet
+	}
+	switch b.File {
+	case PcapNG:
+		w, err := pcapgo.NewNgWriter(&out, link)
+		if err != nil {
+			panic(err)
+		}
+		for _, p := range b.pkts {
+			if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.t, CaptureLength: len(p.data), Length: len(p.data)}, p.data); err != nil {
+				panic(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			panic(err)
+		}
+		return out.Bytes()
+	}
+	w := pcapgo.NewWriter(&out)
+	if b.File == PcapNanos {
+		w = pcapgo.NewWriterNanos(&out)
+	}
+	if err := w.WriteFileHeader(65536, link); err != nil {
+		panic(err)
+	}
+	for _, p := range b.pkts {
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.t, CaptureLength: len(p.data), Length: len(p.data)}, p.data); err != nil {
+			panic(err)
+		}
+	}
+	if b.File == PcapBig {
+		return bigEndian(out.Bytes())
+	}
+	return out.Bytes()
+}
+
+// bigEndian rewrites a little-endian pcap file as a big-endian host
+// writes it: the 32- and 16-bit fields of the file header and of each
+// record header swapped.
+func bigEndian(le []byte) []byte {
+	be := bytes.Clone(le)
+	swap32 := func(i int) { binary.BigEndian.PutUint32(be[i:], binary.LittleEndian.Uint32(le[i:])) }
+	swap16 := func(i int) { binary.BigEndian.PutUint16(be[i:], binary.LittleEndian.Uint16(le[i:])) }
+	swap32(0)
+	swap16(4)
+	swap16(6)
+	for i := 8; i < 24; i += 4 {
+		swap32(i)
+	}
+	for i := 24; i+16 <= len(le); {
+		for j := 0; j < 16; j += 4 {
+			swap32(i + j)
+		}
+		i += 16 + int(binary.LittleEndian.Uint32(le[i+8:]))
+	}
+	return be
+}

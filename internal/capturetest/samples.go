@@ -1,0 +1,145 @@
+package capturetest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/gopacket/gopacket/layers"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// Frame is a Kado frame of the given type, sequence id and JSON payload,
+// stamped 2025-01-01T00:00:00Z plus seq milliseconds.
+func Frame(typ kado.MessageType, seq int, payload string) []byte {
+	b, _, err := kado.AppendFrame(nil, kado.Header{Version: 1, Type: typ, Timestamp: 1735689600000 + uint64(seq), SequenceID: uint32(seq)}, []byte(payload), kado.CompressNever)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// WSFrame is a WebSocket frame (RFC 6455) with opcode op; mask is nil for
+// an unmasked frame (server to client), 4 bytes for a masked one.
+func WSFrame(fin bool, op byte, payload []byte, mask []byte) []byte {
+	b0 := op
+	if fin {
+		b0 |= 0x80
+	}
+	out := []byte{b0}
+	m := byte(0)
+	if mask != nil {
+		m = 0x80
+	}
+	switch n := len(payload); {
+	case n < 126:
+		out = append(out, m|byte(n))
+	case n < 1<<16:
+		out = append(out, m|126)
+		out = binary.BigEndian.AppendUint16(out, uint16(n))
+	default:
+		out = append(out, m|127)
+		out = binary.BigEndian.AppendUint64(out, uint64(n))
+	}
+	if mask == nil {
+		return append(out, payload...)
+	}
+	out = append(out, mask...)
+	for i, c := range payload {
+		out = append(out, c^mask[i%4])
+	}
+	return out
+}
+
+// The WebSocket handshake of the samples.
+const (
+	WSRequest  = "GET /agent HTTP/1.1\r\nHost: 10.0.0.2:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	WSResponse = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGOzzOZWxmTxo=\r\n\r\n"
+)
+
+var samples = map[string]func() []byte{
+	// An orchestrator and a subagent on port 7000 (a frame split across
+	// segments, segments out of order and sent twice) and a WebSocket
+	// connection on port 8080 (masked, a message in two frames, a text
+	// message).
+	"session.pcapng": func() []byte {
+		b := &Builder{File: PcapNG}
+		c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+		c.Handshake()
+		in1 := Frame(kado.Instruction, 1, `{"task":"summarise","doc":"q3-report.txt"}`)
+		tc := Frame(kado.ToolCall, 1, `{"tool":"read_file","args":{"path":"q3-report.txt"}}`)
+		in2 := Frame(kado.Instruction, 2, `{"task":"translate","to":"fr"}`)
+		tr := Frame(kado.ToolResult, 2, `{"ok":true,"bytes":18234}`)
+		c2s := append(append([]byte(nil), in1...), tr...)
+		c.SendSplit(C2S, 0, in1, 20) // split in two segments
+		c.Send(S2C, 0, tc)
+		c.Send(C2S, len(in1)+10, tr[10:]) // out of order
+		c.Send(C2S, len(in1), tr[:10])
+		c.Send(C2S, len(in1), tr[:10]) // a retransmission
+		c2s = append(c2s, in2...)
+		c.Send(C2S, len(in1)+len(tr), in2)
+		c.Fin(C2S, len(c2s))
+		c.Fin(S2C, len(tc))
+
+		w := b.Conn("10.0.0.1:51300", "10.0.0.2:8080")
+		w.Handshake()
+		mask := []byte{0x37, 0xfa, 0x21, 0x3d}
+		req := Frame(kado.Instruction, 10, `{"task":"plan","steps":3}`)
+		var ws []byte
+		ws = append(ws, WSRequest...)
+		ws = append(ws, WSFrame(false, 2, req[:12], mask)...)
+		ws = append(ws, WSFrame(true, 0, req[12:], mask)...)
+		ws = append(ws, WSFrame(true, 1, []byte("hello from the orchestrator"), mask)...)
+		w.SendSplit(C2S, 0, ws, len(WSRequest), 30)
+		resp := append([]byte(WSResponse), WSFrame(true, 2, Frame(kado.Status, 10, `{"plan":["fetch","sum","report"]}`), nil)...)
+		w.Send(S2C, 0, resp)
+		return b.Bytes()
+	},
+	// A connection whose capture lost a segment in the middle of a frame.
+	"lost.pcap": func() []byte {
+		b := &Builder{File: PcapNanos}
+		c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+		c.Handshake()
+		var s []byte
+		for i := 1; i <= 4; i++ {
+			s = append(s, Frame(kado.Instruction, i, fmt.Sprintf(`{"step":%d}`, i))...)
+		}
+		n := len(Frame(kado.Instruction, 1, `{"step":1}`))
+		c.Send(C2S, 0, s[:n+5])
+		c.Send(C2S, n+15, s[n+15:]) // bytes n+5 .. n+14 are lost
+		c.Fin(C2S, len(s))
+		return b.Bytes()
+	},
+	// Plain HTTP on port 80 beside frames on port 7000, captured with
+	// tcpdump -i any (Linux cooked v2) over IPv6, in a big-endian pcap.
+	"mixed.pcap": func() []byte {
+		b := &Builder{File: PcapBig, Link: layers.LinkTypeLinuxSLL2}
+		h := b.Conn("[fd00::1]:40000", "[fd00::2]:80")
+		h.Handshake()
+		h.Send(C2S, 0, []byte("GET / HTTP/1.1\r\nHost: example\r\n\r\n"))
+		c := b.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+		c.Handshake()
+		c.Send(C2S, 0, Frame(kado.Heartbeat, 1, `{"alive":true}`))
+		return b.Bytes()
+	},
+}
+
+// Sample returns the sample capture of that name; ok is false for an
+// unknown name.
+func Sample(name string) (data []byte, ok bool) {
+	f, ok := samples[name]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+// SampleNames lists the samples, sorted.
+func SampleNames() []string {
+	var out []string
+	for name := range samples {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

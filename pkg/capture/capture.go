@@ -1,0 +1,579 @@
+// Package capture reads packet captures as tcpdump and Wireshark save them
+// (pcap in either byte order with micro- or nanosecond timestamps, and
+// pcapng) and turns the TCP connections in them into streams of Kado
+// frames: captures in, frame streams out.
+//
+// The file formats are read with github.com/gopacket/gopacket/pcapgo, the
+// link and network layers (Ethernet with VLAN tags, Linux cooked SLL and
+// SLL2, BSD loopback, raw IP; IPv4 and IPv6) with its layers package, and
+// each direction of each TCP connection is put back together with its
+// reassembly package: bytes in sequence order, retransmissions dropped,
+// overlaps resolved as the library does (bytes already delivered win),
+// out-of-order segments placed. Each direction is then read with the
+// binary frame reader of pkg/codec/binary. A direction that begins with an
+// HTTP Upgrade handshake to WebSocket (RFC 6455) is unwrapped first: its
+// frames are unmasked, binary messages (continuation frames joined) are
+// read as Kado frames and text messages are reported as such.
+//
+// Every record names where it came from: the connection as
+// "client:port>server:port", the direction (c2s or s2c) and the capture
+// time of the segment that completed it. Records come out in the order the
+// capture completes them. Nothing is lost silently: a hole in a
+// direction's sequence space (a segment the capture did not see) is an
+// error that names the connection and the byte range, after which the
+// direction resynchronises on the next plausible frame header; a
+// connection that was already open when the capture began starts at its
+// first plausible header.
+//
+// Memory is bounded: per direction the frame reader holds at most one frame
+// (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
+// Options.ReassemblyBuffer bytes of out-of-order data, and at most
+// Options.MaxConns connections are followed at once; a connection past the
+// cap is reported and not followed.
+package capture
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/netip"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/gopacket/gopacket/reassembly"
+	"github.com/toonkit/toonkit/pkg/codec"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// Dir is the direction of a record within its connection.
+type Dir uint8
+
+// The directions: from the client (the side that sent the first SYN, or
+// when no SYN was captured the side with the higher port) to the server,
+// and back.
+const (
+	C2S Dir = iota
+	S2C
+)
+
+func (d Dir) String() string {
+	if d == S2C {
+		return "s2c"
+	}
+	return "c2s"
+}
+
+// Kind says what a Record holds.
+type Kind uint8
+
+// The kinds of records.
+const (
+	// Frame is a Kado frame: Record.Frame and its compact JSON payload
+	// Record.JSON.
+	Frame Kind = iota + 1
+	// Text is a WebSocket text message: Record.Text.
+	Text
+	// Problem is an error in the traffic (a hole in the sequence space, a
+	// frame that breaks a rule, a WebSocket protocol error, a connection
+	// past the cap): Record.Err, an *Error. The direction goes on.
+	Problem
+	// Note is something passed over that is not an error: the bytes before
+	// the first plausible header of a connection already open when the
+	// capture began, or a direction that holds no frames (Record.Err, an
+	// *Error, says which).
+	Note
+)
+
+// Record is one thing found in a capture. Frame, JSON and Text are valid
+// only during the call of the function given to Read.
+type Record struct {
+	Kind Kind
+	Conn string    // "10.0.0.1:51234>10.0.0.2:7000": client>server
+	Dir  Dir       // c2s or s2c
+	Time time.Time // capture time of the segment that completed the record
+
+	Frame *kado.Frame // Frame: offsets count bytes of the direction's stream
+	JSON  []byte      // Frame: the payload as compact JSON
+	Text  []byte      // Text: the message
+	Err   error       // Problem, Note: an *Error
+	// Moved says, after a Problem that is a bad frame (a
+	// *kado.FrameError), how the frame reader went on.
+	Moved *kado.Moved
+}
+
+// TimeString formats t as RFC 3339 in UTC with nine fraction digits, as
+// records are stamped: 2026-01-02T15:04:05.123456789Z.
+func TimeString(t time.Time) string {
+	return string(AppendTime(nil, t))
+}
+
+// AppendTime appends TimeString(t) to dst.
+func AppendTime(dst []byte, t time.Time) []byte {
+	return t.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
+}
+
+// Error is a problem found in one direction of a connection.
+type Error struct {
+	Conn string
+	Dir  Dir
+	Err  error // a *kado.FrameError, a *GapError, a *WebSocketError or another cause
+}
+
+func (e *Error) Error() string { return e.Conn + " " + e.Dir.String() + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// GapError is a hole in a direction's sequence space: bytes the capture
+// does not hold. Start and End count bytes of the direction's stream.
+type GapError struct {
+	Start, End int64
+	Lost       int64 // bytes of an unfinished frame (or message) before the hole, dropped with it
+}
+
+func (e *GapError) Error() string {
+	msg := fmt.Sprintf("bytes %d-%d are missing from the capture (a segment it did not see)", e.Start, e.End-1)
+	if e.Lost > 0 {
+		msg += fmt.Sprintf("; the %d %s of the frame they cut are dropped", e.Lost, plural(e.Lost, "byte", "bytes"))
+	}
+	return msg
+}
+
+// ErrTooManyConns is the cause of the Problem reported for a connection
+// that is not followed because Options.MaxConns are open.
+var ErrTooManyConns = errors.New("too many open connections")
+
+// ErrNotFrames is the cause of the Note (or, when Options.Ports named the
+// connection's port, the Problem) for a direction whose first bytes are
+// neither a frame header nor a WebSocket handshake: the direction is not
+// read further.
+var ErrNotFrames = errors.New("not Kado frames")
+
+// FormatError is a capture file that cannot be read: a damaged header or
+// block, a link type this package does not read.
+type FormatError struct {
+	Packet int // 1-based number of the packet being read, 0 for the file header
+	Err    error
+}
+
+func (e *FormatError) Error() string {
+	if e.Packet == 0 {
+		return "not a readable pcap or pcapng file: " + e.Err.Error()
+	}
+	return fmt.Sprintf("packet %d: %v", e.Packet, e.Err)
+}
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Options configure Read.
+type Options struct {
+	// MaxFrameSize bounds a frame's payload and a WebSocket text message;
+	// 0 means kado.DefaultMaxFrameSize.
+	MaxFrameSize int
+	// Ports, when not empty, selects the TCP connections with one of these
+	// ports on either side; the others are not looked at.
+	Ports []int
+	// MaxConns is the number of connections followed at once; 0 means
+	// DefaultMaxConns.
+	MaxConns int
+	// ReassemblyBuffer bounds the out-of-order bytes held for one
+	// direction while it waits for a missing segment; when it is full the
+	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
+	ReassemblyBuffer int
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxConns         = 512
+	DefaultReassemblyBuffer = 256 << 10
+	// totalReassembly bounds the out-of-order bytes of all directions.
+	totalReassembly = 32 << 20
+	pageSize        = 1900 // gopacket's reassembly page
+	// IdleTimeout is how long (in capture time) a connection may carry
+	// nothing before it is ended: its frames cut short are reported and
+	// it no longer counts against MaxConns. A hole as old is given up.
+	IdleTimeout = 2 * time.Minute
+	idleEvery   = 1024 // segments between looks for idle connections
+)
+
+// Stats count what Read saw.
+type Stats struct {
+	Packets     int // packets read from the file
+	TCP         int // TCP segments looked at (after Options.Ports)
+	Undecoded   int // packets that are not TCP over IP, or are cut short
+	Connections int // connections followed
+	Dropped     int // connections not followed: Options.MaxConns were open
+	Frames      int
+	Problems    int
+}
+
+// packetSource is pcapgo's Reader or NgReader.
+type packetSource interface {
+	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+// Read reads the capture in and calls fn with every record, in capture
+// order. An error from fn stops the reading and is returned. A file that
+// cannot be read gives a *FormatError (the records before it have been
+// given to fn); an I/O error is returned as it is.
+func Read(in io.Reader, opts Options, fn func(*Record) error) (Stats, error) {
+	r := newReader(opts, fn)
+	defer r.close()
+	err := r.run(in)
+	return r.stats, err
+}
+
+// Records returns the records of the capture in as an iterator; the final
+// error, if any, is the last pair. Records are valid until the next
+// iteration.
+func Records(in io.Reader, opts Options) iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		stop := errors.New("stop")
+		_, err := Read(in, opts, func(rec *Record) error {
+			if !yield(rec, nil) {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && err != stop {
+			yield(nil, err)
+		}
+	}
+}
+
+type reader struct {
+	opts      Options
+	fn        func(*Record) error
+	err       error // from fn: everything stops
+	stats     Stats
+	ports     map[uint16]bool
+	now       time.Time // capture time of the packet being assembled
+	lastIdle  time.Time // when closeIdle last looked
+	open      int
+	order     int     // connections created so far
+	halves    []*half // every half started and not finished, in creation order
+	deferred  []deferred
+	deferring bool
+	pool      *reassembly.StreamPool
+	asm       *reassembly.Assembler
+	dec       packetDecoder
+}
+
+// deferred is a record given while the assembler flushes its connections
+// in an order of its own: kept (copied) and sorted before it is passed on.
+type deferred struct {
+	rec  Record
+	conn int // creation order of the connection
+	n    int // order within the flush
+}
+
+func newReader(opts Options, fn func(*Record) error) *reader {
+	if opts.MaxFrameSize <= 0 {
+		opts.MaxFrameSize = kado.DefaultMaxFrameSize
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.ReassemblyBuffer <= 0 {
+		opts.ReassemblyBuffer = DefaultReassemblyBuffer
+	}
+	r := &reader{opts: opts, fn: fn}
+	if len(opts.Ports) > 0 {
+		r.ports = map[uint16]bool{}
+		for _, p := range opts.Ports {
+			r.ports[uint16(p)] = true
+		}
+	}
+	r.pool = reassembly.NewStreamPool(factory{r})
+	r.asm = reassembly.NewAssembler(r.pool)
+	r.asm.MaxBufferedPagesPerConnection = max(1, opts.ReassemblyBuffer/pageSize)
+	r.asm.MaxBufferedPagesTotal = max(r.asm.MaxBufferedPagesPerConnection, totalReassembly/pageSize)
+	return r
+}
+
+func (r *reader) run(in io.Reader) error {
+	src, err := openSource(in)
+	if err != nil {
+		return err
+	}
+	for r.err == nil {
+		data, ci, err := src.ZeroCopyReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = errors.New("the file ends inside a packet record")
+			}
+			r.end()
+			if r.err != nil {
+				return r.err
+			}
+			return &FormatError{Packet: r.stats.Packets + 1, Err: err}
+		}
+		r.stats.Packets++
+		lt := linkType(src, ci)
+		tcp, flow, err := r.dec.decode(lt, data)
+		if err != nil {
+			r.end()
+			if r.err != nil {
+				return r.err
+			}
+			return &FormatError{Packet: r.stats.Packets, Err: err}
+		}
+		if tcp == nil {
+			r.stats.Undecoded++
+			continue
+		}
+		if r.ports != nil && !r.ports[uint16(tcp.SrcPort)] && !r.ports[uint16(tcp.DstPort)] {
+			continue
+		}
+		r.stats.TCP++
+		r.now = ci.Timestamp
+		ctx := assemblerContext(ci)
+		r.asm.AssembleWithContext(flow, tcp, &ctx)
+		if r.stats.TCP%idleEvery == 0 {
+			r.closeIdle()
+		}
+	}
+	r.end()
+	return r.err
+}
+
+// closeIdle ends the connections that have been idle for IdleTimeout of
+// capture time (a connection whose FIN or RST the capture missed would
+// otherwise count against MaxConns to the end), and gives up the holes
+// that old.
+func (r *reader) closeIdle() {
+	if r.err != nil || r.now.Sub(r.lastIdle) < IdleTimeout/4 {
+		return
+	}
+	r.lastIdle = r.now
+	old := r.now.Add(-IdleTimeout)
+	r.deferring = true
+	r.asm.FlushWithOptions(reassembly.FlushOptions{T: old, TC: old})
+	r.deferring = false
+	r.flushDeferred()
+}
+
+// end pushes out what the reassembler holds (the data after holes that
+// were never filled) and ends every direction.
+func (r *reader) end() {
+	if r.err != nil {
+		return
+	}
+	r.deferring = true
+	r.asm.FlushAll()
+	for _, h := range slices.Clone(r.halves) {
+		h.finish()
+	}
+	r.deferring = false
+	r.flushDeferred()
+}
+
+func (r *reader) flushDeferred() {
+	slices.SortStableFunc(r.deferred, func(a, b deferred) int {
+		if c := a.rec.Time.Compare(b.rec.Time); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.conn, b.conn); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	})
+	for i := range r.deferred {
+		if r.err != nil {
+			break
+		}
+		r.err = r.fn(&r.deferred[i].rec)
+	}
+	r.deferred = nil
+}
+
+func (r *reader) close() {
+	for _, h := range r.halves {
+		h.stopNow()
+	}
+}
+
+// emit passes a record on, or keeps a copy of it while the assembler
+// flushes.
+func (r *reader) emit(h *half, rec *Record) {
+	if r.err != nil {
+		return
+	}
+	switch rec.Kind {
+	case Frame:
+		r.stats.Frames++
+	case Problem:
+		r.stats.Problems++
+	}
+	if !r.deferring {
+		r.err = r.fn(rec)
+		return
+	}
+	c := *rec
+	if rec.Frame != nil {
+		f := *rec.Frame
+		f.Raw = bytes.Clone(f.Raw)
+		c.Frame = &f
+	}
+	c.JSON, c.Text = bytes.Clone(rec.JSON), bytes.Clone(rec.Text)
+	if rec.Moved != nil {
+		m := *rec.Moved
+		c.Moved = &m
+	}
+	// Within a direction, records keep their order.
+	if c.Time.Before(h.last) {
+		c.Time = h.last
+	}
+	h.last = c.Time
+	r.deferred = append(r.deferred, deferred{rec: c, conn: h.conn.order, n: len(r.deferred)})
+}
+
+func openSource(in io.Reader) (packetSource, error) {
+	// pcapgo reads through its own bufio.Reader (pcapng) or reads exact
+	// sizes (pcap): a 4-byte look decides.
+	var magic [4]byte
+	n, err := io.ReadFull(in, magic[:])
+	if err != nil {
+		if n == 0 && err == io.EOF {
+			return nil, &FormatError{Err: errors.New("the input is empty")}
+		}
+		if err == io.ErrUnexpectedEOF {
+			return nil, &FormatError{Err: fmt.Errorf("only %d %s", n, plural(int64(n), "byte", "bytes"))}
+		}
+		return nil, err
+	}
+	if codec.Detect(magic[:]).Format != codec.Pcap {
+		return nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
+	}
+	full := io.MultiReader(bytes.NewReader(magic[:]), in)
+	if binary.BigEndian.Uint32(magic[:]) == 0x0a0d0d0a {
+		ng, err := pcapgo.NewNgReader(full, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return nil, &FormatError{Err: fmt.Errorf("pcapng: %w", err)}
+		}
+		return ng, nil
+	}
+	p, err := pcapgo.NewReader(full)
+	if err != nil {
+		return nil, &FormatError{Err: fmt.Errorf("pcap: %w", err)}
+	}
+	return p, nil
+}
+
+func linkType(src packetSource, ci gopacket.CaptureInfo) layers.LinkType {
+	if len(ci.AncillaryData) > 0 {
+		if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+			return lt
+		}
+	}
+	switch s := src.(type) {
+	case *pcapgo.Reader:
+		return s.LinkType()
+	case *pcapgo.NgReader:
+		return s.LinkType()
+	}
+	return layers.LinkTypeEthernet
+}
+
+type assemblerContext gopacket.CaptureInfo
+
+func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(*c) }
+
+// packetDecoder finds the TCP segment in a packet, with one
+// DecodingLayerParser per first layer.
+type packetDecoder struct {
+	eth     layers.Ethernet
+	dot1q   layers.Dot1Q
+	sll     layers.LinuxSLL
+	sll2    layers.LinuxSLL2
+	loop    layers.Loopback
+	ip4     layers.IPv4
+	ip6     layers.IPv6
+	tcp     layers.TCP
+	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+}
+
+// decode returns the TCP layer of a packet and its network flow; tcp is
+// nil for a packet that holds no TCP segment. The error is a link type
+// this package does not read.
+func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, gopacket.Flow, error) {
+	var first gopacket.LayerType
+	switch lt {
+	case layers.LinkTypeEthernet:
+		first = layers.LayerTypeEthernet
+	case layers.LinkTypeLinuxSLL:
+		first = layers.LayerTypeLinuxSLL
+	case layers.LinkTypeLinuxSLL2:
+		first = layers.LayerTypeLinuxSLL2
+	case layers.LinkTypeNull, layers.LinkTypeLoop:
+		first = layers.LayerTypeLoopback
+	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12, 14:
+		if len(data) == 0 {
+			return nil, gopacket.Flow{}, nil
+		}
+		switch data[0] >> 4 {
+		case 4:
+			first = layers.LayerTypeIPv4
+		case 6:
+			first = layers.LayerTypeIPv6
+		default:
+			return nil, gopacket.Flow{}, nil
+		}
+	default:
+		return nil, gopacket.Flow{}, fmt.Errorf("link type %d (%s) is not read: Ethernet, Linux cooked (SLL, SLL2), loopback and raw IP are", int(lt), lt)
+	}
+	if d.parsers == nil {
+		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
+	}
+	p := d.parsers[first]
+	if p == nil {
+		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.tcp)
+		p.IgnoreUnsupported = true
+		d.parsers[first] = p
+	}
+	_ = p.DecodeLayers(data, &d.decoded)
+	var flow gopacket.Flow
+	hasTCP := false
+	for _, t := range d.decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			if d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0 {
+				return nil, flow, nil // a fragment: not reassembled
+			}
+			flow = d.ip4.NetworkFlow()
+		case layers.LayerTypeIPv6:
+			flow = d.ip6.NetworkFlow()
+		case layers.LayerTypeTCP:
+			hasTCP = true
+		}
+	}
+	if !hasTCP || flow == (gopacket.Flow{}) {
+		return nil, flow, nil
+	}
+	return &d.tcp, flow, nil
+}
+
+// endpoint formats an address and port as 10.0.0.1:7000 or [::1]:7000.
+func endpoint(addr gopacket.Endpoint, port uint16) string {
+	a, ok := netip.AddrFromSlice(addr.Raw())
+	if !ok {
+		return addr.String() + ":" + strconv.Itoa(int(port))
+	}
+	return netip.AddrPortFrom(a.Unmap(), port).String()
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

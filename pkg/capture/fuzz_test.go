@@ -1,0 +1,44 @@
+package capture_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+	"github.com/toonkit/toonkit/internal/capturetest"
+	"github.com/toonkit/toonkit/pkg/capture"
+)
+
+// seedCaptures are small captures of every kind, for the fuzzers' corpus.
+func seedCaptures() [][]byte {
+	var out [][]byte
+	for i, file := range []capturetest.File{capturetest.Pcap, capturetest.PcapNanos, capturetest.PcapBig, capturetest.PcapNG} {
+		link := []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2, layers.LinkTypeRaw}[i]
+		b := &capturetest.Builder{File: file, Link: link}
+		c := b.Conn(client, server)
+		c.Handshake()
+		stream := frames("c2s", 1, 3)
+		c.Send(capturetest.C2S, 30, stream[30:])
+		c.Send(capturetest.C2S, 0, stream[:35])
+		c.Send(capturetest.S2C, 0, []byte(wsResponse))
+		c.Fin(capturetest.C2S, len(stream))
+		out = append(out, b.Bytes())
+	}
+	return out
+}
+
+// No capture makes Read panic, hang or hold more than its bounds; a
+// record is always stamped with a connection.
+func FuzzRead(f *testing.F) {
+	for _, s := range seedCaptures() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = capture.Read(bytes.NewReader(data), capture.Options{MaxFrameSize: 1 << 16, MaxConns: 8, ReassemblyBuffer: 1 << 14}, func(r *capture.Record) error {
+			if r.Conn == "" || r.Kind == capture.Frame && (r.Frame == nil || r.JSON == nil) {
+				t.Fatalf("record %+v", r)
+			}
+			return nil
+		})
+	})
+}

@@ -1,0 +1,365 @@
+package capture
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/reassembly"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// factory makes a conn for every TCP connection the assembler meets.
+type factory struct{ r *reader }
+
+func (f factory) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
+	r := f.r
+	src, dst := netFlow.Endpoints()
+	sport, dport := uint16(tcp.SrcPort), uint16(tcp.DstPort)
+	// The sender of the first segment is the client unless it answers a
+	// SYN, or (no SYN seen) it sends from the server's port.
+	firstIsClient := true
+	switch {
+	case tcp.SYN:
+		firstIsClient = !tcp.ACK
+	case r.ports != nil && r.ports[sport] != r.ports[dport]:
+		firstIsClient = r.ports[dport]
+	case sport != dport:
+		firstIsClient = sport > dport
+	}
+	name := endpoint(src, sport) + ">" + endpoint(dst, dport)
+	if !firstIsClient {
+		name = endpoint(dst, dport) + ">" + endpoint(src, sport)
+	}
+	c := &conn{r: r, name: name, firstIsClient: firstIsClient, order: r.order}
+	r.order++
+	if r.open >= r.opts.MaxConns {
+		c.rejected = true
+		r.stats.Dropped++
+		r.now = ac.GetCaptureInfo().Timestamp
+		h := &half{conn: c, dir: C2S}
+		r.emit(h, &Record{Kind: Problem, Conn: name, Dir: C2S, Time: r.now,
+			Err: &Error{Conn: name, Dir: C2S, Err: fmt.Errorf("%w (%d): this connection is not followed", ErrTooManyConns, r.opts.MaxConns)}})
+		return c
+	}
+	r.open++
+	r.stats.Connections++
+	c.halves[C2S] = &half{conn: c, dir: C2S}
+	c.halves[S2C] = &half{conn: c, dir: S2C}
+	return c
+}
+
+// conn is one TCP connection: a reassembly.Stream.
+type conn struct {
+	r             *reader
+	name          string
+	order         int
+	firstIsClient bool // the first segment seen came from the client
+	rejected      bool // past Options.MaxConns
+	halves        [2]*half
+	done          bool
+}
+
+func (c *conn) half(dir reassembly.TCPFlowDirection) *half {
+	if (dir == reassembly.TCPDirClientToServer) == c.firstIsClient {
+		return c.halves[C2S]
+	}
+	return c.halves[S2C]
+}
+
+func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
+	if c.rejected || c.r.err != nil {
+		return false
+	}
+	h := c.half(dir)
+	if !h.begun {
+		h.begun = true
+		if !tcp.SYN {
+			// The capture began after this direction's SYN: start here,
+			// at the first plausible header.
+			*start = true
+			h.midstream = true
+		}
+	}
+	return true
+}
+
+func (c *conn) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.AssemblerContext) {
+	if c.rejected || c.r.err != nil {
+		return
+	}
+	dir, _, end, skip := sg.Info()
+	n, _ := sg.Lengths()
+	h := c.half(dir)
+	h.time = ac.GetCaptureInfo().Timestamp
+	if skip > 0 {
+		h.gap(int64(skip))
+	}
+	if n > 0 {
+		h.feed(sg.Fetch(n))
+	}
+	if end {
+		h.finish()
+	}
+}
+
+func (c *conn) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
+	if !c.rejected && !c.done {
+		c.done = true
+		c.halves[C2S].finish()
+		c.halves[S2C].finish()
+		c.r.open--
+	}
+	return true
+}
+
+// half is one direction of a connection. Its bytes are read by a
+// coroutine (iter.Pull) that runs the frame reader: the reader pulls bytes
+// with Read, which hands control back to the assembler when the bytes fed
+// so far are used up.
+type half struct {
+	conn      *conn
+	dir       Dir
+	begun     bool // its first segment was seen
+	midstream bool // it starts (again) inside the stream: resynchronise first
+	started   bool // the coroutine runs
+	dead      bool // not read further
+	finished  bool
+	stopping  bool
+	eof       bool
+	next      func() (struct{}, bool)
+	stop      func()
+	chunk     []byte
+	fed       int64 // bytes of the stream fed so far
+	base      int64 // stream offset where the current reader began
+	time      time.Time
+	last      time.Time // time of the last deferred record
+	rd        *kado.Reader
+	ws        *wsReader
+}
+
+var errStopped = errors.New("stopped")
+
+// feed gives the direction's next bytes to its reader and lets it read
+// them all.
+func (h *half) feed(b []byte) {
+	if h.dead || h.finished || h.conn.r.err != nil {
+		h.fed += int64(len(b))
+		return
+	}
+	if !h.started {
+		h.start()
+	}
+	h.chunk = b
+	if _, ok := h.next(); !ok {
+		h.dead = true // the reader gave up on this direction
+		h.rd, h.ws = nil, nil
+	}
+	h.chunk = nil
+	h.fed += int64(len(b))
+}
+
+func (h *half) start() {
+	h.started = true
+	h.stopping = false
+	h.eof = false
+	h.base = h.fed
+	h.rd, h.ws = nil, nil
+	h.next, h.stop = iter.Pull(h.body)
+	if h.conn.r.deferring {
+		// Started by a flush: keep to the order of this direction.
+		h.last = h.time
+	}
+}
+
+// gap handles a hole of n bytes before the next ones.
+func (h *half) gap(n int64) {
+	start := h.fed
+	defer func() { h.fed = start + n }()
+	if h.dead || h.finished {
+		return
+	}
+	lost := int64(0)
+	ws := h.ws != nil
+	if h.started {
+		if h.rd != nil && !ws {
+			lost = h.fed - h.rd.Offset()
+		}
+		h.stopNow()
+		h.started, h.stopping = false, false
+	}
+	ge := &GapError{Start: start, End: start + n, Lost: lost}
+	var err error = ge
+	if ws {
+		err = fmt.Errorf("bytes %d-%d are missing from the capture (a segment it did not see): the WebSocket framing is lost, the rest of this direction is not read", start, start+n-1)
+		h.dead = true
+	}
+	h.midstream = true
+	h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}})
+}
+
+// finish ends the direction: its reader sees the end of the stream.
+func (h *half) finish() {
+	if h.finished {
+		return
+	}
+	h.finished = true
+	if h.started && !h.dead && h.conn.r.err == nil {
+		h.eof = true
+		h.next()
+	}
+	h.stopNow()
+	r := h.conn.r
+	for i, o := range r.halves {
+		if o == h {
+			r.halves = append(r.halves[:i], r.halves[i+1:]...)
+			break
+		}
+	}
+}
+
+func (h *half) stopNow() {
+	if h.started && h.stop != nil {
+		h.stopping = true
+		h.stop()
+		h.stop = nil
+	}
+}
+
+func (h *half) emit(rec *Record) {
+	if h.stopping {
+		return
+	}
+	rec.Conn, rec.Dir, rec.Time = h.conn.name, h.dir, h.time
+	h.conn.r.emit(h, rec)
+}
+
+func (h *half) errorf(kind Kind, err error) {
+	h.emit(&Record{Kind: kind, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}})
+}
+
+// chunkSource is the io.Reader of a direction's bytes inside its
+// coroutine.
+type chunkSource struct {
+	h       *half
+	yield   func(struct{}) bool
+	stopped bool
+}
+
+func (s *chunkSource) Read(p []byte) (int, error) {
+	h := s.h
+	for len(h.chunk) == 0 {
+		switch {
+		case s.stopped:
+			return 0, errStopped
+		case h.eof:
+			return 0, io.EOF
+		}
+		if !s.yield(struct{}{}) {
+			s.stopped = true
+			return 0, errStopped
+		}
+	}
+	n := copy(p, h.chunk)
+	h.chunk = h.chunk[n:]
+	return n, nil
+}
+
+// body reads the direction: the handshake, if it is WebSocket, then frames.
+func (h *half) body(yield func(struct{}) bool) {
+	r := h.conn.r
+	src := &chunkSource{h: h, yield: yield}
+	var in io.Reader = src
+	midstream := h.midstream
+	if !midstream {
+		br := bufio.NewReaderSize(src, handshakeMax)
+		ws, err := handshake(br)
+		switch {
+		case errors.Is(err, errStopped):
+			return
+		case err != nil:
+			h.notFrames(err)
+			return
+		case ws:
+			h.ws = newWSReader(br, r.opts.MaxFrameSize, func(text []byte) {
+				h.emit(&Record{Kind: Text, Text: text})
+			})
+			in = h.ws
+		default:
+			in = br
+		}
+	}
+	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: h.base})
+	h.rd = rd
+	first := true
+	for r.err == nil {
+		f, err := rd.Next()
+		if err == io.EOF {
+			return
+		}
+		if err == nil {
+			var js []byte
+			if js, err = rd.JSON(f); err == nil {
+				first = false
+				h.emit(&Record{Kind: Frame, Frame: f, JSON: js})
+				continue
+			}
+		}
+		switch {
+		case errors.Is(err, errStopped):
+			return
+		case !kado.IsFrameError(err):
+			h.errorf(Problem, err) // a WebSocket protocol error: the framing is lost
+			return
+		case first && !midstream && h.ws == nil && !frameStart(err):
+			h.notFrames(err)
+			return
+		}
+		m := rd.MoveOn(f, err)
+		if h.stopping {
+			return
+		}
+		if first && midstream {
+			// The bytes before the first plausible header belong to a
+			// frame whose start the capture does not hold.
+			what := "the capture began inside this connection"
+			if h.base > 0 {
+				what = "after the hole"
+			}
+			if m.Found {
+				h.errorf(Note, fmt.Errorf("%s: skipped %d %s to the first plausible header at byte %d", what, m.Skipped, plural(m.Skipped, "byte", "bytes"), h.base+m.Skipped))
+			} else {
+				h.errorf(Note, fmt.Errorf("%s: skipped %d %s to the end: no plausible header found", what, m.Skipped, plural(m.Skipped, "byte", "bytes")))
+			}
+			first = false
+			continue
+		}
+		first = false
+		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m})
+	}
+}
+
+// frameStart reports whether the bytes of a failed first frame begin as a
+// frame does (version 1, a known type): a frame that is then cut short or
+// broken is a problem in a frame stream, not another protocol.
+func frameStart(err error) bool {
+	var fe *kado.FrameError
+	if !errors.As(err, &fe) || len(fe.Header) == 0 || fe.Header[0] != kado.Version {
+		return false
+	}
+	return len(fe.Header) < 2 || kado.MessageType(fe.Header[1]).Valid()
+}
+
+// notFrames reports a direction that is not read, and drains it.
+func (h *half) notFrames(why error) {
+	kind := Note
+	if h.conn.r.ports != nil {
+		kind = Problem
+	}
+	h.errorf(kind, fmt.Errorf("%w: %v; this direction is not read", ErrNotFrames, why))
+}

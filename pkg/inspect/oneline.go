@@ -1,0 +1,69 @@
+package inspect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+)
+
+// previewBytes is how much of a payload's compact JSON a one-line view
+// shows.
+const previewBytes = 64
+
+// renderOneLine writes the OneLine view of a frame: one line with its
+// index, byte offset, type, sequence id, payload length, "rle" when
+// compressed and the start of its payload as compact JSON; a bad frame gets
+// a line marked "!" with the first rule it breaks, a frame cut off by
+// --length one marked "cut", and a skip a line of its own marked "~".
+func (in *Inspector) renderOneLine(rep *report) {
+	p := in.printer()
+	p.plain(fmt.Sprintf("%6d %10d  ", rep.index, rep.offset))
+	switch {
+	case rep.cut:
+		p.str(Dim, "cut: "+rep.title)
+	case !rep.ok || len(rep.errors) > 0:
+		p.str(Error, "! "+strings.TrimPrefix(rep.title, "INVALID: "))
+	default:
+		h := kado.ParseHeader(rep.header)
+		p.str(FrameTitle, fmt.Sprintf("%-16s", h.Type.String()))
+		p.plain(fmt.Sprintf(" seq %-6s %9s ", strconv.FormatUint(uint64(h.SequenceID), 10), strconv.FormatUint(uint64(h.PayloadLength), 10)+" B"))
+		if rep.compressed {
+			p.plain("rle  ")
+		} else {
+			p.plain("     ")
+		}
+		p.str(Dim, preview(rep.json))
+		if len(rep.warnings) > 0 {
+			p.str(Warning, "  (warning: "+rep.warnings[0].msg+")")
+		}
+	}
+	p.nl()
+	if s := rep.skip; s != nil {
+		p.plain(fmt.Sprintf("%6s %10d  ", "-", s.from))
+		msg := fmt.Sprintf("~ skipped %d %s", s.bytes, plural(int(s.bytes), "byte", "bytes"))
+		if s.found {
+			msg += fmt.Sprintf(" to the next plausible header at byte %d", s.resume)
+		} else {
+			msg += ": no further frame found"
+		}
+		p.str(Warning, msg)
+		p.nl()
+	}
+	in.done(p)
+}
+
+// preview is the start of a compact JSON payload, cut at a character
+// boundary with "..." when it is longer than previewBytes.
+func preview(js []byte) string {
+	if len(js) <= previewBytes {
+		return string(js)
+	}
+	n := previewBytes
+	for n > 0 && !utf8.RuneStart(js[n]) {
+		n--
+	}
+	return string(js[:n]) + "..."
+}
