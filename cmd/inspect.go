@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/inspect"
 )
@@ -262,7 +264,8 @@ func runInspect(opts *InspectOptions) error {
 			code = ExitIO
 			continue
 		}
-		s, err := ins.Inspect(in.Name, in.R)
+		r := captureWarning(ios, in)
+		s, err := ins.Inspect(in.Name, r)
 		in.Close()
 		var we *inspect.WriteError
 		var re *inspect.ReadError
@@ -323,4 +326,17 @@ func frameProblem(name string, opts *InspectOptions, s inspect.Summary) error {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d bad frames; the first: %s", name, s.Invalid, s.Problems[0])}
 	}
 	return nil
+}
+
+// captureWarning warns when the input is a packet capture, whose bytes
+// inspect would show as bad frames, and says what reads it; it returns the
+// reader to inspect.
+func captureWarning(ios *IOStreams, in *input) io.Reader {
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	if p, _ := br.Peek(4); len(p) > 0 && codec.Detect(p).Format == codec.Pcap {
+		rep := newReporter(ios)
+		rep.warnf("%s is a packet capture (pcap/pcapng): inspect shows its bytes as they are, not the frames in its TCP streams", in.Name)
+		rep.hint(fmt.Sprintf("toonkit decode %s reads the frames in its TCP streams (inspect does not, yet)", in.Name))
+	}
+	return br
 }
