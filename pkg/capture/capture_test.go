@@ -278,37 +278,6 @@ func TestAlreadyOpen(t *testing.T) {
 	}
 }
 
-// wsFrame is a WebSocket frame; mask is nil for an unmasked one.
-func wsFrame(fin bool, op byte, payload []byte, mask []byte) []byte {
-	b0 := op
-	if fin {
-		b0 |= 0x80
-	}
-	out := []byte{b0}
-	m := byte(0)
-	if mask != nil {
-		m = 0x80
-	}
-	switch n := len(payload); {
-	case n < 126:
-		out = append(out, m|byte(n))
-	case n < 1<<16:
-		out = append(out, m|126)
-		out = binary.BigEndian.AppendUint16(out, uint16(n))
-	default:
-		out = append(out, m|127)
-		out = binary.BigEndian.AppendUint64(out, uint64(n))
-	}
-	if mask == nil {
-		return append(out, payload...)
-	}
-	out = append(out, mask...)
-	for i, c := range payload {
-		out = append(out, c^mask[i%4])
-	}
-	return out
-}
-
 const (
 	wsRequest  = "GET /agent HTTP/1.1\r\nHost: 10.0.0.2:7000\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
 	wsResponse = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGOzzOZWxmTxo=\r\n\r\n"
@@ -322,18 +291,18 @@ func TestWebSocket(t *testing.T) {
 	f1, f2, f3 := frame("c2s", 1), frame("c2s", 2), frame("c2s", 3)
 	var c2s []byte
 	c2s = append(c2s, wsRequest...)
-	c2s = append(c2s, wsFrame(true, 2, f1, mask)...)             // one message, one frame
-	c2s = append(c2s, wsFrame(false, 2, f2[:7], mask)...)        // a message in three frames
-	c2s = append(c2s, wsFrame(true, 9, []byte("ping"), mask)...) // a ping between them
-	c2s = append(c2s, wsFrame(false, 0, f2[7:30], mask)...)
-	c2s = append(c2s, wsFrame(true, 0, f2[30:], mask)...)
-	c2s = append(c2s, wsFrame(false, 1, []byte("hel"), mask)...) // text in two frames
-	c2s = append(c2s, wsFrame(true, 0, []byte("lo"), mask)...)
-	c2s = append(c2s, wsFrame(true, 2, f3, mask)...)
-	c2s = append(c2s, wsFrame(true, 8, []byte{3, 232}, mask)...) // close
+	c2s = append(c2s, capturetest.WSFrame(true, 2, f1, mask)...)             // one message, one frame
+	c2s = append(c2s, capturetest.WSFrame(false, 2, f2[:7], mask)...)        // a message in three frames
+	c2s = append(c2s, capturetest.WSFrame(true, 9, []byte("ping"), mask)...) // a ping between them
+	c2s = append(c2s, capturetest.WSFrame(false, 0, f2[7:30], mask)...)
+	c2s = append(c2s, capturetest.WSFrame(true, 0, f2[30:], mask)...)
+	c2s = append(c2s, capturetest.WSFrame(false, 1, []byte("hel"), mask)...) // text in two frames
+	c2s = append(c2s, capturetest.WSFrame(true, 0, []byte("lo"), mask)...)
+	c2s = append(c2s, capturetest.WSFrame(true, 2, f3, mask)...)
+	c2s = append(c2s, capturetest.WSFrame(true, 8, []byte{3, 232}, mask)...) // close
 	var s2c []byte
 	s2c = append(s2c, wsResponse...)
-	s2c = append(s2c, wsFrame(true, 2, frame("s2c", 1), nil)...)
+	s2c = append(s2c, capturetest.WSFrame(true, 2, frame("s2c", 1), nil)...)
 	b := &capturetest.Builder{File: capturetest.PcapNanos}
 	c := b.Conn(client, server)
 	c.Handshake()
