@@ -142,8 +142,13 @@ rule and where it still differs from jq.
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
 or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
 but FILTER, are strings (JSON values) in $ARGS.positional, not files.
--j is jq's --join-output, not toonkit's --jobs (query runs the filter on
-one worker). The global -q (quiet) and --color keep their toonkit
+-j is jq's --join-output: the worker count is --jobs N alone (default:
+the usable CPUs, GOMAXPROCS). The workers run the filter on the values of
+JSON and NDJSON inputs, read in batches cut at line ends, and the output
+(stdout, stderr, exit status) is byte-identical to --jobs 1. One worker
+runs it, silently, with -n, -s or -R, when the filter calls input,
+inputs, debug or stderr (or defines a function of one of those names),
+and over TOON, tabular and binary inputs. The global -q (quiet) and --color keep their toonkit
 meaning; the output is never colored (jq's -M is accepted, -C is not).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
@@ -240,6 +245,7 @@ EXIT STATUS
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
 	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line, in `BYTES`")
+	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -750,8 +756,41 @@ func runQuery(opts *QueryOptions) error {
 	w.enc.Order = qi.order
 	rep := newReporter(ios)
 	status := 0
-	var last any
+	lastFalse := false
 	outputs := 0
+	// fail handles an error of the filter's run on one input; false stops
+	// the run.
+	fail := func(err error, where func() string) (bool, error) {
+		if code, value, message, ok := query.Halted(err); ok {
+			if message {
+				if s, ok := value.(string); ok {
+					io.WriteString(ios.ErrOut, s)
+				} else {
+					var e query.Encoder
+					ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
+				}
+			}
+			status = -1 - code
+			return false, nil
+		}
+		if ctx.Err() != nil {
+			return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+				hint: "a longer --timeout gives it more time"}
+		}
+		if werr := failure(out, nil); werr != nil {
+			return false, werr
+		}
+		if err := out.Flush(); err != nil {
+			return false, err
+		}
+		prefix := ""
+		if !opts.NullInput {
+			prefix = where() + ": "
+		}
+		rep.errorf("%s%s", prefix, runtimeMessage(err))
+		status = jqRuntime
+		return true, nil // jq goes on with the next input
+	}
 	// run runs the filter on one input; false stops the run.
 	run := func(v any) (bool, error) {
 		it := q.Run(ctx, v, varValues...)
@@ -764,42 +803,65 @@ func runQuery(opts *QueryOptions) error {
 				if qi.err != nil {
 					return false, qi.err
 				}
-				if code, value, message, ok := query.Halted(err); ok {
-					if message {
-						if s, ok := value.(string); ok {
-							io.WriteString(ios.ErrOut, s)
-						} else {
-							var e query.Encoder
-							ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
-						}
-					}
-					status = -1 - code
-					return false, nil
-				}
-				if ctx.Err() != nil {
-					return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
-						hint: "a longer --timeout gives it more time"}
-				}
-				if werr := failure(out, nil); werr != nil {
-					return false, werr
-				}
-				if err := out.Flush(); err != nil {
-					return false, err
-				}
-				where := ""
-				if !opts.NullInput {
-					where = qi.where() + ": "
-				}
-				rep.errorf("%s%s", where, runtimeMessage(err))
-				status = jqRuntime
-				return true, nil // jq goes on with the next input
+				return fail(err, qi.where)
 			}
 			outputs++
-			last = r
+			lastFalse = r == nil || r == false
 			if err := w.write(r); err != nil {
 				return false, failure(out, err)
 			}
 		}
+	}
+	jobs, err := workers(opts.Jobs)
+	if err != nil {
+		return err
+	}
+	if opts.NullInput || opts.Slurp || opts.RawInput || !q.Parallel() {
+		jobs = 1 // one worker, silently (see --help)
+	}
+	// runJobs runs the filter over the JSON or NDJSON input qi has just
+	// opened on the workers (query.RunJobs); false stops the run. Where
+	// the workers stop short, qi.stream is left to read on.
+	runJobs := func() (bool, error) {
+		src := qi.src
+		more := true
+		var where jsonv.Position
+		rest, err := q.RunJobs(ctx, src.br, query.JobsOptions{
+			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
+			Encode: w.appendResult, Decoder: &qi.sdec, Live: !src.in.regular(),
+			Idle: func() error {
+				if out.failed == nil {
+					return out.Flush()
+				}
+				return out.failed
+			},
+		}, func(r *query.Result) error {
+			start := 0
+			for _, end := range r.Ends {
+				outputs++
+				if err := w.writeBytes(r.Out[start:end]); err != nil {
+					return failure(out, err)
+				}
+				start = end
+			}
+			if len(r.Ends) > 0 {
+				lastFalse = r.LastFalse
+			}
+			if r.Err != nil {
+				where = r.Pos
+				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.name, where) })
+				more = ok
+				return err
+			}
+			return nil
+		})
+		if rest != nil {
+			qi.stream = rest
+			return true, nil
+		}
+		src.close()
+		qi.src, qi.stream = nil, nil
+		return more && err == nil, err
 	}
 	var runErr error
 	switch {
@@ -812,6 +874,22 @@ func runQuery(opts *QueryOptions) error {
 		}
 	default:
 		for {
+			if jobs > 1 && qi.src == nil && qi.err == nil && len(qi.names) > 0 {
+				name := qi.names[0]
+				qi.names = qi.names[1:]
+				if err := qi.open(name); err != nil {
+					qi.err, runErr = err, err
+					break
+				}
+				if qi.stream != nil && qi.src.ts == nil { // JSON, NDJSON
+					more, err := runJobs()
+					if err != nil || !more {
+						runErr = err
+						break
+					}
+				}
+				continue
+			}
 			v, err := qi.next()
 			if err == io.EOF {
 				break
@@ -856,7 +934,7 @@ func runQuery(opts *QueryOptions) error {
 		return &queryExit{code: status}
 	case opts.ExitStatus && outputs == 0:
 		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && (last == nil || last == false):
+	case opts.ExitStatus && lastFalse:
 		return &queryExit{code: jqFalse}
 	}
 	return nil
@@ -912,20 +990,33 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 }
 
 func (w *queryWriter) write(v any) error {
-	w.buf = w.buf[:0]
+	w.buf = w.appendResult(&w.enc, w.buf[:0], v)
+	return w.writeBytes(w.buf)
+}
+
+// appendResult appends what the result v is written as, with enc (w's own,
+// or a worker's): its JSON, or a raw string, and the newline after it.
+func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
 	if w.snk != nil {
-		w.buf = w.enc.Append(w.buf, v)
-		return w.snk.write(w.buf)
+		return enc.Append(dst, v)
 	}
 	if s, ok := v.(string); ok && (w.opts.Raw || w.opts.Join) {
-		w.buf = append(w.buf, s...)
+		dst = append(dst, s...)
 	} else {
-		w.buf = w.enc.Append(w.buf, v)
+		dst = enc.Append(dst, v)
 	}
 	if !w.opts.Join {
-		w.buf = append(w.buf, '\n')
+		dst = append(dst, '\n')
 	}
-	_, err := w.out.Write(w.buf)
+	return dst
+}
+
+// writeBytes writes a result as appendResult made it.
+func (w *queryWriter) writeBytes(b []byte) error {
+	if w.snk != nil {
+		return w.snk.write(b)
+	}
+	_, err := w.out.Write(b)
 	return err
 }
 
