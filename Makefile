@@ -87,6 +87,7 @@ test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -race -count=1 -run 'Workers' ./pkg/inspect/ ./pkg/validate/
+	$(GO) test -race -count=1 -run 'Stream' ./pkg/bridge/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...

@@ -129,7 +129,11 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			}
 			convFrom = from
 		}
-		err = pump(src, out, st, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.where, snk.write)) })
+		if opts.Jobs > 1 && st == nil && to != bridge.Kado && (src.format == codec.JSON || src.format == codec.NDJSON) {
+			err = bridgeJobs(opts, src, out, conv, snk)
+		} else {
+			err = pump(src, out, st, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.where, snk.write)) })
+		}
 		if err != nil {
 			return err
 		}

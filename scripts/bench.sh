@@ -600,6 +600,8 @@ br_ns=$MED_NS br_kb=$MAX_KB
 note "convert --to trace alone x$reps"
 measure "$reps" "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson"
 brc_ns=$MED_NS
+inturns "convert --from chiffon --to trace" "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson"
+br1_ns=$IT1_NS brj_ns=$ITJ_NS
 pypair trace "$dir/chiffon.ndjson" "$tk" convert --from chiffon --to trace
 chk_bridge=FAIL
 if "$tk" convert --from chiffon --to trace "$dir/chiffon.ndjson" | "$tk" sign --key-file "$dir/audit.key" -o "$dir/chiffon-signed.ndjson" &&
@@ -932,6 +934,7 @@ row "bridge: $nbr Chiffon messages, $(awk -v b="$br_bytes" 'BEGIN{printf "%.1f M
 check ge "$(evps "$nbr" "$br_ns")" 50000
 row "convert --to trace | sign messages/s" "$(evps "$nbr" "$br_ns")" ">= 50000" "" "$RES"
 row "  convert --to trace alone messages/s" "$(evps "$nbr" "$brc_ns")" "" "" "(info)"
+speedup "  convert --to trace" "$br_bytes" "$br1_ns" "$brj_ns"
 pyrows trace "to trace"
 if [[ -n $br4_kb ]]; then
 	check le "$br4_kb" "$((br_kb + br_kb / 5 + 4096))"

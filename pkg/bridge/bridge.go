@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -132,6 +133,13 @@ type Converter struct {
 	plans   map[planKey]*plan
 	buf     []byte
 	in      []byte // the message compacted, when it was not compact (valid during Convert)
+
+	shared *atomic.Pointer[string] // the stream's run once made, for the workers of Stream
+	spec   *spec                   // a worker's: what the message read of the stream (stream.go)
+	arena  []byte                  // the bytes of the last note
+	mapped int64                   // messages Stream took from its workers as they were
+	bad    map[string]bool         // a worker's: steps whose chunks it leaves to the ordered pass
+	guess  guess                   // a worker's: which of task and lastT it knows
 }
 
 // New returns a Converter for opts.From to opts.To.
@@ -156,7 +164,7 @@ func New(opts Options) (*Converter, error) {
 		opts.ChunkSize = 256 << 10
 	}
 	return &Converter{opts: opts, p: p, fs: fs, seqs: runs{uuids: map[[16]byte]int64{}, other: map[string]int64{}}, steps: map[string]int64{}, chunks: map[string]*joint{},
-		plans: map[planKey]*plan{}}, nil
+		plans: map[planKey]*plan{}, shared: new(atomic.Pointer[string])}, nil
 }
 
 func pairList() string {
@@ -187,6 +195,9 @@ func (c *Converter) Convert(msg []byte, where func() string, emit func([]byte) e
 	if c.opts.From == Chiffon && !c.opts.NoReassemble {
 		var done bool
 		if n, done, err = c.join(n, where); err != nil || !done {
+			if c.spec != nil {
+				c.spec.held = err == nil
+			}
 			return err
 		}
 	}
@@ -230,6 +241,9 @@ func (c *Converter) End() error {
 // warn reports what cannot be converted as it is: an error with Strict, a
 // warning otherwise.
 func (c *Converter) warn(where func() string, what string) error {
+	if c.spec != nil {
+		return errMiss // the ordered pass warns, or fails
+	}
 	if c.opts.Strict {
 		return &Error{Where: where(), Msg: what}
 	}
@@ -307,7 +321,7 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 			// The field has no place in the target: kept, unless it was
 			// made when this message came from there, or the reverse
 			// conversion would make it just so.
-			if origin || r.same[fs] && r.derive[fs] != nil && equal(r.derive[fs](x), sv) {
+			if origin || r.same[fs] && r.derive[fs] != nil && c.same(r.derive[fs](x), sv) {
 				continue
 			}
 			fields.set1(r.ptr[fs], sv)
@@ -347,7 +361,9 @@ func (c *Converter) convert(src *node, where func() string) (*node, error) {
 	if !origin {
 		// The target's type would come back as another type.
 		if back := c.resolve(ts, tm.typ[ts], dst, nil); back == nil || back.typ[fs] != srcType {
-			fields.set1(pointer(typePath[from]), src.get(typePath[from]))
+			if v := src.get(typePath[from]); v != nil { // (a frame may give its type by name alone)
+				fields.set1(pointer(typePath[from]), v)
+			}
 		}
 	}
 	leftovers(src, pl.consumed, "", fields)
@@ -417,40 +433,104 @@ func (c *Converter) resolve(s int, typ string, msg, restore *node) *typeMap {
 
 // after updates what the stream's messages share.
 func (c *Converter) after(x *ctx) {
-	c.n++
+	c.arena = c.arena[:0]
+	n := noteOf(x, &c.arena)
+	if c.spec != nil {
+		c.spec.note = n // the ordered pass applies it
+		return
+	}
+	c.apply(&n, c.arena)
+}
+
+// note is what a converted message changes of what the stream's messages
+// share; its bytes are spans of an arena.
+type note struct {
+	trace   bool
+	run     span
+	chiffon int // 1 work_request, 2 work_status, 3 work_result, 0 another or none
+	task    span
+	lastT   span
+	setT    bool
+}
+
+// span is a stretch of an arena; nil a nil stretch.
+type span struct {
+	start, end int
+	set        bool
+}
+
+func mark(arena *[]byte, b []byte) span {
+	s := span{start: len(*arena), set: b != nil}
+	*arena = append(*arena, b...)
+	s.end = len(*arena)
+	return s
+}
+
+func (s span) of(arena []byte) []byte {
+	if !s.set {
+		return nil
+	}
+	return arena[s.start:s.end]
+}
+
+// noteOf says what the message x changes of the stream's state.
+func noteOf(x *ctx, arena *[]byte) note {
+	var n note
 	if t := x.side(Trace); t != nil {
 		run, _ := t.get("meta.run_id").text()
 		if v := t.get("meta.run_id"); v != nil && run == nil {
 			run = v.raw
 		}
-		c.seqs.add(run)
+		n.trace, n.run = true, mark(arena, run)
 		if s, ok := t.get("t").text(); ok {
-			c.lastT = append(c.lastT[:0], s...)
+			n.lastT, n.setT = mark(arena, s), true
 		}
 	}
 	if m := x.side(Chiffon); m != nil {
 		typ, _ := m.get("type").text()
 		task, _ := m.get("payload.task_id").text()
 		switch string(typ) {
-		case "work_request", "work_status":
-			if string(task) != c.task { // a task's messages mostly come together
-				c.task = string(task)
-			}
-			if string(typ) == "work_status" {
-				c.steps[c.task]++
-			}
+		case "work_request":
+			n.chiffon = 1
+		case "work_status":
+			n.chiffon = 2
 		case "work_result":
-			delete(c.steps, string(task)) // closed: its steps are counted no more
-			c.task = ""
+			n.chiffon = 3
 		}
+		n.task = mark(arena, task)
 		if s, ok := m.get("timestamp").text(); ok {
-			c.lastT = append(c.lastT[:0], s...)
+			n.lastT, n.setT = mark(arena, s), true
 		}
 	}
 	if m := x.side(Narratoria); m != nil {
 		if s, ok := m.get("timestamp").text(); ok {
-			c.lastT = append(c.lastT[:0], s...)
+			n.lastT, n.setT = mark(arena, s), true
 		}
+	}
+	return n
+}
+
+// apply makes the changes a note says.
+func (c *Converter) apply(n *note, arena []byte) {
+	c.n++
+	if n.trace {
+		c.seqs.add(n.run.of(arena))
+	}
+	task := n.task.of(arena)
+	switch n.chiffon {
+	case 1, 2:
+		if string(task) != c.task { // a task's messages mostly come together
+			c.task = string(task)
+		}
+		if n.chiffon == 2 {
+			c.steps[c.task]++
+		}
+	case 3:
+		delete(c.steps, string(task)) // closed: its steps are counted no more
+		c.task = ""
+	}
+	if n.setT {
+		c.lastT = append(c.lastT[:0], n.lastT.of(arena)...)
 	}
 }
 

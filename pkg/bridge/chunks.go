@@ -52,6 +52,12 @@ func (c *Converter) join(n *node, where func() string) (*node, bool, error) {
 	}
 	key := task + "\x00" + number
 	j := c.chunks[key]
+	if sp := c.spec; sp != nil {
+		// A worker joins the chunks of its batch; the ordered pass checks
+		// that the stream had none of the step's pending at the first.
+		sp.chunk, sp.chunkFirst = true, j == nil
+		sp.chunkKey = append(sp.chunkKey[:0], key...)
+	}
 	fail := func(format string, args ...any) (*node, bool, error) {
 		return nil, false, &Error{Where: where(), Msg: fmt.Sprintf("step %s of task %s: ", number, task) + fmt.Sprintf(format, args...)}
 	}

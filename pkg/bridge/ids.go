@@ -16,6 +16,10 @@ func (c *Converter) id(purpose string, x *ctx) string {
 	if !c.opts.Deterministic {
 		return uuid.NewString()
 	}
+	if c.spec != nil {
+		c.spec.miss = true // the message's place in the stream: the ordered pass's
+		return ""
+	}
 	name := append([]byte(purpose+"/"+strconv.Itoa(c.index)+"/"), x.msg[c.fs].bytes()...)
 	return uuid.NewSHA1(namespace, name).String()
 }
@@ -30,8 +34,18 @@ func (c *Converter) runID(x *ctx) string {
 	if c.opts.RunID != "" {
 		return c.opts.RunID
 	}
+	if c.spec != nil {
+		// A worker: the run once the ordered pass made it.
+		if run := c.shared.Load(); run != nil {
+			return *run
+		}
+		c.spec.miss = true
+		return ""
+	}
 	if c.run == "" {
 		c.run = c.id("run", x)
+		run := c.run
+		c.shared.Store(&run)
 	}
 	return c.run
 }

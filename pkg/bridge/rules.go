@@ -401,11 +401,22 @@ func nextSeq(x *ctx) *node {
 	if !ok && v != nil {
 		run = v.raw
 	}
+	if sp := x.c.spec; sp != nil {
+		sp.seqRun = append(sp.seqRun[:0], run...)
+		sp.seqs++
+		return seqHole
+	}
 	return num(x.c.seqs.get(run) + 1)
 }
 
 // nextCount: the number of the message among those read.
-func nextCount(x *ctx) *node { return num(int64(x.c.index)) }
+func nextCount(x *ctx) *node {
+	if sp := x.c.spec; sp != nil {
+		sp.counts++
+		return countHole
+	}
+	return num(int64(x.c.index))
+}
 
 func agentID(x *ctx) *node { return num(x.c.opts.AgentID) }
 
@@ -421,6 +432,13 @@ func counterpart(x *ctx) *node {
 
 // openTask: the task of the stream's open work, or a new one.
 func openTask(x *ctx) *node {
+	if sp := x.c.spec; sp != nil {
+		if !x.c.guess.task {
+			sp.miss = true
+		} else {
+			sp.checks = append(sp.checks, check{kind: checkTask, value: []byte(x.c.task)})
+		}
+	}
 	if x.c.task != "" {
 		return strNode(x.c.task)
 	}
@@ -434,6 +452,9 @@ func nextStep(x *ctx) *node {
 	if m.get("payload.step.name") == nil {
 		return nil
 	}
+	if x.c.spec != nil {
+		x.c.spec.miss = true
+	}
 	task, _ := m.str("payload.task_id")
 	return num(x.c.steps[task] + 1)
 }
@@ -441,6 +462,13 @@ func nextStep(x *ctx) *node {
 // someTime: the time of the last message of the stream, or now (with
 // Deterministic, the Unix epoch).
 func someTime(x *ctx) *node {
+	if sp := x.c.spec; sp != nil {
+		if !x.c.guess.time {
+			sp.miss = true // the time of the message before: the ordered pass's
+			return strNode("")
+		}
+		sp.checks = append(sp.checks, check{kind: checkTime, value: x.c.lastT})
+	}
 	switch {
 	case len(x.c.lastT) > 0:
 		return strNode(x.c.lastT)

@@ -61,14 +61,17 @@ type Batch[R any] struct {
 	ends   []int
 	Out    R
 
-	first int64 // the index of the first record in the input
-	index int   // of the batch
-	final bool  // raw ends at the end of the input
-	rest  bool  // raw is where the workers stop: the caller's loop reads it
-	idle  bool
-	done  bool // every record was read, checked and worked
-	span  jsonv.Span
-	endIn bool // a top-level array is open at the end of raw
+	first  int64          // the index of the first record in the input
+	at     jsonv.Position // where raw starts in the input (known in Write)
+	pos    jsonv.Position // Pos's last answer, at raw[posOff]
+	posOff int
+	index  int  // of the batch
+	final  bool // raw ends at the end of the input
+	rest   bool // raw is where the workers stop: the caller's loop reads it
+	idle   bool
+	done   bool // every record was read, checked and worked
+	span   jsonv.Span
+	endIn  bool // a top-level array is open at the end of raw
 }
 
 // Len is the number of records in the batch.
@@ -81,6 +84,20 @@ func (b *Batch[R]) Record(i int) []byte { return b.raw[b.starts[i]:b.ends[i]] }
 // First is the index in the input of the batch's first record; it is
 // known in Write only.
 func (b *Batch[R]) First() int64 { return b.first }
+
+// Pos is the position in the input of record i's first byte, as a
+// jsonv.Reader of the whole input gives it (for messages about the
+// record); it is known in Write only.
+func (b *Batch[R]) Pos(i int) jsonv.Position {
+	start := b.starts[i]
+	if start < b.posOff {
+		b.pos, b.posOff = b.at, 0
+	}
+	m := jsonv.Mark{Pos: b.pos}
+	m.Advance(jsonv.SpanOf(b.raw[b.posOff:start]))
+	b.pos, b.posOff = m.Pos, start
+	return m.Pos
+}
 
 // Handler receives the batches.
 type Handler[R any] struct {
@@ -180,6 +197,11 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		}
 		bt.Written()
 		b.first = records
+		b.at = mark.Pos
+		if b.at.Line == 0 {
+			b.at = jsonv.Position{Line: 1, Column: 1}
+		}
+		b.pos, b.posOff = b.at, 0
 		err := h.Write(b)
 		records += int64(len(b.ends))
 		mark.Advance(b.span)

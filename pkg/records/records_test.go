@@ -71,8 +71,8 @@ func parallel(t *testing.T, in io.Reader, opts Options) ([]item, string) {
 			if int(b.First()) != len(items) {
 				t.Fatalf("batch of record %d after %d records", b.First(), len(items))
 			}
-			for _, r := range b.Out.recs {
-				items = append(items, item{rec: r})
+			for i, r := range b.Out.recs {
+				items = append(items, item{rec: r, pos: b.Pos(i), hasPos: true})
 			}
 			worked += len(b.Out.recs)
 			return nil
