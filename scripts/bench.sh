@@ -124,7 +124,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon limits startup"
+sections="frames tables validate sign bridge toon query limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -209,14 +209,15 @@ measure() {
 # inturns LABEL CMD...: CMD with -j 1 and CMD as it is (the default -j, one
 # worker per CPU), in turns, $reps times each, so that a change in the
 # machine's load falls on both: their median wall times in IT1_NS and ITJ_NS,
-# the default's peak RSS (the largest of its runs) in ITJ_KB.
+# the default's peak RSS (the largest of its runs) in ITJ_KB. jflag names
+# the worker flag where -j means something else (query: jflag=--jobs).
 inturns() {
 	local label=$1 i
 	shift
 	local t1=() tj=() kb=()
 	note "$label, -j 1 and the default -j $jobs in turns, x$reps"
 	for ((i = 0; i < reps; i++)); do
-		measure 1 "$@" -j 1
+		measure 1 "$@" "${jflag:--j}" 1
 		t1+=("$MED_NS")
 		measure 1 "$@"
 		tj+=("$MED_NS") kb+=("${MAX_KB:-0}")
@@ -679,6 +680,29 @@ if ((have_time)); then
 fi
 fi # toon
 
+# Query on the workers (--jobs; query's -j is jq's --join-output): --jobs 1
+# and the default --jobs (one worker per CPU) in turns, on
+# BENCH_QUERY_MESSAGES Chiffon messages as Python writes them (json.dumps),
+# for each filter. No mark (query is not among issue 17's record commands):
+# the speed-up is reported.
+if want query; then
+nqj=${BENCH_QUERY_MESSAGES:-100000}
+qjfilters=('.payload.status' 'select(.type == "work_status") | {id: .message_id, p: .payload.progress_percent}')
+"$dir/genbench" -messages chiffon -frames "$nqj" -o "$dir/qj.ndjson" || die "genbench -messages chiffon failed"
+qjin=$dir/qj.ndjson
+if command -v python3 >/dev/null; then
+	python3 "$root/scripts/pyjson.py" "$dir/qj.ndjson" "$dir/qj.py.ndjson" || die "scripts/pyjson.py failed"
+	qjin=$dir/qj.py.ndjson
+fi
+qj_bytes=$(size "$qjin")
+declare -A qj1_ns qjj_ns qjj_kb
+for qi in "${!qjfilters[@]}"; do
+	jflag=--jobs inturns "query --jobs, ${qjfilters[$qi]}" "$tk" query -c "${qjfilters[$qi]}" "$qjin"
+	qj1_ns[$qi]=$IT1_NS qjj_ns[$qi]=$ITJ_NS qjj_kb[$qi]=$ITJ_KB
+done
+rm -f "$dir/qj.ndjson" "$dir/qj.py.ndjson"
+fi # query --jobs
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -982,6 +1006,19 @@ row "toonkit TOON = reference CLI TOON" "" "identical" "" "$chk_toon_ref"
 echo
 fi # toon
 
+if want query; then
+row "query --jobs: $nqj Chiffon messages, $(awk -v b="$qj_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" "(json.dumps)"
+for qi in "${!qjfilters[@]}"; do
+	qlabel=".payload.status"
+	((qi == 1)) && qlabel="select(...) | {id, p}"
+	row "query $qlabel MB/s: --jobs 1 / --jobs $jobs" "$(mbps "$qj_bytes" "${qj1_ns[$qi]}") / $(mbps "$qj_bytes" "${qjj_ns[$qi]}")" "" "" "(-c, in turns)"
+	row "  speed-up, --jobs $jobs vs --jobs 1" "$(awk -v a="${qj1_ns[$qi]}" -v b="${qjj_ns[$qi]}" 'BEGIN {printf "%.2fx", a / b}')" "" "" "(info: no mark)"
+	if ((have_time)); then
+		row "  peak RSS MiB, --jobs $jobs" "$(mib "${qjj_kb[$qi]}")" "" "" "(info)"
+	fi
+done
+echo
+fi # query --jobs
 if want limits && ((have_time)); then
 	# bomb.bin: a 0.8 MB compressed frame whose payload is 64 MiB of JSON;
 	# big.bin: an uncompressed 64 MiB payload; big.json: a 64 MiB value with
