@@ -554,7 +554,7 @@ func (qi *queryInputs) open(name string) error {
 		qi.rawIn, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
 		return nil
 	}
-	src, err := openSource(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize)
+	src, err := openSourceBlank(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize, codec.JSON) // white space alone: no values, as in jq
 	if err != nil {
 		return err
 	}
