@@ -126,7 +126,9 @@ func firstLineDiff(a, b string) string {
 	return fmt.Sprintf("%d lines vs %d", len(al), len(bl))
 }
 
-// query --jobs 4 passes a live stream on record by record.
+// query --jobs 4 passes a live stream on record by record, on the workers,
+// and after a record that comes in two pieces (the workers leave it and
+// the rest of the stream to the single-worker loop).
 func TestQueryJobsLive(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -135,8 +137,13 @@ func TestQueryJobsLive(t *testing.T) {
 	done := make(chan int)
 	go func() { code := Run(ios, []string{"query", "-c", ".a", "--jobs", "4"}); outW.Close(); done <- code }()
 	out := bufio.NewReader(outR)
-	for i := range 4 {
-		go inW.Write(fmt.Appendf(nil, "{\"a\": %d}\n", i))
+	for i := range 8 {
+		rec := fmt.Appendf(nil, "{\"a\": %d}\n", i)
+		if i == 4 {
+			inW.Write([]byte("{\"a\":\n"))
+			rec = []byte("4}\n")
+		}
+		go inW.Write(rec)
 		got := make(chan string)
 		go func() { line, _ := out.ReadString('\n'); got <- line }()
 		select {

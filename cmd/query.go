@@ -458,6 +458,10 @@ type queryInputs struct {
 	// stream reads JSON and NDJSON: decoded as they are checked, in one
 	// pass (src then only names the input and holds its buffer)
 	stream *query.Stream
+	// handed says that stream reads on where the workers stopped
+	// (query.RunJobs): src.br is then theirs, a read of it perhaps still
+	// in progress
+	handed bool
 	raw    *bufio.Reader // -R
 	rawIn  *input
 	name   string // the input being read, for input_filename
@@ -519,7 +523,7 @@ func (qi *queryInputs) next() (any, error) {
 			}
 			if err == io.EOF {
 				qi.src.close()
-				qi.src, qi.stream = nil, nil
+				qi.src, qi.stream, qi.handed = nil, nil, false
 				continue
 			}
 			qi.err = qi.streamError(err)
@@ -636,7 +640,7 @@ func (qi *queryInputs) idle() bool {
 		return false // one document: nothing to flush before its end
 	}
 	if qi.stream != nil {
-		return qi.stream.Buffered() == 0 && qi.src.br.Buffered() == 0
+		return qi.stream.Buffered() == 0 && (qi.handed || qi.src.br.Buffered() == 0)
 	}
 	return qi.src != nil && qi.src.idle()
 }
@@ -856,7 +860,7 @@ func runQuery(opts *QueryOptions) error {
 			return nil
 		})
 		if rest != nil {
-			qi.stream = rest
+			qi.stream, qi.handed = rest, true
 			return true, nil
 		}
 		src.close()
