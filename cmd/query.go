@@ -142,14 +142,18 @@ rule and where it still differs from jq.
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
 or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
 but FILTER, are strings (JSON values) in $ARGS.positional, not files.
--j is jq's --join-output: the worker count is --jobs N alone (default:
-the usable CPUs, GOMAXPROCS). The workers run the filter on the values of
-JSON and NDJSON inputs, read in batches cut at line ends, and the output
-(stdout, stderr, exit status) is byte-identical to --jobs 1. One worker
-runs it, silently, with -n, -s or -R, when the filter calls input,
-inputs, debug or stderr (or defines a function of one of those names),
-and over TOON, tabular and binary inputs. The global -q (quiet) and --color keep their toonkit
-meaning; the output is never colored (jq's -M is accepted, -C is not).
+-j is jq's --join-output, so the worker count is --jobs N alone (default:
+the usable CPUs, GOMAXPROCS). The global -q (quiet) and --color keep their
+toonkit meaning; the output is never colored (jq's -M is accepted, -C is
+not).
+
+--jobs: the workers run the filter on the values of JSON and NDJSON
+inputs, read in batches cut at line ends; the output (stdout, stderr,
+exit status) is byte-identical to --jobs 1. One worker runs it, silently,
+with -n, -s or -R, when the filter calls input, inputs, debug or stderr
+(or defines a function of one of those names), over TOON, tabular and
+binary inputs, and from where the workers cannot settle a batch (a bad
+value, a value split by a cut, many megabytes of results).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
 Ctrl-C (exit status 130); output is written as it comes, so memory grows
