@@ -79,6 +79,8 @@ func TestQueryJobsIdentical(t *testing.T) {
 		{"-r", ".name? // empty"},
 		{"-S", "--indent", "3", ".tags? // ."},
 		{"--to", "ndjson", `.a = 1`},
+		{"--to", "tabular", `select(type == "object" and has("name")) | {id, name}`},
+		{"--to", "toon", `select(type == "object") | .id`},
 		{"-c", `if type == "object" and .id == 4321 then ("stop\n" | halt_error(3)) else .id? end`},
 		{"-c", "[., input?]"},
 		{"-s", "-c", "length"},

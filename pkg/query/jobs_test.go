@@ -190,3 +190,31 @@ func FuzzRunJobsMatchesOneWorker(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRunJobs filters 20,000 Python-formatted (", ", ": ") messages
+// on 1 and 2 workers: compare the two in one run (-count 5 or more).
+func BenchmarkRunJobs(b *testing.B) {
+	var in bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&in, `{"message_id": "m-%d", "type": "%s", "sender": {"agent": "a%d", "role": "worker"}, "payload": {"status": "analyzing", "progress_percent": %d, "notes": ["x", "y"]}}`+"\n",
+			i, []string{"work_status", "task_request"}[i%2], i%7, i%100)
+	}
+	q, err := Compile(`select(.type == "work_status") | {id: .message_id, p: .payload.progress_percent}`, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			for b.Loop() {
+				var dec Decoder
+				rest, err := q.RunJobs(context.Background(), bytes.NewReader(in.Bytes()), JobsOptions{Workers: workers, MaxSize: 1 << 20, Decoder: &dec,
+					Encode: func(e *Encoder, dst []byte, v any) []byte { return append(e.Append(dst, v), '\n') }},
+					func(*Result) error { return nil })
+				if err != nil || rest != nil {
+					b.Fatal(err, rest)
+				}
+			}
+		})
+	}
+}
