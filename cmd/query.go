@@ -842,7 +842,6 @@ func runQuery(opts *QueryOptions) error {
 	runJobs := func() (bool, error) {
 		src := qi.src
 		more := true
-		var where jsonv.Position
 		rest, err := q.RunJobs(ctx, src.br, query.JobsOptions{
 			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
 			Encode: w.appendResult, Decoder: &qi.sdec, Live: !src.in.regular(),
@@ -865,8 +864,8 @@ func runQuery(opts *QueryOptions) error {
 				lastFalse = r.LastFalse
 			}
 			if r.Err != nil {
-				where = r.Pos
-				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.name, where) })
+				pos := r.Pos
+				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.name, pos) })
 				more = ok
 				return err
 			}
