@@ -163,3 +163,33 @@ func TestQueryJobsLive(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// query --jobs 4 passes on a value of a live stream that no line end
+// follows yet (the single-worker loop takes the stream on from it).
+func TestQueryJobsLiveNoLineEnd(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ios, _, _, _ := Test()
+	ios.In, ios.Out = inR, outW
+	done := make(chan int)
+	go func() { code := Run(ios, []string{"query", "-c", ".a", "--jobs", "4"}); outW.Close(); done <- code }()
+	out := bufio.NewReader(outR)
+	for i, rec := range []string{"{\"a\": 0}\n", "{\"a\": 1}", "\n{\"a\": 2}\n"} {
+		go inW.Write([]byte(rec))
+		got := make(chan string)
+		go func() { line, _ := out.ReadString('\n'); got <- line }()
+		select {
+		case line := <-got:
+			if want := fmt.Sprintf("%d\n", i); line != want {
+				t.Fatalf("record %d: %q, want %q", i, line, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("record %d (%q) was held back while the input stayed open", i, rec)
+		}
+	}
+	inW.Close()
+	io.Copy(io.Discard, out)
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

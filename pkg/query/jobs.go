@@ -35,7 +35,8 @@ type JobsOptions struct {
 	MaxOutput int
 	// Live says that the input may wait (a pipe, a terminal): a batch is
 	// then also cut at the last line end where a read comes back short,
-	// and Idle called after it is written.
+	// and Idle called after it is written. Bytes with no line end that
+	// wait for more are left to the single-worker loop, from there on.
 	Live bool
 	// Idle, when not nil, is called after a batch of a live input that
 	// ends where the input had nothing more to give at once.
@@ -109,11 +110,15 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cut := func(raw []byte, _ bool) int {
+	cut := func(raw []byte, live bool) int {
 		// after the last line end that a value seems to start after (a
 		// line that starts with neither white space nor a closing
-		// bracket), else after the last line end
+		// bracket), else after the last line end; live, with no line
+		// end, at the end (the single-worker loop takes that batch on)
 		last := bytes.LastIndexByte(raw, '\n')
+		if last < 0 && live {
+			return len(raw)
+		}
 		for i := last; i >= 0; i = bytes.LastIndexByte(raw[:i], '\n') {
 			if i+1 < len(raw) {
 				if c := raw[i+1]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '}' && c != ']' {
@@ -230,6 +235,9 @@ func (w *jobWorker) run(ctx context.Context, q *Query, b *jobBatch, opts JobsOpt
 	b.out, b.ends, b.res, b.resOut, b.resEnds, b.stop = b.out[:0], b.ends[:0], b.res[:0], b.resOut[:0], b.resEnds[:0], false
 	if b.index > 0 && bytes.HasPrefix(b.raw, []byte("\xef\xbb\xbf")) {
 		return false // not a byte order mark past the start: the loop's error
+	}
+	if !b.final && !bytes.HasSuffix(b.raw, []byte{'\n'}) {
+		return false // a live input's bytes with no line end: the loop passes them on
 	}
 	b.lines = bytes.Count(b.raw, []byte{'\n'})
 	w.src.Reset(b.raw)
