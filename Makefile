@@ -76,11 +76,12 @@ vet:
 	$(GO) vet ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, pkg/sign (sign -j, verify -j), and pkg/pipeline (once it exists).
+# workers drive, pkg/sign (sign -j, verify -j), pkg/query (query --jobs), and
+# pkg/pipeline (once it exists).
 # The examples cmd's tests run through a shell use a binary built with
 # -race too. Of pkg/inspect and pkg/validate, only the tests that compare
 # their workers with one worker (inspect --json -j, validate -j).
-RACE_PKGS := ./cmd/... ./pkg/codec/... ./pkg/sign/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./pkg/codec/... ./pkg/sign/... ./pkg/query/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
 
 test: vet
 	$(GO) test -count=1 ./...

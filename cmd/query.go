@@ -142,9 +142,18 @@ rule and where it still differs from jq.
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
 or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
 but FILTER, are strings (JSON values) in $ARGS.positional, not files.
--j is jq's --join-output, not toonkit's --jobs (query runs the filter on
-one worker). The global -q (quiet) and --color keep their toonkit
-meaning; the output is never colored (jq's -M is accepted, -C is not).
+-j is jq's --join-output, so the worker count is --jobs N alone (default:
+the usable CPUs, GOMAXPROCS). The global -q (quiet) and --color keep their
+toonkit meaning; the output is never colored (jq's -M is accepted, -C is
+not).
+
+--jobs: the workers run the filter on the values of JSON and NDJSON
+inputs, read in batches cut at line ends; the output (stdout, stderr,
+exit status) is byte-identical to --jobs 1. One worker runs it, silently,
+with -n, -s or -R, when the filter calls input, inputs, debug or stderr
+(or defines a function of one of those names), over TOON, tabular and
+binary inputs, and from where the workers cannot settle a batch (a bad
+value, a value split by a cut, many megabytes of results).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
 Ctrl-C (exit status 130); output is written as it comes, so memory grows
@@ -240,6 +249,7 @@ EXIT STATUS
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
 	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line, in `BYTES`")
+	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -452,6 +462,10 @@ type queryInputs struct {
 	// stream reads JSON and NDJSON: decoded as they are checked, in one
 	// pass (src then only names the input and holds its buffer)
 	stream *query.Stream
+	// handed says that stream reads on where the workers stopped
+	// (query.RunJobs): src.br is then theirs, a read of it perhaps still
+	// in progress
+	handed bool
 	raw    *bufio.Reader // -R
 	rawIn  *input
 	name   string // the input being read, for input_filename
@@ -513,7 +527,7 @@ func (qi *queryInputs) next() (any, error) {
 			}
 			if err == io.EOF {
 				qi.src.close()
-				qi.src, qi.stream = nil, nil
+				qi.src, qi.stream, qi.handed = nil, nil, false
 				continue
 			}
 			qi.err = qi.streamError(err)
@@ -548,7 +562,7 @@ func (qi *queryInputs) open(name string) error {
 		qi.rawIn, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
 		return nil
 	}
-	src, err := openSource(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize)
+	src, err := openSourceBlank(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize, codec.JSON) // white space alone: no values, as in jq
 	if err != nil {
 		return err
 	}
@@ -630,7 +644,7 @@ func (qi *queryInputs) idle() bool {
 		return false // one document: nothing to flush before its end
 	}
 	if qi.stream != nil {
-		return qi.stream.Buffered() == 0 && qi.src.br.Buffered() == 0
+		return qi.stream.Buffered() == 0 && (qi.handed || qi.src.br.Buffered() == 0)
 	}
 	return qi.src != nil && qi.src.idle()
 }
@@ -750,8 +764,41 @@ func runQuery(opts *QueryOptions) error {
 	w.enc.Order = qi.order
 	rep := newReporter(ios)
 	status := 0
-	var last any
+	lastFalse := false
 	outputs := 0
+	// fail handles an error of the filter's run on one input; false stops
+	// the run.
+	fail := func(err error, where func() string) (bool, error) {
+		if code, value, message, ok := query.Halted(err); ok {
+			if message {
+				if s, ok := value.(string); ok {
+					io.WriteString(ios.ErrOut, s)
+				} else {
+					var e query.Encoder
+					ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
+				}
+			}
+			status = -1 - code
+			return false, nil
+		}
+		if ctx.Err() != nil {
+			return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+				hint: "a longer --timeout gives it more time"}
+		}
+		if werr := failure(out, nil); werr != nil {
+			return false, werr
+		}
+		if err := out.Flush(); err != nil {
+			return false, err
+		}
+		prefix := ""
+		if !opts.NullInput {
+			prefix = where() + ": "
+		}
+		rep.errorf("%s%s", prefix, runtimeMessage(err))
+		status = jqRuntime
+		return true, nil // jq goes on with the next input
+	}
 	// run runs the filter on one input; false stops the run.
 	run := func(v any) (bool, error) {
 		it := q.Run(ctx, v, varValues...)
@@ -764,42 +811,73 @@ func runQuery(opts *QueryOptions) error {
 				if qi.err != nil {
 					return false, qi.err
 				}
-				if code, value, message, ok := query.Halted(err); ok {
-					if message {
-						if s, ok := value.(string); ok {
-							io.WriteString(ios.ErrOut, s)
-						} else {
-							var e query.Encoder
-							ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
-						}
-					}
-					status = -1 - code
-					return false, nil
-				}
-				if ctx.Err() != nil {
-					return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
-						hint: "a longer --timeout gives it more time"}
-				}
-				if werr := failure(out, nil); werr != nil {
-					return false, werr
-				}
-				if err := out.Flush(); err != nil {
-					return false, err
-				}
-				where := ""
-				if !opts.NullInput {
-					where = qi.where() + ": "
-				}
-				rep.errorf("%s%s", where, runtimeMessage(err))
-				status = jqRuntime
-				return true, nil // jq goes on with the next input
+				return fail(err, qi.where)
 			}
 			outputs++
-			last = r
+			lastFalse = r == nil || r == false
 			if err := w.write(r); err != nil {
 				return false, failure(out, err)
 			}
 		}
+	}
+	jobs, err := workers(opts.Jobs)
+	if err != nil {
+		return err
+	}
+	if opts.NullInput || opts.Slurp || opts.RawInput || !q.Parallel() {
+		jobs = 1 // one worker, silently (see --help)
+	}
+	if jobs > 1 && ios.Getenv("GOGC") == "" && ios.Getenv("GOMEMLIMIT") == "" {
+		// Several workers make garbage at once, and the collector lags
+		// further behind: at GOGC 300 alone the peak RSS reached 72 MiB
+		// on a 300 MB stream (.payload.status, --jobs 2, the machine
+		// loaded). A soft limit makes it collect more often only near
+		// it (the live heap is ~11 MiB: batches in flight and the
+		// records being filtered).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(40 << 20))
+	}
+	// runJobs runs the filter over the JSON or NDJSON input qi has just
+	// opened on the workers (query.RunJobs); false stops the run. Where
+	// the workers stop short, qi.stream is left to read on.
+	runJobs := func() (bool, error) {
+		src := qi.src
+		more := true
+		rest, err := q.RunJobs(ctx, src.br, query.JobsOptions{
+			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
+			Encode: w.appendResult, Decoder: &qi.sdec, Live: !src.in.regular(),
+			Idle: func() error {
+				if out.failed == nil {
+					return out.Flush()
+				}
+				return out.failed
+			},
+		}, func(r *query.Result) error {
+			start := 0
+			for _, end := range r.Ends {
+				outputs++
+				if err := w.writeBytes(r.Out[start:end]); err != nil {
+					return failure(out, err)
+				}
+				start = end
+			}
+			if len(r.Ends) > 0 {
+				lastFalse = r.LastFalse
+			}
+			if r.Err != nil {
+				pos := r.Pos
+				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.name, pos) })
+				more = ok
+				return err
+			}
+			return nil
+		})
+		if rest != nil {
+			qi.stream, qi.handed = rest, true
+			return true, nil
+		}
+		src.close()
+		qi.src, qi.stream = nil, nil
+		return more && err == nil, err
 	}
 	var runErr error
 	switch {
@@ -812,6 +890,22 @@ func runQuery(opts *QueryOptions) error {
 		}
 	default:
 		for {
+			if jobs > 1 && qi.src == nil && qi.err == nil && len(qi.names) > 0 {
+				name := qi.names[0]
+				qi.names = qi.names[1:]
+				if err := qi.open(name); err != nil {
+					qi.err, runErr = err, err
+					break
+				}
+				if qi.stream != nil && qi.src.ts == nil { // JSON, NDJSON
+					more, err := runJobs()
+					if err != nil || !more {
+						runErr = err
+						break
+					}
+				}
+				continue
+			}
 			v, err := qi.next()
 			if err == io.EOF {
 				break
@@ -856,7 +950,7 @@ func runQuery(opts *QueryOptions) error {
 		return &queryExit{code: status}
 	case opts.ExitStatus && outputs == 0:
 		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && (last == nil || last == false):
+	case opts.ExitStatus && lastFalse:
 		return &queryExit{code: jqFalse}
 	}
 	return nil
@@ -912,20 +1006,33 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 }
 
 func (w *queryWriter) write(v any) error {
-	w.buf = w.buf[:0]
+	w.buf = w.appendResult(&w.enc, w.buf[:0], v)
+	return w.writeBytes(w.buf)
+}
+
+// appendResult appends what the result v is written as, with enc (w's own,
+// or a worker's): its JSON, or a raw string, and the newline after it.
+func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
 	if w.snk != nil {
-		w.buf = w.enc.Append(w.buf, v)
-		return w.snk.write(w.buf)
+		return enc.Append(dst, v)
 	}
 	if s, ok := v.(string); ok && (w.opts.Raw || w.opts.Join) {
-		w.buf = append(w.buf, s...)
+		dst = append(dst, s...)
 	} else {
-		w.buf = w.enc.Append(w.buf, v)
+		dst = enc.Append(dst, v)
 	}
 	if !w.opts.Join {
-		w.buf = append(w.buf, '\n')
+		dst = append(dst, '\n')
 	}
-	_, err := w.out.Write(w.buf)
+	return dst
+}
+
+// writeBytes writes a result as appendResult made it.
+func (w *queryWriter) writeBytes(b []byte) error {
+	if w.snk != nil {
+		return w.snk.write(b)
+	}
+	_, err := w.out.Write(b)
 	return err
 }
 

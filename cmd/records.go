@@ -60,6 +60,13 @@ type recPos struct {
 
 // openSource opens an input and, without from, detects its format.
 func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*source, error) {
+	return openSourceBlank(ios, name, from, maxSize, "")
+}
+
+// openSourceBlank is openSource, but an input that detection finds to hold
+// only white space is read as blank ("": an error, as for openSource):
+// query reads it as JSON, no values, as jq does.
+func openSourceBlank(ios *IOStreams, name string, from codec.Format, maxSize int, blank codec.Format) (*source, error) {
 	in, err := openInput(ios, name)
 	if err != nil {
 		return nil, err
@@ -81,6 +88,10 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*s
 		case "":
 			if _, err := s.br.Peek(1); err == io.EOF {
 				s.format = codec.JSON // an empty input: no records
+				break
+			}
+			if p, _ := s.br.Peek(s.br.Buffered()); blank != "" && len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+				s.format = blank
 				break
 			}
 			in.Close()

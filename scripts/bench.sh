@@ -232,14 +232,15 @@ measure() {
 # inturns LABEL CMD...: CMD with -j 1 and CMD as it is (the default -j, one
 # worker per CPU), in turns, $reps times each, so that a change in the
 # machine's load falls on both: their median wall times in IT1_NS and ITJ_NS,
-# the default's peak RSS (the largest of its runs) in ITJ_KB.
+# the default's peak RSS (the largest of its runs) in ITJ_KB. jflag names
+# the worker flag where -j means something else (query: jflag=--jobs).
 inturns() {
 	local label=$1 i
 	shift
 	local t1=() tj=() kb=()
 	note "$label, -j 1 and the default -j $jobs in turns, x$reps"
 	for ((i = 0; i < reps; i++)); do
-		measure 1 "$@" -j 1
+		measure 1 "$@" "${jflag:--j}" 1
 		t1+=("$MED_NS")
 		measure 1 "$@"
 		tj+=("$MED_NS") kb+=("${MAX_KB:-0}")
@@ -758,6 +759,17 @@ for qi in "${!qfilters[@]}"; do
 	((have_jq)) && qjq_ns[$qi]=$(median "${jw[@]}")
 	[[ -n $gojq ]] && qgo_ns[$qi]=$(median "${gw[@]}")
 done
+# Query on the workers (--jobs; query's -j is jq's --join-output): --jobs 1
+# and the default --jobs (one worker per CPU) in turns, on
+# BENCH_QUERY_MESSAGES Chiffon messages as Python writes them (json.dumps),
+# for each filter. No mark (query is not among issue 17's record commands):
+# the speed-up is reported.
+nqj=$nq qjfilters=("${qfilters[@]}") qjin=$qin qj_bytes=$q_bytes
+declare -A qj1_ns qjj_ns qjj_kb
+for qi in "${!qjfilters[@]}"; do
+	jflag=--jobs inturns "query --jobs, ${qjfilters[$qi]}" "$tk" query -c "${qjfilters[$qi]}" "$qjin"
+	qj1_ns[$qi]=$IT1_NS qjj_ns[$qi]=$ITJ_NS qjj_kb[$qi]=$ITJ_KB
+done
 rm -f "$dir/q.tk" "$dir/q.ndjson" "$dir/q.py.ndjson"
 # A TOON table beside jq on the same data as JSON.
 ntq=${BENCH_TOON_USERS:-100000}
@@ -1149,6 +1161,16 @@ if [[ -n $qbig_kb ]]; then
 	row "query peak RSS MiB, $(awk -v b="$qbig_bytes" 'BEGIN{printf "%.0f", b/1e6}') MB NDJSON" "$(mib "$qbig_kb")" "<= 64" "" "$RES"
 	row "  its MB/s" "$(mbps "$qbig_bytes" "$qbig_ns")" "" "" "(info)"
 fi
+row "query --jobs: $nqj Chiffon messages, $(awk -v b="$qj_bytes" 'BEGIN{printf "%.1f MB", b/1e6}')" "" "" "" "(json.dumps)"
+for qi in "${!qjfilters[@]}"; do
+	qlabel=".payload.status"
+	((qi == 1)) && qlabel="select(...) | {id, p}"
+	row "query $qlabel MB/s: --jobs 1 / --jobs $jobs" "$(mbps "$qj_bytes" "${qj1_ns[$qi]}") / $(mbps "$qj_bytes" "${qjj_ns[$qi]}")" "" "" "(-c, in turns)"
+	row "  speed-up, --jobs $jobs vs --jobs 1" "$(awk -v a="${qj1_ns[$qi]}" -v b="${qjj_ns[$qi]}" 'BEGIN {printf "%.2fx", a / b}')" "" "" "(info: no mark)"
+	if ((have_time)); then
+		row "  peak RSS MiB, --jobs $jobs" "$(mib "${qjj_kb[$qi]}")" "" "" "(info)"
+	fi
+done
 row "query's output is jq's" "" "identical" "" "$chk_query"
 echo
 fi # query

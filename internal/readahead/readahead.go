@@ -21,6 +21,11 @@ type Reader struct {
 	// called at the first read that needs them, so that a read of the
 	// pipeline still in progress may add to them first.
 	Open func() ([][]byte, io.Reader)
+	// Held, when not nil, gives without waiting the bytes of the batches
+	// read ahead since the last call (or since Bufs), before Open: live,
+	// the batches a pipeline read before it stopped are given while a
+	// read of it still waits for the input.
+	Held func() [][]byte
 	Live bool
 
 	opened bool
@@ -35,6 +40,11 @@ func (r *Reader) Read(p []byte) (int, error) {
 			// of the pipeline in progress, which may wait for the input.
 			if r.opened || n > 0 && r.Live {
 				break
+			}
+			if r.Held != nil {
+				if r.Bufs = r.Held(); len(r.Bufs) > 0 {
+					continue
+				}
 			}
 			r.opened = true
 			r.Bufs, r.in = r.Open()
@@ -140,12 +150,25 @@ func (j *Journal) Written() {
 // Rest is the Reader of the input from the first batch not written on:
 // the batches' bytes, then what after returns, once no read is in progress
 // (and none may start): the bytes read after the last batch, and the
-// input (Then).
+// input (Then). Live, the batches read meanwhile are given first without
+// waiting (Reader.Held): the read in progress may wait for input that
+// comes only once they are handled.
 func (j *Journal) Rest(live bool, after func() ([]byte, io.Reader)) *Reader {
 	j.mu.Lock()
 	first := j.raws[0]
 	j.mu.Unlock()
-	return &Reader{Live: live, Bufs: [][]byte{first}, Open: func() ([][]byte, io.Reader) {
+	given := 1 // the batches given
+	r := &Reader{Live: live, Bufs: [][]byte{first}}
+	if live {
+		r.Held = func() [][]byte {
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			held := append([][]byte{}, j.raws[given:]...)
+			given = len(j.raws)
+			return held
+		}
+	}
+	r.Open = func() ([][]byte, io.Reader) {
 		j.mu.Lock()
 		defer j.mu.Unlock()
 		j.closed = true
@@ -155,10 +178,11 @@ func (j *Journal) Rest(live bool, after func() ([]byte, io.Reader)) *Reader {
 		for j.reading {
 			j.done.Wait()
 		}
-		bufs := append([][]byte{}, j.raws[1:]...)
+		bufs := append([][]byte{}, j.raws[given:]...)
 		carry, in := after()
 		return append(bufs, carry), in
-	}}
+	}
+	return r
 }
 
 // Batcher is the read step of a worker pipeline that cuts its input into

@@ -148,3 +148,40 @@ func batches(bt *Batcher, show func(Batch) string) []string {
 		}
 	}
 }
+
+// Live, the batches that a read of the pipeline added after the first are
+// given without waiting for the read in progress (which may wait for
+// input that comes only once they are handled); the rest follows once it
+// ends.
+func TestLiveRestGivesLaterBatchesWithoutWaiting(t *testing.T) {
+	var j Journal
+	j.Add([]byte("{\"a\":\n"))
+	if !j.Reading() {
+		t.Fatal("Reading refused")
+	}
+	j.Add([]byte("4}\n")) // read, not written: the run stopped before it
+	rest := j.Rest(true, func() ([]byte, io.Reader) { return []byte("carry\n"), strings.NewReader("input\n") })
+	got := make(chan string)
+	go func() {
+		var all []byte
+		p := make([]byte, 64)
+		for len(all) < len("{\"a\":\n4}\n") {
+			n, _ := rest.Read(p)
+			all = append(all, p[:n]...)
+		}
+		got <- string(all)
+	}()
+	select {
+	case s := <-got:
+		if s != "{\"a\":\n4}\n" {
+			t.Fatalf("got %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the batches held waited for the read in progress")
+	}
+	j.DoneReading()
+	b, err := io.ReadAll(rest)
+	if err != nil || string(b) != "carry\ninput\n" {
+		t.Fatalf("then %q, %v", b, err)
+	}
+}

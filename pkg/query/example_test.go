@@ -3,6 +3,8 @@ package query_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/toonkit/toonkit/pkg/query"
 )
@@ -33,4 +35,37 @@ func Example() {
 	}
 	// Output:
 	// {"id":12345678901234567891,"price":9.50,"tags":{"z":1,"a":2}}
+}
+
+// A filter over an NDJSON stream on two workers: the results come in input
+// order, each input's with its place; a runtime error ends that input's
+// results only. A bad line would end the workers' part: the Stream
+// returned reads on from there, as the single-worker loop's would.
+func ExampleQuery_RunJobs() {
+	q, err := query.Compile(`if .n == 2 then error("two") else {n, twice: (.n * 2)} end`, query.Options{})
+	if err != nil || !q.Parallel() {
+		panic(err)
+	}
+	in := strings.NewReader("{\"n\": 1}\n{\"n\": 2}\n{\"n\": 3}\n")
+	var dec query.Decoder
+	rest, err := q.RunJobs(context.Background(), in, query.JobsOptions{Workers: 2, MaxSize: 1 << 20, Decoder: &dec,
+		Encode: func(e *query.Encoder, dst []byte, v any) []byte { return append(e.Append(dst, v), '\n') }},
+		func(r *query.Result) error {
+			fmt.Printf("line %d: %s", r.Pos.Line, r.Out)
+			if r.Err != nil {
+				fmt.Printf("%v\n", r.Err)
+			}
+			return nil
+		})
+	if err != nil {
+		panic(err)
+	}
+	if rest != nil { // not here: every line was settled by the workers
+		_, err := rest.Next()
+		fmt.Println(err == io.EOF)
+	}
+	// Output:
+	// line 1: {"n":1,"twice":2}
+	// line 2: error: two
+	// line 3: {"n":3,"twice":6}
 }

@@ -86,6 +86,7 @@ type Query struct {
 	code     *gojq.Code
 	literals map[string][]string
 	inputs   bool
+	ordered  bool // debug or stderr: written as the filter runs
 }
 
 // CompileError is a filter that does not compile: Offset is the byte of
@@ -173,6 +174,14 @@ func Compile(filter string, opts Options) (*Query, error) {
 // records at once.
 func (q *Query) UsesInputs() bool { return q.inputs }
 
+// Parallel reports whether the filter may run on several inputs at once
+// (RunJobs): it calls none of input and inputs (which read the inputs
+// after the one it is given) and none of debug and stderr (which write as
+// the filter runs, so that their messages follow the inputs' order only on
+// one worker). Functions of those names the filter defines itself count
+// too.
+func (q *Query) Parallel() bool { return !q.inputs && !q.ordered }
+
 // NewOrder returns an Order for the records this filter runs on: it knows
 // the key orders of the filter's object literals.
 func (q *Query) NewOrder() *Order {
@@ -205,8 +214,8 @@ var (
 )
 
 // walk visits the filter's syntax tree: it collects the key orders of the
-// object literals whose keys are all constant, and whether input or
-// inputs is called.
+// object literals whose keys are all constant, and whether input,
+// inputs, debug or stderr is called.
 func walk(v reflect.Value, q *Query) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -222,8 +231,11 @@ func walk(v reflect.Value, q *Query) {
 		case objectType:
 			objectLiteral(v.Addr().Interface().(*gojq.Object), q)
 		case funcType:
-			if name := v.FieldByName("Name").String(); name == "input" || name == "inputs" {
+			switch v.FieldByName("Name").String() {
+			case "input", "inputs":
 				q.inputs = true
+			case "debug", "stderr":
+				q.ordered = true
 			}
 		}
 		for i := range v.NumField() {

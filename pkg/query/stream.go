@@ -92,6 +92,16 @@ func NewStream(r io.Reader, dec *Decoder, maxSize int) *Stream {
 	return &Stream{r: r, dec: dec, max: maxSize, buf: make([]byte, 0, 64<<10), line: 1}
 }
 
+// reset makes s a Stream of r that starts at the start of a line of an
+// input, at its place at (a line > 1 past its byte order mark), keeping
+// its buffer.
+func (s *Stream) reset(r io.Reader, at jsonv.Position) {
+	*s = Stream{r: r, dec: s.dec, max: s.max, buf: s.buf[:0], line: 1}
+	if at.Line > 1 {
+		s.off, s.line, s.started = at.Offset, at.Line, true
+	}
+}
+
 // Next returns the next value; io.EOF after the last.
 func (s *Stream) Next() (any, error) {
 	for {
