@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -215,33 +213,16 @@ func lineDiffs(a, b string) string {
 // by message.
 func TestConvertBridgeJobsLive(t *testing.T) {
 	msgs := bytes.SplitAfter(bridgeMessages("chiffon", 4, 1), []byte("\n"))
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ios, _, _, _ := Test()
-	ios.In, ios.Out = inR, outW
-	done := make(chan int)
-	go func() {
-		code := Run(ios, []string{"convert", "--from", "chiffon", "--to", "trace", "--deterministic", "-j", "4"})
-		outW.Close()
-		done <- code
-	}()
-	out := bufio.NewReader(outR)
+	var steps [][][]byte
 	for i := range 4 {
-		go inW.Write(msgs[i])
-		got := make(chan string)
-		go func() { line, _ := out.ReadString('\n'); got <- line }()
-		select {
-		case line := <-got:
-			if want := fmt.Sprintf(`{"seq":%d,`, i+1); !strings.HasPrefix(line, want) {
-				t.Fatalf("message %d: %q, want %s...", i, line, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("message %d was held back while the input stayed open", i)
+		steps = append(steps, [][]byte{msgs[i]})
+	}
+	args := []string{"convert", "--from", "chiffon", "--to", "trace", "--deterministic", "-j", "4"}
+	checkLive(t, args, steps, func(r *bufio.Reader, i int) error {
+		line, err := r.ReadString('\n')
+		if want := fmt.Sprintf(`{"seq":%d,`, i+1); err == nil && !strings.HasPrefix(line, want) {
+			return fmt.Errorf("%q, want %s...", line, want)
 		}
-	}
-	inW.Close()
-	io.Copy(io.Discard, out)
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+		return err
+	})
 }

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -132,64 +130,26 @@ func firstLineDiff(a, b string) string {
 // and after a record that comes in two pieces (the workers leave it and
 // the rest of the stream to the single-worker loop).
 func TestQueryJobsLive(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ios, _, _, _ := Test()
-	ios.In, ios.Out = inR, outW
-	done := make(chan int)
-	go func() { code := Run(ios, []string{"query", "-c", ".a", "--jobs", "4"}); outW.Close(); done <- code }()
-	out := bufio.NewReader(outR)
+	var steps [][][]byte
 	for i := range 8 {
-		rec := fmt.Appendf(nil, "{\"a\": %d}\n", i)
-		if i == 4 {
-			inW.Write([]byte("{\"a\":\n"))
-			rec = []byte("4}\n")
-		}
-		go inW.Write(rec)
-		got := make(chan string)
-		go func() { line, _ := out.ReadString('\n'); got <- line }()
-		select {
-		case line := <-got:
-			if want := fmt.Sprintf("%d\n", i); line != want {
-				t.Fatalf("record %d: %q, want %q", i, line, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("record %d was held back while the input stayed open", i)
-		}
+		steps = append(steps, [][]byte{fmt.Appendf(nil, "{\"a\": %d}\n", i)})
 	}
-	inW.Close()
-	io.Copy(io.Discard, out)
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	steps[4] = [][]byte{[]byte("{\"a\":\n"), []byte("4}\n")}
+	checkLive(t, []string{"query", "-c", ".a", "--jobs", "4"}, steps, wantLine)
 }
 
 // query --jobs 4 passes on a value of a live stream that no line end
 // follows yet (the single-worker loop takes the stream on from it).
 func TestQueryJobsLiveNoLineEnd(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ios, _, _, _ := Test()
-	ios.In, ios.Out = inR, outW
-	done := make(chan int)
-	go func() { code := Run(ios, []string{"query", "-c", ".a", "--jobs", "4"}); outW.Close(); done <- code }()
-	out := bufio.NewReader(outR)
-	for i, rec := range []string{"{\"a\": 0}\n", "{\"a\": 1}", "\n{\"a\": 2}\n"} {
-		go inW.Write([]byte(rec))
-		got := make(chan string)
-		go func() { line, _ := out.ReadString('\n'); got <- line }()
-		select {
-		case line := <-got:
-			if want := fmt.Sprintf("%d\n", i); line != want {
-				t.Fatalf("record %d: %q, want %q", i, line, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("record %d (%q) was held back while the input stayed open", i, rec)
-		}
+	steps := [][][]byte{{[]byte("{\"a\": 0}\n")}, {[]byte("{\"a\": 1}")}, {[]byte("\n{\"a\": 2}\n")}}
+	checkLive(t, []string{"query", "-c", ".a", "--jobs", "4"}, steps, wantLine)
+}
+
+// wantLine reads the output line of step i of a live query -c .a: i.
+func wantLine(r *bufio.Reader, i int) error {
+	line, err := r.ReadString('\n')
+	if want := fmt.Sprintf("%d\n", i); err == nil && line != want {
+		return fmt.Errorf("%q, want %q", line, want)
 	}
-	inW.Close()
-	io.Copy(io.Discard, out)
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	return err
 }

@@ -46,32 +46,49 @@ func TestLiveStreams(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			ios, _, _, _ := Test()
-			ios.In, ios.Out = inR, outW
-			done := make(chan int)
-			go func() { code := Run(ios, c.args); outW.Close(); done <- code }()
-			out := bufio.NewReader(outR)
-			for i := 0; i < 3; i++ {
-				go inW.Write(c.input(i))
-				got := make(chan error)
-				go func() { got <- c.read(out) }()
-				select {
-				case err := <-got:
-					if err != nil {
-						t.Fatalf("record %d: %v", i, err)
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatalf("record %d was held back while the input stayed open", i)
-				}
+			steps := make([][][]byte, 3)
+			for i := range steps {
+				steps[i] = [][]byte{c.input(i)}
 			}
-			inW.Close()
-			io.Copy(io.Discard, out)
-			if code := <-done; code != 0 {
-				t.Fatalf("exit %d", code)
-			}
+			checkLive(t, c.args, steps, func(r *bufio.Reader, _ int) error { return c.read(r) })
 		})
+	}
+}
+
+// checkLive runs args on a pipe that stays open: at each step it writes
+// the step's pieces, one write each, and expects read to get that step's output
+// within 10 s, while the input is still open. Then it closes the input and
+// expects exit status 0.
+func checkLive(t *testing.T, args []string, steps [][][]byte, read func(r *bufio.Reader, step int) error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ios, _, _, _ := Test()
+	ios.In, ios.Out = inR, outW
+	done := make(chan int)
+	go func() { code := Run(ios, args); outW.Close(); done <- code }()
+	out := bufio.NewReader(outR)
+	for i, pieces := range steps {
+		step := bytes.Join(pieces, nil)
+		for _, p := range pieces[:len(pieces)-1] {
+			inW.Write(p) // returns once toonkit has read it
+		}
+		go inW.Write(pieces[len(pieces)-1])
+		got := make(chan error)
+		go func() { got <- read(out, i) }()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("step %d (%q): %v", i, step, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("step %d (%q) was held back while the input stayed open", i, step)
+		}
+	}
+	inW.Close()
+	io.Copy(io.Discard, out)
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
 
