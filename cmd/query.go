@@ -347,9 +347,7 @@ func compileFailure(ce *query.CompileError) error {
 // variables returns the names and values of the filter's variables:
 // --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
-	var names []string
-	var values []any
-	named := map[string]any{}
+	var vs query.Vars
 	split := func(flag, s string) (string, string, error) {
 		name, value, ok := strings.Cut(s, "=")
 		if !ok || name == "" {
@@ -358,20 +356,12 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 		}
 		return name, value, nil
 	}
-	add := func(name string, v any) {
-		if i := slices.Index(names, "$"+name); i >= 0 {
-			values[i] = v
-		} else {
-			names, values = append(names, "$"+name), append(values, v)
-		}
-		named[name] = v
-	}
 	for _, a := range opts.Args {
 		name, value, err := split("arg", a)
 		if err != nil {
 			return nil, nil, err
 		}
-		add(name, value)
+		vs.Set(name, value)
 	}
 	for _, a := range opts.ArgJSON {
 		name, text, err := split("argjson", a)
@@ -382,18 +372,18 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 		if err != nil {
 			return nil, nil, usageErrorf("", "--argjson %s: not a JSON value: %s", name, text)
 		}
-		add(name, v)
+		vs.Set(name, v)
 	}
 	for _, a := range opts.SlurpFile {
 		name, file, err := split("slurpfile", a)
 		if err != nil {
 			return nil, nil, err
 		}
-		vs := []any{}
-		if err := eachJSONValue(opts, file, func(v any) error { vs = append(vs, v); return nil }); err != nil {
+		values := []any{}
+		if err := eachJSONValue(opts, file, func(v any) error { values = append(values, v); return nil }); err != nil {
 			return nil, nil, err
 		}
-		add(name, vs)
+		vs.Set(name, values)
 	}
 	for _, a := range opts.RawFile {
 		name, file, err := split("rawfile", a)
@@ -404,22 +394,20 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 		if err != nil {
 			return nil, nil, ioErrorf("--rawfile %s: cannot read %s: %s", name, file, pathErrText(err))
 		}
-		add(name, strings.ToValidUTF8(string(b), "\uFFFD"))
+		vs.Set(name, strings.ToValidUTF8(string(b), "\uFFFD"))
 	}
-	pos := []any{}
 	for _, p := range positional {
 		if text, ok := strings.CutPrefix(p, "j:"); ok {
 			v, err := query.Decode([]byte(text), nil)
 			if err != nil {
 				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", text)
 			}
-			pos = append(pos, v)
+			vs.Positional(v)
 		} else {
-			pos = append(pos, strings.TrimPrefix(p, "s:"))
+			vs.Positional(strings.TrimPrefix(p, "s:"))
 		}
 	}
-	names = append(names, "$ARGS")
-	values = append(values, map[string]any{"positional": pos, "named": named})
+	names, values := vs.Bind()
 	return names, values, nil
 }
 

@@ -69,3 +69,26 @@ func ExampleQuery_RunJobs() {
 	// line 2: error: two
 	// line 3: {"n":3,"twice":6}
 }
+
+// Variables as jq's --arg, --argjson and --args give them: the last value
+// of a name wins, and $ARGS holds them all.
+func ExampleVars() {
+	var vs query.Vars
+	vs.Set("who", "ada")
+	vs.Set("n", 1)
+	vs.Set("who", "grace")
+	vs.Positional("x")
+	names, values := vs.Bind()
+	q, err := query.Compile(`[$who, $n, $ARGS]`, query.Options{Variables: names})
+	if err != nil {
+		panic(err)
+	}
+	it := q.Run(context.Background(), nil, values...)
+	r, _ := it.Next()
+	fmt.Println(names)
+	var enc query.Encoder
+	fmt.Println(string(enc.Append(nil, r)))
+	// Output:
+	// [$who $n $ARGS]
+	// ["grace",1,{"named":{"n":1,"who":"grace"},"positional":["x"]}]
+}
