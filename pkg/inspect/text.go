@@ -378,7 +378,9 @@ func spacedHex(b []byte) string {
 func (in *Inspector) writeSummaryText(s Summary) {
 	p := in.printer()
 	defer in.done(p)
-	p.nl()
+	if !in.opts.SummaryOnly {
+		p.nl() // after the view
+	}
 	head := "summary"
 	if in.opts.OnlyFrame {
 		head = fmt.Sprintf("summary of frame %d", in.opts.Frame)
