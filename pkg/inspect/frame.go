@@ -110,11 +110,11 @@ func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
 			}
 		case "type":
 			t := kado.MessageType(f.num)
+			name := "UNKNOWN"
 			if t.Valid() {
-				f.value = fmt.Sprintf("%s (0x%02X)", t, f.num)
-			} else {
-				f.value = fmt.Sprintf("UNKNOWN (0x%02X)", f.num)
+				name = t.String()
 			}
+			f.value = name + " (0x" + strings.ToUpper(hexCell[f.num&0xff]) + ")"
 			if err := (kado.Header{Version: kado.Version, Type: t}).Check(0); err != nil {
 				f.fail(err.(*kado.FieldError))
 			}
@@ -133,7 +133,7 @@ func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
 				f.msg = fmt.Sprintf("expected %d payload bytes, found only %d %s", f.num, lf.avail, plural(lf.avail, "byte remains", "bytes remain"))
 				f.check = fmt.Sprintf("INVALID: only %d %s", lf.avail, plural(lf.avail, "byte remains", "bytes remain"))
 			default:
-				f.check = fmt.Sprintf("ok: %d %s present", f.num, plural(int(f.num), "byte", "bytes"))
+				f.check = "ok: " + f.value + " " + plural(int(f.num), "byte", "bytes") + " present"
 			}
 		case "timestamp":
 			if iso, ok := isoTime(f.num); ok {
@@ -163,7 +163,26 @@ func isoTime(ms uint64) (string, bool) {
 	if ms > maxISO {
 		return "", false
 	}
-	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000Z"), true
+	t := time.UnixMilli(int64(ms)).UTC()
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	// 2006-01-02T15:04:05.000Z, without parsing the layout for every frame.
+	var b [24]byte
+	put := func(at, n, v int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, y)
+	put(5, 2, int(mo))
+	put(8, 2, d)
+	put(11, 2, h)
+	put(14, 2, mi)
+	put(17, 2, sec)
+	put(20, 3, t.Nanosecond()/1e6)
+	b[4], b[7], b[10], b[13], b[16], b[19], b[23] = '-', '-', 'T', ':', ':', '.', 'Z'
+	return string(b[:]), true
 }
 
 // problem is a broken rule or a warning, at an absolute offset.
@@ -240,7 +259,7 @@ func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
 		payloadLength: f.Header.PayloadLength, compressed: f.Compressed(),
 	}
 	rep.typ = f.Header.Type
-	rep.title = fmt.Sprintf("%s, seq %d, %d bytes", f.Header.Type, f.Header.SequenceID, f.Size())
+	rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
 	rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
 	if rep.compressed {
 		body := wire[1:]

@@ -89,7 +89,13 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		end = "to the end of --length"
 	}
 	p.nl()
-	title := fmt.Appendf(in.title[:0], "frame %d at byte %d (0x%x)", rep.index, rep.offset, rep.offset)
+	title := append(in.title[:0], "frame "...)
+	title = strconv.AppendInt(title, int64(rep.index), 10)
+	title = append(title, " at byte "...)
+	title = strconv.AppendInt(title, rep.offset, 10)
+	title = append(title, " (0x"...)
+	title = strconv.AppendInt(title, rep.offset, 16)
+	title = append(title, ')')
 	if rep.src != nil {
 		title = rep.src.appendTitle(title)
 	}
@@ -124,12 +130,13 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	case rep.ok:
 		p.nl()
 		p.plain(indent)
-		at := fmt.Sprintf("%d %s at byte %d (0x%x)", len(rep.payload), plural(len(rep.payload), "byte", "bytes"), rep.payloadAt, rep.payloadAt)
+		at := strconv.Itoa(len(rep.payload)) + " " + plural(len(rep.payload), "byte", "bytes") + " at byte " +
+			strconv.FormatInt(rep.payloadAt, 10) + " (0x" + strconv.FormatInt(rep.payloadAt, 16) + ")"
 		if rep.compressed {
 			p.str(Label, "payload:")
 			p.plain(" " + at + ", RLE-compressed (starts with 0x5A)")
 			if rep.decompressed >= 0 {
-				p.plain(fmt.Sprintf(", %d %s decompressed", rep.decompressed, plural(rep.decompressed, "byte", "bytes")))
+				p.plain(", " + strconv.Itoa(rep.decompressed) + " " + plural(rep.decompressed, "byte", "bytes") + " decompressed")
 			}
 		} else {
 			p.str(Label, "payload:")
@@ -324,7 +331,7 @@ func (p *printer) fieldTable(at int64, fields []field) {
 			f = &fields[i-1]
 		}
 		for j, c := range row {
-			pad := strings.Repeat(" ", w[j]-utf8.RuneCountInString(c))
+			pad := w[j] - utf8.RuneCountInString(c)
 			role := Role(0)
 			switch {
 			case f == nil:
@@ -338,13 +345,13 @@ func (p *printer) fieldTable(at int64, fields []field) {
 				role = checkRole(f.status)
 			}
 			if j == 1 {
-				p.plain(pad)
+				p.pad(pad)
 				p.str(role, c)
 			} else if j == len(row)-1 {
 				p.str(role, c)
 			} else {
 				p.str(role, c)
-				p.plain(pad)
+				p.pad(pad)
 			}
 			if j < len(row)-1 {
 				p.plain("  ")
@@ -365,14 +372,31 @@ func checkRole(s status) Role {
 }
 
 func spacedHex(b []byte) string {
-	var sb strings.Builder
+	if len(b) == 0 {
+		return ""
+	}
+	out := make([]byte, 0, 3*len(b)-1)
 	for i, c := range b {
 		if i > 0 {
-			sb.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		fmt.Fprintf(&sb, "%02x", c)
+		out = append(out, hexCell[c]...)
 	}
-	return sb.String()
+	return string(out)
+}
+
+// blanks holds the spaces that pad a column.
+const blanks = "                                                                "
+
+// pad writes n spaces.
+func (p *printer) pad(n int) {
+	for n > len(blanks) {
+		p.plain(blanks)
+		n -= len(blanks)
+	}
+	if n > 0 {
+		p.plain(blanks[:n])
+	}
 }
 
 func (in *Inspector) writeSummaryText(s Summary) {
