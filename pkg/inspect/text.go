@@ -307,6 +307,10 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 // fieldTable writes one line per header field: name, absolute offset, raw
 // bytes, decoded value and check.
 func (p *printer) fieldTable(at int64, fields []field) {
+	if p.style == nil {
+		p.fieldTablePlain(at, fields)
+		return
+	}
 	rows := [][5]string{{"field", "at", "bytes", "value", "check"}}
 	for _, f := range fields {
 		b := spacedHex(f.raw)
@@ -358,6 +362,61 @@ func (p *printer) fieldTable(at int64, fields []field) {
 			}
 		}
 		p.nl()
+	}
+}
+
+// fieldTablePlain is fieldTable without a Style: the same text, written
+// straight into the buffer.
+func (p *printer) fieldTablePlain(at int64, fields []field) {
+	var num [24]byte
+	w := [4]int{len("field"), len("at"), len("bytes"), len("value")}
+	for _, f := range fields {
+		w[0] = max(w[0], utf8.RuneCountInString(f.name))
+		w[1] = max(w[1], len(strconv.AppendInt(num[:0], at+int64(f.off), 10)))
+		w[2] = max(w[2], 3*f.size-1)
+		w[3] = max(w[3], utf8.RuneCountInString(f.value))
+	}
+	b := p.buf
+	spaces := func(n int) {
+		for ; n > len(blanks); n -= len(blanks) {
+			b = append(b, blanks...)
+		}
+		b = append(b, blanks[:max(n, 0)]...)
+	}
+	b = append(b, indent...)
+	b = append(b, "field"...)
+	spaces(w[0] - len("field") + 2 + w[1] - len("at"))
+	b = append(b, "at  bytes"...)
+	spaces(w[2] - len("bytes") + 2)
+	b = append(b, "value"...)
+	spaces(w[3] - len("value") + 2)
+	b = append(b, "check\n"...)
+	for _, f := range fields {
+		b = append(b, indent...)
+		b = append(b, f.name...)
+		n := strconv.AppendInt(num[:0], at+int64(f.off), 10)
+		spaces(w[0] - utf8.RuneCountInString(f.name) + 2 + w[1] - len(n))
+		b = append(b, n...)
+		b = append(b, "  "...)
+		for k := range f.size {
+			if k > 0 {
+				b = append(b, ' ')
+			}
+			if k < len(f.raw) {
+				b = append(b, hexCell[f.raw[k]]...)
+			} else {
+				b = append(b, "--"...)
+			}
+		}
+		spaces(w[2] - max(3*f.size-1, 0) + 2)
+		b = append(b, f.value...)
+		spaces(w[3] - utf8.RuneCountInString(f.value) + 2)
+		b = append(b, f.check...)
+		b = append(b, '\n')
+	}
+	p.buf = b
+	if len(b) >= flushAt {
+		p.flush()
 	}
 }
 
