@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -258,7 +257,7 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 				}
 			}
 			if k < len(f.raw) {
-				r.add(role, hex.EncodeToString(f.raw[k:k+1]))
+				r.add(role, hexCell[f.raw[k]])
 				continue
 			}
 			if !missingMarked && !cut {
