@@ -98,20 +98,25 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 	fc := &frameContext{name: name}
 	bufd, _ := r.(buffered)
 	met := false
-	_, err := capture.Read(r, copts, func(rec *capture.Record) error {
-		met = true
-		in.captured(fc, rec, s)
-		if in.w.err != nil {
-			return errOutput
-		}
-		if o.Flush != nil && bufd != nil && bufd.Buffered() == 0 {
-			if err := o.Flush(); err != nil {
-				in.w.err = err
+	var err error
+	if o.Workers > 1 && !o.SummaryOnly {
+		met, err = in.inspectCaptureParallel(fc, r, copts, s)
+	} else {
+		_, err = capture.Read(r, copts, func(rec *capture.Record) error {
+			met = true
+			in.captured(fc, rec, s)
+			if in.w.err != nil {
 				return errOutput
 			}
-		}
-		return nil
-	})
+			if o.Flush != nil && bufd != nil && bufd.Buffered() == 0 {
+				if err := o.Flush(); err != nil {
+					in.w.err = err
+					return errOutput
+				}
+			}
+			return nil
+		})
+	}
 	var fe *capture.FormatError
 	switch {
 	case err == nil:
@@ -131,23 +136,38 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 
 // captured shows one record of a capture and counts it.
 func (in *Inspector) captured(fc *frameContext, rec *capture.Record, s *Summary) {
-	src := source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
-	switch rec.Kind {
-	case capture.Frame:
-		f := rec.Frame
-		rep := in.analyzeFrame(f)
-		rep.src = &src
-		rep.json = rec.JSON
-		rep.decompressed = len(rep.payload)
-		if rep.compressed {
-			rep.decompressed = kado.UnRLELen(rep.payload[1:])
-		}
+	rep, ev := in.classify(rec)
+	if rep != nil {
 		in.count(s, rep)
 		in.render(fc, rep)
 		return
+	}
+	in.countEvent(ev, s)
+	in.renderEvent(fc, ev)
+}
+
+// frameReport is the report of a good frame of a capture, whose payload as
+// compact JSON is js.
+func (in *Inspector) frameReport(f *kado.Frame, js []byte, src *source) *report {
+	rep := in.analyzeFrame(f)
+	rep.src = src
+	rep.json = js
+	rep.decompressed = len(rep.payload)
+	if rep.compressed {
+		rep.decompressed = kado.UnRLELen(rep.payload[1:])
+	}
+	return rep
+}
+
+// classify makes the report of a frame (good or bad) of a capture, or the
+// event of another record. Their bytes are the record's.
+func (in *Inspector) classify(rec *capture.Record) (*report, *event) {
+	src := &source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
+	switch rec.Kind {
+	case capture.Frame:
+		return in.frameReport(rec.Frame, rec.JSON, src), nil
 	case capture.Text:
-		in.event(fc, &event{kind: eventText, src: src, text: rec.Text}, s)
-		return
+		return nil, &event{kind: eventText, src: *src, text: rec.Text}
 	}
 	var ce *capture.Error
 	cause := rec.Err
@@ -155,19 +175,16 @@ func (in *Inspector) captured(fc *frameContext, rec *capture.Record, s *Summary)
 		cause = ce.Err
 	}
 	if rec.Kind == capture.Note {
-		in.event(fc, &event{kind: eventNote, src: src, msg: cause.Error()}, s)
-		return
+		return nil, &event{kind: eventNote, src: *src, msg: cause.Error()}
 	}
 	var fe *kado.FrameError
 	if errors.As(cause, &fe) {
 		rep := in.analyzeCaptured(fe, rec)
-		rep.src = &src
+		rep.src = src
 		rep.problem.Where = src.where()
-		in.count(s, rep)
-		in.render(fc, rep)
-		return
+		return rep, nil
 	}
-	ev := &event{kind: eventProblem, src: src, msg: cause.Error(), check: "capture"}
+	ev := &event{kind: eventProblem, src: *src, msg: cause.Error(), check: "capture"}
 	var ge *capture.GapError
 	var we *capture.WebSocketError
 	switch {
@@ -180,7 +197,7 @@ func (in *Inspector) captured(fc *frameContext, rec *capture.Record, s *Summary)
 	case errors.Is(cause, capture.ErrNotFrames):
 		ev.check = "frames"
 	}
-	in.event(fc, ev, s)
+	return nil, ev
 }
 
 // analyzeCaptured describes a bad frame of a capture: one whose payload is
@@ -216,6 +233,12 @@ func (in *Inspector) analyzeCaptured(fe *kado.FrameError, rec *capture.Record) *
 
 // event shows an entry of a capture that is not a frame, and counts it.
 func (in *Inspector) event(fc *frameContext, ev *event, s *Summary) {
+	in.countEvent(ev, s)
+	in.renderEvent(fc, ev)
+}
+
+// countEvent counts an entry of a capture that is not a frame.
+func (in *Inspector) countEvent(ev *event, s *Summary) {
 	var c *ConnSummary
 	if ev.src.conn != "" {
 		c = s.conn(ev.src.conn)
@@ -247,6 +270,10 @@ func (in *Inspector) event(fc *frameContext, ev *event, s *Summary) {
 			s.Problems = append(s.Problems, p)
 		}
 	}
+}
+
+// renderEvent shows an entry of a capture that is not a frame.
+func (in *Inspector) renderEvent(fc *frameContext, ev *event) {
 	if in.opts.SummaryOnly {
 		return
 	}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -76,15 +77,26 @@ func FuzzInspectCapture(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		opts := Options{Format: Format(format % 3), MaxFrameSize: 1 << 16, SummaryOnly: format >= 128}
-		var out bytes.Buffer
-		in := New(&out, opts)
-		s, err := in.InspectCapture("fuzz", bytes.NewReader(data), capture.Options{MaxConns: 8, ReassemblyBuffer: 1 << 14})
-		var fe *capture.FormatError
-		if err != nil && !errors.As(err, &fe) {
-			t.Fatal(err)
+		render := func(workers int) (bytes.Buffer, Summary, error) {
+			var out bytes.Buffer
+			o := opts
+			o.Workers = workers
+			in := New(&out, o)
+			s, err := in.InspectCapture("fuzz", bytes.NewReader(data), capture.Options{MaxConns: 8, ReassemblyBuffer: 1 << 14})
+			var fe *capture.FormatError
+			if err != nil && !errors.As(err, &fe) {
+				t.Fatal(err)
+			}
+			if _, err := in.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return out, s, err
 		}
-		if _, err := in.Close(); err != nil {
-			t.Fatal(err)
+		out, s, err := render(1)
+		// Several workers write what one writes, and count the same.
+		out4, s4, err4 := render(4)
+		if out.String() != out4.String() || fmt.Sprint(s) != fmt.Sprint(s4) || fmt.Sprint(err) != fmt.Sprint(err4) {
+			t.Errorf("4 workers differ from 1:\n%s\n%+v %v\n--\n%s\n%+v %v", out.String(), s, err, out4.String(), s4, err4)
 		}
 		if s.Frames != s.Valid+s.Invalid {
 			t.Errorf("frames %d != valid %d + invalid %d", s.Frames, s.Valid, s.Invalid)
