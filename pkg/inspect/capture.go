@@ -81,6 +81,27 @@ func (in *Inspector) InspectCapture(name string, r io.Reader, copts capture.Opti
 	return s, err
 }
 
+// Record shows one record of a capture, as capture.Read or a live capture
+// gives it, in the Inspector's format (as InspectCapture shows each one,
+// without the file's title), and counts it in the totals that Close writes
+// and returns. The record's bytes are not kept after the call. JSON
+// objects name the input Options.Name ("-" when empty). A *WriteError
+// reports that the output failed.
+func (in *Inspector) Record(rec *capture.Record) error {
+	if in.files == 0 {
+		in.files, in.total.Files = 1, 1
+	}
+	name := in.opts.Name
+	if name == "" {
+		name = "-"
+	}
+	in.captured(&frameContext{name: name}, rec, &in.total)
+	if in.w.err != nil {
+		return &WriteError{in.w.err}
+	}
+	return nil
+}
+
 // buffered is a reader that says how much it holds (bufio.Reader), so
 // that a live capture is flushed when the input is idle.
 type buffered interface{ Buffered() int }

@@ -116,3 +116,27 @@ func FuzzInspectCapture(f *testing.F) {
 		}
 	})
 }
+
+// Record shows records one at a time, as InspectCapture shows them, and
+// Close counts them.
+func TestRecordOneAtATime(t *testing.T) {
+	data := sample(t, "lost.pcap")
+	var want bytes.Buffer
+	in := New(&want, Options{Format: OneLine})
+	ws, _ := in.InspectCapture("-", bytes.NewReader(data), capture.Options{})
+	var got bytes.Buffer
+	live := New(&got, Options{Format: OneLine})
+	if _, err := capture.Read(bytes.NewReader(data), capture.Options{}, live.Record); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := live.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.TrimPrefix(want.String(), "==> - <==\n"); got.String() != w {
+		t.Errorf("Record shows:\n%s\nInspectCapture shows:\n%s", got.String(), w)
+	}
+	if gs.Frames != ws.Frames || gs.Faults != ws.Faults || gs.Notes != ws.Notes || len(gs.Conns) != 1 {
+		t.Errorf("Record counts %+v, InspectCapture %+v", gs, ws)
+	}
+}

@@ -60,6 +60,9 @@ type Options struct {
 	// with the output of one; <= 1, the Text format and OnlyFrame are
 	// single-worker.
 	Workers int
+	// Name names the input of Record (a live capture) in the JSON
+	// format; "" is "-".
+	Name string
 	// SummaryOnly writes only the closing summary (Text or JSON), with
 	// the counts per type, per check and, for captures, per connection
 	// and the time span.
