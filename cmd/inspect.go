@@ -71,7 +71,21 @@ line marked "~" with the bytes passed over; there is no summary.
 "frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
 absolute offsets and the raw bytes of every header field in hex. --json
 spreads the frames over --jobs workers, with the output of one; the view
-(without --json) and --frame are single-worker, whatever --jobs says.
+of a frame file (without --json) and --frame are single-worker, whatever
+--jobs says.
+
+--summary writes only the summary, with the frames per type, per
+connection (captures) and the checks that failed; with --json one object.
+
+A packet capture (pcap, pcapng) is read as decode reads it: every frame of
+every TCP connection in capture-time order, each titled with its
+connection, direction and capture time, numbered and placed as in its
+direction's stream. A hole in the capture, a WebSocket error and a
+connection not followed are entries of their own marked INVALID ("!" with
+--oneline); notes and WebSocket text messages are shown too. --port N reads
+only the connections on port N; --skip, --length and --frame do not apply.
+A capture is rendered on --jobs workers in every view, with the output of
+one.
 
 Several files are inspected in order, each introduced by its name; "-" or
 no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
@@ -79,8 +93,9 @@ CLICOLOR_FORCE; piped output has none unless asked for.
 
 EXIT STATUS
   0  every frame is valid
-  1  a frame broke a rule, a payload is not JSON, or --frame is not there
-     (the view is printed in full all the same)
+  1  a frame broke a rule, a payload is not JSON, a capture has a hole or
+     cannot be read, or --frame is not there (the view is printed in full
+     all the same)
   2  usage error
   3  an input could not be read or the output could not be written`,
 		Example: `  # every frame of a capture
@@ -100,6 +115,12 @@ EXIT STATUS
 
   # in color, kept for a pager (less -R view.txt)
   toonkit inspect --color always capture.bin > view.txt
+
+  # every frame of every connection of a packet capture, one line each
+  toonkit inspect -1 session.pcapng
+
+  # only the counts: per type, per connection, per check, and the time span
+  toonkit inspect --summary session.pcapng
 
   # a frame made on the spot
   echo '{"instruction":"ping"}' | toonkit encode --to binary | toonkit inspect`,
@@ -157,7 +178,7 @@ EXIT STATUS
 	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
 	addPortFlag(f, &opts.Ports)
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs, "--json frames")
+	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
 }
 

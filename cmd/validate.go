@@ -36,7 +36,7 @@ func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Co
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [-j N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -90,6 +90,9 @@ EXIT STATUS
   3  a file could not be read (the others are still checked)`,
 		Example: `  # a capture of frames, in CI
   toonkit validate capture.bin
+
+  # a capture's findings name the connection and direction (exit status 1)
+  toonkit validate session.pcapng
 
   # a damaged capture: every bad frame is found (exit status 1)
   toonkit validate damaged.bin
