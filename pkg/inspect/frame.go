@@ -260,7 +260,9 @@ func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
 	}
 	rep.typ = f.Header.Type
 	rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
-	rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
+	if in.opts.Format != OneLine && !in.opts.SummaryOnly { // the only views without the table
+		rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
+	}
 	if rep.compressed {
 		body := wire[1:]
 		for _, o := range kado.RLEOddities(body) {
