@@ -228,6 +228,21 @@ func fieldNamed(fields []field, name string) *field {
 // missing show as "--". A line of carets under it marks the fields that
 // broke a rule, and the place where the input ended in the header.
 func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
+	if p.style == nil && wholeAndOK(fields) {
+		// Without a Style or carets: the same text, straight into the buffer.
+		b := append(p.buf, indent...)
+		b = appendHexOffset(b, at)
+		for _, f := range fields {
+			b = append(b, ' ')
+			for _, c := range f.raw {
+				b = append(b, ' ')
+				b = append(b, hexCell[c]...)
+			}
+		}
+		p.buf = b
+		p.nl()
+		return
+	}
 	r := &run{p: p}
 	p.plain(indent)
 	off := hexOffset(at)
@@ -301,6 +316,17 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 	r.add(Error, "INVALID: "+strings.Join(labels, ", "))
 	r.end()
 	p.nl()
+}
+
+// wholeAndOK reports whether every field has all its bytes and broke no
+// rule: the header line then has no carets.
+func wholeAndOK(fields []field) bool {
+	for _, f := range fields {
+		if len(f.raw) != f.size || f.status == statusInvalid {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldTable writes one line per header field: name, absolute offset, raw
