@@ -186,7 +186,10 @@ func (in *Inspector) classify(rec *capture.Record) (*report, *event) {
 	src := &source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
 	switch rec.Kind {
 	case capture.Frame:
-		return in.frameReport(rec.Frame, rec.JSON, src), nil
+		rep := in.frameReport(rec.Frame, rec.JSON, nil)
+		rep.srcBuf = source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
+		rep.src = &rep.srcBuf
+		return rep, nil
 	case capture.Text:
 		return nil, &event{kind: eventText, src: *src, text: rec.Text}
 	}

@@ -20,7 +20,7 @@ import (
 // A batch ends after capBatchBytes of frames, and where the input has
 // nothing more buffered (a live capture is shown as it comes).
 
-const capBatchBytes = 128 << 10
+const capBatchBytes = 64 << 10
 
 // capItem is a record of a capture kept in a batch: a good frame (its
 // bytes and compact JSON in the batch's arena), or a report or event made

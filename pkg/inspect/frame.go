@@ -66,13 +66,12 @@ var fieldLayout = []struct {
 	{"sequenceId", HeaderSequence, kado.OffSequenceID, 4},
 }
 
-// checkFields decodes and checks the header fields in hdr (up to
+// checkFields appends to out the header fields in hdr, decoded and checked (up to
 // HeaderSize bytes; fewer when the input ended). Each field is checked on
 // its own: version and type against the spec, payloadLength against
 // maxSize and, when the reader got that far, against the bytes that
 // followed.
-func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
-	out := make([]field, 0, len(fieldLayout))
+func checkFields(out []field, hdr []byte, maxSize int, lf lengthFacts) []field {
 	cutShown := false
 	for _, l := range fieldLayout {
 		f := field{name: l.name, role: l.role, off: l.off, size: l.size}
@@ -213,9 +212,11 @@ type report struct {
 	size   int              // bytes of the frame, when ok
 	avail  int              // bytes of the frame that were there, when cut
 
-	title  string // the first rule broken, or the frame's type and sequence
-	header []byte // up to HeaderSize bytes
-	fields []field
+	title     string // the first rule broken, or the frame's type and sequence
+	header    []byte // up to HeaderSize bytes
+	fields    []field
+	fieldsBuf [5]field // fields' array: one allocation with the report
+	srcBuf    source   // src's, for a frame of a capture
 
 	payload       []byte // the wire payload (ok), or the bytes after the header that are shown
 	payloadAt     int64
@@ -261,7 +262,7 @@ func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
 	rep.typ = f.Header.Type
 	rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
 	if in.opts.Format != OneLine && !in.opts.SummaryOnly { // the only views without the table
-		rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
+		rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
 	}
 	if rep.compressed {
 		body := wire[1:]
@@ -312,7 +313,7 @@ func (in *Inspector) analyzeBad(fe *kado.FrameError, pending []byte, buffered in
 		lf.reached = true
 		lf.avail = buffered - kado.HeaderSize
 	}
-	rep.fields = checkFields(rep.header, in.max, lf)
+	rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lf)
 	rep.errors = fieldErrors(rep.fields, fe.Offset)
 	if fe.Kind == kado.TruncatedHeader {
 		rep.errors = append(rep.errors, problem{field: "header", offset: fe.ByteOffset, msg: fmt.Sprintf("expected %s, found %s", fe.Expected, fe.Found)})
@@ -358,7 +359,7 @@ func (in *Inspector) analyzeCut(fe *kado.FrameError, pending []byte, avail int) 
 		rep.more = int64(avail - len(pending))
 	}
 	rep.title = fmt.Sprintf("cut off by --length at byte %d, not checked", fe.Offset+int64(avail))
-	rep.fields = checkFields(rep.header, in.max, lf)
+	rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lf)
 	return rep
 }
 

@@ -201,7 +201,7 @@ func TestCheckFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fields := checkFields(tt.header, tt.max, tt.lf)
+			fields := checkFields(nil, tt.header, tt.max, tt.lf)
 			var got []string
 			for _, f := range fields {
 				got = append(got, f.name+"|"+f.value+"|"+f.check+"|"+f.status.String())

@@ -100,7 +100,11 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	}
 	title = append(title, ": "...)
 	in.title = title
-	p.str(FrameTitle, string(title))
+	if p.style == nil {
+		p.buf = append(p.buf, title...)
+	} else {
+		p.str(FrameTitle, string(title))
+	}
 	switch {
 	case rep.cut:
 		p.str(Dim, rep.title)
