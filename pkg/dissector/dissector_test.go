@@ -1,0 +1,68 @@
+package dissector_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/dissector"
+)
+
+func TestPorts(t *testing.T) {
+	for _, tc := range []struct {
+		ports []int
+		want  []string // the registrations, in order
+		err   string
+	}{
+		{nil, []string{"tcp_port:add(7000, kado)"}, ""},
+		{[]int{9000, 80, 9000}, []string{"tcp_port:add(9000, kado)", "tcp_port:add(80, kado)"}, ""},
+		{[]int{65535, 1}, []string{"tcp_port:add(65535, kado)", "tcp_port:add(1, kado)"}, ""},
+		{[]int{0}, nil, "port 0 is outside 1-65535"},
+		{[]int{7000, 65536}, nil, "port 65536 is outside 1-65535"},
+	} {
+		var b bytes.Buffer
+		err := dissector.Write(&b, dissector.Options{Ports: tc.ports})
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("ports %v: error %v, want %q", tc.ports, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "tcp_port:add(") {
+				got = append(got, line)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("ports %v: registrations %q, want %q", tc.ports, got, tc.want)
+		}
+		if !strings.HasSuffix(b.String(), "\n") {
+			t.Errorf("ports %v: the Lua does not end with a newline", tc.ports)
+		}
+	}
+}
+
+// The type names and the limits are pkg/codec/binary's.
+func TestFromBinaryTables(t *testing.T) {
+	var b bytes.Buffer
+	if err := dissector.Write(&b, dissector.Options{MaxPayload: 1234}); err != nil {
+		t.Fatal(err)
+	}
+	lua := b.String()
+	for _, typ := range kado.MessageTypes() {
+		want := "[" + string(rune('0'+typ)) + `] = "` + typ.String() + `",`
+		if !strings.Contains(lua, want) {
+			t.Errorf("no %s in the Lua's type table", want)
+		}
+	}
+	for _, want := range []string{"local HEADER_SIZE = 18\n", "local MAX_PAYLOAD = 1234\n", "local MAGIC = 90\n"} {
+		if !strings.Contains(lua, want) {
+			t.Errorf("no %q in the Lua", want)
+		}
+	}
+}

@@ -1,0 +1,386 @@
+package dissector_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/capturetest"
+	"github.com/toonkit/toonkit/internal/needs"
+	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/capture"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/dissector"
+)
+
+// These tests load the generated Lua into the real tshark and compare what
+// it shows of every frame with what toonkit's own capture reader
+// (pkg/capture, the reader behind `toonkit decode capture.pcapng`) makes
+// of the same file.
+//
+// tshark is installed by .ci/run (apt-get install tshark). Without it the
+// tests are skipped, saying so, unless TOONKIT_CI is set: then they fail.
+//
+// Running as root: tshark prints "Running as user "root" and group "root".
+// This could be dangerous." on stderr and still loads -X lua_script: Debian's
+// /usr/share/wireshark/init.lua sets run_user_scripts_when_superuser = true.
+// A Wireshark whose init.lua sets it false (or disable_lua = true) loads no
+// Lua as root; the tests then fail with "no Kado frame at all" below, and
+// must be run as another user.
+//
+// Segments out of order are put in place by tshark only with
+// -o tcp.reassemble_out_of_order:TRUE (off by default in Wireshark 4.0).
+
+// tsharkFields are the fields asked of tshark (-T json -e ...), all of them
+// per Kado frame, in the order the frames are dissected.
+var tsharkFields = []string{"kado.version", "kado.type", "kado.type_name", "kado.payload_length",
+	"kado.timestamp", "kado.sequence_id", "kado.compressed", "kado.payload", "kado.decompressed", "kado.json"}
+
+// shown is a frame as tshark shows it (or toonkit reads it), as text.
+type shown struct {
+	Dir                             string // src>dst
+	Version, Type, TypeName, Length string
+	Timestamp, Seq, Compressed      string
+	Payload, Decompressed, JSON     string
+}
+
+func (s shown) String() string {
+	j := s.JSON
+	if len(j) > 60 {
+		j = j[:60] + "..."
+	}
+	return fmt.Sprintf("%s v%s %s(%s) len=%s ts=%s seq=%s compressed=%s json=%q", s.Dir, s.Version, s.TypeName, s.Type, s.Length, s.Timestamp, s.Seq, s.Compressed, j)
+}
+
+// luaFile writes the dissector with opts into a temporary folder.
+func luaFile(t *testing.T, opts dissector.Options) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := dissector.Write(&b, opts); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "kado.lua")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tshark runs the real tshark with the Lua dissector on a capture and
+// returns the frames it shows, in order.
+func tshark(t *testing.T, lua string, capFile []byte, extra ...string) []shown {
+	t.Helper()
+	bin := needs.Program(t, "tshark", "the comparison of the Lua dissector with Wireshark's tshark is skipped (apt-get install tshark)")
+	p := filepath.Join(t.TempDir(), "capture.pcapng")
+	if err := os.WriteFile(p, capFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-X", "lua_script:" + lua, "-o", "tcp.reassemble_out_of_order:TRUE", "-r", p, "-Y", "kado", "-T", "json",
+		"-e", "ip.src", "-e", "ipv6.src", "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.srcport", "-e", "tcp.dstport"}
+	for _, f := range tsharkFields {
+		args = append(args, "-e", f)
+	}
+	args = append(args, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user preferences or plugins
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	if s := strings.ReplaceAll(stderr.String(), "Running as user \"root\" and group \"root\". This could be dangerous.\n", ""); s != "" {
+		t.Errorf("tshark wrote on stderr:\n%s", s)
+	}
+	var pkts []struct {
+		Source struct {
+			Layers map[string][]string `json:"layers"`
+		} `json:"_source"`
+	}
+	if err := json.Unmarshal(out, &pkts); err != nil {
+		t.Fatalf("tshark -T json: %v\n%.2000s", err, out)
+	}
+	var frames []shown
+	for i, pk := range pkts {
+		l := pk.Source.Layers
+		src, dst := first(l["ip.src"], l["ipv6.src"]), first(l["ip.dst"], l["ipv6.dst"])
+		dir := endpoint(t, src, first(l["tcp.srcport"])) + ">" + endpoint(t, dst, first(l["tcp.dstport"]))
+		n := len(l["kado.type"])
+		for _, f := range []string{"kado.version", "kado.type_name", "kado.payload_length", "kado.sequence_id", "kado.compressed"} {
+			if len(l[f]) != n {
+				t.Fatalf("packet %d (%s): %d values of %s for %d frames: %v", i, dir, len(l[f]), f, n, l)
+			}
+		}
+		// kado.payload and kado.json are absent for an empty payload,
+		// kado.decompressed for one not compressed: take them in turn.
+		var pi, di, ji int
+		for k := 0; k < n; k++ {
+			s := shown{Dir: dir, Version: l["kado.version"][k], Type: l["kado.type"][k], TypeName: l["kado.type_name"][k],
+				Length: l["kado.payload_length"][k], Timestamp: l["kado.timestamp"][k], Seq: l["kado.sequence_id"][k],
+				Compressed: l["kado.compressed"][k]}
+			if s.Length != "0" {
+				s.Payload = take(l["kado.payload"], &pi)
+				if s.Compressed == "1" {
+					s.Decompressed = take(l["kado.decompressed"], &di)
+				}
+				s.JSON = take(l["kado.json"], &ji)
+			}
+			frames = append(frames, s)
+		}
+	}
+	if len(frames) == 0 {
+		t.Fatalf("tshark showed no Kado frame at all (was the Lua loaded? stderr: %s)", stderr.Bytes())
+	}
+	return frames
+}
+
+func first(vs ...[]string) string {
+	for _, v := range vs {
+		if len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+func take(vs []string, i *int) string {
+	if *i >= len(vs) {
+		return "<missing>"
+	}
+	*i++
+	return vs[*i-1]
+}
+
+func endpoint(t *testing.T, addr, port string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		t.Fatalf("tshark gave address %q: %v", addr, err)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		t.Fatalf("tshark gave port %q: %v", port, err)
+	}
+	return netip.AddrPortFrom(a, uint16(p)).String()
+}
+
+// toonkit reads the capture as `toonkit decode` does and returns its
+// frames as tshark should show them. Any problem it reports fails the test.
+func toonkit(t *testing.T, capFile []byte) []shown {
+	t.Helper()
+	var frames []shown
+	_, err := capture.Read(bytes.NewReader(capFile), capture.Options{}, func(r *capture.Record) error {
+		switch r.Kind {
+		case capture.Frame:
+		case capture.Text:
+			return nil
+		default:
+			return fmt.Errorf("toonkit: %v", r.Err)
+		}
+		client, server, _ := strings.Cut(r.Conn, ">")
+		dir := client + ">" + server
+		if r.Dir == capture.S2C {
+			dir = server + ">" + client
+		}
+		h := r.Frame.Header
+		wire := r.Frame.Payload()
+		s := shown{Dir: dir, Version: strconv.Itoa(int(h.Version)), Type: strconv.Itoa(int(h.Type)), TypeName: h.Type.String(),
+			Length: strconv.FormatUint(uint64(h.PayloadLength), 10), Timestamp: strconv.FormatUint(h.Timestamp, 10),
+			Seq: strconv.FormatUint(uint64(h.SequenceID), 10), Compressed: "0", Payload: hex.EncodeToString(wire)}
+		if len(wire) > 0 {
+			plain, err := kado.AppendDecompressed(nil, wire, 0)
+			if err != nil {
+				return err
+			}
+			if r.Frame.Compressed() {
+				s.Compressed, s.Decompressed = "1", hex.EncodeToString(plain)
+			}
+			s.JSON = string(plain)
+		}
+		frames = append(frames, s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames
+}
+
+// compare checks that tshark showed every frame toonkit read, each field
+// equal, in the same order within each direction.
+func compare(t *testing.T, got, want []shown) {
+	t.Helper()
+	byDir := func(fs []shown) map[string][]shown {
+		m := map[string][]shown{}
+		for _, f := range fs {
+			m[f.Dir] = append(m[f.Dir], f)
+		}
+		return m
+	}
+	g, w := byDir(got), byDir(want)
+	var dirs []string
+	for d := range w {
+		dirs = append(dirs, d)
+	}
+	for d := range g {
+		if _, ok := w[d]; !ok {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.Sort(dirs)
+	for _, d := range dirs {
+		gs, ws := g[d], w[d]
+		if len(gs) != len(ws) {
+			t.Errorf("%s: tshark showed %d frames, toonkit read %d", d, len(gs), len(ws))
+		}
+		for i := range min(len(gs), len(ws)) {
+			if gs[i] != ws[i] {
+				t.Errorf("%s frame %d:\n tshark:  %v\n toonkit: %v", d, i, gs[i], ws[i])
+				if gs[i].Payload != ws[i].Payload || gs[i].Decompressed != ws[i].Decompressed {
+					t.Errorf(" payload tshark %s / %s\n payload toonkit %s / %s", gs[i].Payload, gs[i].Decompressed, ws[i].Payload, ws[i].Decompressed)
+				}
+				if gs[i].JSON != ws[i].JSON {
+					t.Errorf(" json tshark  %q\n json toonkit %q", gs[i].JSON, ws[i].JSON)
+				}
+			}
+		}
+	}
+}
+
+// frame builds a frame; mode says whether it is RLE-compressed.
+func frame(t testing.TB, typ kado.MessageType, seq int, payload []byte, mode kado.CompressMode) []byte {
+	b, _, err := kado.AppendFrame(nil, kado.Header{Version: 1, Type: typ, Timestamp: 1735689600000 + uint64(seq)*1001, SequenceID: uint32(seq)}, payload, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// rawFrame builds a frame around a wire payload as it is (for RLE bodies
+// no encoder writes).
+func rawFrame(typ kado.MessageType, seq int, wire []byte) []byte {
+	b := kado.AppendHeader(nil, kado.Header{Version: 1, Type: typ, PayloadLength: uint32(len(wire)), Timestamp: 1735689600000 + uint64(seq), SequenceID: uint32(seq)})
+	return append(b, wire...)
+}
+
+// payloads are what producers write: Python's json.dumps (", " and ": ",
+// ensure_ascii escapes), indented with CRLF line ends, non-ASCII text as
+// it is, and long runs that the RLE compresses.
+func payloads(t *testing.T) [][]byte {
+	doc := []byte(`{"task":"summarise","doc":"q3-report.txt","lang":"fr","note":"déjà vu 🚀 <b>&</b>","n":[1,2.50,-3e5,12345678901234567890123],"ok":true,"none":null,"ctl":"tab\tnl\n\"q\"\\"}`)
+	ps := [][]byte{
+		doc,
+		pyjson.Dumps(t, doc),
+		pyjson.Dumps(t, doc, "--indent", "2", "--crlf"),
+		pyjson.Dumps(t, doc, "--no-ascii"),
+		[]byte(`{"status":"running","progress":0.45}`),
+		[]byte(`[]`),
+	}
+	for i := range ps {
+		ps[i] = bytes.TrimRight(ps[i], "\r\n")
+	}
+	return ps
+}
+
+// streams builds the frames of a c2s and an s2c stream: the payloads
+// plain and compressed (runs of 4 to 700 bytes, pieces of 255 whose count
+// byte is FF), and RLE bodies no encoder writes (a zero count, a body that
+// decompresses to nothing).
+func streams(t *testing.T) (c2s, s2c [][]byte) {
+	seq := 1
+	next := func() int { seq++; return seq }
+	for _, p := range payloads(t) {
+		c2s = append(c2s, frame(t, kado.Instruction, next(), p, kado.CompressNever))
+		s2c = append(s2c, frame(t, kado.ToolResult, next(), p, kado.CompressAlways))
+	}
+	big := []byte(`{"data":"` + strings.Repeat("A", 700) + `","pad":"` + strings.Repeat(" ", 255) + `xyz` + strings.Repeat("é", 300) + `"}`)
+	c2s = append(c2s, frame(t, kado.ContextResponse, next(), big, kado.CompressAuto))
+	s2c = append(s2c, frame(t, kado.Status, next(), pyjson.Dumps(t, big, "--indent", "2"), kado.CompressAuto))
+	c2s = append(c2s, rawFrame(kado.ToolCall, next(), []byte("Z{\"a\":\"\xff\x62\x00x\xff\x7a\x05\"}")))
+	s2c = append(s2c, rawFrame(kado.Error, next(), []byte("Z{\"code\":1}")))
+	c2s = append(c2s, rawFrame(kado.Heartbeat, next(), []byte("Z{}\xff\x20\x00")))
+	s2c = append(s2c, rawFrame(kado.ContextRequest, next(), []byte("{}")))
+	for _, typ := range kado.MessageTypes() {
+		c2s = append(c2s, frame(t, typ, next(), []byte(`{"type":"`+typ.String()+`"}`), kado.CompressNever))
+	}
+	return c2s, s2c
+}
+
+// TestTsharkMatchesToonkit: frames split across segments and several in a
+// segment, both directions interleaved, a segment out of order and one
+// sent twice, on the registered port; a connection on another port found
+// by the heuristic; WebSocket binary messages (masked, a message in two
+// frames). Ethernet, IPv4, pcapng.
+func TestTsharkMatchesToonkit(t *testing.T) {
+	c2s, s2c := streams(t)
+	b := &capturetest.Builder{File: capturetest.PcapNG}
+
+	c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+	c.Handshake()
+	cs, ss := bytes.Join(c2s, nil), bytes.Join(s2c, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var co, so int
+	for step := 0; co < len(cs) || so < len(ss); step++ {
+		// Segments of 1 to 300 bytes: most frames cut, several frames in
+		// some; every fifth c2s step sends two segments in swapped order,
+		// then the first again.
+		if co < len(cs) {
+			n := min(1+rng.IntN(300), len(cs)-co)
+			if step%5 == 4 && len(cs)-co > n+1 {
+				m := min(1+rng.IntN(40), len(cs)-co-n)
+				c.Send(capturetest.C2S, co+n, cs[co+n:co+n+m])
+				c.Send(capturetest.C2S, co, cs[co:co+n])
+				c.Send(capturetest.C2S, co+n, cs[co+n:co+n+m])
+				n += m
+			} else {
+				c.Send(capturetest.C2S, co, cs[co:co+n])
+			}
+			co += n
+		}
+		if so < len(ss) {
+			n := min(1+rng.IntN(500), len(ss)-so)
+			c.Send(capturetest.S2C, so, ss[so:so+n])
+			so += n
+		}
+	}
+	c.Fin(capturetest.C2S, len(cs))
+	c.Fin(capturetest.S2C, len(ss))
+
+	// The heuristic: port 9555 is registered nowhere.
+	h := b.Conn("10.0.0.3:40000", "10.0.0.4:9555")
+	h.Handshake()
+	hs := bytes.Join(c2s[:4], nil)
+	h.SendSplit(capturetest.C2S, 0, hs, len(c2s[0])+3, 30)
+	h.Send(capturetest.S2C, 0, s2c[1])
+
+	// WebSocket on 8080: the handshake, then a binary message in two
+	// frames (masked), one frame holding two Kado frames, and the server's
+	// unmasked answer.
+	w := b.Conn("10.0.0.1:51300", "10.0.0.2:8080")
+	w.Handshake()
+	w.Send(capturetest.C2S, 0, []byte(capturetest.WSRequest))
+	w.Send(capturetest.S2C, 0, []byte(capturetest.WSResponse))
+	mask := []byte{0x37, 0xfa, 0x21, 0x3d}
+	var ws []byte
+	ws = append(ws, capturetest.WSFrame(false, 2, c2s[1][:12], mask)...)
+	ws = append(ws, capturetest.WSFrame(true, 0, c2s[1][12:], mask)...)
+	ws = append(ws, capturetest.WSFrame(true, 2, append(slices.Clone(c2s[2]), c2s[3]...), mask)...)
+	off := len(capturetest.WSRequest)
+	off = w.SendSplit(capturetest.C2S, off, ws, 20)
+	resp := capturetest.WSFrame(true, 2, s2c[6], nil)
+	w.Send(capturetest.S2C, len(capturetest.WSResponse), resp)
+
+	capFile := b.Bytes()
+	want := toonkit(t, capFile)
+	got := tshark(t, luaFile(t, dissector.Options{}), capFile)
+	compare(t, got, want)
+}
