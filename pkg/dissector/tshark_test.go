@@ -77,21 +77,17 @@ func luaFile(t *testing.T, opts dissector.Options) string {
 	return p
 }
 
-// tshark runs the real tshark with the Lua dissector on a capture and
-// returns the frames it shows, in order.
-func tshark(t *testing.T, lua string, capFile []byte, extra ...string) []shown {
+// runTshark runs the real tshark with the Lua dissector on a capture, with
+// out-of-order segments put in place, and returns its output. A Lua error
+// in it fails the test.
+func runTshark(t *testing.T, lua string, capFile []byte, args ...string) []byte {
 	t.Helper()
 	bin := needs.Program(t, "tshark", "the comparison of the Lua dissector with Wireshark's tshark is skipped (apt-get install tshark)")
 	p := filepath.Join(t.TempDir(), "capture.pcapng")
 	if err := os.WriteFile(p, capFile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-X", "lua_script:" + lua, "-o", "tcp.reassemble_out_of_order:TRUE", "-r", p, "-Y", "kado", "-T", "json",
-		"-e", "ip.src", "-e", "ipv6.src", "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.srcport", "-e", "tcp.dstport"}
-	for _, f := range tsharkFields {
-		args = append(args, "-e", f)
-	}
-	args = append(args, extra...)
+	args = append([]string{"-X", "lua_script:" + lua, "-o", "tcp.reassemble_out_of_order:TRUE", "-r", p}, args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user preferences or plugins
 	var stderr bytes.Buffer
@@ -103,6 +99,24 @@ func tshark(t *testing.T, lua string, capFile []byte, extra ...string) []shown {
 	if s := strings.ReplaceAll(stderr.String(), "Running as user \"root\" and group \"root\". This could be dangerous.\n", ""); s != "" {
 		t.Errorf("tshark wrote on stderr:\n%s", s)
 	}
+	if i := bytes.Index(out, []byte("Lua Error")); i >= 0 {
+		t.Errorf("tshark %s: a Lua error:\n%s", strings.Join(args, " "), out[max(0, i-2000):min(len(out), i+300)])
+	}
+	return out
+}
+
+// tshark runs the real tshark with the Lua dissector on a capture and
+// returns the frames it shows, in order.
+func tshark(t *testing.T, lua string, capFile []byte) []shown {
+	t.Helper()
+	args := []string{"-Y", "kado", "-T", "json",
+		"-e", "ip.src", "-e", "ipv6.src", "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.srcport", "-e", "tcp.dstport"}
+	for _, f := range tsharkFields {
+		args = append(args, "-e", f)
+	}
+	out := runTshark(t, lua, capFile, args...)
+	// The whole view, for Lua errors (-T json -e does not show them).
+	runTshark(t, lua, capFile, "-V")
 	var pkts []struct {
 		Source struct {
 			Layers map[string][]string `json:"layers"`
@@ -141,7 +155,7 @@ func tshark(t *testing.T, lua string, capFile []byte, extra ...string) []shown {
 		}
 	}
 	if len(frames) == 0 {
-		t.Fatalf("tshark showed no Kado frame at all (was the Lua loaded? stderr: %s)", stderr.Bytes())
+		t.Fatalf("tshark showed no Kado frame at all (was the Lua loaded?)")
 	}
 	return frames
 }
@@ -179,14 +193,26 @@ func endpoint(t *testing.T, addr, port string) string {
 // frames as tshark should show them. Any problem it reports fails the test.
 func toonkit(t *testing.T, capFile []byte) []shown {
 	t.Helper()
-	var frames []shown
+	frames, problems := toonkitAll(t, capFile)
+	if problems > 0 {
+		t.Fatalf("toonkit found %d problems in the capture", problems)
+	}
+	return frames
+}
+
+// toonkitAll is toonkit with --keep-going: the frames, and how many
+// problems were reported.
+func toonkitAll(t *testing.T, capFile []byte) (frames []shown, problems int) {
+	t.Helper()
 	_, err := capture.Read(bytes.NewReader(capFile), capture.Options{}, func(r *capture.Record) error {
 		switch r.Kind {
 		case capture.Frame:
-		case capture.Text, capture.Note: // a WebSocket text message; a connection without frames
+		case capture.Problem:
+			t.Logf("toonkit: %v", r.Err)
+			problems++
 			return nil
-		default:
-			return fmt.Errorf("toonkit: %v", r.Err)
+		default: // a WebSocket text message; a note (bytes before the first header, a connection without frames)
+			return nil
 		}
 		client, server, _ := strings.Cut(r.Conn, ">")
 		dir := client + ">" + server
@@ -214,7 +240,7 @@ func toonkit(t *testing.T, capFile []byte) []shown {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return frames
+	return frames, problems
 }
 
 // compare checks that tshark showed every frame toonkit read, each field
@@ -484,4 +510,71 @@ func TestTsharkRLE(t *testing.T) {
 			t.Errorf("frame %d: body % x: tshark decompressed %q (compressed=%s), pkg/codec/binary %q", i, bodies[i], got[i].Decompressed, got[i].Compressed, want[i])
 		}
 	}
+}
+
+// TestTsharkResync: a connection already open when the capture began (its
+// first segment starts inside a frame), and one whose stream carries bytes
+// that are not frames between frames (a bad version, an unknown type, a
+// length above the limit, text): the Lua skips to the next plausible header
+// as toonkit does, and shows the same frames after it. Random bytes, on
+// the port and through the heuristic, make no Lua error.
+func TestTsharkResync(t *testing.T) {
+	c2s, s2c := streams(t)
+	b := &capturetest.Builder{File: capturetest.PcapNG}
+
+	open := b.Conn("10.0.0.1:50000", "10.0.0.2:7000") // no handshake
+	cs := bytes.Join(c2s, nil)
+	open.SendSplit(capturetest.C2S, 7, cs[7:], 5, 100, 200, 300)
+	ss := bytes.Join(s2c, nil)
+	open.SendSplit(capturetest.S2C, len(s2c[0])+len(s2c[1])/2, ss[len(s2c[0])+len(s2c[1])/2:], 40)
+
+	junk := b.Conn("10.0.0.1:50001", "10.0.0.2:7000")
+	junk.Handshake()
+	var js []byte
+	js = append(js, c2s[0]...)
+	js = append(js, 2, 1, 5, 0, 0, 0, 'x', 'y') // version 2
+	js = append(js, c2s[1]...)
+	js = append(js, 1, 9, 5, 0, 0, 0, 'x', 'y') // type 9
+	js = append(js, c2s[2]...)
+	huge := slices.Clone(c2s[3][:kado.HeaderSize])
+	huge[5] = 0x7f // a length above 64 MiB
+	js = append(js, huge...)
+	js = append(js, "GET / HTTP/1.1\r\n\r\n"...)
+	js = append(js, c2s[4]...)
+	junk.SendSplit(capturetest.C2S, 0, js, 30, 30, 30)
+	junk.Fin(capturetest.C2S, len(js))
+
+	capFile := b.Bytes()
+	want, problems := toonkitAll(t, capFile)
+	if problems == 0 {
+		t.Fatal("toonkit found nothing wrong in the junk")
+	}
+	lua := luaFile(t, dissector.Options{})
+	compare(t, tshark(t, lua, capFile), want)
+
+	// Random bytes: some start as a header would, some runs of 0x5A and FF.
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := &capturetest.Builder{File: capturetest.PcapNG}
+	for i, port := range []int{7000, 7000, 9000, 9001} {
+		c := r.Conn(fmt.Sprintf("10.0.1.%d:4000%d", i+1, i), fmt.Sprintf("10.0.2.1:%d", port))
+		c.Handshake()
+		var s []byte
+		for len(s) < 3000 {
+			switch rng.IntN(4) {
+			case 0:
+				s = append(s, kado.AppendHeader(nil, kado.Header{Version: 1, Type: kado.MessageType(rng.IntN(10)), PayloadLength: uint32(rng.IntN(60))})...)
+			case 1:
+				s = append(s, 0x5a, 0xff, byte(rng.IntN(256)), byte(rng.IntN(3)))
+			case 2:
+				s = append(s, c2s[rng.IntN(len(c2s))]...)
+			default:
+				for range rng.IntN(50) {
+					s = append(s, byte(rng.Uint32()))
+				}
+			}
+		}
+		s = slices.Concat(c2s[0], s)
+		c.SendSplit(capturetest.C2S, 0, s, 100, 17, 1, 500, 33)
+	}
+	runTshark(t, lua, r.Bytes(), "-V")
 }
