@@ -60,7 +60,7 @@ func TestFromBinaryTables(t *testing.T) {
 			t.Errorf("no %s in the Lua's type table", want)
 		}
 	}
-	for _, want := range []string{"local HEADER_SIZE = 18\n", "local MAX_PAYLOAD = 1234\n", "local MAGIC = 90\n"} {
+	for _, want := range []string{"local HEADER_SIZE = 18\n", "local MAX_PAYLOAD = 1234\n", "local MAGIC = 0x5A\n"} {
 		if !strings.Contains(lua, want) {
 			t.Errorf("no %q in the Lua", want)
 		}
