@@ -46,8 +46,10 @@ or load it for one run:
   tshark -X lua_script:kado.lua -r session.pcapng -Y kado -T fields -e kado.type_name -e kado.sequence_id -e kado.json
 Segments that arrive out of order are put in place only with the TCP
 preference tcp.reassemble_out_of_order (off by default in Wireshark 4.0).
-A connection on another port is found by the heuristic when a segment
-starts with a whole header (18 bytes); -d tcp.port==N,kado names its port.
+The ports are the default of the plugin's preference kado.tcp_ports
+(Preferences > Protocols > KADO; tshark -o kado.tcp_ports:7000,7443). A
+connection on another port is found by the heuristic when a segment starts
+with a whole header (18 bytes); -d tcp.port==N,kado names its port.
 
 See docs/commands/dissector.md.
 

@@ -15,9 +15,9 @@ func TestPorts(t *testing.T) {
 		want  []string // the registrations, in order
 		err   string
 	}{
-		{nil, []string{"tcp_port:add(7000, kado)"}, ""},
-		{[]int{9000, 80, 9000}, []string{"tcp_port:add(9000, kado)", "tcp_port:add(80, kado)"}, ""},
-		{[]int{65535, 1}, []string{"tcp_port:add(65535, kado)", "tcp_port:add(1, kado)"}, ""},
+		{nil, []string{`local ports = "7000"`}, ""},
+		{[]int{9000, 80, 9000}, []string{`local ports = "9000,80"`}, ""},
+		{[]int{65535, 1}, []string{`local ports = "65535,1"`}, ""},
 		{[]int{0}, nil, "port 0 is outside 1-65535"},
 		{[]int{7000, 65536}, nil, "port 65536 is outside 1-65535"},
 	} {
@@ -34,7 +34,7 @@ func TestPorts(t *testing.T) {
 		}
 		var got []string
 		for _, line := range strings.Split(b.String(), "\n") {
-			if strings.HasPrefix(line, "tcp_port:add(") {
+			if strings.HasPrefix(line, "local ports = ") {
 				got = append(got, line)
 			}
 		}

@@ -18,13 +18,12 @@ func Example() {
 		return
 	}
 	for _, line := range strings.Split(lua.String(), "\n") {
-		if strings.Contains(line, "tcp_port:add") || strings.Contains(line, "register_heuristic") {
+		if strings.HasPrefix(line, "local ports") || strings.Contains(line, "register_heuristic") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
 	// kado:register_heuristic("tcp", heuristic_tcp)
 	// kado:register_heuristic("ws", heuristic_ws)
-	// tcp_port:add(7000, kado)
-	// tcp_port:add(7443, kado)
+	// local ports = "7000,7443"
 }

@@ -465,8 +465,11 @@ func TestTsharkEveryOffsetIPv6(t *testing.T) {
 		t.Fatalf("toonkit read %d frames, want %d", len(want), len(f)-1+len(s2c))
 	}
 	compare(t, tshark(t, luaFile(t, dissector.Options{Ports: []int{7000, 7100}}), capFile), want)
-	// Not registered on 7100: the port named for one run (Decode As).
-	compare(t, tshark(t, luaFile(t, dissector.Options{}), capFile, "-d", "tcp.port==7100,kado"), want)
+	// Not registered on 7100: the port named for one run (Decode As), or
+	// in the dissector's preference.
+	lua := luaFile(t, dissector.Options{})
+	compare(t, tshark(t, lua, capFile, "-d", "tcp.port==7100,kado"), want)
+	compare(t, tshark(t, lua, capFile, "-o", "kado.tcp_ports:7100"), want)
 }
 
 // TestTsharkRLE: RLE bodies of random bytes, escapes and counts (zero,
