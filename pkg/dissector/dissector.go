@@ -5,11 +5,14 @@
 // whether the payload is compressed, and the payload as JSON, decompressed
 // when it is RLE-compressed (the Lua undoes the RLE exactly as
 // pkg/codec/binary does). It is registered on TCP ports (DefaultPort unless
-// Options.Ports names others), as a heuristic dissector on TCP (a
-// connection whose segment starts with a plausible header: version 1, a
-// known type, a length within the limit, a payload that can begin JSON or a
-// compressed body) and on WebSocket binary messages, and it reassembles
-// frames split across TCP segments (dissect_tcp_pdus).
+// Options.Ports names others; they are the default of its preference
+// kado.tcp_ports), as a heuristic dissector on TCP (a connection from a
+// segment that starts with a plausible header: version 1, a known type, a
+// length within the limit, a payload that can begin JSON or a compressed
+// body) and on WebSocket binary messages, and it reassembles frames split
+// across TCP segments (dissect_tcp_pdus). Where no frame starts, the bytes
+// up to the next plausible header are shown as skipped, as toonkit's
+// --keep-going resynchronises.
 //
 // The header layout and the type names come from pkg/codec/binary's
 // constants and tables, so the Lua never drifts from the Go decoder.
