@@ -169,9 +169,11 @@ func (in *Inspector) captured(fc *frameContext, rec *capture.Record, s *Summary)
 
 // frameReport is the report of a good frame of a capture, whose payload as
 // compact JSON is js.
-func (in *Inspector) frameReport(f *kado.Frame, js []byte, src *source) *report {
-	rep := in.analyzeFrame(f)
-	rep.src = src
+// It overwrites rep, which the caller may reuse from frame to frame.
+func (in *Inspector) frameReport(rep *report, f *kado.Frame, js []byte, src source) *report {
+	in.analyzeFrameInto(rep, f)
+	rep.srcBuf = src
+	rep.src = &rep.srcBuf
 	rep.json = js
 	rep.decompressed = len(rep.payload)
 	if rep.compressed {
@@ -186,10 +188,8 @@ func (in *Inspector) classify(rec *capture.Record) (*report, *event) {
 	src := &source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
 	switch rec.Kind {
 	case capture.Frame:
-		rep := in.frameReport(rec.Frame, rec.JSON, nil)
-		rep.srcBuf = source{conn: rec.Conn, dir: rec.Dir, time: rec.Time}
-		rep.src = &rep.srcBuf
-		return rep, nil
+		// Shown and counted before the next record: one report serves.
+		return in.frameReport(&in.capRep, rec.Frame, rec.JSON, *src), nil
 	case capture.Text:
 		return nil, &event{kind: eventText, src: *src, text: rec.Text}
 	}

@@ -31,6 +31,7 @@ type capItem struct {
 	start, jstart, end int // the frame's bytes and JSON in the arena
 	rep                *report
 	ev                 *event
+	repv               report // rep's, for a good frame: the batch's items are reused
 }
 
 type capBatch struct {
@@ -94,7 +95,7 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 			switch {
 			case it.rep == nil && it.ev == nil:
 				it.f.Raw = b.arena[it.start:it.jstart]
-				it.rep = wi.frameReport(&it.f, b.arena[it.jstart:it.end], &it.src)
+				it.rep = wi.frameReport(&it.repv, &it.f, b.arena[it.jstart:it.end], it.src)
 				wi.render(fc, it.rep)
 			case it.rep != nil:
 				wi.render(fc, it.rep)

@@ -253,8 +253,16 @@ func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
 // analyzeFrame is analyze without the payload's JSON: the header, its
 // checks and the RLE oddities.
 func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
+	rep := &report{}
+	in.analyzeFrameInto(rep, f)
+	return rep
+}
+
+// analyzeFrameInto is analyzeFrame into a report that it overwrites, so
+// that a caller may reuse one.
+func (in *Inspector) analyzeFrameInto(rep *report, f *kado.Frame) {
 	wire := f.Payload()
-	rep := &report{
+	*rep = report{
 		index: f.Index, offset: f.Offset, ok: true, size: f.Size(),
 		header: f.Raw[:kado.HeaderSize], payload: wire, payloadAt: f.Offset + kado.HeaderSize,
 		payloadLength: f.Header.PayloadLength, compressed: f.Compressed(),
@@ -279,7 +287,6 @@ func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
 			rep.warnings = append(rep.warnings, problem{field: "payload", offset: at, size: size, msg: msg})
 		}
 	}
-	return rep
 }
 
 // payloadError records that the frame's payload is not JSON (err from

@@ -256,6 +256,7 @@ type Inspector struct {
 
 	// scratch, reused from frame to frame
 	unrle, compact, line, title []byte
+	capRep                      report // the report of a capture's frame (classify)
 }
 
 // New returns an Inspector that writes to w.
