@@ -1041,11 +1041,11 @@ func (t *toonResults) Write(rec []byte) error {
 }
 
 func (t *toonResults) End() error {
-	doc := &document{name: "the results", many: true}
+	doc := &document{Document: &records.Document{Name: "the results", Many: true}}
 	if len(t.all) == 1 {
-		doc.value = t.all[0]
+		doc.Value = t.all[0]
 	} else {
-		doc.value = joinArray(t.all)
+		doc.Value = records.JoinArray(t.all)
 	}
 	t.all = nil
 	// writeTOON commits the output itself

@@ -113,6 +113,8 @@ const (
 	// CaptureProblem: a problem in a capture's streams (a hole, a bad
 	// frame): the error of a capture.Problem record.
 	CaptureProblem
+	// TooLarge: a document read whole (ReadAll) passes its limit.
+	TooLarge
 )
 
 // Error is an error of a Source: the input's Name, what went wrong (Kind)
@@ -140,6 +142,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// jsonError is the error of a jsonv.Reader reading input name: BadJSON for
+// a value that is not valid or too large, ReadFailed otherwise.
+func jsonError(name string, err error) *Error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
+		return &Error{Name: name, Kind: BadJSON, Err: err}
+	}
+	return &Error{Name: name, Kind: ReadFailed, Err: err}
+}
 
 // NewSource reads the records of r, named name in messages. Without
 // opts.Format it detects the format from the first bytes (Sniff); an
@@ -266,11 +278,7 @@ func (s *Source) next() ([]byte, error) {
 			if err == io.EOF {
 				return nil, err
 			}
-			var se *jsonv.SyntaxError
-			if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
-				return nil, &Error{Name: s.name, Kind: BadJSON, Err: err}
-			}
-			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
+			return nil, jsonError(s.name, err)
 		}
 		s.cur.pos = pos
 		if s.Raw {
