@@ -86,6 +86,8 @@ func sourceError(err error) error {
 		return invalidError(fmt.Errorf("%s: %w", e.Name, e.Err), "")
 	case records.CaptureProblem:
 		return captureError(e.Name, e.Err, true) // no --keep-going here
+	case records.Invalid:
+		return invalidError(e.Err, "")
 	case records.TooLarge:
 		return invalidError(fmt.Errorf("%s: %w", e.Name, e.Err),
 			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")

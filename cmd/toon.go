@@ -94,9 +94,6 @@ type document struct {
 	counted bool // the statistics have counted the input already
 }
 
-// utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
-var utf8BOM = []byte("\xEF\xBB\xBF")
-
 // readDocument reads the inputs as one JSON value. A single input holding
 // one value is taken as it is and checked by the encoder itself (the fast
 // path); several values make an array. With mapOK, a single regular file
@@ -124,7 +121,7 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 		if len(names) == 1 {
 			// Without its byte order mark, which the statistics' compact
 			// JSON has no place for (toon.Encode skips one too).
-			return &document{Document: &records.Document{Name: name, Value: bytes.TrimPrefix(data, utf8BOM)}}, nil
+			return &document{Document: &records.Document{Name: name, Value: records.TrimBOM(data)}}, nil
 		}
 		vs, err := records.JSONValues(in.Name, data, limit)
 		if err != nil {

@@ -87,7 +87,7 @@ func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, jsonError(name, err)
+			return nil, JSONError(name, err)
 		}
 		out = append(out, bytes.Clone(v))
 	}
@@ -174,7 +174,7 @@ func (s *Source) RootArray() bool {
 // its root is an array; whole says p is all there is. Undecided, more of
 // the document is needed.
 func RootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
-	p = bytes.TrimPrefix(p, utf8BOM)
+	p = TrimBOM(p)
 	if format == codec.JSON {
 		t := jsonv.TrimSpace(p)
 		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
