@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -725,7 +724,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		}
 		w.snk = &binarySink{records.BinarySink{W: binary.NewWriter(out, binary.CompressAuto), Header: binary.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
 	case codec.TOON:
-		w.snk = &toonResults{ios: opts.IO, out: out}
+		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:
 		rows, err := newSpool("rows")
 		if err != nil {
@@ -779,26 +778,14 @@ func (w *queryWriter) end() error {
 // array of them. They are held until the end, since TOON declares every
 // array's length before its items.
 type toonResults struct {
+	records.DocumentSink
 	ios *IOStreams
 	out *output
-	all [][]byte
-}
-
-func (t *toonResults) Write(rec []byte) error {
-	t.all = append(t.all, bytes.Clone(rec))
-	return nil
 }
 
 func (t *toonResults) End() error {
-	doc := &document{Document: &records.Document{Name: "the results", Many: true}}
-	if len(t.all) == 1 {
-		doc.Value = t.all[0]
-	} else {
-		doc.Value = records.JoinArray(t.all)
-	}
-	t.all = nil
 	// writeTOON commits the output itself
-	return writeTOON(t.ios, t.out, nil, doc, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
+	return writeTOON(t.ios, t.out, nil, &document{Document: t.Document()}, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert

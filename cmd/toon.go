@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
@@ -248,29 +247,20 @@ func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
 // TOON: the value itself when the only input is one JSON or TOON value that
 // is not an array, an array of the records otherwise.
 func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
-	var recs [][]byte
-	single := false
-	doc := &document{Document: &records.Document{Many: true}, counted: true}
+	var ds records.DocumentSink
 	for _, n := range opts.Inputs {
 		src, err := openConvertSource(opts, n)
 		if err != nil {
 			return nil, err
 		}
-		doc.Name = src.Name()
-		single = oneValue(opts, src)
+		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)
-			recs = append(recs, bytes.Clone(rec))
-			return nil
+			return ds.Write(rec)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if single && len(recs) == 1 {
-		doc.Value = recs[0]
-	} else {
-		doc.Value = records.JoinArray(recs)
-	}
-	return doc, nil
+	return &document{Document: ds.Document(), counted: true}, nil
 }
