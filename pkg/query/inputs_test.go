@@ -224,3 +224,34 @@ func TestInputsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Any input, in any format named or detected: no panic, every error a
+// *records.Error, and after one, Read gives it again.
+func FuzzInputs(f *testing.F) {
+	f.Add([]byte("1 \"x\" [3]\n{\"a\": 1}"), "")
+	f.Add([]byte("{\"a\": 1}\r\n{\"a\": tru}\r\n"), "ndjson")
+	f.Add([]byte("users[1]{id}:\n  1\n"), "")
+	f.Add([]byte("@toon 1.0\n@keys a\n1\n"), "")
+	f.Add([]byte("[1, 2"), "json")
+	f.Add([]byte("a: 1\n b: 2\n"), "toon")
+	f.Fuzz(func(t *testing.T, in []byte, from string) {
+		switch codec.Format(from) {
+		case "", codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary:
+		default:
+			return
+		}
+		qi, _ := newInputs(map[string]string{"in": string(in)}, query.InputOptions{Names: []string{"in", "in"}, From: codec.Format(from), MaxSize: 1 << 16})
+		defer qi.Close()
+		_, err := readAll(qi)
+		if err == nil {
+			return
+		}
+		var e *records.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%T %v: not a *records.Error", err, err)
+		}
+		if _, again := qi.Read(); again != err {
+			t.Fatalf("Read after %v: %v", err, again)
+		}
+	})
+}
