@@ -20,6 +20,9 @@ import (
 // utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
 var utf8BOM = []byte("\xEF\xBB\xBF")
 
+// TrimBOM is p without the UTF-8 byte order mark it may start with.
+func TrimBOM(p []byte) []byte { return bytes.TrimPrefix(p, utf8BOM) }
+
 // SourceOptions configure NewSource.
 type SourceOptions struct {
 	// Format is the input's encoding; "" detects it (Sniff). Chiffon,
@@ -113,6 +116,12 @@ const (
 	// CaptureProblem: a problem in a capture's streams (a hole, a bad
 	// frame): the error of a capture.Problem record.
 	CaptureProblem
+	// TooLarge: a document read whole (ReadAll) passes its limit.
+	TooLarge
+	// Invalid: a value is not valid where a reader of the records found
+	// it (query.Inputs: not valid JSON, not a JSON value); Err's message
+	// says what and where, the input's name first.
+	Invalid
 )
 
 // Error is an error of a Source: the input's Name, what went wrong (Kind)
@@ -131,6 +140,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: cannot tell the input format: %v", e.Name, e.Err)
 	case Unsupported:
 		return fmt.Sprintf("%s: the input looks like %s, which is not read as records", e.Name, e.Format)
+	case Invalid:
+		return e.Err.Error()
 	}
 	var se *jsonv.SyntaxError
 	if errors.As(e.Err, &se) {
@@ -140,6 +151,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// JSONError is the error of a jsonv.Reader reading input name: BadJSON for
+// a value that is not valid or too large, ReadFailed otherwise.
+func JSONError(name string, err error) *Error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
+		return &Error{Name: name, Kind: BadJSON, Err: err}
+	}
+	return &Error{Name: name, Kind: ReadFailed, Err: err}
+}
 
 // NewSource reads the records of r, named name in messages. Without
 // opts.Format it detects the format from the first bytes (Sniff); an
@@ -163,7 +184,7 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 				s.format = codec.JSON // an empty input: no records
 				break
 			}
-			if p, _ := s.br.Peek(s.br.Buffered()); opts.Blank != "" && len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+			if p, _ := s.br.Peek(s.br.Buffered()); opts.Blank != "" && len(jsonv.TrimSpace(TrimBOM(p))) == 0 {
 				s.format = opts.Blank
 				break
 			}
@@ -229,7 +250,7 @@ func Sniff(br *bufio.Reader) (codec.Detection, error) {
 			return d, nil
 		}
 		if n == br.Size() {
-			if len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+			if len(jsonv.TrimSpace(TrimBOM(p))) == 0 {
 				d.Why = fmt.Sprintf("its first %d KiB hold only white space", n>>10)
 			} else {
 				d.Why = fmt.Sprintf("its first %d KiB do not tell", n>>10)
@@ -266,11 +287,7 @@ func (s *Source) next() ([]byte, error) {
 			if err == io.EOF {
 				return nil, err
 			}
-			var se *jsonv.SyntaxError
-			if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
-				return nil, &Error{Name: s.name, Kind: BadJSON, Err: err}
-			}
-			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
+			return nil, JSONError(s.name, err)
 		}
 		s.cur.pos = pos
 		if s.Raw {
