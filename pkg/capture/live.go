@@ -13,7 +13,10 @@ import (
 // WebSocket handshake is unwrapped, frames are given as records as soon as
 // their last byte arrives, and bytes that are not frames are reported
 // (a Problem with Moved) before the reader resynchronises on the next
-// plausible header. Records name the connection as Open was given it.
+// plausible header, from the first byte on: unlike Read, which passes over
+// a connection that does not start as frames or a WebSocket handshake, a
+// Live shows what it is given. Records name the connection as Open was
+// given it.
 //
 // A Live is not safe for concurrent use: one goroutine hands over the
 // bytes of every connection, and fn is called on it.
@@ -70,6 +73,7 @@ func NewLive(opts Options, fn func(*Record) error) *Live {
 		}
 		return fn(rec)
 	})
+	l.r.live = true
 	return l
 }
 
@@ -111,6 +115,17 @@ func (lc *LiveConn) Lost(dir Dir, t time.Time, n int64) error {
 	return lc.l.r.err
 }
 
+// End ends a direction at t (its FIN): a frame cut short by the end is
+// reported.
+func (lc *LiveConn) End(dir Dir, t time.Time) error {
+	h := lc.c.halves[dir]
+	if !h.finished {
+		h.time = t
+		h.finish()
+	}
+	return lc.l.r.err
+}
+
 // Close ends the connection at t: a frame cut short by the end is
 // reported.
 func (lc *LiveConn) Close(t time.Time) error {
@@ -119,11 +134,8 @@ func (lc *LiveConn) Close(t time.Time) error {
 	}
 	lc.closed = true
 	lc.l.conns = slices.DeleteFunc(lc.l.conns, func(o *LiveConn) bool { return o == lc })
-	for _, h := range lc.c.halves {
-		h.time = t
-		h.finish()
-	}
-	return lc.l.r.err
+	lc.End(C2S, t)
+	return lc.End(S2C, t)
 }
 
 // Close ends every connection still open, as LiveConn.Close does.
