@@ -21,9 +21,10 @@ import (
 // A Live is not safe for concurrent use: one goroutine hands over the
 // bytes of every connection, and fn is called on it.
 type Live struct {
-	r     *reader
-	conns []*LiveConn // open, in the order they were opened
-	lost  bool        // a Lost call is under way
+	r               *reader
+	conns           []*LiveConn // open, in the order they were opened
+	lost            bool        // a Lost call is under way: of lostN bytes from lostFrom
+	lostFrom, lostN int64
 }
 
 // LiveConn is one connection of a Live.
@@ -64,9 +65,9 @@ func NewLive(opts Options, fn func(*Record) error) *Live {
 			var ce *Error
 			var ge *GapError
 			if errors.As(rec.Err, &ce) {
-				le := &LostError{WebSocket: true}
+				le := &LostError{Start: l.lostFrom, End: l.lostFrom + l.lostN, WebSocket: true}
 				if errors.As(ce.Err, &ge) {
-					le = &LostError{Start: ge.Start, End: ge.End, Lost: ge.Lost}
+					le.Lost, le.WebSocket = ge.Lost, false
 				}
 				rec.Err = &Error{Conn: ce.Conn, Dir: ce.Dir, Err: le}
 			}
@@ -109,7 +110,7 @@ func (lc *LiveConn) Lost(dir Dir, t time.Time, n int64) error {
 	}
 	h := lc.c.halves[dir]
 	h.time = t
-	lc.l.lost = true
+	lc.l.lost, lc.l.lostFrom, lc.l.lostN = true, h.fed, n
 	h.gap(n)
 	lc.l.lost = false
 	return lc.l.r.err
