@@ -128,9 +128,7 @@ func Serve(ctx context.Context, ln net.Listener, opts Options) (Stats, error) {
 	viewDone := make(chan struct{})
 	go func() {
 		defer close(viewDone)
-		if err := v.run(s.q); err != nil {
-			cancel(err)
-		}
+		v.run(s.q, cancel)
 	}()
 	go func() {
 		<-ctx.Done()

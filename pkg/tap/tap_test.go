@@ -482,3 +482,30 @@ func TestSlowViewDoesNotHoldBack(t *testing.T) {
 		t.Errorf("the pcapng has no hole")
 	}
 }
+
+// An error from Record stops Serve at once, connections and all, and is
+// returned.
+func TestRecordErrorStops(t *testing.T) {
+	up := newUpstream(t)
+	enough := errors.New("enough")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := tap.Serve(context.Background(), ln, tap.Options{Upstream: up.ln.Addr().String(),
+			Record: func(*capture.Record) error { return enough }})
+		done <- err
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write(frame(1, "c2s", 0)) // and the connection stays open
+	if err := <-done; err != enough {
+		t.Fatalf("Serve: %v, want %v", err, enough)
+	}
+	io.Copy(io.Discard, c) // the tap closed it
+}

@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"context"
 	"net"
 	"sync"
 	"time"
@@ -150,15 +151,20 @@ func newView(opts Options) (*view, error) {
 	return v, nil
 }
 
-// run shows the events until the queue is closed and empty, or an error.
-// After an error it goes on taking events (so that their budget is given
-// back) without showing them.
-func (v *view) run(q *queue) error {
+// run shows the events until the queue is closed and empty. The first
+// error (kept in v.err) cancels Serve; run then goes on taking events (so
+// that their budget is given back) without showing them.
+func (v *view) run(q *queue, cancel context.CancelCauseFunc) {
 	var evs []event
+	failed := false
 	for {
+		if v.err != nil && !failed {
+			failed = true
+			cancel(v.err)
+		}
 		evs = q.take(evs)
 		if evs == nil {
-			return v.err
+			return
 		}
 		var n int64
 		for i := range evs {
