@@ -211,8 +211,6 @@ type report struct {
 	problem  *Problem // the rule broken, as the reader reports it
 
 	skip *skipInfo
-
-	source string // capture time, connection and direction (Inspector.Record)
 }
 
 // analyze looks at a frame that the reader accepted: its payload is

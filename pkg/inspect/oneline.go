@@ -21,10 +21,6 @@ const previewBytes = 64
 func (in *Inspector) renderOneLine(rep *report) {
 	p := in.printer()
 	p.plain(fmt.Sprintf("%6d %10d  ", rep.index, rep.offset))
-	if rep.source != "" {
-		p.str(Dim, rep.source)
-		p.plain("  ")
-	}
 	switch {
 	case rep.cut:
 		p.str(Dim, "cut: "+rep.title)
@@ -47,10 +43,6 @@ func (in *Inspector) renderOneLine(rep *report) {
 	p.nl()
 	if s := rep.skip; s != nil {
 		p.plain(fmt.Sprintf("%6s %10d  ", "-", s.from))
-		if rep.source != "" {
-			p.str(Dim, rep.source)
-			p.plain("  ")
-		}
 		msg := fmt.Sprintf("~ skipped %d %s", s.bytes, plural(int(s.bytes), "byte", "bytes"))
 		if s.found {
 			msg += fmt.Sprintf(" to the next plausible header at byte %d", s.resume)

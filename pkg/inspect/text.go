@@ -87,9 +87,6 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	}
 	p.nl()
 	title := fmt.Sprintf("frame %d at byte %d (0x%x): ", rep.index, rep.offset, rep.offset)
-	if rep.source != "" {
-		title = fmt.Sprintf("%s: frame %d at byte %d (0x%x): ", rep.source, rep.index, rep.offset, rep.offset)
-	}
 	p.str(FrameTitle, title)
 	switch {
 	case rep.cut:
