@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
@@ -14,9 +15,9 @@ import (
 // messages get a record of their own (not with --payload). Problems stop
 // the run unless --keep-going; notes go to stderr. It returns the frames
 // written and the problems reported.
-func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *jsonSink) (frames, bad int, err error) {
+func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (frames, bad int, err error) {
 	var line []byte
-	live := !isRegular(in) // a pipe (tcpdump -w - | toonkit decode): records go out as they come
+	live := !in.regular() // a pipe (tcpdump -w - | toonkit decode): records go out as they come
 	copts := capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports}
 	_, err = capture.Read(br, copts, func(r *capture.Record) error {
 		switch r.Kind {
@@ -33,7 +34,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 				line = capture.AppendRecord(line[:0], r)
 			}
 			if array != nil {
-				array.write(line)
+				array.Write(line)
 			} else {
 				out.Write(append(line, '\n'))
 			}

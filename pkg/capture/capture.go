@@ -100,10 +100,13 @@ type Record struct {
 	Dir  Dir       // c2s or s2c
 	Time time.Time // capture time of the segment that completed the record
 
-	Frame *kado.Frame // Frame: offsets count bytes of the direction's stream
-	JSON  []byte      // Frame: the payload as compact JSON
-	Text  []byte      // Text: the message
-	Err   error       // Problem, Note: an *Error
+	// Frame: offsets count bytes of the direction's stream. Also set on
+	// a Problem whose frame's header and length were good but whose
+	// payload is not JSON (Err's *kado.FrameError has Kind BadPayload).
+	Frame *kado.Frame
+	JSON  []byte // Frame: the payload as compact JSON
+	Text  []byte // Text: the message
+	Err   error  // Problem, Note: an *Error
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved
@@ -117,7 +120,35 @@ func TimeString(t time.Time) string {
 
 // AppendTime appends TimeString(t) to dst.
 func AppendTime(dst []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
+	}
+	h, mi, sec := t.Clock()
+	// The layout above, written without parsing it for every record.
+	var b [30]byte
+	put := func(at, n, v int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, y)
+	b[4] = '-'
+	put(5, 2, int(mo))
+	b[7] = '-'
+	put(8, 2, d)
+	b[10] = 'T'
+	put(11, 2, h)
+	b[13] = ':'
+	put(14, 2, mi)
+	b[16] = ':'
+	put(17, 2, sec)
+	b[19] = '.'
+	put(20, 9, t.Nanosecond())
+	b[29] = 'Z'
+	return append(dst, b[:]...)
 }
 
 // Error is a problem found in one direction of a connection.
