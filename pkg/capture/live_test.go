@@ -149,3 +149,35 @@ func TestLiveCutByClose(t *testing.T) {
 		t.Fatalf("records (-want +got):\n%s", d)
 	}
 }
+
+// A Live never panics, and gives the same records (but for their times)
+// whether a direction's bytes come whole or in pieces.
+func FuzzLive(f *testing.F) {
+	f.Add(append(frame("c2s", 0), "junk"...), uint8(3))
+	f.Add([]byte(capturetest.WSRequest+"\x82\x03abc\x81\x02hi"), uint8(5))
+	f.Add(frames("c2s", 0, 3), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		run := func(size int) []string {
+			var out []string
+			l := capture.NewLive(capture.Options{MaxFrameSize: 1 << 12}, func(r *capture.Record) error {
+				line := describe(r)
+				// Leave out the time.
+				fs := strings.SplitN(line, " ", 5)
+				out = append(out, fs[0]+" "+strings.Join(fs[4:], " "))
+				return nil
+			})
+			c := l.Open(conn)
+			at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			for _, b := range split(data, size) {
+				c.Feed(capture.C2S, at, b)
+			}
+			l.Close(at)
+			return out
+		}
+		whole := run(len(data) + 1)
+		pieces := run(1 + int(cut))
+		if d := cmp.Diff(whole, pieces); d != "" {
+			t.Fatalf("whole vs in pieces of %d (-whole +pieces):\n%s", 1+int(cut), d)
+		}
+	})
+}
