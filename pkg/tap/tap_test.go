@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/capturetest"
 	"github.com/toonkit/toonkit/pkg/capture"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/tap"
@@ -508,4 +509,61 @@ func TestRecordErrorStops(t *testing.T) {
 		t.Fatalf("Serve: %v, want %v", err, enough)
 	}
 	io.Copy(io.Discard, c) // the tap closed it
+}
+
+// A WebSocket connection (HTTP Upgrade) is unwrapped in the view: its
+// binary messages are frames, its text messages shown as such; the bytes
+// go through as they are.
+func TestWebSocket(t *testing.T) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		c, err := echo.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(c, c)
+		c.Close()
+	}()
+	var rec recorder
+	addr, stop := startTap(t, tap.Options{Upstream: echo.Addr().String(), Record: rec.record})
+	f := frame(5, "c2s", 0)
+	mask := []byte{9, 8, 7, 6}
+	sent := append([]byte(capturetest.WSRequest), capturetest.WSFrame(false, 2, f[:25], mask)...)
+	sent = append(sent, capturetest.WSFrame(true, 0, f[25:], mask)...)
+	sent = append(sent, capturetest.WSFrame(true, 1, []byte("hello"), mask)...)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.Write(sent); c.(*net.TCPConn).CloseWrite() }()
+	got, err := io.ReadAll(c)
+	c.Close()
+	if err != nil || !bytes.Equal(got, sent) {
+		t.Fatalf("%d bytes came back, want %d (%v)", len(got), len(sent), err)
+	}
+	if _, err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Each direction (the echo's too) holds the frame and the text.
+	var c2s []string
+	for _, l := range rec.lines {
+		if !strings.Contains(l, `"dir":"c2s","time"`) {
+			continue
+		}
+		if i := strings.Index(l, `"payload":`); i >= 0 {
+			c2s = append(c2s, l[i:])
+		} else if i := strings.Index(l, `,"text":`); i >= 0 {
+			c2s = append(c2s, l[i:])
+		} else {
+			c2s = append(c2s, l)
+		}
+	}
+	want := []string{`"payload":{"conn":5,"dir":"c2s","n":0}}`, `,"text":"hello"}`}
+	if d := cmp.Diff(want, c2s); d != "" {
+		t.Errorf("c2s records (-want +got):\n%s\nall: %q", d, rec.lines)
+	}
 }
