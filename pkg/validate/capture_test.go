@@ -43,3 +43,20 @@ func TestCaptureRunsPerDirection(t *testing.T) {
 		t.Errorf("where %q", w)
 	}
 }
+
+// No capture makes Capture panic or hang; every finding of a frame or of
+// the traffic names its connection and direction.
+func FuzzCapture(f *testing.F) {
+	for _, n := range capturetest.SampleNames() {
+		data, _ := capturetest.Sample(n)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = Capture(bytes.NewReader(data), "fuzz", Options{MaxFrameSize: 1 << 16}, capture.Options{MaxConns: 8, ReassemblyBuffer: 1 << 14}, func(x Finding) bool {
+			if x.Conn == "" || x.Dir == "" {
+				t.Fatalf("finding without a connection: %+v", x)
+			}
+			return true
+		})
+	})
+}
