@@ -120,8 +120,10 @@
 #   BENCH_ONLY          the sections to run, comma-separated (default all): frames
 #                       (decode, encode), tables, validate, sign, bridge, toon,
 #                       query, pcap (decode of a capture), inspect (the
-#                       views of a capture), limits (one value at the size
-#                       limit), startup
+#                       views of a capture), tap (bytes through toonkit tap
+#                       beside a direct connection), limits (one value at
+#                       the size limit), startup
+#   BENCH_TAP_MB        megabytes sent each round through the tap (default 200)
 #   BENCH_PCAP_MB       size of the pcapng for the pcap section (default 200)
 #   BENCH_INSPECT_MB    size of each pcapng of the inspect section (default 28)
 #   BENCH_MESSAGES      messages per protocol for validate (default 100000)
@@ -154,7 +156,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon query pcap inspect limits startup"
+sections="frames tables validate sign bridge toon query pcap inspect tap limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -866,6 +868,18 @@ if want inspect; then
 	done
 fi
 
+# toonkit tap: the same frames sent to a sink on 127.0.0.1 directly and
+# through one tap (its one-line view on /dev/null), in turns
+# (scripts/tapbench). Info: forwarded MB/s of each, and the bytes the view
+# did not keep up with (forwarded all the same).
+if want tap; then
+	note "tap: ${BENCH_TAP_MB:-200} MB direct and through toonkit tap in turns, x$reps"
+	(cd "$root" && go build -o "$dir/tapbench" ./scripts/tapbench)
+	"$dir/tapbench" -tk "$tk" -mb "${BENCH_TAP_MB:-200}" -reps "$reps" >"$dir/tap.txt" || die "tapbench failed"
+	tapv() { awk -v k="$1" '$1 == k {print $2}' "$dir/tap.txt"; }
+	tap_bytes=$(tapv bytes) tap_direct_ns=$(tapv direct_ns) tap_ns=$(tapv tap_ns) tap_frames=$(tapv tap_frames) tap_lost=$(tapv tap_lost)
+fi
+
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
 # or a value is held whole so that nothing partial is written, so it costs its
 # own size, and the buffer that grows to hold it; never a multiple of it.
@@ -1245,6 +1259,14 @@ if want inspect; then
 			row "  view peak RSS MiB" "$(mib "${ins_kb[$kind]}")" "" "" "(info)"
 		fi
 	done
+	echo
+fi
+
+if want tap; then
+	tap_mbps=$(mbps "$tap_bytes" "$tap_ns") direct_mbps=$(mbps "$tap_bytes" "$tap_direct_ns")
+	row "tap forwarded MB/s, view to /dev/null" "$tap_mbps" "" "$(ratio "$tap_mbps" "$direct_mbps")" "(info; vs: tap over direct)"
+	row "  direct connection MB/s" "$direct_mbps" "" "" "(reference)"
+	row "  frames shown / bytes not shown" "$tap_frames / $tap_lost" "" "" "(info: the view fell behind)"
 	echo
 fi
 

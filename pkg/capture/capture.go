@@ -290,6 +290,7 @@ type reader struct {
 	halves    []*half // every half started and not finished, in creation order
 	deferred  []deferred
 	deferring bool
+	live      bool // a Live: a direction that does not start with a frame is read on (resynchronised)
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
 	dec       packetDecoder

@@ -321,7 +321,7 @@ func (h *half) body(yield func(struct{}) bool) {
 		case !kado.IsFrameError(err):
 			h.errorf(Problem, err) // a WebSocket protocol error: the framing is lost
 			return
-		case first && !midstream && h.ws == nil && !frameStart(err):
+		case first && !midstream && h.ws == nil && !frameStart(err) && !r.live:
 			h.notFrames(err)
 			return
 		}
