@@ -280,16 +280,7 @@ func (e *encoder) array(k memberKey, p, depth int, item bool) int {
 	first := e.ws(p + 1)
 	switch e.in[first] {
 	case ']':
-		e.line(depth)
-		switch {
-		case item:
-			e.appendHeader(k, 0, false, -1)
-		case k.none:
-			e.out = append(e.out, '[', ']')
-		default:
-			e.appendKey(k)
-			e.out = append(e.out, ':', ' ', '[', ']')
-		}
+		e.emptyArray(k, depth, item)
 		return first + 1
 	case '{':
 		if !item {
@@ -315,6 +306,21 @@ func (e *encoder) array(k memberKey, p, depth int, item bool) int {
 		i = e.next(e.item(i, depth+1))
 	}
 	return i + 1
+}
+
+// emptyArray writes an empty array with its key k at depth: [0]: as a
+// list item, [] otherwise.
+func (e *encoder) emptyArray(k memberKey, depth int, item bool) {
+	e.line(depth)
+	switch {
+	case item:
+		e.appendHeader(k, 0, false, -1)
+	case k.none:
+		e.out = append(e.out, '[', ']')
+	default:
+		e.appendKey(k)
+		e.out = append(e.out, ':', ' ', '[', ']')
+	}
 }
 
 // primitives reports whether the elements from first on, up to the end
