@@ -91,6 +91,7 @@ type encoder struct {
 	delim  byte   // the document delimiter, declared by every header
 	lines  bool   // a line has been started
 	dash   int    // depth of a pending list-item hyphen, or -1
+	hold   bool   // flush keeps the output in out (Marshal)
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
@@ -157,6 +158,9 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encode
 
 // flush writes the buffered output to w.
 func (e *encoder) flush() {
+	if e.hold {
+		return
+	}
 	if len(e.out) > 0 && e.err == nil {
 		_, e.err = e.w.Write(e.out)
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Marshal returns the TOON document of v, without a final newline (§12).
@@ -55,19 +56,37 @@ type MarshalOptions struct {
 // Marshal returns the TOON document of v with the options o, as the
 // package function Marshal does.
 func (o MarshalOptions) Marshal(v any) ([]byte, error) {
-	var out sliceWriter
-	if err := o.write(&out, v); err != nil {
-		return nil, err
-	}
-	return out.b, nil
-}
-
-// write writes the document of v to w, as one Write when w is not a
-// sliceWriter.
-func (o MarshalOptions) write(w io.Writer, v any) error {
 	m := getMarshalState()
 	defer putMarshalState(m)
-	if err := m.reset(w, o); err != nil {
+	// The document is made in a buffer of the size of the last document
+	// of v's type, which is then the result: no copy, and no growth when
+	// the documents of a type have about one size.
+	var hint *atomic.Int64
+	if v != nil {
+		hint = &planFor(reflect.TypeOf(v)).size
+	}
+	pooled := m.e.out
+	m.e.out = nil
+	if hint != nil {
+		if n := hint.Load(); n > 0 {
+			m.e.out = make([]byte, 0, n+n/16)
+		}
+	}
+	err := m.write(v, o)
+	out := m.e.out
+	m.e.out = pooled
+	if err != nil {
+		return nil, err
+	}
+	if hint != nil {
+		hint.Store(int64(len(out)))
+	}
+	return out, nil
+}
+
+// write makes the document of v in m.e.out.
+func (m *marshalState) write(v any, o MarshalOptions) error {
+	if err := m.reset(o, m.e.out); err != nil {
 		return err
 	}
 	err := m.marshal(v)
@@ -77,30 +96,15 @@ func (o MarshalOptions) write(w io.Writer, v any) error {
 		if js, err = json.Marshal(v); err != nil {
 			return fromJSONError(err)
 		}
-		if err = m.e.encodeSub(js, func(e *encoder) { e.root(e.ws(0)) }); err != nil {
-			return err
-		}
+		err = m.e.encodeSub(js, func(e *encoder) { e.root(e.ws(0)) })
 	}
-	if err != nil {
-		return err
-	}
-	m.e.flush()
-	return m.e.err
-}
-
-// sliceWriter collects what is written in b.
-type sliceWriter struct{ b []byte }
-
-func (s *sliceWriter) Write(p []byte) (int, error) {
-	s.b = append(s.b, p...)
-	return len(p), nil
+	return err
 }
 
 // An Encoder writes TOON documents to an output stream.
 type Encoder struct {
 	w    io.Writer
 	opts MarshalOptions
-	buf  sliceWriter
 }
 
 // NewEncoder returns an Encoder that writes to w.
@@ -121,14 +125,15 @@ func (enc *Encoder) SetOptions(o MarshalOptions) {
 // as one document only when there is a single call (TOON has no
 // separator between documents).
 func (enc *Encoder) Encode(v any) error {
-	enc.buf.b = enc.buf.b[:0]
-	if err := enc.opts.write(&enc.buf, v); err != nil {
+	m := getMarshalState()
+	defer putMarshalState(m)
+	if err := m.write(v, enc.opts); err != nil {
 		return err
 	}
-	enc.buf.b = append(enc.buf.b, '\n')
-	_, err := enc.w.Write(enc.buf.b)
-	if cap(enc.buf.b) > 1<<20 {
-		enc.buf.b = nil // do not hold a large document's buffer
+	m.e.out = append(m.e.out, '\n')
+	_, err := enc.w.Write(m.e.out)
+	if cap(m.e.out) > 1<<20 {
+		m.e.out = nil // a large document's buffer is not kept
 	}
 	return err
 }
@@ -207,28 +212,21 @@ var marshalStates = sync.Pool{New: func() any { return new(marshalState) }}
 func getMarshalState() *marshalState { return marshalStates.Get().(*marshalState) }
 
 func putMarshalState(m *marshalState) {
-	if cap(m.e.out) > 4*encodeChunk {
-		m.e.out = nil
-	}
-	m.e.w, m.e.in, m.e.index = nil, nil, nil
+	m.e.in, m.e.index = nil, nil
 	clear(m.keys)
 	clear(m.vals)
 	m.keys, m.vals = m.keys[:0], m.vals[:0]
 	marshalStates.Put(m)
 }
 
-// reset prepares m to write to w with the options o.
-func (m *marshalState) reset(w io.Writer, o MarshalOptions) error {
-	e, err := newEncoderUnchecked(w, nil, EncodeOptions(o))
+// reset prepares m to write with the options o.
+func (m *marshalState) reset(o MarshalOptions, out []byte) error {
+	e, err := newEncoderUnchecked(io.Discard, nil, EncodeOptions(o))
 	if err != nil {
 		return err
 	}
-	out := m.e.out
-	if out == nil {
-		out = make([]byte, 0, encodeChunk+encodeChunk/4)
-	}
 	m.e = *e
-	m.e.out = out[:0]
+	m.e.out, m.e.hold = out[:0], true
 	m.level = 0
 	return nil
 }

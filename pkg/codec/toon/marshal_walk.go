@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -62,6 +63,9 @@ type plan struct {
 	// always: every field is always written (no omitempty, omitzero or
 	// embedded pointer).
 	always bool
+	// size is the length of the last document Marshal made of a value
+	// of the type.
+	size atomic.Int64
 }
 
 // fieldPlan is a struct field with its plan and key.
