@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The Go API's benchmark data: 100k users with uneven nested arrays (a
@@ -127,4 +128,27 @@ func BenchmarkMarshalUsers(b *testing.B) {
 			b.Fatalf("Marshal wrote %d bytes, want %d", len(out), len(want))
 		}
 	}
+}
+
+// BenchmarkMarshalUsersVsJSON runs json.Marshal and Marshal in turns, one
+// call each per iteration, and reports the time of each and
+// json-ns/toon-ns (above 1: Marshal is the faster): on a loaded machine
+// the turns share its load.
+func BenchmarkMarshalUsersVsJSON(b *testing.B) {
+	users, _ := benchData()
+	var tj, tt time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := json.Marshal(users); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Marshal(users); err != nil {
+			b.Fatal(err)
+		}
+		tj, tt = tj+t1.Sub(t0), tt+time.Since(t1)
+	}
+	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
+	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
+	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
 }

@@ -61,8 +61,8 @@ type plan struct {
 	stringKeys bool
 	fields     []fieldPlan
 	// always: every field is always written (no omitempty, omitzero or
-	// embedded pointer).
-	always bool
+	// embedded pointer); direct: every field is direct.
+	always, direct bool
 	// size is the length of the last document Marshal made of a value
 	// of the type.
 	size atomic.Int64
@@ -73,6 +73,11 @@ type fieldPlan struct {
 	*field
 	key  memberKey
 	plan *plan
+	// direct: the field holds a primitive that is never null (a bool,
+	// number or string kind without marshalers, a time.Time); keyColon
+	// is its key as written, with ": ".
+	direct   bool
+	keyColon []byte
 }
 
 var (
@@ -178,11 +183,21 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.elem = buildPlan(t.Elem(), building)
 	case reflect.Struct:
 		p.kind = pStruct
-		p.always = true
+		p.always, p.direct = true, true
 		fs := cachedFields(t)
 		for i := range fs.list {
 			f := &fs.list[i]
 			fp := fieldPlan{field: f, key: memberKey{raw: []byte(f.name)}, plan: buildPlan(f.typ, building)}
+			switch fp.plan.kind {
+			case pBool, pInt, pUint, pFloat32, pFloat64, pString, pNumber, pTime:
+				fp.direct = fp.plan.addr == nil && !f.quoted
+			}
+			var e encoder
+			e.appendName(fp.key.raw)
+			fp.keyColon = append(e.out, ':', ' ')
+			if !fp.direct {
+				p.direct = false
+			}
 			if f.omitEmpty || f.omitZero || len(f.index) > 1 {
 				p.always = false
 			}
@@ -549,6 +564,15 @@ func (m *marshalState) object(v reflect.Value, p *plan, depth int) error {
 			if !ok {
 				continue
 			}
+			if fp.direct {
+				e := &m.e
+				e.line(depth)
+				e.out = append(e.out, fp.keyColon...)
+				if err := m.prim(fv, fp.plan); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := m.field(fp.key, fp, fv, fp.plan, depth); err != nil {
 				return err
 			}
@@ -736,6 +760,9 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			return tabList, nil
 		}
 		m.vals = append(m.vals, rv)
+		if sp.always && sp.direct {
+			continue // every row has every field, a primitive
+		}
 		j := 0
 		for f := range sp.fields {
 			fp := &sp.fields[f]
@@ -765,6 +792,11 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		}
 	}
 	rows := m.vals
+	if sp.always && sp.direct {
+		for f := range sp.fields {
+			m.row0 = append(m.row0, f)
+		}
+	}
 	fields := m.row0
 	e := &m.e
 	e.line(depth)
@@ -792,7 +824,13 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			}
 			fp := &sp.fields[f]
 			fv, _ := fieldValue(rv, fp)
-			if err := m.primOf(fv, fp.plan, fp.quoted); err != nil {
+			var err error
+			if fp.direct {
+				err = m.prim(fv, fp.plan)
+			} else {
+				err = m.primOf(fv, fp.plan, fp.quoted)
+			}
+			if err != nil {
 				return 0, err
 			}
 		}
