@@ -214,8 +214,7 @@ func getMarshalState() *marshalState { return marshalStates.Get().(*marshalState
 func putMarshalState(m *marshalState) {
 	m.e.in, m.e.index = nil, nil
 	clear(m.keys)
-	clear(m.vals)
-	m.keys, m.vals = m.keys[:0], m.vals[:0]
+	m.keys = m.keys[:0]
 	marshalStates.Put(m)
 }
 

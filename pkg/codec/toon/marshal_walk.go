@@ -63,6 +63,12 @@ type plan struct {
 	// always: every field is always written (no omitempty, omitzero or
 	// embedded pointer); direct: every field is direct.
 	always, direct bool
+	// prim: a value of the type is a primitive, never null (see
+	// fieldPlan.direct).
+	prim bool
+	// header is a struct's field list as a table header writes it,
+	// "{a,b}:", for each delimiter (delimIndex).
+	header [3][]byte
 	// size is the length of the last document Marshal made of a value
 	// of the type.
 	size atomic.Int64
@@ -137,7 +143,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	}
 	switch {
 	case t == timeType:
-		p.kind = pTime
+		p.kind, p.prim = pTime, true
 		return p
 	case t.Implements(marshalerType):
 		p.kind = pJSON
@@ -146,6 +152,12 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.kind = pText
 		return p
 	}
+	defer func() {
+		switch p.kind {
+		case pBool, pInt, pUint, pFloat32, pFloat64, pString, pNumber, pTime:
+			p.prim = p.addr == nil
+		}
+	}()
 	switch t.Kind() {
 	case reflect.Bool:
 		p.kind = pBool
@@ -188,10 +200,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		for i := range fs.list {
 			f := &fs.list[i]
 			fp := fieldPlan{field: f, key: memberKey{raw: []byte(f.name)}, plan: buildPlan(f.typ, building)}
-			switch fp.plan.kind {
-			case pBool, pInt, pUint, pFloat32, pFloat64, pString, pNumber, pTime:
-				fp.direct = fp.plan.addr == nil && !f.quoted
-			}
+			fp.direct = fp.plan.prim && !f.quoted
 			var e encoder
 			e.appendName(fp.key.raw)
 			fp.keyColon = append(e.out, ':', ' ')
@@ -202,6 +211,17 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				p.always = false
 			}
 			p.fields = append(p.fields, fp)
+		}
+		for d, delim := range []byte{',', '\t', '|'} {
+			var e encoder
+			e.out = append(e.out, '{')
+			for i := range p.fields {
+				if i > 0 {
+					e.out = append(e.out, delim)
+				}
+				e.appendName(p.fields[i].key.raw)
+			}
+			p.header[d] = append(e.out, '}', ':')
 		}
 	default:
 		p.kind = pUnsupported
@@ -219,7 +239,6 @@ type marshalState struct {
 	tmp   []byte  // scratch for numbers and text
 	kbuf  []byte  // scratch for invalid UTF-8
 	jbuf  []byte  // scratch for MarshalJSON results
-	vals  []reflect.Value
 }
 
 // mapKV is a map member.
@@ -560,9 +579,14 @@ func (m *marshalState) object(v reflect.Value, p *plan, depth int) error {
 	if p.kind == pStruct {
 		for i := range p.fields {
 			fp := &p.fields[i]
-			fv, ok := fieldValue(v, fp)
-			if !ok {
-				continue
+			var fv reflect.Value
+			if p.always {
+				fv = v.Field(fp.index[0])
+			} else {
+				var ok bool
+				if fv, ok = fieldValue(v, fp); !ok {
+					continue
+				}
 			}
 			if fp.direct {
 				e := &m.e
@@ -662,6 +686,23 @@ func (m *marshalState) array(k memberKey, v reflect.Value, p *plan, depth int, i
 	if item {
 		at = atItemArray
 	}
+	if p.elem.prim {
+		e.line(depth)
+		e.appendHeader(k, n, false, -1)
+		e.out = append(e.out, ' ')
+		for i := range n {
+			if i > 0 {
+				e.out = append(e.out, e.delim)
+			}
+			if err := m.prim(v.Index(i), p.elem); err != nil {
+				return err
+			}
+			if len(e.out) >= encodeChunk {
+				e.flush()
+			}
+		}
+		return nil
+	}
 	c0, err := m.classOf(v.Index(0), p.elem)
 	if err != nil {
 		return err
@@ -736,68 +777,63 @@ const (
 // holding primitives in the same fields.
 func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int) (int, error) {
 	n := v.Len()
-	m.vals, m.row0 = m.vals[:0], m.row0[:0]
-	defer clear(m.vals)
-	var sp *plan
-	for i := range n {
-		rv, rp, null, err := m.resolve(v.Index(i), p.elem)
-		if err != nil {
-			return 0, err
-		}
-		if null {
-			return tabList, nil
-		}
-		if i == 0 {
-			if rp.kind != pStruct {
-				return tabUnknown, nil
-			}
-			sp = rp
-		} else if rp != sp {
-			switch m.class(rv, rp, false) {
-			case cObject, cUnknown:
-				return tabUnknown, nil
-			}
-			return tabList, nil
-		}
-		m.vals = append(m.vals, rv)
-		if sp.always && sp.direct {
-			continue // every row has every field, a primitive
-		}
-		j := 0
-		for f := range sp.fields {
-			fp := &sp.fields[f]
-			fv, ok := fieldValue(rv, fp)
-			if !ok {
-				continue
-			}
-			if i == 0 {
-				m.row0 = append(m.row0, f)
-			} else if j >= len(m.row0) || m.row0[j] != f {
-				return tabList, nil
-			}
-			j++
-			c, err := m.classOf(fv, fp.plan)
+	m.row0 = m.row0[:0]
+	sp := p.elem
+	if !(sp.kind == pStruct && sp.always && sp.direct) {
+		// Rows that may differ: check each.
+		sp = nil
+		for i := range n {
+			rv, rp, null, err := m.resolve(v.Index(i), p.elem)
 			if err != nil {
 				return 0, err
 			}
-			switch c {
-			case cObject, cUnknown:
-				return tabUnknown, nil
-			case cEmpty, cArray:
+			if null {
+				return tabList, nil
+			}
+			if i == 0 {
+				if rp.kind != pStruct {
+					return tabUnknown, nil
+				}
+				sp = rp
+			} else if rp != sp {
+				switch m.class(rv, rp, false) {
+				case cObject, cUnknown:
+					return tabUnknown, nil
+				}
+				return tabList, nil
+			}
+			if sp.always && sp.direct {
+				continue // every row has every field, a primitive
+			}
+			j := 0
+			for f := range sp.fields {
+				fp := &sp.fields[f]
+				fv, ok := fieldValue(rv, fp)
+				if !ok {
+					continue
+				}
+				if i == 0 {
+					m.row0 = append(m.row0, f)
+				} else if j >= len(m.row0) || m.row0[j] != f {
+					return tabList, nil
+				}
+				j++
+				c, err := m.classOf(fv, fp.plan)
+				if err != nil {
+					return 0, err
+				}
+				switch c {
+				case cObject, cUnknown:
+					return tabUnknown, nil
+				case cEmpty, cArray:
+					return tabList, nil
+				}
+			}
+			if j != len(m.row0) {
 				return tabList, nil
 			}
 		}
-		if j != len(m.row0) {
-			return tabList, nil
-		}
 	}
-	rows := m.vals
-	if sp.always && sp.direct {
-		for f := range sp.fields {
-			m.row0 = append(m.row0, f)
-		}
-	}
-	fields := m.row0
 	e := &m.e
 	e.line(depth)
 	if !k.none {
@@ -808,7 +844,29 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 	if e.delim != ',' {
 		e.out = append(e.out, e.delim)
 	}
-	e.out = append(e.out, ']', '{')
+	e.out = append(e.out, ']')
+	if sp.always && sp.direct {
+		// Every field, every row: the header is made once per type.
+		e.out = append(e.out, sp.header[delimIndex(e.delim)]...)
+		for i := range n {
+			rv := v.Index(i)
+			if rv.Kind() != reflect.Struct {
+				rv, _, _, _ = m.resolve(rv, p.elem)
+			}
+			e.line(depth + 1)
+			for f := range sp.fields {
+				if f > 0 {
+					e.out = append(e.out, e.delim)
+				}
+				if err := m.prim(rv.Field(sp.fields[f].index[0]), sp.fields[f].plan); err != nil {
+					return 0, err
+				}
+			}
+		}
+		return tabWritten, nil
+	}
+	fields := m.row0
+	e.out = append(e.out, '{')
 	for j, f := range fields {
 		if j > 0 {
 			e.out = append(e.out, e.delim)
@@ -816,7 +874,8 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		e.appendName(sp.fields[f].key.raw)
 	}
 	e.out = append(e.out, '}', ':')
-	for _, rv := range rows {
+	for i := range n {
+		rv, _, _, _ := m.resolve(v.Index(i), p.elem)
 		e.line(depth + 1)
 		for j, f := range fields {
 			if j > 0 {
@@ -836,6 +895,17 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		}
 	}
 	return tabWritten, nil
+}
+
+// delimIndex numbers the delimiters for plan.header.
+func delimIndex(d byte) int {
+	switch d {
+	case '\t':
+		return 1
+	case '|':
+		return 2
+	}
+	return 0
 }
 
 // primOf resolves v and writes it as a primitive; quoted is the string
