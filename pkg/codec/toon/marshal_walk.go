@@ -238,7 +238,9 @@ type marshalState struct {
 	row0  []int   // the fields of a table's first row
 	tmp   []byte  // scratch for numbers and text
 	kbuf  []byte  // scratch for invalid UTF-8
-	jbuf  []byte  // scratch for MarshalJSON results
+	// sclass is e.class with the bytes of multi-byte UTF-8 sequences
+	// marked classStop: a string of classPlain bytes is ASCII.
+	sclass [256]uint8
 }
 
 // mapKV is a map member.
@@ -928,6 +930,8 @@ func (m *marshalState) primOf(v reflect.Value, p *plan, quoted bool) error {
 func (m *marshalState) prim(v reflect.Value, p *plan) error {
 	e := &m.e
 	switch p.kind {
+	case pString:
+		m.appendGoString(v.String())
 	case pBool:
 		if v.Bool() {
 			e.out = append(e.out, "true"...)
@@ -966,6 +970,40 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 		e.appendString(s)
 	}
 	return nil
+}
+
+// appendGoString writes the Go string s as a string value. The common
+// string, ASCII without a byte that calls for quotes, takes one pass.
+func (m *marshalState) appendGoString(s string) {
+	e := &m.e
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for i < len(b) && m.sclass[b[i]] == classPlain {
+		i++
+	}
+	switch {
+	case i < len(b) && !utf8.Valid(b[i:]):
+		b = m.validUTF8(b)
+		e.appendString(b)
+	case i < len(b):
+		e.appendString(b)
+	case e.plainEdges(b):
+		e.out = append(e.out, b...)
+	default:
+		e.out = appendQuotedTOON(e.out, b)
+	}
+}
+
+// validUTF8 returns s with each byte of invalid UTF-8 replaced by U+FFFD,
+// as encoding/json writes it.
+func (m *marshalState) validUTF8(s []byte) []byte {
+	m.kbuf = m.kbuf[:0]
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		m.kbuf = utf8.AppendRune(m.kbuf, r)
+		i += size
+	}
+	return m.kbuf
 }
 
 // float returns the JSON literal of the float v as encoding/json writes it.
@@ -1021,13 +1059,7 @@ func (m *marshalState) text(v reflect.Value, p *plan) ([]byte, error) {
 		return nil, errRestart
 	}
 	if !utf8.Valid(s) {
-		m.kbuf = m.kbuf[:0]
-		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRune(s[i:])
-			m.kbuf = utf8.AppendRune(m.kbuf, r)
-			i += size
-		}
-		s = m.kbuf
+		s = m.validUTF8(s)
 	}
 	return s, nil
 }
