@@ -203,7 +203,8 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			fp.direct = fp.plan.prim && !f.quoted
 			var e encoder
 			e.appendName(fp.key.raw)
-			fp.keyColon = append(e.out, ':', ' ')
+			fp.key.out = e.out
+			fp.keyColon = append(e.out[:len(e.out):len(e.out)], ':', ' ')
 			if !fp.direct {
 				p.direct = false
 			}
@@ -943,11 +944,7 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 	case pUint:
 		e.out = strconv.AppendUint(e.out, v.Uint(), 10)
 	case pFloat32, pFloat64:
-		lit, err := m.float(v, p)
-		if err != nil {
-			return err
-		}
-		e.out, _ = appendNumberAt(e.out, lit, 0)
+		return m.appendFloat(v, p)
 	case pNumber:
 		s := v.String()
 		if s == "" {
@@ -1004,6 +1001,34 @@ func (m *marshalState) validUTF8(s []byte) []byte {
 		i += size
 	}
 	return m.kbuf
+}
+
+// appendFloat writes the float v in the canonical form (§2) of the
+// literal encoding/json writes. Where encoding/json uses strconv's 'f'
+// format (1e-6 <= |v| < 1e21), the shortest digits are canonical already
+// but for -0, so they are written in place; other literals go through
+// appendNumberAt.
+func (m *marshalState) appendFloat(v reflect.Value, p *plan) error {
+	f := v.Float()
+	abs := math.Abs(f)
+	if abs != 0 && abs >= 1e-6 && abs < 1e21 && !math.IsInf(f, 0) {
+		bits := 64
+		if p.kind == pFloat32 {
+			bits = 32
+			if float32(abs) < 1e-6 || float32(abs) >= 1e21 {
+				goto general
+			}
+		}
+		m.e.out = strconv.AppendFloat(m.e.out, f, 'f', -1, bits)
+		return nil
+	}
+general:
+	lit, err := m.float(v, p)
+	if err != nil {
+		return err
+	}
+	m.e.out, _ = appendNumberAt(m.e.out, lit, 0)
+	return nil
 }
 
 // float returns the JSON literal of the float v as encoding/json writes it.
