@@ -109,6 +109,45 @@ type mToonTag struct {
 	B string `toon:"-"`
 }
 
+type mPtrText struct{ S string }
+
+func (p *mPtrText) MarshalText() ([]byte, error) { return []byte("text:" + p.S), nil }
+
+type mValText struct{ S string }
+
+func (v mValText) MarshalText() ([]byte, error) { return []byte("v:" + v.S), nil }
+
+type mHidden struct {
+	Shown string `json:"shown"`
+}
+
+type mOdd struct {
+	*mHidden
+	BigV   big.Int           `json:"bigv"`
+	PT     mPtrText          `json:"pt"`
+	VT     mValText          `json:"vt"`
+	PTs    []mPtrText        `json:"pts"`
+	M      map[string]any    `json:"m"`
+	MT     map[mValText]int  `json:"mt"`
+	Arr    [2][1]int         `json:"arr"`
+	I      json.Marshaler    `json:"i"`
+	TM     *time.Time        `json:"tm"`
+	Nested map[string][]mRow `json:"nested"`
+	Keyed  map[string]mAddr  `json:"keyed,omitempty"`
+	Z      [0]int            `json:"z"`
+	U      uintptr           `json:"u"`
+	Rows   []any             `json:"rows"`
+}
+
+// deepValue nests n one-element slices.
+func deepValue(n int) any {
+	var v any = 1
+	for range n {
+		v = []any{v}
+	}
+	return v
+}
+
 func marshalCases() []any {
 	born := time.Date(2026, 11, 25, 15, 4, 5, 123000000, time.FixedZone("", 3600))
 	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
@@ -152,7 +191,20 @@ func marshalCases() []any {
 			B bool    `json:"b,string"`
 		}{S: "a<b", F: 1.5, B: true},
 		map[string]any{"a\xff": 1, "a\xfe": 2},
+		mOdd{}, &mOdd{mHidden: &mHidden{"x"}, BigV: *big.NewInt(-5), PT: mPtrText{"a"}, VT: mValText{"b"},
+			PTs: []mPtrText{{"c"}}, M: map[string]any{"p": &mPtrText{"d"}, "v": mPtrText{"e"}, "n": (*mPtrText)(nil)},
+			MT: map[mValText]int{{"k"}: 1}, I: json.RawMessage(`[1, {"a": 2}]`), Nested: map[string][]mRow{"r": {{1, "x", 0}}},
+			Keyed: map[string]mAddr{"a": {"1", "2"}, "b": {"3", "4"}}, Rows: []any{mRow{1, "a", 0}, &mRow{2, "b", 0}}},
+		[]any{mRow{1, "a", 0}, mGroup{2, mAddr{"s", "c"}}}, []any{&mRow{1, "a", 0}, nil},
+		deepValue(1200), deepValue(20000), selfMap(),
 	}
+}
+
+// selfMap is a map that holds itself.
+func selfMap() map[string]any {
+	m := map[string]any{}
+	m["self"] = m
+	return m
 }
 
 func TestMarshalMatchesEncode(t *testing.T) {
