@@ -13,8 +13,9 @@ import (
 
 // Marshal returns the TOON document of v, without a final newline (§12).
 //
-// The document is byte for byte Encode(json.Marshal(v)): Go values map to
-// TOON as encoding/json maps them to JSON, then as Encode writes that JSON.
+// The document is byte for byte Encode(json.Marshal(v)) (where no toon tag
+// says otherwise): Go values map to TOON as encoding/json maps them to
+// JSON, then as Encode writes that JSON.
 //   - Struct fields are named by their `toon:"..."` tag, or by their
 //     `json:"..."` tag when they have no toon tag, with encoding/json's
 //     rules (omitempty, omitzero, string, "-", embedded structs, unexported
@@ -29,17 +30,21 @@ import (
 //   - A json.Marshaler is written through its JSON, an
 //     encoding.TextMarshaler as its text.
 //
-// An array of structs whose fields all hold primitives is a table (§9.3),
-// other arrays of objects are lists. Marshal returns an
+// An array of objects of one shape whose fields hold primitives (or
+// objects of one shape in turn) is a table (§9.3), other arrays of objects
+// are lists; an object whose members are all objects of one shape takes
+// the keyed table form (§9.5). Marshal returns an
 // *UnsupportedTypeError for channels, functions and complex numbers, an
 // *UnsupportedValueError for NaN, ±Inf and cyclic values, and a
 // *MarshalerError when a MarshalJSON or MarshalText method fails.
 //
 // Marshal walks v by reflection with encoders cached per type, writing
-// TOON directly; parts it cannot decide alone (an object whose members
-// may form a keyed table, a table with nested field groups, a
-// json.Marshaler's output) go through json.Marshal and the byte-level
-// encoder, so the output never differs from Encode's.
+// TOON directly; parts it cannot decide alone (an object whose first
+// members are objects, a table whose rows are maps or hold nested field
+// groups, a json.Marshaler's output, a map with other keys than strings)
+// go through json.Marshal and the byte-level encoder, so the output never
+// differs from Encode's; those parts cost what json.Marshal and Encode
+// cost.
 func Marshal(v any) ([]byte, error) {
 	return MarshalOptions{}.Marshal(v)
 }
@@ -146,6 +151,7 @@ type UnsupportedTypeError struct {
 	Type reflect.Type
 }
 
+// Error says which type.
 func (e *UnsupportedTypeError) Error() string {
 	return "toon: unsupported type: " + e.Type.String()
 }
@@ -158,6 +164,7 @@ type UnsupportedValueError struct {
 	Str   string
 }
 
+// Error says which value.
 func (e *UnsupportedValueError) Error() string {
 	return "toon: unsupported value: " + e.Str
 }
@@ -170,6 +177,7 @@ type MarshalerError struct {
 	method string // MarshalJSON or MarshalText
 }
 
+// Error names the method, the type and the method's error.
 func (e *MarshalerError) Error() string {
 	method := e.method
 	if method == "" {
