@@ -197,6 +197,19 @@ func marshalCases() []any {
 			Keyed: map[string]mAddr{"a": {"1", "2"}, "b": {"3", "4"}}, Rows: []any{mRow{1, "a", 0}, &mRow{2, "b", 0}}},
 		[]any{mRow{1, "a", 0}, mGroup{2, mAddr{"s", "c"}}}, []any{&mRow{1, "a", 0}, nil},
 		deepValue(1200), deepValue(20000), selfMap(),
+		[]struct {
+			U  uint          `json:"u,string"`
+			N  json.Number   `json:"n,string"`
+			B  *bool         `json:"b,string"`
+			F  float32       `json:"f,string"`
+			T  time.Time     `json:"t,omitzero"`
+			TP *time.Time    `json:"tp,omitzero"`
+			Z  [2]int        `json:"z,omitzero"`
+			E  []int         `json:"e,omitempty"`
+			I  any           `json:"i,omitempty"`
+			M  mValText      `json:"m"`
+			D  time.Duration `json:"d"`
+		}{{U: 7, N: "12.50", F: 1e-7, T: born, Z: [2]int{0, 1}, I: 0, D: time.Second}, {}},
 	}
 }
 

@@ -1141,6 +1141,10 @@ func (m *marshalState) float(v reflect.Value, p *plan) ([]byte, error) {
 		}
 	}
 	m.tmp = strconv.AppendFloat(m.tmp[:0], f, format, -1, bits)
+	if n := len(m.tmp); format == 'e' && n >= 4 && m.tmp[n-4] == 'e' && m.tmp[n-3] == '-' && m.tmp[n-2] == '0' {
+		m.tmp[n-2] = m.tmp[n-1] // e-07 is e-7, as encoding/json writes it
+		m.tmp = m.tmp[:n-1]
+	}
 	return m.tmp, nil
 }
 
