@@ -64,18 +64,29 @@ type MarshalOptions struct {
 func (o MarshalOptions) Marshal(v any) ([]byte, error) {
 	m := getMarshalState()
 	defer putMarshalState(m)
-	// The document is made in a buffer of the size of the last document
-	// of v's type, which is then the result: no copy, and no growth when
-	// the documents of a type have about one size.
+	// The document is made in a buffer of the size that the last
+	// document of v's type had per element (of a slice, array or map; of
+	// the value itself for other kinds, up to maxSizeHint), which is then
+	// the result: no copy, and no growth when the documents of a type
+	// have about one size per element.
 	var hint *atomic.Int64
+	units := int64(1)
 	if v != nil {
-		hint = &planFor(reflect.TypeOf(v)).size
+		rv := reflect.ValueOf(v)
+		hint = &planFor(rv.Type()).size
+		for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		switch rv.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map:
+			units += int64(rv.Len())
+		}
 	}
 	pooled := m.e.out
 	m.e.out = nil
 	if hint != nil {
-		if n := hint.Load(); n > 0 {
-			m.e.out = make([]byte, 0, n+n/16)
+		if n := hint.Load() * units; n > 0 && (units > 1 || n <= maxSizeHint) {
+			m.e.out = make([]byte, 0, n+n/16+64)
 		}
 	}
 	err := m.write(v, o)
@@ -85,10 +96,14 @@ func (o MarshalOptions) Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	if hint != nil {
-		hint.Store(int64(len(out)))
+		hint.Store(int64(len(out)) / units)
 	}
 	return out, nil
 }
+
+// maxSizeHint bounds the buffer made for a value that is not a container
+// from the size of the last one.
+const maxSizeHint = 256 << 10
 
 // write makes the document of v in m.e.out.
 func (m *marshalState) write(v any, o MarshalOptions) error {

@@ -283,3 +283,27 @@ func TestEncoder(t *testing.T) {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
+
+// TestMarshalSizeHint checks that the buffer sized from the last document
+// of a type does not make a small document hold a large one's memory.
+func TestMarshalSizeHint(t *testing.T) {
+	type wrap struct {
+		Rows []mRow `json:"rows"`
+	}
+	big := make([]mRow, 50000)
+	for _, v := range []any{big, wrap{big}, &wrap{big}} {
+		if _, err := Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	small := []mRow{{1, "a", 0}}
+	for _, v := range []any{small, wrap{small}, &wrap{small}} {
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(out) > maxSizeHint+maxSizeHint/16+64 {
+			t.Errorf("%T: a %d-byte document in a buffer of %d", v, len(out), cap(out))
+		}
+	}
+}
