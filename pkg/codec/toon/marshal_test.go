@@ -307,3 +307,34 @@ func TestMarshalSizeHint(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalConcurrent marshals from several goroutines at once, the
+// plans of new types being made meanwhile (go test -race).
+func TestMarshalConcurrent(t *testing.T) {
+	type fresh struct {
+		A []mRow          `json:"a"`
+		B map[string]any  `json:"b"`
+		C *fresh          `json:"c,omitempty"`
+		D map[string]mRow `json:"d"`
+	}
+	v := fresh{A: []mRow{{1, "x", 0}}, B: map[string]any{"k": []any{1}}, C: &fresh{}, D: map[string]mRow{"a": {}, "b": {}}}
+	want, err := viaEncode(v, MarshalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []byte)
+	for range 8 {
+		go func() {
+			out, err := Marshal(v)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+	}
+	for range 8 {
+		if out := <-done; !bytes.Equal(out, want) {
+			t.Errorf("got %q, want %q", out, want)
+		}
+	}
+}
