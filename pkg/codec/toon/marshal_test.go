@@ -139,6 +139,20 @@ type mOdd struct {
 	Rows   []any             `json:"rows"`
 }
 
+type mPoint struct {
+	X int     `json:"x"`
+	Y float64 `json:"y"`
+}
+
+type mShape struct {
+	ID   string   `json:"id"`
+	P    mPoint   `json:"p"`
+	Q    mPoint   `json:"q,omitempty"`
+	Tags []int    `json:"tags,omitempty"`
+	R    *mPoint  `json:"r,omitempty"`
+	E    struct{} `json:"e,omitzero"`
+}
+
 // deepValue nests n one-element slices.
 func deepValue(n int) any {
 	var v any = 1
@@ -197,6 +211,16 @@ func marshalCases() []any {
 			Keyed: map[string]mAddr{"a": {"1", "2"}, "b": {"3", "4"}}, Rows: []any{mRow{1, "a", 0}, &mRow{2, "b", 0}}},
 		[]any{mRow{1, "a", 0}, mGroup{2, mAddr{"s", "c"}}}, []any{&mRow{1, "a", 0}, nil},
 		deepValue(1200), deepValue(20000), selfMap(),
+		[]mShape{{ID: "a", P: mPoint{1, 2}}, {ID: "b,c", P: mPoint{3, 4.5}, Q: mPoint{5, 6}}},
+		[]mShape{{ID: "a", P: mPoint{1, 2}}, {ID: "b", P: mPoint{3, 4}}},
+		[]mShape{{ID: "a", R: &mPoint{1, 2}}, {ID: "b", R: &mPoint{3, 4}}},
+		[]mShape{{ID: "a", R: &mPoint{1, 2}}, {ID: "b"}},
+		[]mShape{{ID: "a", Tags: []int{1}}, {ID: "b", P: mPoint{3, 4}}},
+		[]mShape{{ID: "a"}, {ID: "b", Tags: []int{1}}, {ID: "c", R: &mPoint{}}},
+		[]any{map[string]any{"a": map[string]any{"x": 1}}, map[string]any{"a": map[string]any{"x": 2}}},
+		[]any{map[string]any{"a": map[string]any{"x": 1}}, map[string]any{"a": []any{}}},
+		[]any{map[string]any{"a": json.RawMessage(`{"x":1}`)}, map[string]any{"a": map[string]any{"x": 2}}},
+		[]any{map[string]any{"a": json.RawMessage(`1`)}, map[string]any{"a": 2}},
 		[]struct {
 			U  uint          `json:"u,string"`
 			N  json.Number   `json:"n,string"`

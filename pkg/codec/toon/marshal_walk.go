@@ -237,6 +237,7 @@ type marshalState struct {
 	level int     // containers and pointers entered
 	keys  []mapKV // the sorted members of the maps being written
 	row0  []int   // the fields of a table's first row
+	cols  []uint8 // their classes
 	tmp   []byte  // scratch for numbers and text
 	kbuf  []byte  // scratch for invalid UTF-8
 	// sclass is e.class with the bytes of multi-byte UTF-8 sequences
@@ -780,15 +781,24 @@ const (
 // holding primitives in the same fields.
 func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int) (int, error) {
 	n := v.Len()
-	m.row0 = m.row0[:0]
+	m.row0, m.cols = m.row0[:0], m.cols[:0]
 	sp := p.elem
+	groups := false
 	if !(sp.kind == pStruct && sp.always && sp.direct) {
-		// Rows that may differ: check each.
+		// Rows that may differ: check each. A row that breaks the form
+		// settles it (a list); one that only its JSON can tell about, or
+		// a nested group, leaves the byte-level walk to decide, unless a
+		// later row breaks the form.
 		sp = nil
+		unknown := false
 		for i := range n {
 			rv, rp, verdict, err := m.tableRow(v, i, p, sp)
-			if err != nil || verdict >= 0 {
+			switch {
+			case err != nil || verdict == tabList:
 				return verdict, err
+			case verdict == tabUnknown:
+				unknown = true
+				continue
 			}
 			if i == 0 {
 				if rp.kind == pMap && rp.stringKeys {
@@ -814,13 +824,27 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 				} else if j >= len(m.row0) || m.row0[j] != f {
 					return tabList, nil
 				}
-				j++
-				if verdict, err := m.cell(fv, fp.plan); err != nil || verdict >= 0 {
-					return verdict, err
+				c, list, unk, err := m.cell(fv, fp.plan, i, j)
+				if err != nil || list {
+					return tabList, err
 				}
+				unknown = unknown || unk
+				groups = groups || c == cObject && !unk
+				j++
 			}
 			if j != len(m.row0) {
 				return tabList, nil
+			}
+		}
+		if unknown {
+			return tabUnknown, nil
+		}
+		for j, f := range m.row0 {
+			// A nested group is written here when it is a struct field
+			// whose fields are all never-null primitives, the same in
+			// every row.
+			if gp := sp.fields[f].plan; m.cols[j] == cObject && !(gp.kind == pStruct && gp.always && gp.direct) {
+				return tabUnknown, nil
 			}
 		}
 	}
@@ -835,9 +859,10 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		e.out = append(e.out, e.delim)
 	}
 	e.out = append(e.out, ']')
+	d := delimIndex(e.delim)
 	if sp.always && sp.direct {
 		// Every field, every row: the header is made once per type.
-		e.out = append(e.out, sp.header[delimIndex(e.delim)]...)
+		e.out = append(e.out, sp.header[d]...)
 		for i := range n {
 			rv := v.Index(i)
 			if rv.Kind() != reflect.Struct {
@@ -862,6 +887,10 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			e.out = append(e.out, e.delim)
 		}
 		e.appendName(sp.fields[f].key.raw)
+		if groups && m.cols[j] == cObject {
+			h := sp.fields[f].plan.header[d]
+			e.out = append(e.out, h[:len(h)-1]...) // {a,b} without the colon
+		}
 	}
 	e.out = append(e.out, '}', ':')
 	for i := range n {
@@ -874,9 +903,20 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			fp := &sp.fields[f]
 			fv, _ := fieldValue(rv, fp)
 			var err error
-			if fp.direct {
+			switch {
+			case groups && m.cols[j] == cObject:
+				for g := range fp.plan.fields {
+					if g > 0 {
+						e.out = append(e.out, e.delim)
+					}
+					gf := &fp.plan.fields[g]
+					if err = m.prim(fv.Field(gf.index[0]), gf.plan); err != nil {
+						break
+					}
+				}
+			case fp.direct:
 				err = m.prim(fv, fp.plan)
-			} else {
+			default:
 				err = m.primOf(fv, fp.plan, fp.quoted)
 			}
 			if err != nil {
@@ -906,19 +946,25 @@ func (m *marshalState) tableRow(v reflect.Value, i int, p, first *plan) (rv refl
 	return rv, rp, -1, nil
 }
 
-// cell checks a table candidate's cell: verdict is -1 for a primitive,
-// else the answer of tabular.
-func (m *marshalState) cell(v reflect.Value, p *plan) (verdict int, err error) {
-	c, err := m.classOf(v, p)
-	switch {
-	case err != nil:
-		return 0, err
-	case c == cObject || c == cUnknown:
-		return tabUnknown, nil
-	case c == cEmpty || c == cArray:
-		return tabList, nil
+// cell checks the cell j of row i of a table candidate against the
+// column's class in the first row: list reports a cell that breaks the
+// form (§9.3), unknown one that only its JSON can tell about.
+func (m *marshalState) cell(v reflect.Value, p *plan, i, j int) (c int, list, unknown bool, err error) {
+	if c, err = m.classOf(v, p); err != nil {
+		return c, false, false, err
 	}
-	return -1, nil
+	if i == 0 {
+		m.cols = append(m.cols, uint8(c))
+	}
+	switch col := int(m.cols[j]); {
+	case c == cArray || c == cEmpty:
+		list = true
+	case c == cUnknown || col == cUnknown:
+		unknown = true
+	case (col == cObject) != (c == cObject):
+		list = true
+	}
+	return c, list, unknown, nil
 }
 
 // tabularMaps is tabular for an array whose first element is a map with
@@ -934,10 +980,16 @@ func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth 
 	}()
 	var mp *plan
 	width := 0
+	unknown := false
+	m.cols = m.cols[:0]
 	for i := range n {
 		rv, rp, verdict, err := m.tableRow(v, i, p, mp)
-		if err != nil || verdict >= 0 {
+		switch {
+		case err != nil || verdict == tabList:
 			return verdict, err
+		case verdict == tabUnknown:
+			unknown = true
+			continue
 		}
 		if i == 0 {
 			mp = rp
@@ -956,15 +1008,21 @@ func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth 
 		slices.SortFunc(kvs, func(a, b mapKV) int { return strings.Compare(a.key, b.key) })
 		for j, kv := range kvs {
 			if !utf8.ValidString(kv.key) {
-				return tabUnknown, nil // two keys may become one
+				unknown = true // two keys may become one
 			}
 			if i > 0 && kv.key != m.keys[start+j].key {
 				return tabList, nil
 			}
-			if verdict, err := m.cell(kv.val, mp.elem); err != nil || verdict >= 0 {
-				return verdict, err
+			c, list, unk, err := m.cell(kv.val, mp.elem, i, j)
+			if err != nil || list {
+				return tabList, err
 			}
+			// Nested groups of maps are left to the byte-level walk.
+			unknown = unknown || unk || c == cObject
 		}
+	}
+	if unknown {
+		return tabUnknown, nil
 	}
 	e := &m.e
 	e.line(depth)
