@@ -594,7 +594,11 @@ func (m *marshalState) object(v reflect.Value, p *plan, depth int) error {
 			}
 			if fp.direct {
 				e := &m.e
-				e.line(depth)
+				if n := 1 + depth*e.indent; e.lines && e.dash < 0 && n <= len(newlineIndent) {
+					e.out = append(e.out, newlineIndent[:n]...) // line(depth), held
+				} else {
+					e.line(depth)
+				}
 				e.out = append(e.out, fp.keyColon...)
 				if err := m.prim(fv, fp.plan); err != nil {
 					return err
@@ -1118,6 +1122,10 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 	}
 	return nil
 }
+
+// newlineIndent is a newline and the spaces of indentations (Marshal's
+// output is held, never flushed by line).
+const newlineIndent = "\n" + indentSpaces
 
 // appendGoString writes the Go string s as a string value. The common
 // string, ASCII without a byte that calls for quotes, takes one pass.
