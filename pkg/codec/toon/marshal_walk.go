@@ -267,7 +267,7 @@ const (
 // marshal writes the document of v.
 func (m *marshalState) marshal(v any) error {
 	if v == nil {
-		m.e.line(0)
+		m.line(0)
 		m.e.out = append(m.e.out, "null"...)
 		return nil
 	}
@@ -439,7 +439,7 @@ func (m *marshalState) root(v reflect.Value, p *plan) error {
 	}
 	e := &m.e
 	if null {
-		e.line(0)
+		m.line(0)
 		e.out = append(e.out, "null"...)
 		return nil
 	}
@@ -461,7 +461,7 @@ func (m *marshalState) root(v reflect.Value, p *plan) error {
 		if err != nil {
 			return err
 		}
-		e.line(0)
+		m.line(0)
 		if len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
 			e.out = appendQuotedTOON(e.out, s)
 		} else {
@@ -469,7 +469,7 @@ func (m *marshalState) root(v reflect.Value, p *plan) error {
 		}
 		return nil
 	}
-	e.line(0)
+	m.line(0)
 	return m.prim(v, p)
 }
 
@@ -547,7 +547,7 @@ func (m *marshalState) field(k memberKey, fp *fieldPlan, v reflect.Value, p *pla
 	}
 	e := &m.e
 	if null {
-		e.line(depth)
+		m.line(depth)
 		e.appendKey(k)
 		e.out = append(e.out, ": null"...)
 		return nil
@@ -560,7 +560,7 @@ func (m *marshalState) field(k memberKey, fp *fieldPlan, v reflect.Value, p *pla
 			}
 			return m.viaJSON(v, atField, k, depth)
 		}
-		e.line(depth)
+		m.line(depth)
 		e.appendKey(k)
 		e.out = append(e.out, ':')
 		return m.object(v, p, depth+1)
@@ -569,7 +569,7 @@ func (m *marshalState) field(k memberKey, fp *fieldPlan, v reflect.Value, p *pla
 	case pJSON, pUnsupported:
 		return m.viaJSON(v, atField, k, depth)
 	}
-	e.line(depth)
+	m.line(depth)
 	e.appendKey(k)
 	e.out = append(e.out, ':', ' ')
 	if fp != nil && fp.quoted {
@@ -594,11 +594,7 @@ func (m *marshalState) object(v reflect.Value, p *plan, depth int) error {
 			}
 			if fp.direct {
 				e := &m.e
-				if n := 1 + depth*e.indent; e.lines && e.dash < 0 && n <= len(newlineIndent) {
-					e.out = append(e.out, newlineIndent[:n]...) // line(depth), held
-				} else {
-					e.line(depth)
-				}
+				m.line(depth)
 				e.out = append(e.out, fp.keyColon...)
 				if err := m.prim(fv, fp.plan); err != nil {
 					return err
@@ -646,14 +642,14 @@ func (m *marshalState) item(v reflect.Value, p *plan, depth int) error {
 	e := &m.e
 	if null {
 		e.dash = depth
-		e.line(depth)
+		m.line(depth)
 		e.out = append(e.out, "null"...)
 		return nil
 	}
 	switch p.kind {
 	case pStruct:
 		if m.firstField(v, p, 0) < 0 {
-			e.line(depth)
+			m.line(depth)
 			e.out = append(e.out, '-')
 			return nil
 		}
@@ -664,7 +660,7 @@ func (m *marshalState) item(v reflect.Value, p *plan, depth int) error {
 			return m.viaJSON(v, atItem, memberKey{}, depth)
 		}
 		if v.Len() == 0 {
-			e.line(depth)
+			m.line(depth)
 			e.out = append(e.out, '-')
 			return nil
 		}
@@ -677,7 +673,7 @@ func (m *marshalState) item(v reflect.Value, p *plan, depth int) error {
 		return m.viaJSON(v, atItem, memberKey{}, depth)
 	}
 	e.dash = depth
-	e.line(depth)
+	m.line(depth)
 	return m.prim(v, p)
 }
 
@@ -695,7 +691,7 @@ func (m *marshalState) array(k memberKey, v reflect.Value, p *plan, depth int, i
 		at = atItemArray
 	}
 	if p.elem.prim {
-		e.line(depth)
+		m.line(depth)
 		e.appendHeader(k, n, false, -1)
 		e.out = append(e.out, ' ')
 		for i := range n {
@@ -745,7 +741,7 @@ func (m *marshalState) array(k memberKey, v reflect.Value, p *plan, depth int, i
 			}
 		}
 		if prims {
-			e.line(depth)
+			m.line(depth)
 			e.appendHeader(k, n, false, -1)
 			e.out = append(e.out, ' ')
 			for i := range n {
@@ -763,7 +759,7 @@ func (m *marshalState) array(k memberKey, v reflect.Value, p *plan, depth int, i
 		}
 	}
 	// The list form (§9.4).
-	e.line(depth)
+	m.line(depth)
 	e.appendHeader(k, n, false, -1)
 	for i := range n {
 		if err := m.item(v.Index(i), p.elem, depth+1); err != nil {
@@ -853,7 +849,7 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		}
 	}
 	e := &m.e
-	e.line(depth)
+	m.line(depth)
 	if !k.none {
 		e.appendKey(k)
 	}
@@ -872,7 +868,7 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			if rv.Kind() != reflect.Struct {
 				rv, _, _, _ = m.resolve(rv, p.elem)
 			}
-			e.line(depth + 1)
+			m.line(depth + 1)
 			for f := range sp.fields {
 				if f > 0 {
 					e.out = append(e.out, e.delim)
@@ -899,7 +895,7 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 	e.out = append(e.out, '}', ':')
 	for i := range n {
 		rv, _, _, _ := m.resolve(v.Index(i), p.elem)
-		e.line(depth + 1)
+		m.line(depth + 1)
 		for j, f := range fields {
 			if j > 0 {
 				e.out = append(e.out, e.delim)
@@ -1029,7 +1025,7 @@ func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth 
 		return tabUnknown, nil
 	}
 	e := &m.e
-	e.line(depth)
+	m.line(depth)
 	e.appendHeader(k, n, false, -1)
 	e.out = e.out[:len(e.out)-1] // the colon, after the fields
 	e.out = append(e.out, '{')
@@ -1041,7 +1037,7 @@ func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth 
 	}
 	e.out = append(e.out, '}', ':')
 	for i := range n {
-		e.line(depth + 1)
+		m.line(depth + 1)
 		for j, kv := range m.keys[start+i*width : start+(i+1)*width] {
 			if j > 0 {
 				e.out = append(e.out, e.delim)
@@ -1121,6 +1117,17 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 		e.appendString(s)
 	}
 	return nil
+}
+
+// line is the encoder's line for Marshal's held output: a line at depth
+// after another starts with one append.
+func (m *marshalState) line(depth int) {
+	e := &m.e
+	if n := 1 + depth*e.indent; e.lines && e.dash < 0 && n <= len(newlineIndent) {
+		e.out = append(e.out, newlineIndent[:n]...)
+		return
+	}
+	e.line(depth)
 }
 
 // newlineIndent is a newline and the spaces of indentations (Marshal's
