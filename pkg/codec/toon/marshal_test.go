@@ -211,6 +211,24 @@ func marshalCases() []any {
 			Keyed: map[string]mAddr{"a": {"1", "2"}, "b": {"3", "4"}}, Rows: []any{mRow{1, "a", 0}, &mRow{2, "b", 0}}},
 		[]any{mRow{1, "a", 0}, mGroup{2, mAddr{"s", "c"}}}, []any{&mRow{1, "a", 0}, nil},
 		deepValue(1200), deepValue(20000), selfMap(),
+		map[string]mPoint{"b": {1, 2}, "a": {3, 4.5}, "c d": {}}, map[string]mPoint{"a": {1, 2}}, map[string]mPoint{"a\xff": {}, "a\xfe": {}},
+		map[string]*mPoint{"a": {1, 2}, "b": {3, 4}}, map[string]*mPoint{"a": {1, 2}, "b": nil},
+		map[string]mPoint{"a": {1, math.NaN()}, "b": {}},
+		map[string]any{"p": map[string]mPoint{"x": {1, 2}, "y": {3, 4}}, "q": []any{map[string]mPoint{"x": {}, "y": {}}}},
+		struct {
+			A mPoint  `json:"a"`
+			B mPoint  `json:"b"`
+			C *mPoint `json:"c,omitempty"`
+		}{A: mPoint{1, 2}, B: mPoint{3, 4}},
+		struct {
+			A mPoint  `json:"a"`
+			B mPoint  `json:"b"`
+			C *mPoint `json:"c,omitempty"`
+		}{A: mPoint{1, 2}, B: mPoint{3, 4}, C: &mPoint{}},
+		struct {
+			A mPoint `json:"a"`
+			B mShape `json:"b"`
+		}{},
 		[]mShape{{ID: "a", P: mPoint{1, 2}}, {ID: "b,c", P: mPoint{3, 4.5}, Q: mPoint{5, 6}}},
 		[]mShape{{ID: "a", P: mPoint{1, 2}}, {ID: "b", P: mPoint{3, 4}}},
 		[]mShape{{ID: "a", R: &mPoint{1, 2}}, {ID: "b", R: &mPoint{3, 4}}},

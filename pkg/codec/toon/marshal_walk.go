@@ -449,6 +449,9 @@ func (m *marshalState) root(v reflect.Value, p *plan) error {
 			if err != nil {
 				return err
 			}
+			if ok, err := m.keyed(memberKey{none: true}, v, p, 0); err != nil || ok {
+				return err
+			}
 			return m.viaJSON(v, atRoot, memberKey{}, 0)
 		}
 		return m.object(v, p, 0)
@@ -537,6 +540,86 @@ func (m *marshalState) enter(v reflect.Value, p *plan) (reflect.Value, *plan, bo
 
 func (m *marshalState) leave() { m.level-- }
 
+// keyed writes the object v (§9.5), whose first two members are objects,
+// in the keyed tabular form when its members are all of one struct type
+// whose fields are always written primitives (a map of such structs, or a
+// struct of such fields), and reports whether it did; for other objects
+// the byte-level walk decides.
+func (m *marshalState) keyed(k memberKey, v reflect.Value, p *plan, depth int) (bool, error) {
+	var rp *plan
+	n := 0
+	if p.kind == pMap {
+		rp, n = p.elem, v.Len()
+		if !p.stringKeys {
+			return false, nil
+		}
+	} else {
+		for i := range p.fields {
+			fp := &p.fields[i]
+			if _, ok := fieldValue(v, fp); !ok {
+				continue
+			}
+			if rp != nil && fp.plan != rp || fp.quoted {
+				return false, nil
+			}
+			rp = fp.plan
+			n++
+		}
+	}
+	if rp == nil || rp.kind != pStruct || !rp.always || !rp.direct || len(rp.fields) == 0 || n < 2 {
+		return false, nil
+	}
+	start := len(m.keys)
+	defer func() {
+		clear(m.keys[start:])
+		m.keys = m.keys[:start]
+	}()
+	if p.kind == pMap {
+		for it := v.MapRange(); it.Next(); {
+			key := it.Key().String()
+			if !utf8.ValidString(key) {
+				return false, nil // two keys may become one
+			}
+			m.keys = append(m.keys, mapKV{key, it.Value()})
+		}
+		slices.SortFunc(m.keys[start:], func(a, b mapKV) int { return strings.Compare(a.key, b.key) })
+	}
+	e := &m.e
+	m.tableHeader(k, n, true, depth)
+	e.out = append(e.out, rp.header[delimIndex(e.delim)]...)
+	row := func(key memberKey, rv reflect.Value) error {
+		m.line(depth + 1)
+		e.appendKey(key)
+		e.out = append(e.out, ':', ' ')
+		for f := range rp.fields {
+			if f > 0 {
+				e.out = append(e.out, e.delim)
+			}
+			if err := m.prim(rv.Field(rp.fields[f].index[0]), rp.fields[f].plan); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if p.kind == pMap {
+		for _, kv := range m.keys[start:] {
+			if err := row(memberKey{raw: unsafe.Slice(unsafe.StringData(kv.key), len(kv.key))}, kv.val); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	for i := range p.fields {
+		fp := &p.fields[i]
+		if fv, ok := fieldValue(v, fp); ok {
+			if err := row(fp.key, fv); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
 // field writes an object's member k with the value v at depth, as the
 // byte-level walk's field does.
 func (m *marshalState) field(k memberKey, fp *fieldPlan, v reflect.Value, p *plan, depth int) error {
@@ -556,6 +639,9 @@ func (m *marshalState) field(k memberKey, fp *fieldPlan, v reflect.Value, p *pla
 	case pStruct, pMap:
 		if keyed, err := m.mayBeKeyed(v, p); err != nil || keyed {
 			if err != nil {
+				return err
+			}
+			if ok, err := m.keyed(k, v, p, depth); err != nil || ok {
 				return err
 			}
 			return m.viaJSON(v, atField, k, depth)
@@ -849,16 +935,7 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		}
 	}
 	e := &m.e
-	m.line(depth)
-	if !k.none {
-		e.appendKey(k)
-	}
-	e.out = append(e.out, '[')
-	e.out = strconv.AppendInt(e.out, int64(n), 10)
-	if e.delim != ',' {
-		e.out = append(e.out, e.delim)
-	}
-	e.out = append(e.out, ']')
+	m.tableHeader(k, n, false, depth)
 	d := delimIndex(e.delim)
 	if sp.always && sp.direct {
 		// Every field, every row: the header is made once per type.
@@ -1025,9 +1102,7 @@ func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth 
 		return tabUnknown, nil
 	}
 	e := &m.e
-	m.line(depth)
-	e.appendHeader(k, n, false, -1)
-	e.out = e.out[:len(e.out)-1] // the colon, after the fields
+	m.tableHeader(k, n, false, depth)
 	e.out = append(e.out, '{')
 	for j := range width {
 		if j > 0 {
@@ -1128,6 +1203,15 @@ func (m *marshalState) line(depth int) {
 		return
 	}
 	e.line(depth)
+}
+
+// tableHeader starts the header of a table or keyed table (§9.3, §9.5)
+// on a line at depth: the key, the length and the delimiter, without the
+// fields and the colon.
+func (m *marshalState) tableHeader(k memberKey, n int, keyed bool, depth int) {
+	m.line(depth)
+	m.e.appendHeader(k, n, keyed, -1)
+	m.e.out = m.e.out[:len(m.e.out)-1]
 }
 
 // newlineIndent is a newline and the spaces of indentations (Marshal's
