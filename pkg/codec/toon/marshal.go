@@ -39,12 +39,13 @@ import (
 // *MarshalerError when a MarshalJSON or MarshalText method fails.
 //
 // Marshal walks v by reflection with encoders cached per type, writing
-// TOON directly; parts it cannot decide alone (an object whose first
-// members are objects, a table whose rows are maps or hold nested field
-// groups, a json.Marshaler's output, a map with other keys than strings)
-// go through json.Marshal and the byte-level encoder, so the output never
-// differs from Encode's; those parts cost what json.Marshal and Encode
-// cost.
+// TOON directly. Parts it cannot decide alone go through json.Marshal and
+// the byte-level encoder, so that the output never differs from Encode's;
+// they cost what json.Marshal and Encode cost: an object whose first two
+// members are objects but not all of one struct type of primitives (it
+// may be a keyed table), a table whose nested field groups are maps or
+// structs with optional fields, a json.Marshaler's output, a map with
+// other keys than strings.
 func Marshal(v any) ([]byte, error) {
 	return MarshalOptions{}.Marshal(v)
 }
