@@ -27,6 +27,22 @@ type fuzzRec struct {
 	Skip int               `json:"-"`
 }
 
+type fuzzStatic struct {
+	X int     `json:"x"`
+	S string  `json:"s"`
+	F float64 `json:"f"`
+}
+
+type fuzzStatics struct {
+	A fuzzStatic            `json:"a"`
+	B fuzzStatic            `json:"b"`
+	M map[string]fuzzStatic `json:"m"`
+	L []struct {
+		I int        `json:"i"`
+		G fuzzStatic `json:"g"`
+	} `json:"l"`
+}
+
 type fuzzGroup struct {
 	X int    `json:"x"`
 	Y string `json:"y,omitempty"`
@@ -34,7 +50,7 @@ type fuzzGroup struct {
 
 // FuzzMarshal checks that Marshal of generated Go values (JSON decoded by
 // encoding/json into any, with and without UseNumber, and into structs
-// with most kinds of fields; raw bytes as strings, valid UTF-8 or not) is
+// with most kinds of fields, tables with nested groups and keyed tables; raw bytes as strings, valid UTF-8 or not) is
 // Encode(json.Marshal(v)), and that both fail together.
 func FuzzMarshal(f *testing.F) {
 	for _, s := range []string{
@@ -44,14 +60,16 @@ func FuzzMarshal(f *testing.F) {
 		`{"x":{"i":1,"g":{"x":1,"y":"b"}},"y":{"i":2,"g":{"x":3}}}`, `"\ufeffx"`,
 		`[{"i":1,"s":"a,b","q":5},{"i":2,"s":"","q":-1}]`, `{"r":{"k":[1]},"t":"2026-01-02T03:04:05Z","n":"1e400","b":"AAE="}`,
 		"a\xffb", `1e21`, `-0.0`, `[{"o":{"b":"1","a":"2"}}]`,
+		`{"m":{"k":{"x":1,"s":"a"},"j":{"s":"b,c"}},"l":[{"i":1,"g":{"x":2}}],"a":{"x":3}}`,
 	} {
 		f.Add([]byte(s), uint8(0), uint8(0))
 		f.Add([]byte(s), uint8(2), uint8(1))
+		f.Add([]byte(s), uint8(7), uint8(4))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, mode, opt uint8) {
 		o := MarshalOptions{IndentSize: int(opt % 4), Delimiter: []Delimiter{0, Comma, Tab, Pipe}[opt/4%4]}
 		var v any
-		switch mode % 7 {
+		switch mode % 8 {
 		case 0:
 			if json.Unmarshal(data, &v) != nil {
 				return
@@ -76,6 +94,10 @@ func FuzzMarshal(f *testing.F) {
 			v = &r
 		case 5:
 			v = string(data)
+		case 7:
+			var r fuzzStatics
+			json.Unmarshal(data, &r)
+			v = r
 		case 6:
 			v = []any{string(data), map[string]string{string(data): "v"}}
 		}
