@@ -178,7 +178,8 @@ func marshalCases() []any {
 	return []any{
 		nil, 1, -0.0, 1e21, 1e-7, 123456789.0, float32(3.4e38), uint64(math.MaxUint64), "", "x", "\ufeffbom", "a\xffb",
 		[]float64{1e-6, 9.99e-7, 1e-5, 0.000001234, 999999999999999999999.0, 1e20, 123456789012345678, -1.5, math.SmallestNonzeroFloat64, math.MaxFloat64, -0.0},
-		[]float32{1e-6, 9.99e-7, 1e20, 1e21, 0.1, -0.0, math.MaxFloat32, math.SmallestNonzeroFloat32},
+		[]float32{1e-6, 9.99e-7, 1e20, 1e21, 0.1, -0.0, math.MaxFloat32, math.SmallestNonzeroFloat32, 16777215, 16777216, 16777217, -3, 1},
+		[]float64{1, -1, 16777215, 16777216, 1 << 53, 1<<53 + 2, -123456, 0.5, 2.5},
 		true, []int{}, []int{1, 2, 3}, [2]string{"a", "b"}, []any{1, "a", nil, true},
 		map[string]int{}, map[string]int{"b": 2, "a": 1}, map[int]string{2: "b", 10: "a"},
 		map[mTextKey]int{1: 1, 2: 2}, struct{}{}, &struct{}{}, []struct{}{{}, {}},
@@ -379,4 +380,21 @@ func TestMarshalConcurrent(t *testing.T) {
 			t.Errorf("got %q, want %q", out, want)
 		}
 	}
+}
+
+// TestMarshalIntegralFloats checks the integer path of floats against
+// encoding/json for integers up to 2^24, as float64 and float32.
+func TestMarshalIntegralFloats(t *testing.T) {
+	var f64 []float64
+	var f32 []float32
+	for i := -1 << 24; i <= 1<<24; i += 4999 {
+		f64 = append(f64, float64(i))
+		f32 = append(f32, float32(i))
+	}
+	for _, i := range []int{1<<24 - 1, 1 << 24, -(1<<24 - 1), 1, -1, 10, 100, 1000000} {
+		f64 = append(f64, float64(i))
+		f32 = append(f32, float32(i))
+	}
+	checkMarshal(t, f64, MarshalOptions{})
+	checkMarshal(t, f32, MarshalOptions{})
 }

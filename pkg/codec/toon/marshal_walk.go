@@ -1260,6 +1260,12 @@ func (m *marshalState) validUTF8(s []byte) []byte {
 func (m *marshalState) appendFloat(v reflect.Value, p *plan) error {
 	f := v.Float()
 	abs := math.Abs(f)
+	if abs >= 1 && abs < 1<<24 && f == math.Trunc(f) {
+		// An integer below 2^24 (exact in a float32 too): its shortest
+		// digits are its own, no other integer being as near.
+		m.e.out = strconv.AppendInt(m.e.out, int64(f), 10)
+		return nil
+	}
 	if abs != 0 && abs >= 1e-6 && abs < 1e21 && !math.IsInf(f, 0) {
 		bits := 64
 		if p.kind == pFloat32 {
