@@ -383,7 +383,7 @@ func TestMarshalConcurrent(t *testing.T) {
 }
 
 // TestMarshalIntegralFloats checks the integer path of floats against
-// encoding/json for integers up to 2^24, as float64 and float32.
+// encoding/json for integers up to 2^54 as float64, 2^24 as float32.
 func TestMarshalIntegralFloats(t *testing.T) {
 	var f64 []float64
 	var f32 []float32
@@ -395,6 +395,10 @@ func TestMarshalIntegralFloats(t *testing.T) {
 		f64 = append(f64, float64(i))
 		f32 = append(f32, float32(i))
 	}
+	for i := int64(1 << 24); i < 1<<54; i = i*3 + 7 {
+		f64 = append(f64, float64(i), -float64(i), float64(i-1), float64(i+1))
+	}
+	f64 = append(f64, 1<<53-1, 1<<53, 1<<53+2, 1764000000000, 1e15, 1e16)
 	checkMarshal(t, f64, MarshalOptions{})
 	checkMarshal(t, f32, MarshalOptions{})
 }

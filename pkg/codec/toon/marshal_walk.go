@@ -1260,9 +1260,14 @@ func (m *marshalState) validUTF8(s []byte) []byte {
 func (m *marshalState) appendFloat(v reflect.Value, p *plan) error {
 	f := v.Float()
 	abs := math.Abs(f)
-	if abs >= 1 && abs < 1<<24 && f == math.Trunc(f) {
-		// An integer below 2^24 (exact in a float32 too): its shortest
-		// digits are its own, no other integer being as near.
+	limit := float64(1 << 53)
+	if p.kind == pFloat32 {
+		limit = 1 << 24
+	}
+	if abs >= 1 && abs < limit && f == math.Trunc(f) {
+		// An integer below 2^53 (2^24 for a float32), where every integer
+		// is exact: its shortest digits are its own, no other integer
+		// being as near.
 		m.e.out = strconv.AppendInt(m.e.out, int64(f), 10)
 		return nil
 	}
