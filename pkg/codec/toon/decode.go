@@ -126,6 +126,13 @@ type decoder struct {
 	names   []byte
 	scratch []byte
 	kl      keyLine
+
+	// locate (Unmarshal's error positions): the line whose handling
+	// writes the byte at JSON offset markAt stops the decoding.
+	markAt   int64 // -1: off
+	written  int64 // bytes flushed to w
+	markLine int   // the line found, 0 if none
+	markCol  int   // the byte column of its content
 }
 
 func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
@@ -145,6 +152,7 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 		indent:     opts.JSONIndent,
 		elements:   opts.Elements,
 		nlBuf:      []byte{'\n'},
+		markAt:     -1,
 		out:        make([]byte, 0, decodeFlushSize+decodeFlushSize/4),
 	}
 	if d.elements {
@@ -180,6 +188,10 @@ func (d *decoder) run() error {
 		}
 		if err := d.handle(); err != nil {
 			return err
+		}
+		if d.markAt >= 0 && d.written+int64(len(d.out)) > d.markAt {
+			d.markLine, d.markCol = d.ln.num, d.col0
+			return errMarkFound
 		}
 		if len(d.out) >= decodeFlushSize && (d.strict || d.openObjs == 0) {
 			if err := d.flush(); err != nil {
@@ -361,6 +373,7 @@ func (d *decoder) flush() error {
 			d.werr = err
 			return err
 		}
+		d.written += int64(len(d.out))
 		d.out = d.out[:0]
 	}
 	return nil

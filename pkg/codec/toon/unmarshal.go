@@ -1,0 +1,303 @@
+package toon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// UnmarshalOptions configure Unmarshal and a Decoder. The zero value
+// decodes as the spec's defaults do: strict mode, an indentation of 2
+// spaces, numbers in an interface as float64.
+type UnmarshalOptions struct {
+	// IndentSize is the number of spaces per level; 0 means 2.
+	IndentSize int
+	// NonStrict turns off the strict-mode checks of §14, as
+	// DecodeOptions.NonStrict does.
+	NonStrict bool
+	// UseNumber puts a number decoded into an interface value as a
+	// json.Number (its canonical text) instead of a float64.
+	UseNumber bool
+	// DisallowUnknownFields makes a key that matches no field of the
+	// struct it is decoded into an error (an *UnmarshalFieldError).
+	DisallowUnknownFields bool
+	// MaxLineSize bounds one input line; 0 means 64 MiB.
+	MaxLineSize int
+}
+
+// Unmarshal decodes the TOON document data (spec v4.0, strict mode) and
+// stores its value in v, a non-nil pointer, as encoding/json's Unmarshal
+// stores a JSON value: objects go to structs (fields matched by the
+// `toon` tag, else the `json` tag, else the field name, exactly or else
+// case-insensitively), to maps with string, integer or TextUnmarshaler
+// keys, or to an interface as map[string]any; arrays go to slices, arrays
+// or []any; numbers to Go numbers (exactly: an int64 or uint64 keeps every
+// digit), to json.Number or, in an interface, float64; a type with an
+// UnmarshalJSON method is given the JSON text of its value, one with
+// UnmarshalText the text of a string (time.Time: RFC 3339).
+//
+// A malformed document gives a *SyntaxError; a value that does not fit
+// its Go type gives an *UnmarshalTypeError for the first such value,
+// after the rest has been stored, as encoding/json does.
+func Unmarshal(data []byte, v any) error {
+	return UnmarshalOptions{}.Unmarshal(data, v)
+}
+
+// Unmarshal decodes data into v as the package's Unmarshal does, with the
+// options o.
+func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &InvalidUnmarshalError{reflect.TypeOf(v)}
+	}
+	buf := jsonBufPool.Get().(*bytes.Buffer)
+	defer putJSONBuf(buf)
+	buf.Reset()
+	if err := Decode(buf, bytes.NewReader(data), o.decodeOptions()); err != nil {
+		return wrapSyntaxError(err)
+	}
+	err := o.store(buf.Bytes(), rv)
+	if te, ok := err.(*UnmarshalTypeError); ok {
+		te.locate(data, o, te.jsonOff)
+	}
+	if fe, ok := err.(*UnmarshalFieldError); ok {
+		fe.locate(data, o)
+	}
+	return err
+}
+
+func (o UnmarshalOptions) decodeOptions() DecodeOptions {
+	return DecodeOptions{IndentSize: o.IndentSize, NonStrict: o.NonStrict, MaxLineSize: o.MaxLineSize}
+}
+
+// store decodes the valid compact JSON value js into the pointer rv.
+func (o UnmarshalOptions) store(js []byte, rv reflect.Value) error {
+	r := ureader{buf: js, useNumber: o.UseNumber, disallowUnknown: o.DisallowUnknownFields}
+	if err := decoderFor(rv.Type().Elem())(&r, rv.Elem()); err != nil {
+		return err
+	}
+	switch e := r.saved.(type) {
+	case *UnmarshalTypeError:
+		e.Field = pathString(e.segs)
+		return e
+	case *UnmarshalFieldError:
+		e.Field = pathString(e.segs)
+		return e
+	}
+	return nil
+}
+
+// A Decoder reads a TOON document from an input stream and stores it in
+// Go values.
+type Decoder struct {
+	r    io.Reader
+	opts UnmarshalOptions
+	done bool
+	err  error
+}
+
+// NewDecoder returns a Decoder that reads from r. It reads no further
+// than the end of r, without reading ahead of what it decodes.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: r}
+}
+
+// UseNumber makes the Decoder put numbers decoded into an interface as
+// json.Number rather than float64.
+func (d *Decoder) UseNumber() { d.opts.UseNumber = true }
+
+// DisallowUnknownFields makes a key that matches no field of the struct
+// it is decoded into an error.
+func (d *Decoder) DisallowUnknownFields() { d.opts.DisallowUnknownFields = true }
+
+// SetOptions sets the Decoder's options, UseNumber and
+// DisallowUnknownFields among them.
+func (d *Decoder) SetOptions(o UnmarshalOptions) { d.opts = o }
+
+// Decode reads the TOON document from the input, up to its end (a TOON
+// stream is one document), and stores its value in v as Unmarshal does.
+// An empty input is the empty object (§12 of the spec). After the
+// document has been decoded, or an error met, later calls return io.EOF
+// or the same error.
+//
+// The input is read line by line as Decode does; what is held is the
+// compact JSON form of the document until it is stored, and v.
+func (d *Decoder) Decode(v any) error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.done {
+		return io.EOF
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &InvalidUnmarshalError{reflect.TypeOf(v)}
+	}
+	d.done = true
+	var buf bytes.Buffer
+	if err := Decode(&buf, d.r, d.opts.decodeOptions()); err != nil {
+		d.err = wrapSyntaxError(err)
+		return d.err
+	}
+	// Type errors keep their field path and JSON offset but no line:
+	// the input is not kept.
+	d.err = d.opts.store(buf.Bytes(), rv)
+	if d.err == nil {
+		return nil
+	}
+	return d.err
+}
+
+// SyntaxError is a malformed TOON document: the message, and the line and
+// column (1-based, in characters) where the fault was found. It wraps the
+// *jsonv.SyntaxError that toonkit's byte-level Decode gives, which holds
+// an excerpt of the line.
+type SyntaxError struct {
+	Line, Column int
+	Offset       int64 // byte offset in the input
+	Msg          string
+	err          *jsonv.SyntaxError
+}
+
+func (e *SyntaxError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg)
+}
+
+// Unwrap returns the *jsonv.SyntaxError with the excerpt of the line.
+func (e *SyntaxError) Unwrap() error {
+	if e.err == nil {
+		return nil
+	}
+	return e.err
+}
+
+// wrapSyntaxError turns Decode's *jsonv.SyntaxError into a *SyntaxError;
+// other errors (of the reader) are returned as they are.
+func wrapSyntaxError(err error) error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) {
+		return &SyntaxError{Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Msg: se.Msg, err: se}
+	}
+	return err
+}
+
+// UnmarshalTypeError is a TOON value that cannot be stored in the Go
+// value of its place.
+type UnmarshalTypeError struct {
+	Value string       // the TOON value: "string", "number 1.5", "object", "array", "bool"
+	Type  reflect.Type // the Go type it could not be stored in
+	// Field is the path of the value from the root: keys joined by dots,
+	// array indexes in brackets ("users[3].tags[0]"); "" for the root.
+	Field string
+	// Line and Column (1-based) locate the value in the input, when
+	// known (Unmarshal knows them; a Decoder, which does not keep its
+	// input, leaves them 0).
+	Line, Column int
+	// Err is the error of an UnmarshalText or UnmarshalJSON method, or
+	// of a number's conversion, if any.
+	Err error
+
+	jsonOff int // offset of the value in the JSON form
+	segs    []pathSeg
+}
+
+func (e *UnmarshalTypeError) Error() string {
+	var b []byte
+	if e.Line > 0 {
+		b = fmt.Appendf(b, "%d:%d: ", e.Line, e.Column)
+	}
+	b = append(b, "toon: cannot unmarshal "...)
+	b = append(b, e.Value...)
+	b = append(b, " into Go "...)
+	if e.Field != "" {
+		b = append(b, "value "...)
+		b = append(b, e.Field...)
+		b = append(b, " of type "...)
+	} else {
+		b = append(b, "value of type "...)
+	}
+	b = append(b, e.Type.String()...)
+	if e.Err != nil {
+		b = append(b, ": "...)
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+// Unwrap returns the error of the method or conversion that failed, if any.
+func (e *UnmarshalTypeError) Unwrap() error { return e.Err }
+
+// UnmarshalFieldError is a key that matches no field of the struct it is
+// decoded into, when unknown fields are disallowed.
+type UnmarshalFieldError struct {
+	Key          string
+	Type         reflect.Type // the struct type
+	Field        string       // the path of the key, as in UnmarshalTypeError
+	Line, Column int          // of the key, when known
+
+	jsonOff int
+	segs    []pathSeg
+}
+
+func (e *UnmarshalFieldError) Error() string {
+	var b []byte
+	if e.Line > 0 {
+		b = fmt.Appendf(b, "%d:%d: ", e.Line, e.Column)
+	}
+	b = fmt.Appendf(b, "toon: unknown field %s in Go value of type %s", strconv.Quote(e.Key), e.Type)
+	if e.Field != "" {
+		b = append(b, " at "...)
+		b = append(b, e.Field...)
+	}
+	return string(b)
+}
+
+// InvalidUnmarshalError is an argument of Unmarshal or Decode that is not
+// a non-nil pointer.
+type InvalidUnmarshalError struct {
+	Type reflect.Type
+}
+
+func (e *InvalidUnmarshalError) Error() string {
+	if e.Type == nil {
+		return "toon: Unmarshal(nil)"
+	}
+	if e.Type.Kind() != reflect.Pointer {
+		return "toon: Unmarshal(non-pointer " + e.Type.String() + ")"
+	}
+	return "toon: Unmarshal(nil " + e.Type.String() + ")"
+}
+
+// errMarkFound stops a locating run of the decoder.
+var errMarkFound = errors.New("toon: mark found")
+
+// locateJSON finds the line of data whose decoding writes the byte at
+// offset off of the JSON form: its number and the column (1-based) of its
+// content. 0, 0 if it is not found.
+func locateJSON(data []byte, o UnmarshalOptions, off int) (line, col int) {
+	d := newDecoder(io.Discard, bytes.NewReader(data), o.decodeOptions())
+	d.markAt = int64(off)
+	if err := d.run(); err == errMarkFound {
+		return d.markLine, d.markCol + 1
+	}
+	if d.rootNum > 0 { // a lone primitive, written at the end
+		return d.rootNum, d.rootCol + 1
+	}
+	return 0, 0
+}
+
+func (e *UnmarshalTypeError) locate(data []byte, o UnmarshalOptions, off int) {
+	e.Line, e.Column = locateJSON(data, o, off)
+}
+
+func (e *UnmarshalFieldError) locate(data []byte, o UnmarshalOptions) {
+	e.Line, e.Column = locateJSON(data, o, e.jsonOff)
+}

@@ -1,0 +1,364 @@
+package toon
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/netip"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
+
+// TestUnmarshalConformance runs the 516 fixtures of spec v4.0 through
+// Unmarshal into an interface: a decode fixture's TOON must give the value
+// that encoding/json decodes from its expected JSON (or a *SyntaxError
+// where the fixture wants an error), and an encode fixture's expected TOON
+// must give the value of its input JSON. Both are compared with and
+// without UseNumber.
+func TestUnmarshalConformance(t *testing.T) {
+	dir := specDir(t)
+	n := 0
+	for _, category := range []string{"encode", "decode"} {
+		files := loadFixtures(t, dir, category)
+		for file, fxs := range files {
+			for _, fx := range fxs {
+				n++
+				var toonText string
+				var want []byte
+				opts := UnmarshalOptions{IndentSize: fx.Options.IndentSize, NonStrict: fx.Options.Strict != nil && !*fx.Options.Strict}
+				if category == "decode" {
+					if err := stdjson.Unmarshal(fx.Input, &toonText); err != nil {
+						t.Fatal(err)
+					}
+					want = fx.Expected
+				} else {
+					if fx.ShouldError {
+						continue
+					}
+					if err := stdjson.Unmarshal(fx.Expected, &toonText); err != nil {
+						t.Fatal(err)
+					}
+					want = fx.Input
+				}
+				name := category + "/" + file + "/" + fx.Name
+				for _, useNumber := range []bool{false, true} {
+					opts.UseNumber = useNumber
+					var got any
+					err := opts.Unmarshal([]byte(toonText), &got)
+					if fx.ShouldError {
+						var se *SyntaxError
+						if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
+							t.Errorf("%s: Unmarshal(%q) = %v, %v; want a *SyntaxError with a position", name, toonText, got, err)
+						}
+						continue
+					}
+					if err != nil {
+						t.Errorf("%s: Unmarshal(%q): %v", name, toonText, err)
+						continue
+					}
+					var exp any
+					dec := stdjson.NewDecoder(bytes.NewReader(want))
+					if useNumber {
+						dec.UseNumber()
+					}
+					if err := dec.Decode(&exp); err != nil {
+						t.Fatalf("%s: expected JSON: %v", name, err)
+					}
+					if useNumber {
+						exp = canonNumbers(exp)
+					}
+					if !reflect.DeepEqual(got, exp) {
+						t.Errorf("%s (UseNumber %v): Unmarshal(%q)\n got: %#v\nwant: %#v", name, useNumber, toonText, got, exp)
+					}
+				}
+			}
+		}
+	}
+	if n != 516 {
+		t.Errorf("ran %d fixture cases, want the 516 of spec v4.0", n)
+	}
+}
+
+// canonNumbers puts the json.Numbers of v in TOON's canonical form (§2),
+// which the decoder gives: 1.0 is 1, 1e3 is 1000.
+func canonNumbers(v any) any {
+	switch x := v.(type) {
+	case stdjson.Number:
+		return stdjson.Number(AppendNumber(nil, []byte(x)))
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonNumbers(e)
+		}
+	}
+	return v
+}
+
+// decodeToJSON is the oracle of the differential tests: Decode to JSON,
+// then encoding/json.
+func decodeToJSON(doc []byte, opts UnmarshalOptions, v any) error {
+	var buf bytes.Buffer
+	if err := Decode(&buf, bytes.NewReader(doc), opts.decodeOptions()); err != nil {
+		return err
+	}
+	dec := stdjson.NewDecoder(&buf)
+	if opts.UseNumber {
+		dec.UseNumber()
+	}
+	if opts.DisallowUnknownFields {
+		dec.DisallowUnknownFields()
+	}
+	return dec.Decode(v)
+}
+
+type textKey struct{ a, b string }
+
+func (k *textKey) UnmarshalText(b []byte) error {
+	s := string(b)
+	i := strings.IndexByte(s, '/')
+	if i < 0 {
+		return fmt.Errorf("no slash in %q", s)
+	}
+	k.a, k.b = s[:i], s[i+1:]
+	return nil
+}
+
+type rawJSON struct{ Got string }
+
+func (r *rawJSON) UnmarshalJSON(b []byte) error {
+	r.Got = string(b)
+	return nil
+}
+
+type Inner struct {
+	X int `json:"x"`
+	Y string
+}
+
+type Embedded struct {
+	E1 string `json:"e1"`
+	E2 int
+}
+
+type user struct {
+	ID      int64            `json:"id"`
+	Name    string           `json:"name"`
+	Email   *string          `json:"email,omitempty"`
+	Tags    []string         `json:"tags"`
+	Scores  [3]float64       `json:"scores"`
+	Meta    map[string]any   `json:"meta"`
+	Counts  map[int]uint8    `json:"counts"`
+	Pairs   map[textKey]bool `json:"pairs"`
+	Inner   Inner            `json:"inner"`
+	Inners  []Inner          `json:"inners"`
+	PInner  *Inner           `json:"pinner"`
+	Any     any              `json:"any"`
+	When    time.Time        `json:"when"`
+	Num     stdjson.Number   `json:"num"`
+	Big     *big.Int         `json:"big"`
+	Raw     rawJSON          `json:"raw"`
+	Addr    netip.Addr       `json:"addr"`
+	Bytes   []byte           `json:"bytes"`
+	Str     int              `json:"str,string"`
+	Skip    string           `json:"-"`
+	Dash    string           `json:"-,"`
+	U8      uint8            `json:"u8"`
+	I8      int8             `json:"i8"`
+	F32     float32          `json:"f32"`
+	Ptrs    []*int           `json:"ptrs"`
+	Nested  [][]int          `json:"nested"`
+	Iface   fmt.Stringer     `json:"iface"`
+	private int
+	*Embedded
+}
+
+// differentialDocs are TOON documents for the differential tests:
+// objects that fit user, objects that do not, tables, nesting, nulls.
+var differentialDocs = []string{
+	"id: 7\nname: Ada\nemail: ada@example.com\ntags[2]: a,b\nscores[3]: 1,2.5,-3\n",
+	"id: 9007199254740993\nfull_name: Bob\nNAME: Carol\n",
+	"meta:\n  a: 1\n  b[2]: x,true\n  c:\n    d: null\ncounts:\n  \"1\": 2\n  \"300\": 3\n",
+	"pairs:\n  a/b: true\n  nope: false\n",
+	"inners[3]{x,Y}:\n  1,one\n  2,two\n  \"3\",three\n",
+	"inner:\n  x: 1.5\n  Y: 2\npinner:\n  x: 4\n",
+	"pinner: null\nany[2]:\n  - a: 1\n  - [2]: 1,2\n",
+	"when: 2024-05-06T07:08:09Z\nnum: 12345678901234567890123\nbig: 123456789012345678901234567890\n",
+	"raw:\n  a[2]: 1,2\naddr: 10.0.0.1\nbytes: aGVsbG8=\nstr: \"42\"\n",
+	"Skip: s\n\"-\": dash\nu8: 256\ni8: -129\nf32: 1e40\n",
+	"u8: 255\ni8: -128\nf32: 3.5\nptrs[3]: 1,null,3\nnested[2]:\n  - [2]: 1,2\n  - [0]:\n",
+	"iface: x\n",
+	"e1: emb\nE2: 5\n",
+	"tags: notalist\nscores[4]: 1,2,3,4\n",
+	"scores[1]: 9\ntags[0]:\n",
+	"id: \"7\"\nname: 5\n",
+	"id: 1.0\nu8: -1\n",
+	"id: 1e3\n",
+	"when: yesterday\n",
+	"bytes: not base64!\n",
+	"counts:\n  x: 1\n",
+	"inners[2]:\n  - x: 1\n    Y: a\n  - 5\n",
+	"[3]: 1,2,3\n",
+	"hello\n",
+	"",
+	"id: -0\nf32: -0.0\n",
+	"meta:\n  k: \"tab\\there \\\"q\\\" \\\\ \\n\"\n",
+	"name: \"\u00e9t\u00e9 \U0001F600\"\n",
+	"inner:\n  X: 3\n  x: 4\n",
+}
+
+// TestUnmarshalMatchesJSON decodes each differential document into a
+// user, an interface and a map, with Unmarshal and with the oracle
+// (Decode to JSON, then encoding/json): the values stored, and whether an
+// error is given, must agree.
+func TestUnmarshalMatchesJSON(t *testing.T) {
+	targets := []func() any{
+		func() any { return new(user) },
+		func() any { return new(any) },
+		func() any { return new(map[string]any) },
+		func() any { return new([]int) },
+		func() any { return new(string) },
+		func() any {
+			return &user{Tags: []string{"old", "old2", "old3"}, Scores: [3]float64{7, 8, 9}, Meta: map[string]any{"keep": true}}
+		},
+	}
+	for _, doc := range differentialDocs {
+		for ti, mk := range targets {
+			for _, useNumber := range []bool{false, true} {
+				opts := UnmarshalOptions{UseNumber: useNumber}
+				got, want := mk(), mk()
+				gerr := opts.Unmarshal([]byte(doc), got)
+				werr := decodeToJSON([]byte(doc), opts, want)
+				if (gerr == nil) != (werr == nil) {
+					t.Errorf("doc %q target %d: Unmarshal error %v, encoding/json %v", doc, ti, gerr, werr)
+					continue
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("doc %q target %d:\n got: %+v\nwant: %+v", doc, ti, got, want)
+				}
+				var te *UnmarshalTypeError
+				var je *stdjson.UnmarshalTypeError
+				if errors.As(werr, &je) && !errors.As(gerr, &te) {
+					t.Errorf("doc %q target %d: error %v (%T), want an *UnmarshalTypeError", doc, ti, gerr, gerr)
+				}
+			}
+		}
+	}
+}
+
+// TestUnmarshalTags: the toon tag comes before the json tag, and names
+// match case-insensitively when none matches exactly.
+func TestUnmarshalTags(t *testing.T) {
+	type tagged struct {
+		A string `toon:"a" json:"x"`
+		B string `json:"b"`
+		C string `toon:",omitempty" json:"c"`
+		D string `toon:"-" json:"d"`
+	}
+	var v tagged
+	if err := Unmarshal([]byte("a: p\nx: q\nB: r\nc: s\nC: t\nd: u\n"), &v); err != nil {
+		t.Fatal(err)
+	}
+	if want := (tagged{A: "p", B: "r", C: "t"}); v != want {
+		t.Errorf("got %+v, want %+v", v, want)
+	}
+}
+
+func TestUnmarshalSyntaxError(t *testing.T) {
+	doc := "a: 1\nb:\n  c[2]: x\n"
+	var v any
+	err := Unmarshal([]byte(doc), &v)
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("Unmarshal: %v (%T), want a *SyntaxError", err, err)
+	}
+	if se.Line != 3 || se.Column < 1 {
+		t.Errorf("at %d:%d, want line 3", se.Line, se.Column)
+	}
+	// The message is the byte-level decoder's, and its excerpt is there.
+	var je *jsonv.SyntaxError
+	derr := Decode(io.Discard, strings.NewReader(doc), DecodeOptions{})
+	if !errors.As(err, &je) || err.Error() != derr.Error() {
+		t.Errorf("Unmarshal error %q, Decode's %q", err, derr)
+	}
+}
+
+func TestUnmarshalTypeErrorPath(t *testing.T) {
+	doc := "id: 1\ninners[2]{x,Y}:\n  1,a\n  two,b\ntags[1]: ok\n"
+	var u user
+	err := Unmarshal([]byte(doc), &u)
+	var te *UnmarshalTypeError
+	if !errors.As(err, &te) {
+		t.Fatalf("Unmarshal: %v (%T), want an *UnmarshalTypeError", err, err)
+	}
+	if te.Field != "inners[1].x" || te.Value != "string" || te.Type != reflect.TypeFor[int]() || te.Line != 4 || te.Column != 3 {
+		t.Errorf("got %+v (%v)", te, err)
+	}
+	// The rest is stored, as encoding/json does.
+	if u.ID != 1 || len(u.Inners) != 2 || u.Inners[1].Y != "b" || !slices.Equal(u.Tags, []string{"ok"}) {
+		t.Errorf("stored %+v", u)
+	}
+	want := "4:3: toon: cannot unmarshal string into Go value inners[1].x of type int"
+	if err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+}
+
+func TestUnmarshalUnknownFields(t *testing.T) {
+	doc := "id: 1\ninner:\n  x: 2\n  zz: 3\n"
+	var u user
+	err := UnmarshalOptions{DisallowUnknownFields: true}.Unmarshal([]byte(doc), &u)
+	var fe *UnmarshalFieldError
+	if !errors.As(err, &fe) || fe.Key != "zz" || fe.Field != "inner.zz" || fe.Line != 4 {
+		t.Fatalf("got %v (%+v)", err, fe)
+	}
+	if err := Unmarshal([]byte(doc), &u); err != nil || u.Inner.X != 2 {
+		t.Errorf("without the option: %v, %+v", err, u.Inner)
+	}
+}
+
+func TestUnmarshalInvalidTarget(t *testing.T) {
+	var ie *InvalidUnmarshalError
+	for _, v := range []any{nil, 3, (*int)(nil)} {
+		if err := Unmarshal([]byte("a: 1"), v); !errors.As(err, &ie) {
+			t.Errorf("Unmarshal into %#v: %v", v, err)
+		}
+	}
+}
+
+func TestDecoder(t *testing.T) {
+	d := NewDecoder(strings.NewReader("n: 12345678901234567890\nf: 1.50\n"))
+	d.UseNumber()
+	var v map[string]any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v["n"] != stdjson.Number("12345678901234567890") || v["f"] != stdjson.Number("1.5") {
+		t.Errorf("got %#v", v)
+	}
+	if err := d.Decode(&v); err != io.EOF {
+		t.Errorf("second Decode: %v, want io.EOF", err)
+	}
+	// An empty input is the empty object.
+	var e any
+	if err := NewDecoder(strings.NewReader("")).Decode(&e); err != nil || !reflect.DeepEqual(e, map[string]any{}) {
+		t.Errorf("empty input: %#v, %v", e, err)
+	}
+	// A syntax error stays the Decoder's answer.
+	bad := NewDecoder(strings.NewReader("a:\n   b: 1\n"))
+	err1, err2 := bad.Decode(&e), bad.Decode(&e)
+	var se *SyntaxError
+	if !errors.As(err1, &se) || err2 != err1 {
+		t.Errorf("bad input: %v then %v", err1, err2)
+	}
+}
