@@ -59,7 +59,10 @@ const decodeFlushSize = 64 << 10
 //     at item depth and content after a complete root array are errors,
 //     as in strict mode.
 func Decode(w io.Writer, r io.Reader, opts DecodeOptions) error {
-	d := newDecoder(w, r, opts)
+	return newDecoder(w, r, opts).decode()
+}
+
+func (d *decoder) decode() error {
 	if err := d.run(); err != nil {
 		return err
 	}
@@ -133,6 +136,8 @@ type decoder struct {
 	written  int64 // bytes flushed to w
 	markLine int   // the line found, 0 if none
 	markCol  int   // the byte column of its content
+
+	flushAt int // the size of output at which it is written out
 }
 
 func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
@@ -153,6 +158,7 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 		elements:   opts.Elements,
 		nlBuf:      []byte{'\n'},
 		markAt:     -1,
+		flushAt:    decodeFlushSize,
 		out:        make([]byte, 0, decodeFlushSize+decodeFlushSize/4),
 	}
 	if d.elements {
@@ -193,7 +199,7 @@ func (d *decoder) run() error {
 			d.markLine, d.markCol = d.ln.num, d.col0
 			return errMarkFound
 		}
-		if len(d.out) >= decodeFlushSize && (d.strict || d.openObjs == 0) {
+		if len(d.out) >= d.flushAt && (d.strict || d.openObjs == 0) {
 			if err := d.flush(); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"reflect"
 	"strconv"
 
@@ -55,13 +56,12 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
 	}
-	buf := jsonBufPool.Get().(*bytes.Buffer)
+	buf := getJSONBuf(len(data))
 	defer putJSONBuf(buf)
-	buf.Reset()
 	if err := Decode(buf, bytes.NewReader(data), o.decodeOptions()); err != nil {
 		return wrapSyntaxError(err)
 	}
-	err := o.store(buf.Bytes(), rv)
+	err := o.store(buf.b, rv)
 	if te, ok := err.(*UnmarshalTypeError); ok {
 		te.locate(data, o, te.jsonOff)
 	}
@@ -77,8 +77,23 @@ func (o UnmarshalOptions) decodeOptions() DecodeOptions {
 
 // store decodes the valid compact JSON value js into the pointer rv.
 func (o UnmarshalOptions) store(js []byte, rv reflect.Value) error {
-	r := ureader{buf: js, useNumber: o.UseNumber, disallowUnknown: o.DisallowUnknownFields}
-	if err := decoderFor(rv.Type().Elem())(&r, rv.Elem()); err != nil {
+	r := ureader{buf: js, keep: -1, useNumber: o.UseNumber, disallowUnknown: o.DisallowUnknownFields}
+	return r.store(rv)
+}
+
+// store decodes the reader's value into the pointer rv: the first error
+// of a method, else the first type or field error; errTruncated if the
+// source ended early.
+func (r *ureader) store(rv reflect.Value) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != errTruncated {
+				panic(p)
+			}
+			err = errTruncated
+		}
+	}()
+	if err := decoderFor(rv.Type().Elem())(r, rv.Elem()); err != nil {
 		return err
 	}
 	switch e := r.saved.(type) {
@@ -125,8 +140,12 @@ func (d *Decoder) SetOptions(o UnmarshalOptions) { d.opts = o }
 // document has been decoded, or an error met, later calls return io.EOF
 // or the same error.
 //
-// The input is read line by line as Decode does; what is held is the
-// compact JSON form of the document until it is stored, and v.
+// It reads in constant memory, as Decode does: the document's JSON form
+// is stored in v chunk by chunk as the lines are read, never held whole
+// (v itself holds what it holds). So, unlike Unmarshal, a document found
+// malformed at line n leaves v with what the lines before n stored; the
+// error is a *SyntaxError all the same. An *UnmarshalTypeError from a
+// Decoder has the field path but no line (Line and Column are 0).
 func (d *Decoder) Decode(v any) error {
 	if d.err != nil {
 		return d.err
@@ -139,19 +158,41 @@ func (d *Decoder) Decode(v any) error {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
 	}
 	d.done = true
-	var buf bytes.Buffer
-	if err := Decode(&buf, d.r, d.opts.decodeOptions()); err != nil {
-		d.err = wrapSyntaxError(err)
-		return d.err
+	var derr error
+	next, stop := iter.Pull(func(yield func([]byte) bool) {
+		dec := newDecoder(yieldWriter(yield), d.r, d.opts.decodeOptions())
+		dec.flushAt = decoderChunk
+		derr = dec.decode()
+	})
+	defer stop()
+	r := ureader{keep: -1, src: next, useNumber: d.opts.UseNumber, disallowUnknown: d.opts.DisallowUnknownFields}
+	err := r.store(rv)
+	if err == nil || err == errTruncated {
+		for _, ok := next(); ok; _, ok = next() {
+		}
+		if derr != nil {
+			err = wrapSyntaxError(derr)
+		}
 	}
-	// Type errors keep their field path and JSON offset but no line:
-	// the input is not kept.
-	d.err = d.opts.store(buf.Bytes(), rv)
-	if d.err == nil {
-		return nil
-	}
-	return d.err
+	d.err = err
+	return err
 }
+
+// decoderChunk is the size of the chunks of JSON a Decoder stores; tests
+// make it 1, a chunk for each line.
+var decoderChunk = decodeFlushSize
+
+// yieldWriter hands each chunk Decode writes to the reader of a Decoder.
+type yieldWriter func([]byte) bool
+
+func (w yieldWriter) Write(p []byte) (int, error) {
+	if !w(p) {
+		return 0, errDecoderStopped
+	}
+	return len(p), nil
+}
+
+var errDecoderStopped = errors.New("toon: decoder stopped")
 
 // SyntaxError is a malformed TOON document: the message, and the line and
 // column (1-based, in characters) where the fault was found. It wraps the
@@ -205,7 +246,7 @@ type UnmarshalTypeError struct {
 	// of a number's conversion, if any.
 	Err error
 
-	jsonOff int // offset of the value in the JSON form
+	jsonOff int64 // offset of the value in the JSON form
 	segs    []pathSeg
 }
 
@@ -243,7 +284,7 @@ type UnmarshalFieldError struct {
 	Field        string       // the path of the key, as in UnmarshalTypeError
 	Line, Column int          // of the key, when known
 
-	jsonOff int
+	jsonOff int64
 	segs    []pathSeg
 }
 
@@ -282,9 +323,9 @@ var errMarkFound = errors.New("toon: mark found")
 // locateJSON finds the line of data whose decoding writes the byte at
 // offset off of the JSON form: its number and the column (1-based) of its
 // content. 0, 0 if it is not found.
-func locateJSON(data []byte, o UnmarshalOptions, off int) (line, col int) {
+func locateJSON(data []byte, o UnmarshalOptions, off int64) (line, col int) {
 	d := newDecoder(io.Discard, bytes.NewReader(data), o.decodeOptions())
-	d.markAt = int64(off)
+	d.markAt = off
 	if err := d.run(); err == errMarkFound {
 		return d.markLine, d.markCol + 1
 	}
@@ -294,7 +335,7 @@ func locateJSON(data []byte, o UnmarshalOptions, off int) (line, col int) {
 	return 0, 0
 }
 
-func (e *UnmarshalTypeError) locate(data []byte, o UnmarshalOptions, off int) {
+func (e *UnmarshalTypeError) locate(data []byte, o UnmarshalOptions, off int64) {
 	e.Line, e.Column = locateJSON(data, o, off)
 }
 

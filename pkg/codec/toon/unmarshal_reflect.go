@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -22,10 +23,15 @@ import (
 // straight into the value, with no check of its syntax and no JSON
 // library in between.
 
-// ureader reads the compact JSON form of a document.
+// ureader reads the compact JSON form of a document: all of it in buf,
+// or (a Decoder) in chunks that src gives, each one ending between two
+// tokens as Decode writes them.
 type ureader struct {
 	buf             []byte
 	pos             int
+	base            int64                 // offset of buf[0] in the JSON form
+	src             func() ([]byte, bool) // the next chunk; nil: buf is all
+	keep            int                   // with src: buf[keep:] is kept on a refill; -1: buf[pos:]
 	useNumber       bool
 	disallowUnknown bool
 
@@ -38,6 +44,57 @@ type ureader struct {
 
 	scratch []byte
 }
+
+// errTruncated stops a ureader whose source ended inside a value: Decode
+// has met an error, which is the answer.
+var errTruncated = errors.New("toon: JSON form ends early")
+
+// more appends the next chunk of the source to buf, dropping what has
+// been read; false at the end of the source.
+func (r *ureader) more() bool {
+	if r.src == nil {
+		return false
+	}
+	chunk, ok := r.src()
+	if !ok {
+		return false
+	}
+	from := r.pos
+	if r.keep >= 0 && r.keep < from {
+		from = r.keep
+	}
+	n := copy(r.buf, r.buf[from:])
+	r.buf = append(r.buf[:n], chunk...)
+	r.base += int64(from)
+	r.pos -= from
+	if r.keep >= 0 {
+		r.keep -= from
+	}
+	return true
+}
+
+// peek is the byte at the reader's position, the first of a token.
+func (r *ureader) peek() byte {
+	for r.pos >= len(r.buf) {
+		if !r.more() {
+			panic(errTruncated)
+		}
+	}
+	return r.buf[r.pos]
+}
+
+// lit moves past a literal of n bytes (true, null, false).
+func (r *ureader) lit(n int) {
+	for len(r.buf)-r.pos < n {
+		if !r.more() {
+			panic(errTruncated)
+		}
+	}
+	r.pos += n
+}
+
+// offset is the offset of the reader's position in the JSON form.
+func (r *ureader) offset() int64 { return r.base + int64(r.pos) }
 
 // pathSeg is a segment of a field path: a key, or an array index.
 type pathSeg struct {
@@ -67,14 +124,14 @@ func pathString(segs []pathSeg) string {
 // and skips it.
 func (r *ureader) typeError(what string, t reflect.Type, err error) {
 	if r.saved == nil {
-		e := &UnmarshalTypeError{Value: what, Type: t, Err: err, jsonOff: r.pos}
+		e := &UnmarshalTypeError{Value: what, Type: t, Err: err, jsonOff: r.offset()}
 		r.saved, r.segs, r.pend = e, &e.segs, true
 	}
 	r.skip()
 }
 
 // typeErrorAt is typeError for a value already read, which started at off.
-func (r *ureader) typeErrorAt(what string, t reflect.Type, err error, off int) {
+func (r *ureader) typeErrorAt(what string, t reflect.Type, err error, off int64) {
 	if r.saved == nil {
 		e := &UnmarshalTypeError{Value: what, Type: t, Err: err, jsonOff: off}
 		r.saved, r.segs, r.pend = e, &e.segs, true
@@ -88,7 +145,7 @@ func (r *ureader) addSeg(key string, idx int) {
 
 // kindOf names the JSON value at the reader's position for an error.
 func (r *ureader) kindOf() string {
-	switch r.buf[r.pos] {
+	switch r.peek() {
 	case '{':
 		return "object"
 	case '[':
@@ -100,62 +157,133 @@ func (r *ureader) kindOf() string {
 	case 'n':
 		return "null"
 	}
-	end := jsonv.SkipValue(r.buf, r.pos)
-	return "number " + string(r.buf[r.pos:end])
+	tok := r.number()
+	r.pos -= len(tok)
+	return "number " + string(tok)
 }
 
+// skip moves past the value at the reader's position.
 func (r *ureader) skip() {
-	r.pos = jsonv.SkipValue(r.buf, r.pos)
+	switch r.peek() {
+	case '"':
+		r.pos = r.stringEnd() + 1
+		return
+	case 't', 'n':
+		r.lit(4)
+		return
+	case 'f':
+		r.lit(5)
+		return
+	case '{', '[':
+	default:
+		r.number()
+		return
+	}
+	r.pos++
+	for depth := 1; depth > 0; {
+		switch r.peek() {
+		case '"':
+			r.pos = r.stringEnd() + 1
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		r.pos++
+	}
 }
 
-// raw returns the value at the reader's position and moves past it.
+// raw returns the value at the reader's position and moves past it. The
+// bytes are valid until the reader reads on.
 func (r *ureader) raw() []byte {
-	start := r.pos
+	r.peek()
+	r.keep = r.pos
 	r.skip()
-	return r.buf[start:r.pos]
+	b := r.buf[r.keep:r.pos]
+	r.keep = -1
+	return b
+}
+
+// stringEnd is the index in buf of the closing quote of the string at the
+// reader's position, read into buf.
+func (r *ureader) stringEnd() int {
+	for i := r.pos + 1; ; {
+		if i >= len(r.buf) {
+			at := i - r.pos
+			if !r.more() {
+				panic(errTruncated)
+			}
+			i = r.pos + at
+			continue
+		}
+		switch r.buf[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
 }
 
 // stringBytes reads the string at the reader's position (its opening
 // quote) and returns its content, unescaped: in the buffer when it has no
-// escape, else in scratch.
+// escape, else in scratch; valid until the reader reads on.
 func (r *ureader) stringBytes() []byte {
 	start := r.pos + 1
-	n := bytes.IndexByte(r.buf[start:], '"')
-	if bytes.IndexByte(r.buf[start:start+n], '\\') < 0 {
+	if n := bytes.IndexByte(r.buf[start:], '"'); n >= 0 && bytes.IndexByte(r.buf[start:start+n], '\\') < 0 {
 		r.pos = start + n + 1
 		return r.buf[start : start+n]
 	}
+	end := r.stringEnd()
+	start = r.pos + 1
+	r.pos = end + 1
+	s := r.buf[start:end]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return s
+	}
 	b := r.scratch[:0]
-	i := start
-	for {
-		c := r.buf[i]
+	for i := 0; i < len(s); {
+		c := s[i]
 		switch {
-		case c == '"':
-			r.pos = i + 1
-			r.scratch = b
-			return b
 		case c != '\\':
 			b = append(b, c)
 			i++
-		case r.buf[i+1] == 'u':
-			c, n := jsonv.DecodeEscape(r.buf[i:])
+		case s[i+1] == 'u':
+			c, n := jsonv.DecodeEscape(s[i:])
+			if n == 0 { // not from Decode; keep it as it is
+				b = append(b, s[i])
+				i++
+				continue
+			}
 			if c >= 0xD800 && c < 0xE000 { // a lone surrogate
 				c = utf8.RuneError
 			}
 			b = utf8.AppendRune(b, c)
 			i += n
 		default:
-			b = append(b, jsonv.ShortEscape(r.buf[i+1]))
+			b = append(b, jsonv.ShortEscape(s[i+1]))
 			i += 2
 		}
 	}
+	r.scratch = b
+	return b
 }
 
 // number reads the number at the reader's position.
 func (r *ureader) number() []byte {
-	start := r.pos
-	i := start
-	for i < len(r.buf) {
+	i := r.pos
+	for {
+		if i >= len(r.buf) {
+			at := i - r.pos
+			if !r.more() {
+				break // a number may end the document
+			}
+			i = r.pos + at
+			continue
+		}
 		c := r.buf[i]
 		if c >= '0' && c <= '9' || c == '-' || c == '.' || c == 'e' || c == 'E' || c == '+' {
 			i++
@@ -163,6 +291,7 @@ func (r *ureader) number() []byte {
 		}
 		break
 	}
+	start := r.pos
 	r.pos = i
 	return r.buf[start:i]
 }
@@ -242,8 +371,8 @@ func newDecFunc(t reflect.Type) decFunc {
 		return structDecoder(t)
 	}
 	return func(r *ureader, v reflect.Value) error {
-		if r.buf[r.pos] == 'n' {
-			r.pos += 4
+		if r.peek() == 'n' {
+			r.lit(4)
 			return nil
 		}
 		r.typeError(r.kindOf(), v.Type(), nil)
@@ -270,16 +399,16 @@ func textDecoder(t reflect.Type) decFunc {
 		}
 	}
 	return func(r *ureader, v reflect.Value) error {
-		switch r.buf[r.pos] {
+		switch r.peek() {
 		case '"':
-			off := r.pos
+			off := r.offset()
 			s := r.stringBytes()
 			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(s); err != nil {
 				r.typeErrorAt("string", v.Type(), err, off)
 			}
 			return nil
 		case 'n':
-			r.pos += 4
+			r.lit(4)
 			return nil
 		case '[':
 			if elems != nil {
@@ -292,12 +421,12 @@ func textDecoder(t reflect.Type) decFunc {
 }
 
 func decodeNumber(r *ureader, v reflect.Value) error {
-	switch c := r.buf[r.pos]; {
+	switch c := r.peek(); {
 	case c == '-' || c >= '0' && c <= '9':
 		v.SetString(string(r.number()))
 		return nil
 	case c == '"':
-		off := r.pos
+		off := r.offset()
 		s := r.stringBytes()
 		if !isJSONNumber(s) {
 			r.typeErrorAt("string", v.Type(), nil, off)
@@ -306,7 +435,7 @@ func decodeNumber(r *ureader, v reflect.Value) error {
 		v.SetString(string(s))
 		return nil
 	case c == 'n':
-		r.pos += 4
+		r.lit(4)
 		return nil
 	}
 	r.typeError(r.kindOf(), v.Type(), nil)
@@ -319,17 +448,17 @@ func isJSONNumber(s []byte) bool {
 }
 
 func decodeBool(r *ureader, v reflect.Value) error {
-	switch r.buf[r.pos] {
+	switch r.peek() {
 	case 't':
 		v.SetBool(true)
-		r.pos += 4
+		r.lit(4)
 		return nil
 	case 'f':
 		v.SetBool(false)
-		r.pos += 5
+		r.lit(5)
 		return nil
 	case 'n':
-		r.pos += 4
+		r.lit(4)
 		return nil
 	}
 	r.typeError(r.kindOf(), v.Type(), nil)
@@ -337,12 +466,12 @@ func decodeBool(r *ureader, v reflect.Value) error {
 }
 
 func decodeString(r *ureader, v reflect.Value) error {
-	switch r.buf[r.pos] {
+	switch r.peek() {
 	case '"':
 		v.SetString(string(r.stringBytes()))
 		return nil
 	case 'n':
-		r.pos += 4
+		r.lit(4)
 		return nil
 	}
 	r.typeError(r.kindOf(), v.Type(), nil)
@@ -372,12 +501,12 @@ func parseUint(b []byte) (uint64, bool) {
 // numberStart reports whether a number stands at the reader's position,
 // for a decoder of numbers: null is skipped, another kind is a type error.
 func (r *ureader) numberStart(v reflect.Value) bool {
-	c := r.buf[r.pos]
+	c := r.peek()
 	if c == '-' || c >= '0' && c <= '9' {
 		return true
 	}
 	if c == 'n' {
-		r.pos += 4
+		r.lit(4)
 	} else {
 		r.typeError(r.kindOf(), v.Type(), nil)
 	}
@@ -388,7 +517,7 @@ func decodeInt(r *ureader, v reflect.Value) error {
 	if !r.numberStart(v) {
 		return nil
 	}
-	off := r.pos
+	off := r.offset()
 	tok := r.number()
 	neg := tok[0] == '-'
 	u, ok := parseUint(tok[b2i(neg):])
@@ -421,7 +550,7 @@ func decodeUint(r *ureader, v reflect.Value) error {
 	if !r.numberStart(v) {
 		return nil
 	}
-	off := r.pos
+	off := r.offset()
 	tok := r.number()
 	u, ok := parseUint(tok)
 	if !ok || v.OverflowUint(u) {
@@ -436,7 +565,7 @@ func decodeFloat(r *ureader, v reflect.Value) error {
 	if !r.numberStart(v) {
 		return nil
 	}
-	off := r.pos
+	off := r.offset()
 	tok := r.number()
 	f, err := strconv.ParseFloat(string(tok), v.Type().Bits())
 	if err != nil || v.OverflowFloat(f) {
@@ -448,8 +577,8 @@ func decodeFloat(r *ureader, v reflect.Value) error {
 }
 
 func decodeInterface(r *ureader, v reflect.Value) error {
-	if r.buf[r.pos] == 'n' {
-		r.pos += 4
+	if r.peek() == 'n' {
+		r.lit(4)
 		v.SetZero()
 		return nil
 	}
@@ -478,23 +607,23 @@ func decodeInterface(r *ureader, v reflect.Value) error {
 
 // anyValue reads a value as encoding/json decodes it into an interface.
 func (r *ureader) anyValue() (any, error) {
-	switch c := r.buf[r.pos]; c {
+	switch c := r.peek(); c {
 	case '{':
 		m := make(map[string]any)
 		r.pos++
-		if r.buf[r.pos] == '}' {
+		if r.peek() == '}' {
 			r.pos++
 			return m, nil
 		}
 		for {
 			k := string(r.stringBytes())
-			r.pos++ // ':'
+			r.lit(1) // ':'
 			x, err := r.anyValue()
 			if err != nil {
 				return nil, err
 			}
 			m[k] = x
-			if r.buf[r.pos] == '}' {
+			if r.peek() == '}' {
 				r.pos++
 				return m, nil
 			}
@@ -503,7 +632,7 @@ func (r *ureader) anyValue() (any, error) {
 	case '[':
 		a := make([]any, 0, 4)
 		r.pos++
-		if r.buf[r.pos] == ']' {
+		if r.peek() == ']' {
 			r.pos++
 			return a, nil
 		}
@@ -513,7 +642,7 @@ func (r *ureader) anyValue() (any, error) {
 				return nil, err
 			}
 			a = append(a, x)
-			if r.buf[r.pos] == ']' {
+			if r.peek() == ']' {
 				r.pos++
 				return a, nil
 			}
@@ -522,16 +651,16 @@ func (r *ureader) anyValue() (any, error) {
 	case '"':
 		return string(r.stringBytes()), nil
 	case 't':
-		r.pos += 4
+		r.lit(4)
 		return true, nil
 	case 'f':
-		r.pos += 5
+		r.lit(5)
 		return false, nil
 	case 'n':
-		r.pos += 4
+		r.lit(4)
 		return nil, nil
 	}
-	off := r.pos
+	off := r.offset()
 	tok := r.number()
 	if r.useNumber {
 		return json.Number(tok), nil
@@ -549,8 +678,8 @@ func pointerDecoder(t reflect.Type) decFunc {
 	var ef decFunc
 	var once sync.Once
 	return func(r *ureader, v reflect.Value) error {
-		if r.buf[r.pos] == 'n' {
-			r.pos += 4
+		if r.peek() == 'n' {
+			r.lit(4)
 			v.SetZero()
 			return nil
 		}
@@ -566,13 +695,13 @@ func pointerDecoder(t reflect.Type) decFunc {
 // one: false (the value skipped, an error noted) if the value is another
 // kind; null is left alone, as encoding/json leaves it.
 func (r *ureader) container(open byte, v reflect.Value) bool {
-	c := r.buf[r.pos]
+	c := r.peek()
 	if c == open {
 		r.pos++
 		return true
 	}
 	if c == 'n' {
-		r.pos += 4
+		r.lit(4)
 		switch v.Kind() {
 		case reflect.Slice, reflect.Map:
 			v.SetZero()
@@ -591,8 +720,8 @@ func sliceDecoder(t reflect.Type) decFunc {
 	var ef decFunc
 	var once sync.Once
 	return func(r *ureader, v reflect.Value) error {
-		if byteSlice && r.buf[r.pos] == '"' {
-			off := r.pos
+		if byteSlice && r.peek() == '"' {
+			off := r.offset()
 			s := r.stringBytes()
 			b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
 			n, err := base64.StdEncoding.Decode(b, s)
@@ -609,7 +738,7 @@ func sliceDecoder(t reflect.Type) decFunc {
 		once.Do(func() { ef = decoderFor(elem) })
 		i, old := 0, v.Len()
 		bubbled := false
-		if r.buf[r.pos] != ']' {
+		if r.peek() != ']' {
 			for {
 				if i >= v.Cap() {
 					v.Grow(1)
@@ -629,7 +758,7 @@ func sliceDecoder(t reflect.Type) decFunc {
 					r.pend, bubbled = false, true
 				}
 				i++
-				if r.buf[r.pos] == ']' {
+				if r.peek() == ']' {
 					break
 				}
 				r.pos++ // ','
@@ -658,7 +787,7 @@ func arrayDecoder(t reflect.Type) decFunc {
 		once.Do(func() { ef = decoderFor(elem) })
 		i, n := 0, v.Len()
 		bubbled := false
-		if r.buf[r.pos] != ']' {
+		if r.peek() != ']' {
 			for {
 				if i < n {
 					if err := ef(r, v.Index(i)); err != nil {
@@ -672,7 +801,7 @@ func arrayDecoder(t reflect.Type) decFunc {
 					r.skip()
 				}
 				i++
-				if r.buf[r.pos] == ']' {
+				if r.peek() == ']' {
 					break
 				}
 				r.pos++
@@ -696,8 +825,8 @@ func mapDecoder(t reflect.Type) decFunc {
 	default:
 		if !keyText {
 			return func(r *ureader, v reflect.Value) error {
-				if r.buf[r.pos] == 'n' {
-					r.pos += 4
+				if r.peek() == 'n' {
+					r.lit(4)
 					v.SetZero()
 					return nil
 				}
@@ -717,12 +846,12 @@ func mapDecoder(t reflect.Type) decFunc {
 			v.Set(reflect.MakeMap(t))
 		}
 		bubbled := false
-		if r.buf[r.pos] != '}' {
+		if r.peek() != '}' {
 			ev := reflect.New(et).Elem()
 			for {
-				koff := r.pos
+				koff := r.offset()
 				kb := r.stringBytes()
-				r.pos++ // ':'
+				r.lit(1) // ':'
 				kv, ok := mapKey(r, kt, keyText, kb, koff)
 				if !ok {
 					r.skip()
@@ -732,12 +861,12 @@ func mapDecoder(t reflect.Type) decFunc {
 						return err
 					}
 					if r.pend {
-						r.addSeg(string(kb), -1)
+						r.addSeg(keyString(kv), -1)
 						r.pend, bubbled = false, true
 					}
 					v.SetMapIndex(kv, ev)
 				}
-				if r.buf[r.pos] == '}' {
+				if r.peek() == '}' {
 					break
 				}
 				r.pos++
@@ -749,8 +878,16 @@ func mapDecoder(t reflect.Type) decFunc {
 	}
 }
 
+// keyString is a map key for a field path.
+func keyString(kv reflect.Value) string {
+	if kv.Kind() == reflect.String {
+		return kv.String()
+	}
+	return fmt.Sprint(kv.Interface())
+}
+
 // mapKey converts a member name to a map key of type kt.
-func mapKey(r *ureader, kt reflect.Type, text bool, kb []byte, off int) (reflect.Value, bool) {
+func mapKey(r *ureader, kt reflect.Type, text bool, kb []byte, off int64) (reflect.Value, bool) {
 	if text {
 		kv := reflect.New(kt)
 		if err := kv.Interface().(encoding.TextUnmarshaler).UnmarshalText(kb); err != nil {
@@ -801,11 +938,11 @@ func structDecoder(t reflect.Type) decFunc {
 		}
 		bubbled := false
 		next := 0 // the field expected next: members mostly come in order
-		if r.buf[r.pos] != '}' {
+		if r.peek() != '}' {
 			for {
-				koff := r.pos
+				koff := r.offset()
 				kb := r.stringBytes()
-				r.pos++ // ':'
+				r.lit(1) // ':'
 				var f *ufield
 				if next < len(fs) && fs[next].name == string(kb) {
 					f = &fs[next]
@@ -818,17 +955,20 @@ func structDecoder(t reflect.Type) decFunc {
 				if f == nil {
 					if r.disallowUnknown && r.saved == nil {
 						e := &UnmarshalFieldError{Key: string(kb), Type: t, jsonOff: koff}
-						r.saved, r.segs, r.pend = e, &e.segs, true
+						e.segs = append(e.segs, pathSeg{e.Key, -1})
+						r.saved, r.segs, bubbled = e, &e.segs, true
 					}
 					r.skip()
-				} else if err := r.storeField(f, v); err != nil {
-					return err
+				} else {
+					if err := r.storeField(f, v); err != nil {
+						return err
+					}
+					if r.pend {
+						r.addSeg(f.name, -1)
+						r.pend, bubbled = false, true
+					}
 				}
-				if r.pend {
-					r.addSeg(string(kb), -1)
-					r.pend, bubbled = false, true
-				}
-				if r.buf[r.pos] == '}' {
+				if r.peek() == '}' {
 					break
 				}
 				r.pos++
@@ -874,7 +1014,7 @@ func (r *ureader) storeField(f *ufield, v reflect.Value) error {
 		}
 	}
 	f.once.Do(func() { f.dec = decoderFor(f.typ) })
-	if f.quoted && r.buf[r.pos] == '"' {
+	if f.quoted && r.peek() == '"' {
 		return r.storeQuoted(f, fv)
 	}
 	return f.dec(r, fv)
@@ -883,7 +1023,7 @@ func (r *ureader) storeField(f *ufield, v reflect.Value) error {
 // storeQuoted decodes a field with the string option: its value is a
 // string that holds the JSON literal.
 func (r *ureader) storeQuoted(f *ufield, fv reflect.Value) error {
-	off := r.pos
+	off := r.offset()
 	s := r.stringBytes()
 	inner := strings.TrimSpace(string(s))
 	switch k := fv.Kind(); {
@@ -911,11 +1051,34 @@ func (r *ureader) storeQuoted(f *ufield, fv reflect.Value) error {
 	return nil
 }
 
-// jsonBufPool holds the buffers of the JSON form.
-var jsonBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// jsonBuf holds the JSON form of a document for Unmarshal.
+type jsonBuf struct{ b []byte }
 
-func putJSONBuf(b *bytes.Buffer) {
-	if b.Cap() <= 16<<20 {
-		jsonBufPool.Put(b)
+func (w *jsonBuf) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// jsonBufPool keeps the buffers of the JSON form, up to maxPooledJSON.
+var jsonBufPool sync.Pool
+
+const maxPooledJSON = 64 << 20
+
+// getJSONBuf returns an empty buffer for the JSON form of a document of n
+// bytes, which is mostly a little longer than the TOON.
+func getJSONBuf(n int) *jsonBuf {
+	want := n + n/4 + 512
+	if w, ok := jsonBufPool.Get().(*jsonBuf); ok {
+		if cap(w.b) >= want {
+			w.b = w.b[:0]
+			return w
+		}
+	}
+	return &jsonBuf{b: make([]byte, 0, want)}
+}
+
+func putJSONBuf(w *jsonBuf) {
+	if cap(w.b) <= maxPooledJSON {
+		jsonBufPool.Put(w)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -246,6 +247,13 @@ func TestUnmarshalMatchesJSON(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("doc %q target %d:\n got: %+v\nwant: %+v", doc, ti, got, want)
 				}
+				// A Decoder, its JSON form in chunks of one line each,
+				// stores the same.
+				viaDec := mk()
+				derr := decodeChunked(doc, opts, viaDec)
+				if (derr == nil) != (gerr == nil) || !reflect.DeepEqual(viaDec, got) {
+					t.Errorf("doc %q target %d: Decoder stored %+v (%v), Unmarshal %+v (%v)", doc, ti, viaDec, derr, got, gerr)
+				}
 				var te *UnmarshalTypeError
 				var je *stdjson.UnmarshalTypeError
 				if errors.As(werr, &je) && !errors.As(gerr, &te) {
@@ -272,6 +280,16 @@ func TestUnmarshalTags(t *testing.T) {
 	if want := (tagged{A: "p", B: "r", C: "t"}); v != want {
 		t.Errorf("got %+v, want %+v", v, want)
 	}
+}
+
+// decodeChunked decodes doc with a Decoder that stores the JSON form of
+// each line as it comes, the smallest chunks.
+func decodeChunked(doc string, opts UnmarshalOptions, v any) error {
+	defer func(n int) { decoderChunk = n }(decoderChunk)
+	decoderChunk = 1
+	d := NewDecoder(iotest.OneByteReader(strings.NewReader(doc)))
+	d.SetOptions(opts)
+	return d.Decode(v)
 }
 
 func TestUnmarshalSyntaxError(t *testing.T) {
