@@ -167,12 +167,12 @@ func (d *Decoder) Decode(v any) error {
 	defer stop()
 	r := ureader{keep: -1, src: next, useNumber: d.opts.UseNumber, disallowUnknown: d.opts.DisallowUnknownFields}
 	err := r.store(rv)
-	if err == nil || err == errTruncated {
-		for _, ok := next(); ok; _, ok = next() {
-		}
-		if derr != nil {
-			err = wrapSyntaxError(derr)
-		}
+	// The rest of the document is read: a syntax error comes before any
+	// other, as with Unmarshal.
+	for _, ok := next(); ok; _, ok = next() {
+	}
+	if derr != nil {
+		err = wrapSyntaxError(derr)
 	}
 	d.err = err
 	return err
