@@ -1,0 +1,130 @@
+package toon
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The Go API's benchmark data: 100k users with uneven nested arrays (a
+// list of 0 to 3 tags and a table of 0 to 2 orders each), 18 MB as
+// compact JSON and as TOON, as in issue 20 (whose file was 12 MB). Marshal and Unmarshal run beside
+// encoding/json on the same values.
+
+type benchUser struct {
+	ID     int64        `json:"id"`
+	Name   string       `json:"name"`
+	Email  string       `json:"email"`
+	Active bool         `json:"active"`
+	Score  float64      `json:"score"`
+	Tags   []string     `json:"tags"`
+	Orders []benchOrder `json:"orders"`
+}
+
+type benchOrder struct {
+	ID     string  `json:"id"`
+	Amount float64 `json:"amount"`
+	Items  int     `json:"items"`
+}
+
+// benchUsers returns n users made from a fixed seed.
+func benchUsers(n int) []benchUser {
+	rng := rand.New(rand.NewPCG(20, 0x746f6f6e))
+	first := []string{"Alice", "Bob", "Chloé", "Dmitri", "Eve", "Fatima", "Grace", "Hiro", "Ines", "José"}
+	last := []string{"Martin", "Chen", "Okafor", "Müller", "Schmidt", "Tanaka", "Ruiz", "Novak", "Haddad", "Kowalski"}
+	words := []string{"admin", "ops", "dev", "billing", "on-call", "remote", "beta tester", "mentor"}
+	users := make([]benchUser, n)
+	for i := range users {
+		fn, ln := first[rng.IntN(len(first))], last[rng.IntN(len(last))]
+		u := benchUser{
+			ID:     int64(i + 1),
+			Name:   fn + " " + ln,
+			Email:  fmt.Sprintf("%s.%s%d@example.com", strings.ToLower(fn), strings.ToLower(ln), i+1),
+			Active: rng.IntN(2) == 0,
+			Score:  float64(rng.IntN(10000)) / 100,
+		}
+		if k := rng.IntN(4); k > 0 {
+			u.Tags = make([]string, k)
+			for j := range u.Tags {
+				u.Tags[j] = words[rng.IntN(len(words))]
+			}
+		}
+		if k := rng.IntN(3); k > 0 {
+			u.Orders = make([]benchOrder, k)
+			for j := range u.Orders {
+				u.Orders[j] = benchOrder{
+					ID:     fmt.Sprintf("O%d", 3*i+j),
+					Amount: float64(rng.IntN(100000)) / 100,
+					Items:  1 + rng.IntN(9),
+				}
+			}
+		}
+		users[i] = u
+	}
+	return users
+}
+
+var benchData = sync.OnceValues(func() ([]benchUser, []byte) {
+	users := benchUsers(100000)
+	js, err := json.Marshal(users)
+	if err != nil {
+		panic(err)
+	}
+	var toon bytes.Buffer
+	if err := Encode(&toon, js, EncodeOptions{}); err != nil {
+		panic(err)
+	}
+	return users, toon.Bytes()
+})
+
+// BenchmarkMarshalUsersJSON is encoding/json's Marshal on the 100k users:
+// the mark for BenchmarkMarshalUsers.
+func BenchmarkMarshalUsersJSON(b *testing.B) {
+	users, _ := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(users); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeUsersJSON is the byte-level Encode of the users' JSON.
+func BenchmarkEncodeUsersJSON(b *testing.B) {
+	users, _ := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	var out bytes.Buffer
+	for b.Loop() {
+		out.Reset()
+		if err := Encode(&out, js, EncodeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMarshalUsers is Marshal on the 100k users; its bytes per second
+// count the JSON that json.Marshal writes for them, so that the MB/s of
+// both benchmarks compare.
+func BenchmarkMarshalUsers(b *testing.B) {
+	users, want := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := Marshal(users)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(out) != len(want) {
+			b.Fatalf("Marshal wrote %d bytes, want %d", len(out), len(want))
+		}
+	}
+}

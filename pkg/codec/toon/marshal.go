@@ -1,0 +1,247 @@
+package toon
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Marshal returns the TOON document of v, without a final newline (§12).
+//
+// The document is byte for byte Encode(json.Marshal(v)): Go values map to
+// TOON as encoding/json maps them to JSON, then as Encode writes that JSON.
+//   - Struct fields are named by their `toon:"..."` tag, or by their
+//     `json:"..."` tag when they have no toon tag, with encoding/json's
+//     rules (omitempty, omitzero, string, "-", embedded structs, unexported
+//     fields skipped).
+//   - Maps with string (or integer, or encoding.TextMarshaler) keys are
+//     objects with their keys sorted; slices and arrays are arrays (a
+//     []byte is a base64 string); pointers and interfaces are their
+//     value, nil is null.
+//   - A time.Time is its RFC 3339 string; a json.Number, an int64, a
+//     uint64 and a *big.Int keep all their digits; floats are written with
+//     the shortest digits that read back as the same float.
+//   - A json.Marshaler is written through its JSON, an
+//     encoding.TextMarshaler as its text.
+//
+// An array of structs whose fields all hold primitives is a table (§9.3),
+// other arrays of objects are lists. Marshal returns an
+// *UnsupportedTypeError for channels, functions and complex numbers, an
+// *UnsupportedValueError for NaN, ±Inf and cyclic values, and a
+// *MarshalerError when a MarshalJSON or MarshalText method fails.
+//
+// Marshal walks v by reflection with encoders cached per type, writing
+// TOON directly; parts it cannot decide alone (an object whose members
+// may form a keyed table, a table with nested field groups, a
+// json.Marshaler's output) go through json.Marshal and the byte-level
+// encoder, so the output never differs from Encode's.
+func Marshal(v any) ([]byte, error) {
+	return MarshalOptions{}.Marshal(v)
+}
+
+// MarshalOptions configure Marshal and an Encoder. The zero value is the
+// default: two spaces per level and the comma delimiter.
+type MarshalOptions struct {
+	// IndentSize is the number of spaces per level; 0 means 2.
+	IndentSize int
+	// Delimiter is the document delimiter (§11.1): Comma (the default,
+	// also for 0), Tab or Pipe.
+	Delimiter Delimiter
+}
+
+// Marshal returns the TOON document of v with the options o, as the
+// package function Marshal does.
+func (o MarshalOptions) Marshal(v any) ([]byte, error) {
+	m := getMarshalState()
+	defer putMarshalState(m)
+	// The document is made in a buffer of the size of the last document
+	// of v's type, which is then the result: no copy, and no growth when
+	// the documents of a type have about one size.
+	var hint *atomic.Int64
+	if v != nil {
+		hint = &planFor(reflect.TypeOf(v)).size
+	}
+	pooled := m.e.out
+	m.e.out = nil
+	if hint != nil {
+		if n := hint.Load(); n > 0 {
+			m.e.out = make([]byte, 0, n+n/16)
+		}
+	}
+	err := m.write(v, o)
+	out := m.e.out
+	m.e.out = pooled
+	if err != nil {
+		return nil, err
+	}
+	if hint != nil {
+		hint.Store(int64(len(out)))
+	}
+	return out, nil
+}
+
+// write makes the document of v in m.e.out.
+func (m *marshalState) write(v any, o MarshalOptions) error {
+	if err := m.reset(o, m.e.out); err != nil {
+		return err
+	}
+	err := m.marshal(v)
+	if err == errRestart {
+		m.e.out, m.e.lines, m.e.dash = m.e.out[:0], false, -1
+		var js []byte
+		if js, err = json.Marshal(v); err != nil {
+			return fromJSONError(err)
+		}
+		err = m.e.encodeSub(js, func(e *encoder) { e.root(e.ws(0)) })
+	}
+	return err
+}
+
+// An Encoder writes TOON documents to an output stream.
+type Encoder struct {
+	w    io.Writer
+	opts MarshalOptions
+}
+
+// NewEncoder returns an Encoder that writes to w.
+func NewEncoder(w io.Writer) *Encoder {
+	return &Encoder{w: w}
+}
+
+// SetOptions sets the indentation and delimiter of the documents written
+// from now on.
+func (enc *Encoder) SetOptions(o MarshalOptions) {
+	enc.opts = o
+}
+
+// Encode writes the TOON document of v (see Marshal) to the stream,
+// followed by a newline, in one Write; on an error it writes nothing.
+// Each call writes one whole document: several calls write documents one
+// after another, each ending with its newline, which a TOON decoder reads
+// as one document only when there is a single call (TOON has no
+// separator between documents).
+func (enc *Encoder) Encode(v any) error {
+	m := getMarshalState()
+	defer putMarshalState(m)
+	if err := m.write(v, enc.opts); err != nil {
+		return err
+	}
+	m.e.out = append(m.e.out, '\n')
+	_, err := enc.w.Write(m.e.out)
+	if cap(m.e.out) > 1<<20 {
+		m.e.out = nil // a large document's buffer is not kept
+	}
+	return err
+}
+
+// An UnsupportedTypeError is returned by Marshal for a value of a type it
+// cannot write: a channel, a function, a complex number, a map with keys
+// of another type than strings, integers and encoding.TextMarshaler.
+type UnsupportedTypeError struct {
+	Type reflect.Type
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return "toon: unsupported type: " + e.Type.String()
+}
+
+// An UnsupportedValueError is returned by Marshal for a value it cannot
+// write: a NaN or infinite float, a cyclic structure, an invalid
+// json.Number.
+type UnsupportedValueError struct {
+	Value reflect.Value
+	Str   string
+}
+
+func (e *UnsupportedValueError) Error() string {
+	return "toon: unsupported value: " + e.Str
+}
+
+// A MarshalerError is a failure of a MarshalJSON or MarshalText method, or
+// invalid JSON returned by MarshalJSON.
+type MarshalerError struct {
+	Type   reflect.Type
+	Err    error
+	method string // MarshalJSON or MarshalText
+}
+
+func (e *MarshalerError) Error() string {
+	method := e.method
+	if method == "" {
+		method = "MarshalJSON"
+	}
+	return "toon: error calling " + method + " for type " + e.Type.String() + ": " + e.Err.Error()
+}
+
+// Unwrap returns the method's error.
+func (e *MarshalerError) Unwrap() error { return e.Err }
+
+// fromJSONError turns an error of json.Marshal into this package's type.
+func fromJSONError(err error) error {
+	var ute *json.UnsupportedTypeError
+	var uve *json.UnsupportedValueError
+	var me *json.MarshalerError
+	switch {
+	case errors.As(err, &ute):
+		return &UnsupportedTypeError{Type: ute.Type}
+	case errors.As(err, &uve):
+		return &UnsupportedValueError{Value: uve.Value, Str: uve.Str}
+	case errors.As(err, &me):
+		method := "MarshalJSON"
+		if strings.Contains(me.Error(), "MarshalText") {
+			method = "MarshalText"
+		}
+		return &MarshalerError{Type: me.Type, Err: me.Err, method: method}
+	}
+	// json.Number: "json: invalid number literal %q".
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	return &UnsupportedValueError{Str: msg}
+}
+
+// errRestart stops the reflection walk: the value is written through
+// json.Marshal and Encode instead, which give the error, if any, that
+// encoding/json gives.
+var errRestart = errors.New("toon: restart through JSON")
+
+var marshalStates = sync.Pool{New: func() any { return new(marshalState) }}
+
+func getMarshalState() *marshalState { return marshalStates.Get().(*marshalState) }
+
+func putMarshalState(m *marshalState) {
+	m.e.in, m.e.index = nil, nil
+	clear(m.keys)
+	clear(m.vals)
+	m.keys, m.vals = m.keys[:0], m.vals[:0]
+	marshalStates.Put(m)
+}
+
+// reset prepares m to write with the options o.
+func (m *marshalState) reset(o MarshalOptions, out []byte) error {
+	e, err := newEncoderUnchecked(io.Discard, nil, EncodeOptions(o))
+	if err != nil {
+		return err
+	}
+	m.e = *e
+	m.e.out, m.e.hold = out[:0], true
+	m.level = 0
+	return nil
+}
+
+// encodeSub writes, with the byte-level encoder's walk fn, the JSON text
+// js into the output of e, at the output position of e: the part of a
+// document that the reflection walk hands over.
+func (e *encoder) encodeSub(js []byte, fn func(e *encoder)) error {
+	index, err := validateJSON(js)
+	if err != nil {
+		return err
+	}
+	in, idx := e.in, e.index
+	e.in, e.index = js, index
+	fn(e)
+	e.in, e.index = in, idx
+	return nil
+}

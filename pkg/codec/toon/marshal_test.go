@@ -1,0 +1,218 @@
+package toon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// viaEncode is the reference: Encode(json.Marshal(v)).
+func viaEncode(v any, o MarshalOptions) ([]byte, error) {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := Encode(&out, js, EncodeOptions(o)); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// checkMarshal checks that Marshal(v) is Encode(json.Marshal(v)) and that
+// both fail together.
+func checkMarshal(t *testing.T, v any, o MarshalOptions) {
+	t.Helper()
+	want, werr := viaEncode(v, o)
+	got, err := o.Marshal(v)
+	if (err != nil) != (werr != nil) {
+		t.Fatalf("%#v: Marshal error %v, reference error %v", v, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%#v:\nMarshal:\n%s\nEncode(json.Marshal):\n%s", v, got, want)
+	}
+}
+
+type mAddr struct {
+	Street string `json:"street"`
+	City   string `json:"city,omitempty"`
+}
+
+type mUser struct {
+	ID      int64             `json:"id"`
+	Name    string            `json:"name"`
+	Tags    []string          `json:"tags,omitempty"`
+	Addr    *mAddr            `json:"addr,omitempty"`
+	Home    mAddr             `json:"home"`
+	Work    mAddr             `json:"work"`
+	Meta    map[string]any    `json:"meta,omitempty"`
+	Born    time.Time         `json:"born"`
+	Raw     json.RawMessage   `json:"raw,omitempty"`
+	Big     *big.Int          `json:"big,omitempty"`
+	Num     json.Number       `json:"num,omitempty"`
+	Bytes   []byte            `json:"bytes,omitempty"`
+	IP      netip.Addr        `json:"ip"`
+	Score   float32           `json:"score"`
+	Str     int               `json:"str,string"`
+	Labels  map[string]string `json:"labels"`
+	private int
+}
+
+type mRow struct {
+	A int     `json:"a"`
+	B string  `json:"b"`
+	C float64 `json:"c,omitempty"`
+}
+
+type mGroup struct {
+	ID  int   `json:"id"`
+	Pos mAddr `json:"pos"`
+}
+
+type mPtrMarshal struct{ N int }
+
+func (p *mPtrMarshal) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"n":%d,"list":[1,{"x":2}]}`, p.N)), nil
+}
+
+type mTextKey int
+
+func (k mTextKey) MarshalText() ([]byte, error) { return []byte(fmt.Sprintf("k%d", int(k))), nil }
+
+type mFailing struct{}
+
+func (mFailing) MarshalJSON() ([]byte, error) { return nil, errors.New("boom") }
+
+type mEmbedded struct {
+	mRow
+	*mAddr
+	Extra string `json:"extra"`
+}
+
+type mCycle struct {
+	Name string  `json:"name"`
+	Next *mCycle `json:"next"`
+}
+
+type mToonTag struct {
+	A int    `toon:"alpha" json:"a"`
+	B string `toon:"-"`
+}
+
+func marshalCases() []any {
+	born := time.Date(2026, 11, 25, 15, 4, 5, 123000000, time.FixedZone("", 3600))
+	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	u := mUser{
+		ID: math.MaxInt64, Name: "Ada: \"the\" first", Tags: []string{"a", "b c", "", "-x", "1.5", "true"},
+		Addr: &mAddr{"1 Main St", "Paris"}, Home: mAddr{"x", "y"}, Work: mAddr{"z", ""},
+		Meta: map[string]any{"b": 1.5, "a": []any{1, "x", nil}, "c": map[string]any{"d": true}},
+		Born: born, Raw: json.RawMessage(`{"k": [1, 2]}`), Big: big1, Num: "12345678901234567890.5e-3",
+		Bytes: []byte("hello\x00"), IP: netip.MustParseAddr("::1"), Score: 0.1, Str: 42,
+		Labels: map[string]string{"z": "1", "a b": "2", "": "3"},
+	}
+	cyc := &mCycle{Name: "a"}
+	cyc.Next = cyc
+	return []any{
+		nil, 1, -0.0, 1e21, 1e-7, 123456789.0, float32(3.4e38), uint64(math.MaxUint64), "", "x", "\ufeffbom", "a\xffb",
+		true, []int{}, []int{1, 2, 3}, [2]string{"a", "b"}, []any{1, "a", nil, true},
+		map[string]int{}, map[string]int{"b": 2, "a": 1}, map[int]string{2: "b", 10: "a"},
+		map[mTextKey]int{1: 1, 2: 2}, struct{}{}, &struct{}{}, []struct{}{{}, {}},
+		u, &u, []mUser{u, {}}, []*mUser{&u, nil},
+		[]mRow{{1, "x", 0}, {2, "y", 0}}, []mRow{{1, "x", 1}, {2, "y", 0}}, []*mRow{{1, "a", 2}, {3, "b,c", 4}},
+		[]mGroup{{1, mAddr{"s", "c"}}, {2, mAddr{"t", "d"}}}, []mGroup{{1, mAddr{"s", ""}}, {2, mAddr{"t", "d"}}},
+		map[string]mAddr{"home": {"a", "b"}, "work": {"c", "d"}}, map[string]mAddr{"home": {"a", ""}, "work": {"c", "d"}},
+		struct {
+			A mAddr `json:"a"`
+			B mAddr `json:"b"`
+		}{mAddr{"1", "2"}, mAddr{"3", "4"}},
+		[]any{map[string]any{"a": 1}, map[string]any{"a": 2}}, []any{[]int{1}, []int{}, map[string]any{}},
+		[][]int{{1, 2}, {}, {3}}, []any{mRow{1, "x", 0}, map[string]any{"a": 1, "b": "y"}},
+		&mPtrMarshal{3}, []mPtrMarshal{{1}, {2}}, map[string]mPtrMarshal{"a": {1}},
+		mFailing{}, math.NaN(), []float64{1, math.Inf(1)}, make(chan int), func() {}, complex(1, 2), cyc,
+		mEmbedded{mRow: mRow{1, "a", 0}, Extra: "e"}, mEmbedded{mAddr: &mAddr{"s", "c"}},
+		json.Number("1e400"), json.Number("bad"), []json.Number{"1", "2.50"},
+		[]time.Time{born, {}}, map[string]any{"x": []any{map[string]any{"a": []int{}}}},
+		[]any{"x", []any{}, []any{"y", []int{1}}},
+		[]byte(nil), []byte{}, struct {
+			P *int    `json:"p,string"`
+			S string  `json:"s,string"`
+			F float64 `json:"f,string"`
+			B bool    `json:"b,string"`
+		}{S: "a<b", F: 1.5, B: true},
+		map[string]any{"a\xff": 1, "a\xfe": 2},
+	}
+}
+
+func TestMarshalMatchesEncode(t *testing.T) {
+	for _, o := range []MarshalOptions{{}, {Delimiter: Tab, IndentSize: 4}, {Delimiter: Pipe, IndentSize: 1}} {
+		for _, v := range marshalCases() {
+			checkMarshal(t, v, o)
+		}
+	}
+}
+
+func TestMarshalErrors(t *testing.T) {
+	cyc := &mCycle{Name: "a"}
+	cyc.Next = cyc
+	for _, c := range []struct {
+		v    any
+		want any
+	}{
+		{math.NaN(), new(*UnsupportedValueError)},
+		{map[string]float64{"x": math.Inf(-1)}, new(*UnsupportedValueError)},
+		{cyc, new(*UnsupportedValueError)},
+		{make(chan int), new(*UnsupportedTypeError)},
+		{[]any{func() {}}, new(*UnsupportedTypeError)},
+		{mFailing{}, new(*MarshalerError)},
+	} {
+		_, err := Marshal(c.v)
+		if err == nil || !errors.As(err, c.want) {
+			t.Errorf("Marshal(%T): %v, want %T", c.v, err, c.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "toon: ") {
+			t.Errorf("Marshal(%T): %q lacks the toon: prefix", c.v, err)
+		}
+	}
+	var me *MarshalerError
+	if _, err := Marshal(mFailing{}); !errors.As(err, &me) || me.Err.Error() != "boom" {
+		t.Errorf("MarshalerError: %v", err)
+	}
+}
+
+// TestMarshalToonTags checks what only the toon tag can do: Marshal is not
+// then json.Marshal's.
+func TestMarshalToonTags(t *testing.T) {
+	got, err := Marshal(mToonTag{A: 1, B: "x"})
+	if err != nil || string(got) != "alpha: 1" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+func TestEncoder(t *testing.T) {
+	var out bytes.Buffer
+	enc := NewEncoder(&out)
+	enc.SetOptions(MarshalOptions{Delimiter: Pipe})
+	if err := enc.Encode([]mRow{{1, "a|b", 0}, {2, "c", 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Encode(math.NaN()); err == nil {
+		t.Fatal("NaN: no error")
+	}
+	if err := enc.Encode(map[string]int{"n": 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := "[2|]{a|b}:\n  1|\"a|b\"\n  2|c\nn: 1\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
