@@ -330,7 +330,6 @@ func decoderFor(t reflect.Type) decFunc {
 var (
 	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	numberType          = reflect.TypeFor[json.Number]()
 )
 
 func newDecFunc(t reflect.Type) decFunc {
