@@ -128,3 +128,51 @@ func BenchmarkMarshalUsers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUnmarshalUsersJSON is encoding/json's Unmarshal of the 100k
+// users' JSON: the mark for BenchmarkUnmarshalUsers.
+func BenchmarkUnmarshalUsersJSON(b *testing.B) {
+	users, _ := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := json.Unmarshal(js, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalUsers is Unmarshal of the 100k users' TOON; its bytes
+// per second count their JSON, as BenchmarkMarshalUsers does, so that the
+// MB/s of both benchmarks compare.
+func BenchmarkUnmarshalUsers(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := Unmarshal(doc, &got); err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != len(users) {
+			b.Fatalf("Unmarshal stored %d users, want %d", len(got), len(users))
+		}
+	}
+}
+
+// BenchmarkDecoderUsers is a Decoder reading the 100k users' TOON.
+func BenchmarkDecoderUsers(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := NewDecoder(bytes.NewReader(doc)).Decode(&got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
