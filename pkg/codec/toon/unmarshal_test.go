@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/netip"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -378,5 +379,63 @@ func TestDecoder(t *testing.T) {
 	var se *SyntaxError
 	if !errors.As(err1, &se) || err2 != err1 {
 		t.Errorf("bad input: %v then %v", err1, err2)
+	}
+}
+
+// nestedDoc is a document of n objects nested by key "e", the deepest
+// holding a: 1.
+func nestedDoc(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "%se:\n", strings.Repeat("  ", i))
+	}
+	fmt.Fprintf(&b, "%sa: 1\n", strings.Repeat("  ", n))
+	return b.Bytes()
+}
+
+// TestUnmarshalHostile: deep nesting is stored without a stack overflow
+// up to the decoder's limit and is a *SyntaxError past it; a declared
+// length sizes nothing; an over-long line is refused.
+func TestUnmarshalHostile(t *testing.T) {
+	deep := nestedDoc(maxDecodeNesting-1)
+	var ft fuzzTarget
+	if err := Unmarshal(deep, &ft); err != nil {
+		t.Fatalf("depth %d: %v", maxDecodeNesting-1, err)
+	}
+	n := 0
+	for p := &ft; p.E != nil; p = p.E {
+		n++
+	}
+	if n != maxDecodeNesting-1 {
+		t.Errorf("stored %d levels", n)
+	}
+	var a any
+	if err := Unmarshal(deep, &a); err != nil {
+		t.Fatal(err)
+	}
+	var se *SyntaxError
+	if err := Unmarshal(nestedDoc(maxDecodeNesting+1), &a); !errors.As(err, &se) {
+		t.Errorf("past the limit: %v", err)
+	}
+	if err := NewDecoder(bytes.NewReader(nestedDoc(maxDecodeNesting+1))).Decode(&ft); !errors.As(err, &se) {
+		t.Errorf("past the limit, a Decoder: %v", err)
+	}
+
+	// A count of a billion is only checked against what comes.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var xs []int
+	err := Unmarshal([]byte("[999999999]: 1,2,3\n"), &xs)
+	runtime.ReadMemStats(&after)
+	if !errors.As(err, &se) || xs != nil {
+		t.Errorf("declared length: %v, %v", err, xs)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("a declared length of 999999999 allocated %d bytes", grew)
+	}
+
+	long := append([]byte("a: "), bytes.Repeat([]byte("x"), 5000)...)
+	if err := (UnmarshalOptions{MaxLineSize: 4096}).Unmarshal(long, &a); !errors.As(err, &se) || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("over-long line: %v", err)
 	}
 }
