@@ -40,7 +40,10 @@ type UnmarshalOptions struct {
 // or []any; numbers to Go numbers (exactly: an int64 or uint64 keeps every
 // digit), to json.Number or, in an interface, float64; a type with an
 // UnmarshalJSON method is given the JSON text of its value, one with
-// UnmarshalText the text of a string (time.Time: RFC 3339).
+// UnmarshalText the text of a string (time.Time: RFC 3339). Numbers come
+// in the canonical form of §2 (1.5 for 1.50); an integer that it writes
+// with an exponent (from 1e21 up) is given to json.Number and UnmarshalJSON
+// in plain digits, so that a *big.Int reads it.
 //
 // A malformed document gives a *SyntaxError; a value that does not fit
 // its Go type gives an *UnmarshalTypeError for the first such value,

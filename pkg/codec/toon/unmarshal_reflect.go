@@ -380,7 +380,12 @@ func newDecFunc(t reflect.Type) decFunc {
 }
 
 func decodeJSONUnmarshaler(r *ureader, v reflect.Value) error {
-	raw := r.raw()
+	var raw []byte
+	if c := r.peek(); c == '-' || c >= '0' && c <= '9' {
+		raw = plainInteger(r.number()) // *big.Int reads no exponent
+	} else {
+		raw = r.raw()
+	}
 	if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
 		return err
 	}
@@ -422,7 +427,7 @@ func textDecoder(t reflect.Type) decFunc {
 func decodeNumber(r *ureader, v reflect.Value) error {
 	switch c := r.peek(); {
 	case c == '-' || c >= '0' && c <= '9':
-		v.SetString(string(r.number()))
+		v.SetString(string(plainInteger(r.number())))
 		return nil
 	case c == '"':
 		off := r.offset()
@@ -495,6 +500,46 @@ func parseUint(b []byte) (uint64, bool) {
 		n = n*10 + d
 	}
 	return n, true
+}
+
+// maxPlainDigits bounds the integers that plainInteger writes out.
+const maxPlainDigits = 400
+
+// plainInteger returns the canonical number tok (§2) in plain digits when
+// it is an integer written with an exponent (1e+21 and up), as the
+// document's producer most likely wrote it and as *big.Int and
+// json.Number.Int64 read it; else, or past maxPlainDigits digits, tok.
+func plainInteger(tok []byte) []byte {
+	e := bytes.IndexByte(tok, 'e')
+	if e < 0 || e+1 >= len(tok) || tok[e+1] != '+' {
+		return tok
+	}
+	exp, ok := parseUint(tok[e+2:])
+	mant := tok[:e]
+	neg := len(mant) > 0 && mant[0] == '-'
+	if neg {
+		mant = mant[1:]
+	}
+	frac := 0
+	if dot := bytes.IndexByte(mant, '.'); dot >= 0 {
+		frac = len(mant) - dot - 1
+	}
+	if !ok || exp < uint64(frac) || exp > maxPlainDigits {
+		return tok
+	}
+	out := make([]byte, 0, 1+len(mant)+int(exp))
+	if neg {
+		out = append(out, '-')
+	}
+	for _, c := range mant {
+		if c != '.' {
+			out = append(out, c)
+		}
+	}
+	for range int(exp) - frac {
+		out = append(out, '0')
+	}
+	return out
 }
 
 // numberStart reports whether a number stands at the reader's position,
@@ -662,7 +707,7 @@ func (r *ureader) anyValue() (any, error) {
 	off := r.offset()
 	tok := r.number()
 	if r.useNumber {
-		return json.Number(tok), nil
+		return json.Number(plainInteger(tok)), nil
 	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil {

@@ -89,12 +89,13 @@ func TestUnmarshalConformance(t *testing.T) {
 	}
 }
 
-// canonNumbers puts the json.Numbers of v in TOON's canonical form (§2),
-// which the decoder gives: 1.0 is 1, 1e3 is 1000.
+// canonNumbers puts the json.Numbers of v in the form Unmarshal gives:
+// TOON's canonical form (§2: 1.0 is 1, 1e3 is 1000), an integer from 1e21
+// up in plain digits.
 func canonNumbers(v any) any {
 	switch x := v.(type) {
 	case stdjson.Number:
-		return stdjson.Number(AppendNumber(nil, []byte(x)))
+		return stdjson.Number(plainInteger(AppendNumber(nil, []byte(x))))
 	case map[string]any:
 		for k, e := range x {
 			x[k] = canonNumbers(e)
@@ -108,13 +109,14 @@ func canonNumbers(v any) any {
 }
 
 // decodeToJSON is the oracle of the differential tests: Decode to JSON,
-// then encoding/json.
+// its integers written with an exponent put in plain digits (see
+// plainInteger), then encoding/json.
 func decodeToJSON(doc []byte, opts UnmarshalOptions, v any) error {
 	var buf bytes.Buffer
 	if err := Decode(&buf, bytes.NewReader(doc), opts.decodeOptions()); err != nil {
 		return err
 	}
-	dec := stdjson.NewDecoder(&buf)
+	dec := stdjson.NewDecoder(bytes.NewReader(plainIntegers(buf.Bytes())))
 	if opts.UseNumber {
 		dec.UseNumber()
 	}
@@ -122,6 +124,29 @@ func decodeToJSON(doc []byte, opts UnmarshalOptions, v any) error {
 		dec.DisallowUnknownFields()
 	}
 	return dec.Decode(v)
+}
+
+// plainIntegers rewrites the numbers of the JSON text js with
+// plainInteger.
+func plainIntegers(js []byte) []byte {
+	var out []byte
+	for i := 0; i < len(js); {
+		c := js[i]
+		switch {
+		case c == '"':
+			e := jsonv.SkipValue(js, i)
+			out = append(out, js[i:e]...)
+			i = e
+		case c == '-' || c >= '0' && c <= '9':
+			e := jsonv.SkipValue(js, i)
+			out = append(out, plainInteger(js[i:e])...)
+			i = e
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
 }
 
 type textKey struct{ a, b string }
@@ -397,7 +422,7 @@ func nestedDoc(n int) []byte {
 // up to the decoder's limit and is a *SyntaxError past it; a declared
 // length sizes nothing; an over-long line is refused.
 func TestUnmarshalHostile(t *testing.T) {
-	deep := nestedDoc(maxDecodeNesting-1)
+	deep := nestedDoc(maxDecodeNesting - 1)
 	var ft fuzzTarget
 	if err := Unmarshal(deep, &ft); err != nil {
 		t.Fatalf("depth %d: %v", maxDecodeNesting-1, err)
@@ -417,7 +442,7 @@ func TestUnmarshalHostile(t *testing.T) {
 	if err := Unmarshal(nestedDoc(maxDecodeNesting+1), &a); !errors.As(err, &se) {
 		t.Errorf("past the limit: %v", err)
 	}
-	if err := NewDecoder(bytes.NewReader(nestedDoc(maxDecodeNesting+1))).Decode(&ft); !errors.As(err, &se) {
+	if err := NewDecoder(bytes.NewReader(nestedDoc(maxDecodeNesting + 1))).Decode(&ft); !errors.As(err, &se) {
 		t.Errorf("past the limit, a Decoder: %v", err)
 	}
 
@@ -437,5 +462,35 @@ func TestUnmarshalHostile(t *testing.T) {
 	long := append([]byte("a: "), bytes.Repeat([]byte("x"), 5000)...)
 	if err := (UnmarshalOptions{MaxLineSize: 4096}).Unmarshal(long, &a); !errors.As(err, &se) || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("over-long line: %v", err)
+	}
+}
+
+func TestPlainInteger(t *testing.T) {
+	for in, want := range map[string]string{
+		"1e+21":          "1000000000000000000000",
+		"-1.5e+22":       "-15000000000000000000000",
+		"1.2345e+4":      "12345",
+		"1.23456e+4":     "1.23456e+4",
+		"12":             "12",
+		"1.5":            "1.5",
+		"1e-7":           "1e-7",
+		"1e+400":         "1" + strings.Repeat("0", 400),
+		"1e+401":         "1e+401",
+		"1e+99999999999": "1e+99999999999",
+	} {
+		if got := string(plainInteger([]byte(in))); got != want {
+			t.Errorf("plainInteger(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// A *big.Int from 1e21 up round-trips: Marshal writes it with an
+	// exponent, as §2 has it.
+	n, _ := new(big.Int).SetString("-123456789012345678901234567890", 10)
+	doc, err := Marshal(map[string]*big.Int{"n": n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]*big.Int
+	if err := Unmarshal(doc, &back); err != nil || back["n"].Cmp(n) != 0 {
+		t.Errorf("%s: %v, %v", doc, back, err)
 	}
 }
