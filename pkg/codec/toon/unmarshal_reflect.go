@@ -780,7 +780,9 @@ func sliceDecoder(t reflect.Type) decFunc {
 			return nil
 		}
 		once.Do(func() { ef = decoderFor(elem) })
-		i, old := 0, v.Len()
+		// Elements past the old length are zeroed where the old capacity
+		// held them; what Grow adds is zero.
+		i, old, stale := 0, v.Len(), v.Cap()
 		bubbled := false
 		if r.peek() != ']' {
 			for {
@@ -791,7 +793,7 @@ func sliceDecoder(t reflect.Type) decFunc {
 					v.SetLen(i + 1)
 				}
 				e := v.Index(i)
-				if i >= old {
+				if i >= old && i < stale {
 					e.SetZero()
 				}
 				if err := ef(r, e); err != nil {
