@@ -130,12 +130,12 @@ type decoder struct {
 	scratch []byte
 	kl      keyLine
 
-	// locate (Unmarshal's error positions): the line whose handling
-	// writes the byte at JSON offset markAt stops the decoding.
-	markAt   int64 // -1: off
-	written  int64 // bytes flushed to w
-	markLine int   // the line found, 0 if none
-	markCol  int   // the byte column of its content
+	// onLine, when set, is told of each content line handled: the
+	// offset in the whole output of the end of the JSON it wrote, its
+	// number and the byte column of its content; true stops the decoding
+	// with errLineHook. Unmarshal's error positions come from it.
+	onLine  func(end int64, line, col int) bool
+	written int64 // bytes flushed to w
 
 	flushAt int // the size of output at which it is written out
 }
@@ -157,7 +157,6 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 		indent:     opts.JSONIndent,
 		elements:   opts.Elements,
 		nlBuf:      []byte{'\n'},
-		markAt:     -1,
 		flushAt:    decodeFlushSize,
 		out:        make([]byte, 0, decodeFlushSize+decodeFlushSize/4),
 	}
@@ -195,9 +194,8 @@ func (d *decoder) run() error {
 		if err := d.handle(); err != nil {
 			return err
 		}
-		if d.markAt >= 0 && d.written+int64(len(d.out)) > d.markAt {
-			d.markLine, d.markCol = d.ln.num, d.col0
-			return errMarkFound
+		if d.onLine != nil && d.onLine(d.written+int64(len(d.out)), d.ln.num, d.col0) {
+			return errLineHook
 		}
 		if len(d.out) >= d.flushAt && (d.strict || d.openObjs == 0) {
 			if err := d.flush(); err != nil {
@@ -352,6 +350,9 @@ func (d *decoder) finish() error {
 		d.fixLine()
 		if err := d.appendToken(trimSP(d.ln.text[d.rootCol:]), d.rootCol); err != nil {
 			return err
+		}
+		if d.onLine != nil {
+			d.onLine(d.written+int64(len(d.out)), d.rootNum, d.rootCol)
 		}
 	}
 	for len(d.stack) > 1 {

@@ -48,7 +48,8 @@ var unmarshalSeeds = []string{
 // unmarshalCheck decodes in into a new value of the type of mk()'s result
 // with Unmarshal, with a Decoder (a chunk per line) and with the oracle
 // (Decode to JSON, then encoding/json): it must not panic; the three agree
-// on whether there is an error and, where there is none, on the value; a
+// on whether there is an error and, where there is none, on the value;
+// Unmarshal and the Decoder give the same error, positions included; a
 // malformed input is a *SyntaxError.
 func unmarshalCheck(t *testing.T, in []byte, mode uint8, mk func() any) {
 	opts := UnmarshalOptions{
@@ -77,7 +78,7 @@ func unmarshalCheck(t *testing.T, in []byte, mode uint8, mk func() any) {
 	if (gerr == nil) != (werr == nil) {
 		t.Fatalf("Unmarshal error %v, encoding/json's %v", gerr, werr)
 	}
-	if (gerr == nil) != (derr == nil) {
+	if (gerr == nil) != (derr == nil) || gerr != nil && gerr.Error() != derr.Error() {
 		t.Fatalf("Unmarshal error %v, the Decoder's %v", gerr, derr)
 	}
 	if gerr == nil && !reflect.DeepEqual(got, want) {

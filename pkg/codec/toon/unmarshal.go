@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"reflect"
+	"sort"
 	"strconv"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -147,8 +148,7 @@ func (d *Decoder) SetOptions(o UnmarshalOptions) { d.opts = o }
 // is stored in v chunk by chunk as the lines are read, never held whole
 // (v itself holds what it holds). So, unlike Unmarshal, a document found
 // malformed at line n leaves v with what the lines before n stored; the
-// error is a *SyntaxError all the same. An *UnmarshalTypeError from a
-// Decoder has the field path but no line (Line and Column are 0).
+// error is a *SyntaxError all the same.
 func (d *Decoder) Decode(v any) error {
 	if d.err != nil {
 		return d.err
@@ -162,13 +162,15 @@ func (d *Decoder) Decode(v any) error {
 	}
 	d.done = true
 	var derr error
+	lines := new(lineTable)
 	next, stop := iter.Pull(func(yield func([]byte) bool) {
 		dec := newDecoder(yieldWriter(yield), d.r, d.opts.decodeOptions())
 		dec.flushAt = decoderChunk
+		dec.onLine = lines.add
 		derr = dec.decode()
 	})
 	defer stop()
-	r := ureader{keep: -1, src: next, useNumber: d.opts.UseNumber, disallowUnknown: d.opts.DisallowUnknownFields}
+	r := ureader{keep: -1, src: next, lines: lines, useNumber: d.opts.UseNumber, disallowUnknown: d.opts.DisallowUnknownFields}
 	err := r.store(rv)
 	// The rest of the document is read: a syntax error comes before any
 	// other, as with Unmarshal.
@@ -241,9 +243,8 @@ type UnmarshalTypeError struct {
 	// Field is the path of the value from the root: keys joined by dots,
 	// array indexes in brackets ("users[3].tags[0]"); "" for the root.
 	Field string
-	// Line and Column (1-based) locate the value in the input, when
-	// known (Unmarshal knows them; a Decoder, which does not keep its
-	// input, leaves them 0).
+	// Line and Column (1-based) locate the value in the input: the line
+	// and the start of its content (a key, a row, a list item).
 	Line, Column int
 	// Err is the error of an UnmarshalText or UnmarshalJSON method, or
 	// of a number's conversion, if any.
@@ -320,22 +321,62 @@ func (e *InvalidUnmarshalError) Error() string {
 	return "toon: Unmarshal(nil " + e.Type.String() + ")"
 }
 
-// errMarkFound stops a locating run of the decoder.
-var errMarkFound = errors.New("toon: mark found")
+// errLineHook stops a decoder whose onLine hook says so.
+var errLineHook = errors.New("toon: stopped by the line hook")
 
 // locateJSON finds the line of data whose decoding writes the byte at
 // offset off of the JSON form: its number and the column (1-based) of its
 // content. 0, 0 if it is not found.
 func locateJSON(data []byte, o UnmarshalOptions, off int64) (line, col int) {
 	d := newDecoder(io.Discard, bytes.NewReader(data), o.decodeOptions())
-	d.markAt = off
-	if err := d.run(); err == errMarkFound {
-		return d.markLine, d.markCol + 1
+	d.onLine = func(end int64, ln, c int) bool {
+		if end > off {
+			line, col = ln, c+1
+			return true
+		}
+		return false
 	}
-	if d.rootNum > 0 { // a lone primitive, written at the end
-		return d.rootNum, d.rootCol + 1
+	d.run() // errLineHook once found
+	return line, col
+}
+
+// lineTable maps the JSON form held by a Decoder's reader to the lines
+// it came from: the end of each line's JSON, in order.
+type lineTable struct {
+	ends  []lineEnd
+	start int // ends[:start] are dropped
+}
+
+type lineEnd struct {
+	end       int64
+	line, col int32
+}
+
+func (t *lineTable) add(end int64, line, col int) bool {
+	t.ends = append(t.ends, lineEnd{end, int32(line), int32(col)})
+	return false
+}
+
+// drop forgets the lines whose JSON ends before base.
+func (t *lineTable) drop(base int64) {
+	for t.start < len(t.ends) && t.ends[t.start].end <= base {
+		t.start++
 	}
-	return 0, 0
+	if t.start > 1024 && t.start > len(t.ends)/2 {
+		n := copy(t.ends, t.ends[t.start:])
+		t.ends, t.start = t.ends[:n], 0
+	}
+}
+
+// find is the line and column (1-based) of the byte at off; 0, 0 if the
+// table does not hold it.
+func (t *lineTable) find(off int64) (line, col int) {
+	e := t.ends[t.start:]
+	i := sort.Search(len(e), func(i int) bool { return e[i].end > off })
+	if i == len(e) {
+		return 0, 0
+	}
+	return int(e[i].line), int(e[i].col) + 1
 }
 
 func (e *UnmarshalTypeError) locate(data []byte, o UnmarshalOptions, off int64) {

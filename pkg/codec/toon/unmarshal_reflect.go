@@ -32,6 +32,7 @@ type ureader struct {
 	base            int64                 // offset of buf[0] in the JSON form
 	src             func() ([]byte, bool) // the next chunk; nil: buf is all
 	keep            int                   // with src: buf[keep:] is kept on a refill; -1: buf[pos:]
+	lines           *lineTable            // with src: the lines of what buf holds
 	useNumber       bool
 	disallowUnknown bool
 
@@ -67,6 +68,9 @@ func (r *ureader) more() bool {
 	r.buf = append(r.buf[:n], chunk...)
 	r.base += int64(from)
 	r.pos -= from
+	if r.lines != nil {
+		r.lines.drop(r.base)
+	}
 	if r.keep >= 0 {
 		r.keep -= from
 	}
@@ -125,6 +129,7 @@ func pathString(segs []pathSeg) string {
 func (r *ureader) typeError(what string, t reflect.Type, err error) {
 	if r.saved == nil {
 		e := &UnmarshalTypeError{Value: what, Type: t, Err: err, jsonOff: r.offset()}
+		e.Line, e.Column = r.lineOf(e.jsonOff)
 		r.saved, r.segs, r.pend = e, &e.segs, true
 	}
 	r.skip()
@@ -134,8 +139,18 @@ func (r *ureader) typeError(what string, t reflect.Type, err error) {
 func (r *ureader) typeErrorAt(what string, t reflect.Type, err error, off int64) {
 	if r.saved == nil {
 		e := &UnmarshalTypeError{Value: what, Type: t, Err: err, jsonOff: off}
+		e.Line, e.Column = r.lineOf(off)
 		r.saved, r.segs, r.pend = e, &e.segs, true
 	}
+}
+
+// lineOf is the line and column of the JSON form's byte at off, for a
+// Decoder (Unmarshal finds them again afterwards).
+func (r *ureader) lineOf(off int64) (line, col int) {
+	if r.lines == nil {
+		return 0, 0
+	}
+	return r.lines.find(off)
 }
 
 // addSeg adds a segment to the path of the pending error.
@@ -1001,6 +1016,7 @@ func structDecoder(t reflect.Type) decFunc {
 				if f == nil {
 					if r.disallowUnknown && r.saved == nil {
 						e := &UnmarshalFieldError{Key: string(kb), Type: t, jsonOff: koff}
+						e.Line, e.Column = r.lineOf(koff)
 						e.segs = append(e.segs, pathSeg{e.Key, -1})
 						r.saved, r.segs, bubbled = e, &e.segs, true
 					}

@@ -274,10 +274,11 @@ func TestUnmarshalMatchesJSON(t *testing.T) {
 					t.Errorf("doc %q target %d:\n got: %+v\nwant: %+v", doc, ti, got, want)
 				}
 				// A Decoder, its JSON form in chunks of one line each,
-				// stores the same.
+				// stores the same and gives the same error, with the
+				// same position.
 				viaDec := mk()
 				derr := decodeChunked(doc, opts, viaDec)
-				if (derr == nil) != (gerr == nil) || !reflect.DeepEqual(viaDec, got) {
+				if (derr == nil) != (gerr == nil) || gerr != nil && gerr.Error() != derr.Error() || !reflect.DeepEqual(viaDec, got) {
 					t.Errorf("doc %q target %d: Decoder stored %+v (%v), Unmarshal %+v (%v)", doc, ti, viaDec, derr, got, gerr)
 				}
 				var te *UnmarshalTypeError
@@ -492,5 +493,49 @@ func TestPlainInteger(t *testing.T) {
 	var back map[string]*big.Int
 	if err := Unmarshal(doc, &back); err != nil || back["n"].Cmp(n) != 0 {
 		t.Errorf("%s: %v, %v", doc, back, err)
+	}
+}
+
+// TestDecoderLarge: a Decoder reading a document of many chunks stores
+// what Unmarshal stores, and gives the same type error, with its line,
+// for a value near the end.
+func TestDecoderLarge(t *testing.T) {
+	users := benchUsers(5000)
+	js, err := stdjson.Marshal(users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	if err := Encode(&doc, js, EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Len() < 4*decodeFlushSize {
+		t.Fatalf("the document is %d bytes: make it longer", doc.Len())
+	}
+	var got []benchUser
+	if err := NewDecoder(bytes.NewReader(doc.Bytes())).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, users) {
+		t.Fatal("the Decoder stored other users")
+	}
+
+	// The email of a user near the end becomes a number.
+	lines := strings.Split(doc.String(), "\n")
+	k := len(lines) - 1
+	for !strings.HasPrefix(strings.TrimSpace(lines[k]), "email: ") {
+		k--
+	}
+	lines[k] = lines[k][:strings.Index(lines[k], "email: ")] + "email: 12"
+	bad := []byte(strings.Join(lines, "\n"))
+	var a, b []benchUser
+	uerr := Unmarshal(bad, &a)
+	derr := NewDecoder(bytes.NewReader(bad)).Decode(&b)
+	var te *UnmarshalTypeError
+	if !errors.As(derr, &te) || te.Line != k+1 || !strings.HasSuffix(te.Field, ".email") {
+		t.Fatalf("Decoder: %v", derr)
+	}
+	if uerr == nil || uerr.Error() != derr.Error() || !reflect.DeepEqual(a, b) {
+		t.Errorf("Unmarshal: %v; Decoder: %v", uerr, derr)
 	}
 }
