@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The Go API's benchmark data: 100k users with uneven nested arrays (a
@@ -175,4 +176,53 @@ func BenchmarkDecoderUsers(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMarshalUsersVsJSON runs json.Marshal and Marshal in turns, one
+// call each per iteration, and reports the time of each and
+// json-ns/toon-ns (above 1: Marshal is the faster): on a loaded machine
+// the turns share its load.
+func BenchmarkMarshalUsersVsJSON(b *testing.B) {
+	users, _ := benchData()
+	var tj, tt time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := json.Marshal(users); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Marshal(users); err != nil {
+			b.Fatal(err)
+		}
+		tj, tt = tj+t1.Sub(t0), tt+time.Since(t1)
+	}
+	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
+	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
+	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
+}
+
+// BenchmarkUnmarshalUsersVsJSON runs json.Unmarshal of the users' JSON and
+// Unmarshal of their TOON in turns, one call each per iteration, and
+// reports the time of each and json-ns/toon-ns (above 1: Unmarshal is the
+// faster): on a loaded machine the turns share its load.
+func BenchmarkUnmarshalUsersVsJSON(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	var tj, tt time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		var a []benchUser
+		if err := json.Unmarshal(js, &a); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		var c []benchUser
+		if err := Unmarshal(doc, &c); err != nil {
+			b.Fatal(err)
+		}
+		tj, tt = tj+t1.Sub(t0), tt+time.Since(t1)
+	}
+	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
+	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
+	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
 }

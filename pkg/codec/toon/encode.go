@@ -212,7 +212,8 @@ func (e *encoder) spaces(depth int) {
 type memberKey struct {
 	raw     []byte // between the quotes, escapes and all
 	escaped bool
-	none    bool // no key: a root or list-item value
+	none    bool   // no key: a root or list-item value
+	out     []byte // when not nil, the key as written (Marshal's fields)
 }
 
 // root writes the top-level value that starts at p.

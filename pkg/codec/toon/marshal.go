@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Marshal returns the TOON document of v, without a final newline (§12).
@@ -214,8 +215,7 @@ func getMarshalState() *marshalState { return marshalStates.Get().(*marshalState
 func putMarshalState(m *marshalState) {
 	m.e.in, m.e.index = nil, nil
 	clear(m.keys)
-	clear(m.vals)
-	m.keys, m.vals = m.keys[:0], m.vals[:0]
+	m.keys = m.keys[:0]
 	marshalStates.Put(m)
 }
 
@@ -227,6 +227,10 @@ func (m *marshalState) reset(o MarshalOptions, out []byte) error {
 	}
 	m.e = *e
 	m.e.out, m.e.hold = out[:0], true
+	m.sclass = m.e.class
+	for c := utf8.RuneSelf; c < 256; c++ {
+		m.sclass[c] = classStop
+	}
 	m.level = 0
 	return nil
 }

@@ -124,6 +124,8 @@ func marshalCases() []any {
 	cyc.Next = cyc
 	return []any{
 		nil, 1, -0.0, 1e21, 1e-7, 123456789.0, float32(3.4e38), uint64(math.MaxUint64), "", "x", "\ufeffbom", "a\xffb",
+		[]float64{1e-6, 9.99e-7, 1e-5, 0.000001234, 999999999999999999999.0, 1e20, 123456789012345678, -1.5, math.SmallestNonzeroFloat64, math.MaxFloat64, -0.0},
+		[]float32{1e-6, 9.99e-7, 1e20, 1e21, 0.1, -0.0, math.MaxFloat32, math.SmallestNonzeroFloat32},
 		true, []int{}, []int{1, 2, 3}, [2]string{"a", "b"}, []any{1, "a", nil, true},
 		map[string]int{}, map[string]int{"b": 2, "a": 1}, map[int]string{2: "b", 10: "a"},
 		map[mTextKey]int{1: 1, 2: 2}, struct{}{}, &struct{}{}, []struct{}{{}, {}},

@@ -61,8 +61,14 @@ type plan struct {
 	stringKeys bool
 	fields     []fieldPlan
 	// always: every field is always written (no omitempty, omitzero or
-	// embedded pointer).
-	always bool
+	// embedded pointer); direct: every field is direct.
+	always, direct bool
+	// prim: a value of the type is a primitive, never null (see
+	// fieldPlan.direct).
+	prim bool
+	// header is a struct's field list as a table header writes it,
+	// "{a,b}:", for each delimiter (delimIndex).
+	header [3][]byte
 	// size is the length of the last document Marshal made of a value
 	// of the type.
 	size atomic.Int64
@@ -73,6 +79,11 @@ type fieldPlan struct {
 	*field
 	key  memberKey
 	plan *plan
+	// direct: the field holds a primitive that is never null (a bool,
+	// number or string kind without marshalers, a time.Time); keyColon
+	// is its key as written, with ": ".
+	direct   bool
+	keyColon []byte
 }
 
 var (
@@ -132,7 +143,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	}
 	switch {
 	case t == timeType:
-		p.kind = pTime
+		p.kind, p.prim = pTime, true
 		return p
 	case t.Implements(marshalerType):
 		p.kind = pJSON
@@ -141,6 +152,12 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.kind = pText
 		return p
 	}
+	defer func() {
+		switch p.kind {
+		case pBool, pInt, pUint, pFloat32, pFloat64, pString, pNumber, pTime:
+			p.prim = p.addr == nil
+		}
+	}()
 	switch t.Kind() {
 	case reflect.Bool:
 		p.kind = pBool
@@ -178,15 +195,34 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.elem = buildPlan(t.Elem(), building)
 	case reflect.Struct:
 		p.kind = pStruct
-		p.always = true
+		p.always, p.direct = true, true
 		fs := cachedFields(t)
 		for i := range fs.list {
 			f := &fs.list[i]
 			fp := fieldPlan{field: f, key: memberKey{raw: []byte(f.name)}, plan: buildPlan(f.typ, building)}
+			fp.direct = fp.plan.prim && !f.quoted
+			var e encoder
+			e.appendName(fp.key.raw)
+			fp.key.out = e.out
+			fp.keyColon = append(e.out[:len(e.out):len(e.out)], ':', ' ')
+			if !fp.direct {
+				p.direct = false
+			}
 			if f.omitEmpty || f.omitZero || len(f.index) > 1 {
 				p.always = false
 			}
 			p.fields = append(p.fields, fp)
+		}
+		for d, delim := range []byte{',', '\t', '|'} {
+			var e encoder
+			e.out = append(e.out, '{')
+			for i := range p.fields {
+				if i > 0 {
+					e.out = append(e.out, delim)
+				}
+				e.appendName(p.fields[i].key.raw)
+			}
+			p.header[d] = append(e.out, '}', ':')
 		}
 	default:
 		p.kind = pUnsupported
@@ -203,8 +239,9 @@ type marshalState struct {
 	row0  []int   // the fields of a table's first row
 	tmp   []byte  // scratch for numbers and text
 	kbuf  []byte  // scratch for invalid UTF-8
-	jbuf  []byte  // scratch for MarshalJSON results
-	vals  []reflect.Value
+	// sclass is e.class with the bytes of multi-byte UTF-8 sequences
+	// marked classStop: a string of classPlain bytes is ASCII.
+	sclass [256]uint8
 }
 
 // mapKV is a map member.
@@ -545,8 +582,22 @@ func (m *marshalState) object(v reflect.Value, p *plan, depth int) error {
 	if p.kind == pStruct {
 		for i := range p.fields {
 			fp := &p.fields[i]
-			fv, ok := fieldValue(v, fp)
-			if !ok {
+			var fv reflect.Value
+			if p.always {
+				fv = v.Field(fp.index[0])
+			} else {
+				var ok bool
+				if fv, ok = fieldValue(v, fp); !ok {
+					continue
+				}
+			}
+			if fp.direct {
+				e := &m.e
+				e.line(depth)
+				e.out = append(e.out, fp.keyColon...)
+				if err := m.prim(fv, fp.plan); err != nil {
+					return err
+				}
 				continue
 			}
 			if err := m.field(fp.key, fp, fv, fp.plan, depth); err != nil {
@@ -638,6 +689,23 @@ func (m *marshalState) array(k memberKey, v reflect.Value, p *plan, depth int, i
 	if item {
 		at = atItemArray
 	}
+	if p.elem.prim {
+		e.line(depth)
+		e.appendHeader(k, n, false, -1)
+		e.out = append(e.out, ' ')
+		for i := range n {
+			if i > 0 {
+				e.out = append(e.out, e.delim)
+			}
+			if err := m.prim(v.Index(i), p.elem); err != nil {
+				return err
+			}
+			if len(e.out) >= encodeChunk {
+				e.flush()
+			}
+		}
+		return nil
+	}
 	c0, err := m.classOf(v.Index(0), p.elem)
 	if err != nil {
 		return err
@@ -712,60 +780,63 @@ const (
 // holding primitives in the same fields.
 func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int) (int, error) {
 	n := v.Len()
-	m.vals, m.row0 = m.vals[:0], m.row0[:0]
-	defer clear(m.vals)
-	var sp *plan
-	for i := range n {
-		rv, rp, null, err := m.resolve(v.Index(i), p.elem)
-		if err != nil {
-			return 0, err
-		}
-		if null {
-			return tabList, nil
-		}
-		if i == 0 {
-			if rp.kind != pStruct {
-				return tabUnknown, nil
-			}
-			sp = rp
-		} else if rp != sp {
-			switch m.class(rv, rp, false) {
-			case cObject, cUnknown:
-				return tabUnknown, nil
-			}
-			return tabList, nil
-		}
-		m.vals = append(m.vals, rv)
-		j := 0
-		for f := range sp.fields {
-			fp := &sp.fields[f]
-			fv, ok := fieldValue(rv, fp)
-			if !ok {
-				continue
-			}
-			if i == 0 {
-				m.row0 = append(m.row0, f)
-			} else if j >= len(m.row0) || m.row0[j] != f {
-				return tabList, nil
-			}
-			j++
-			c, err := m.classOf(fv, fp.plan)
+	m.row0 = m.row0[:0]
+	sp := p.elem
+	if !(sp.kind == pStruct && sp.always && sp.direct) {
+		// Rows that may differ: check each.
+		sp = nil
+		for i := range n {
+			rv, rp, null, err := m.resolve(v.Index(i), p.elem)
 			if err != nil {
 				return 0, err
 			}
-			switch c {
-			case cObject, cUnknown:
-				return tabUnknown, nil
-			case cEmpty, cArray:
+			if null {
+				return tabList, nil
+			}
+			if i == 0 {
+				if rp.kind != pStruct {
+					return tabUnknown, nil
+				}
+				sp = rp
+			} else if rp != sp {
+				switch m.class(rv, rp, false) {
+				case cObject, cUnknown:
+					return tabUnknown, nil
+				}
+				return tabList, nil
+			}
+			if sp.always && sp.direct {
+				continue // every row has every field, a primitive
+			}
+			j := 0
+			for f := range sp.fields {
+				fp := &sp.fields[f]
+				fv, ok := fieldValue(rv, fp)
+				if !ok {
+					continue
+				}
+				if i == 0 {
+					m.row0 = append(m.row0, f)
+				} else if j >= len(m.row0) || m.row0[j] != f {
+					return tabList, nil
+				}
+				j++
+				c, err := m.classOf(fv, fp.plan)
+				if err != nil {
+					return 0, err
+				}
+				switch c {
+				case cObject, cUnknown:
+					return tabUnknown, nil
+				case cEmpty, cArray:
+					return tabList, nil
+				}
+			}
+			if j != len(m.row0) {
 				return tabList, nil
 			}
 		}
-		if j != len(m.row0) {
-			return tabList, nil
-		}
 	}
-	rows := m.vals
-	fields := m.row0
 	e := &m.e
 	e.line(depth)
 	if !k.none {
@@ -776,7 +847,29 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 	if e.delim != ',' {
 		e.out = append(e.out, e.delim)
 	}
-	e.out = append(e.out, ']', '{')
+	e.out = append(e.out, ']')
+	if sp.always && sp.direct {
+		// Every field, every row: the header is made once per type.
+		e.out = append(e.out, sp.header[delimIndex(e.delim)]...)
+		for i := range n {
+			rv := v.Index(i)
+			if rv.Kind() != reflect.Struct {
+				rv, _, _, _ = m.resolve(rv, p.elem)
+			}
+			e.line(depth + 1)
+			for f := range sp.fields {
+				if f > 0 {
+					e.out = append(e.out, e.delim)
+				}
+				if err := m.prim(rv.Field(sp.fields[f].index[0]), sp.fields[f].plan); err != nil {
+					return 0, err
+				}
+			}
+		}
+		return tabWritten, nil
+	}
+	fields := m.row0
+	e.out = append(e.out, '{')
 	for j, f := range fields {
 		if j > 0 {
 			e.out = append(e.out, e.delim)
@@ -784,7 +877,8 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		e.appendName(sp.fields[f].key.raw)
 	}
 	e.out = append(e.out, '}', ':')
-	for _, rv := range rows {
+	for i := range n {
+		rv, _, _, _ := m.resolve(v.Index(i), p.elem)
 		e.line(depth + 1)
 		for j, f := range fields {
 			if j > 0 {
@@ -792,12 +886,29 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 			}
 			fp := &sp.fields[f]
 			fv, _ := fieldValue(rv, fp)
-			if err := m.primOf(fv, fp.plan, fp.quoted); err != nil {
+			var err error
+			if fp.direct {
+				err = m.prim(fv, fp.plan)
+			} else {
+				err = m.primOf(fv, fp.plan, fp.quoted)
+			}
+			if err != nil {
 				return 0, err
 			}
 		}
 	}
 	return tabWritten, nil
+}
+
+// delimIndex numbers the delimiters for plan.header.
+func delimIndex(d byte) int {
+	switch d {
+	case '\t':
+		return 1
+	case '|':
+		return 2
+	}
+	return 0
 }
 
 // primOf resolves v and writes it as a primitive; quoted is the string
@@ -820,6 +931,8 @@ func (m *marshalState) primOf(v reflect.Value, p *plan, quoted bool) error {
 func (m *marshalState) prim(v reflect.Value, p *plan) error {
 	e := &m.e
 	switch p.kind {
+	case pString:
+		m.appendGoString(v.String())
 	case pBool:
 		if v.Bool() {
 			e.out = append(e.out, "true"...)
@@ -831,11 +944,7 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 	case pUint:
 		e.out = strconv.AppendUint(e.out, v.Uint(), 10)
 	case pFloat32, pFloat64:
-		lit, err := m.float(v, p)
-		if err != nil {
-			return err
-		}
-		e.out, _ = appendNumberAt(e.out, lit, 0)
+		return m.appendFloat(v, p)
 	case pNumber:
 		s := v.String()
 		if s == "" {
@@ -857,6 +966,68 @@ func (m *marshalState) prim(v reflect.Value, p *plan) error {
 		}
 		e.appendString(s)
 	}
+	return nil
+}
+
+// appendGoString writes the Go string s as a string value. The common
+// string, ASCII without a byte that calls for quotes, takes one pass.
+func (m *marshalState) appendGoString(s string) {
+	e := &m.e
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for i < len(b) && m.sclass[b[i]] == classPlain {
+		i++
+	}
+	switch {
+	case i < len(b) && !utf8.Valid(b[i:]):
+		b = m.validUTF8(b)
+		e.appendString(b)
+	case i < len(b):
+		e.appendString(b)
+	case e.plainEdges(b):
+		e.out = append(e.out, b...)
+	default:
+		e.out = appendQuotedTOON(e.out, b)
+	}
+}
+
+// validUTF8 returns s with each byte of invalid UTF-8 replaced by U+FFFD,
+// as encoding/json writes it.
+func (m *marshalState) validUTF8(s []byte) []byte {
+	m.kbuf = m.kbuf[:0]
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		m.kbuf = utf8.AppendRune(m.kbuf, r)
+		i += size
+	}
+	return m.kbuf
+}
+
+// appendFloat writes the float v in the canonical form (§2) of the
+// literal encoding/json writes. Where encoding/json uses strconv's 'f'
+// format (1e-6 <= |v| < 1e21), the shortest digits are canonical already
+// but for -0, so they are written in place; other literals go through
+// appendNumberAt.
+func (m *marshalState) appendFloat(v reflect.Value, p *plan) error {
+	f := v.Float()
+	abs := math.Abs(f)
+	if abs != 0 && abs >= 1e-6 && abs < 1e21 && !math.IsInf(f, 0) {
+		bits := 64
+		if p.kind == pFloat32 {
+			bits = 32
+			if float32(abs) < 1e-6 || float32(abs) >= 1e21 {
+				goto general
+			}
+		}
+		m.e.out = strconv.AppendFloat(m.e.out, f, 'f', -1, bits)
+		return nil
+	}
+general:
+	lit, err := m.float(v, p)
+	if err != nil {
+		return err
+	}
+	m.e.out, _ = appendNumberAt(m.e.out, lit, 0)
 	return nil
 }
 
@@ -913,13 +1084,7 @@ func (m *marshalState) text(v reflect.Value, p *plan) ([]byte, error) {
 		return nil, errRestart
 	}
 	if !utf8.Valid(s) {
-		m.kbuf = m.kbuf[:0]
-		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRune(s[i:])
-			m.kbuf = utf8.AppendRune(m.kbuf, r)
-			i += size
-		}
-		s = m.kbuf
+		s = m.validUTF8(s)
 	}
 	return s, nil
 }
