@@ -120,8 +120,8 @@ type Decoder struct {
 	err  error
 }
 
-// NewDecoder returns a Decoder that reads from r. It reads no further
-// than the end of r, without reading ahead of what it decodes.
+// NewDecoder returns a Decoder that reads from r, to its end: a TOON
+// stream is one document.
 func NewDecoder(r io.Reader) *Decoder {
 	return &Decoder{r: r}
 }
