@@ -30,6 +30,45 @@ type UnmarshalOptions struct {
 	DisallowUnknownFields bool
 	// MaxLineSize bounds one input line; 0 means 64 MiB.
 	MaxLineSize int
+	// MaxSize bounds the document, in bytes; 0 means no bound. A larger
+	// document is an error that matches ErrTooLarge, met before it is
+	// stored (Unmarshal) or as soon as the Decoder reads past the bound.
+	MaxSize int64
+}
+
+// ErrTooLarge is matched by the error of a document larger than
+// UnmarshalOptions.MaxSize.
+var ErrTooLarge = errors.New("toon: document too large")
+
+// sizeError is a document over the MaxSize.
+type sizeError struct{ limit int64 }
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("the document passes the limit of %d bytes", e.limit)
+}
+
+func (e *sizeError) Is(target error) bool { return target == ErrTooLarge }
+
+// limitedReader reads r and fails past n bytes.
+type limitedReader struct {
+	r     io.Reader
+	n     int64 // bytes left
+	limit int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, &sizeError{l.limit}
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return 0, &sizeError{l.limit}
+	}
+	return n, err
 }
 
 // Unmarshal decodes the TOON document data (spec v4.0, strict mode) and
@@ -59,6 +98,9 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
+	}
+	if o.MaxSize > 0 && int64(len(data)) > o.MaxSize {
+		return &sizeError{o.MaxSize}
 	}
 	buf := getJSONBuf(len(data))
 	defer putJSONBuf(buf)
@@ -164,7 +206,11 @@ func (d *Decoder) Decode(v any) error {
 	var derr error
 	lines := new(lineTable)
 	next, stop := iter.Pull(func(yield func([]byte) bool) {
-		dec := newDecoder(yieldWriter(yield), d.r, d.opts.decodeOptions())
+		in := d.r
+		if d.opts.MaxSize > 0 {
+			in = &limitedReader{r: in, n: d.opts.MaxSize, limit: d.opts.MaxSize}
+		}
+		dec := newDecoder(yieldWriter(yield), in, d.opts.decodeOptions())
 		dec.flushAt = decoderChunk
 		dec.onLine = lines.add
 		derr = dec.decode()

@@ -539,3 +539,41 @@ func TestDecoderLarge(t *testing.T) {
 		t.Errorf("Unmarshal: %v; Decoder: %v", uerr, derr)
 	}
 }
+
+// TestUnmarshalMaxSize: a document over MaxSize is refused, by Unmarshal
+// at once and by a Decoder once it reads past the bound; one at the bound
+// is read.
+func TestUnmarshalMaxSize(t *testing.T) {
+	doc := []byte("a: 1\nb[3]: x,y,z\n") // 18 bytes
+	opts := UnmarshalOptions{MaxSize: int64(len(doc))}
+	var v any
+	if err := opts.Unmarshal(doc, &v); err != nil {
+		t.Errorf("at the bound: %v", err)
+	}
+	d := NewDecoder(bytes.NewReader(doc))
+	d.SetOptions(opts)
+	if err := d.Decode(&v); err != nil {
+		t.Errorf("Decoder at the bound: %v", err)
+	}
+	opts.MaxSize--
+	if err := opts.Unmarshal(doc, &v); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("past the bound: %v", err)
+	}
+	// An endless input stops.
+	d = NewDecoder(io.MultiReader(strings.NewReader("k[1000000000]:\n"), endless("  - x\n")))
+	d.SetOptions(UnmarshalOptions{MaxSize: 1 << 20})
+	if err := d.Decode(&v); !errors.Is(err, ErrTooLarge) || err.Error() != "the document passes the limit of 1048576 bytes" {
+		t.Errorf("endless input: %v", err)
+	}
+}
+
+// endless repeats s without end.
+type endless string
+
+func (e endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], e)
+	}
+	return n, nil
+}
