@@ -226,3 +226,27 @@ func BenchmarkUnmarshalUsersVsJSON(b *testing.B) {
 	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
 	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
 }
+
+// BenchmarkUnmarshalUsersAnyVsJSON is BenchmarkUnmarshalUsersVsJSON into
+// an interface: encoding/json's shapes on both sides.
+func BenchmarkUnmarshalUsersAnyVsJSON(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	var tj, tt time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		var a any
+		if err := json.Unmarshal(js, &a); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		var c any
+		if err := Unmarshal(doc, &c); err != nil {
+			b.Fatal(err)
+		}
+		tj, tt = tj+t1.Sub(t0), tt+time.Since(t1)
+	}
+	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
+	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
+	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
+}

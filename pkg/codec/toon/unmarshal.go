@@ -256,6 +256,7 @@ type SyntaxError struct {
 	err          *jsonv.SyntaxError
 }
 
+// Error returns the message with the position: the text of Decode's error.
 func (e *SyntaxError) Error() string {
 	if e.err != nil {
 		return e.err.Error()
@@ -300,6 +301,7 @@ type UnmarshalTypeError struct {
 	segs    []pathSeg
 }
 
+// Error returns "line:column: toon: cannot unmarshal ... into Go value ... of type ...".
 func (e *UnmarshalTypeError) Error() string {
 	var b []byte
 	if e.Line > 0 {
@@ -338,6 +340,7 @@ type UnmarshalFieldError struct {
 	segs    []pathSeg
 }
 
+// Error returns "line:column: toon: unknown field ... in Go value of type ...".
 func (e *UnmarshalFieldError) Error() string {
 	var b []byte
 	if e.Line > 0 {
@@ -357,6 +360,7 @@ type InvalidUnmarshalError struct {
 	Type reflect.Type
 }
 
+// Error returns what the argument is instead of a non-nil pointer.
 func (e *InvalidUnmarshalError) Error() string {
 	if e.Type == nil {
 		return "toon: Unmarshal(nil)"
