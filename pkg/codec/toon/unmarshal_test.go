@@ -24,7 +24,7 @@ import (
 // that encoding/json decodes from its expected JSON (or a *SyntaxError
 // where the fixture wants an error), and an encode fixture's expected TOON
 // must give the value of its input JSON. Both are compared with and
-// without UseNumber.
+// without UseNumber, and a Decoder (a chunk per line) must do the same.
 func TestUnmarshalConformance(t *testing.T) {
 	dir := specDir(t)
 	n := 0
@@ -53,8 +53,12 @@ func TestUnmarshalConformance(t *testing.T) {
 				name := category + "/" + file + "/" + fx.Name
 				for _, useNumber := range []bool{false, true} {
 					opts.UseNumber = useNumber
-					var got any
+					var got, viaDec any
 					err := opts.Unmarshal([]byte(toonText), &got)
+					derr := decodeChunked(toonText, opts, &viaDec)
+					if (err == nil) != (derr == nil) || err != nil && err.Error() != derr.Error() {
+						t.Errorf("%s: Unmarshal error %v, the Decoder's %v", name, err, derr)
+					}
 					if fx.ShouldError {
 						var se *SyntaxError
 						if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
@@ -79,6 +83,9 @@ func TestUnmarshalConformance(t *testing.T) {
 					}
 					if !reflect.DeepEqual(got, exp) {
 						t.Errorf("%s (UseNumber %v): Unmarshal(%q)\n got: %#v\nwant: %#v", name, useNumber, toonText, got, exp)
+					}
+					if !reflect.DeepEqual(viaDec, exp) {
+						t.Errorf("%s (UseNumber %v): a Decoder read %q as %#v", name, useNumber, toonText, viaDec)
 					}
 				}
 			}
