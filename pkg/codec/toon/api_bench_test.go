@@ -250,3 +250,45 @@ func BenchmarkUnmarshalUsersAnyVsJSON(b *testing.B) {
 	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
 	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
 }
+
+// smallDoc is one user of the benchmark data, as a message of its own:
+// the cost of a call counts more than the bytes.
+var smallDoc = sync.OnceValues(func() (benchUser, []byte) {
+	users := benchUsers(3)
+	u := users[2]
+	doc, err := Marshal(u)
+	if err != nil {
+		panic(err)
+	}
+	return u, doc
+})
+
+// BenchmarkUnmarshalSmallJSON is encoding/json's Unmarshal of one user:
+// the mark for BenchmarkUnmarshalSmall.
+func BenchmarkUnmarshalSmallJSON(b *testing.B) {
+	u, _ := smallDoc()
+	js, _ := json.Marshal(u)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got benchUser
+		if err := json.Unmarshal(js, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalSmall is Unmarshal of one user's TOON; its bytes per
+// second count the JSON.
+func BenchmarkUnmarshalSmall(b *testing.B) {
+	u, doc := smallDoc()
+	js, _ := json.Marshal(u)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got benchUser
+		if err := Unmarshal(doc, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
@@ -141,6 +142,39 @@ type decoder struct {
 }
 
 func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+	d := newDecoderState(nil, w, opts)
+	d.out = make([]byte, 0, decodeFlushSize+decodeFlushSize/4)
+	d.in = inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(d.maxLine+(32<<10), math.MaxInt32)}
+	return d
+}
+
+// newBytesDecoder is a decoder of the document data, read in place,
+// that makes the whole JSON form in out, writing nothing out. Its state
+// comes from a pool, where putBytesDecoder returns it.
+func newBytesDecoder(data []byte, opts DecodeOptions, out []byte) *decoder {
+	old, _ := bytesDecoders.Get().(*decoder)
+	d := newDecoderState(old, io.Discard, opts)
+	d.out, d.flushAt = out, math.MaxInt
+	d.in = inbuf.Buffer{Buf: data, End: len(data), EOF: true, Max: len(data)}
+	return d
+}
+
+// bytesDecoders keeps the state of newBytesDecoder's decoders: the
+// struct, its scopes and their key sets, which a small document would
+// otherwise allocate anew each time.
+var bytesDecoders sync.Pool
+
+func putBytesDecoder(d *decoder) {
+	if cap(d.stack) > 64 {
+		return
+	}
+	d.in, d.out, d.ln, d.rootLine, d.onLine = inbuf.Buffer{}, nil, lineCtx{}, nil, nil
+	bytesDecoders.Put(d)
+}
+
+// newDecoderState is a decoder without its input and output buffers,
+// reusing the scopes of old if it is not nil.
+func newDecoderState(old *decoder, w io.Writer, opts DecodeOptions) *decoder {
 	maxLine := opts.MaxLineSize
 	if maxLine <= 0 {
 		maxLine = defaultDecodeMaxLine
@@ -149,7 +183,15 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 	if size <= 0 {
 		size = DefaultIndentSize
 	}
-	d := &decoder{
+	var stack []scope
+	d := old
+	if d == nil {
+		d = new(decoder)
+	} else {
+		stack = d.stack[:0]
+	}
+	*d = decoder{
+		stack:      stack,
 		w:          w,
 		maxLine:    maxLine,
 		indentSize: size,
@@ -158,7 +200,6 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 		elements:   opts.Elements,
 		nlBuf:      []byte{'\n'},
 		flushAt:    decodeFlushSize,
-		out:        make([]byte, 0, decodeFlushSize+decodeFlushSize/4),
 	}
 	if d.elements {
 		d.indent = ""
@@ -169,7 +210,6 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 			d.depths[i] = -1
 		}
 	}
-	d.in = inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(maxLine+(32<<10), math.MaxInt32)}
 	d.stack = append(d.stack, scope{kind: scopeRoot})
 	return d
 }

@@ -1,7 +1,6 @@
 package toon
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -102,12 +101,18 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	if o.MaxSize > 0 && int64(len(data)) > o.MaxSize {
 		return &sizeError{o.MaxSize}
 	}
+	// The decoder makes the whole JSON form in the buffer, never
+	// flushing it.
 	buf := getJSONBuf(len(data))
 	defer putJSONBuf(buf)
-	if err := Decode(buf, bytes.NewReader(data), o.decodeOptions()); err != nil {
+	d := newBytesDecoder(data, o.decodeOptions(), buf.b)
+	err := d.run()
+	buf.b = d.out
+	putBytesDecoder(d)
+	if err != nil {
 		return wrapSyntaxError(err)
 	}
-	err := o.store(buf.b, rv)
+	err = o.store(buf.b, rv)
 	if te, ok := err.(*UnmarshalTypeError); ok {
 		te.locate(data, o, te.jsonOff)
 	}
@@ -378,7 +383,7 @@ var errLineHook = errors.New("toon: stopped by the line hook")
 // offset off of the JSON form: its number and the column (1-based) of its
 // content. 0, 0 if it is not found.
 func locateJSON(data []byte, o UnmarshalOptions, off int64) (line, col int) {
-	d := newDecoder(io.Discard, bytes.NewReader(data), o.decodeOptions())
+	d := newBytesDecoder(data, o.decodeOptions(), nil)
 	d.onLine = func(end int64, ln, c int) bool {
 		if end > off {
 			line, col = ln, c+1
@@ -387,6 +392,7 @@ func locateJSON(data []byte, o UnmarshalOptions, off int64) (line, col int) {
 		return false
 	}
 	d.run() // errLineHook once found
+	putBytesDecoder(d)
 	return line, col
 }
 

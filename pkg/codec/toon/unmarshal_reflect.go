@@ -1116,11 +1116,6 @@ func (r *ureader) storeQuoted(f *ufield, fv reflect.Value) error {
 // jsonBuf holds the JSON form of a document for Unmarshal.
 type jsonBuf struct{ b []byte }
 
-func (w *jsonBuf) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
 // jsonBufPool keeps the buffers of the JSON form, up to maxPooledJSON.
 var jsonBufPool sync.Pool
 
