@@ -159,11 +159,24 @@ func newBytesDecoder(data []byte, opts DecodeOptions, out []byte) *decoder {
 	return d
 }
 
+// newStreamDecoder is a decoder for a Decoder: its state from the pool
+// of newBytesDecoder, its buffers small at first (a message is mostly
+// short), growing with the input as Decode's do.
+func newStreamDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+	old, _ := bytesDecoders.Get().(*decoder)
+	d := newDecoderState(old, w, opts)
+	d.out = make([]byte, 0, 4<<10)
+	d.in = inbuf.Buffer{R: r, First: 4 << 10, Steady: 256 << 10, Max: min(d.maxLine+(32<<10), math.MaxInt32)}
+	return d
+}
+
 // bytesDecoders keeps the state of newBytesDecoder's decoders: the
 // struct, its scopes and their key sets, which a small document would
 // otherwise allocate anew each time.
 var bytesDecoders sync.Pool
 
+// putBytesDecoder returns the state of a decoder made by newBytesDecoder
+// or newStreamDecoder to their pool.
 func putBytesDecoder(d *decoder) {
 	if cap(d.stack) > 64 {
 		return

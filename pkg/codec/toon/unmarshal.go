@@ -215,10 +215,11 @@ func (d *Decoder) Decode(v any) error {
 		if d.opts.MaxSize > 0 {
 			in = &limitedReader{r: in, n: d.opts.MaxSize, limit: d.opts.MaxSize}
 		}
-		dec := newDecoder(yieldWriter(yield), in, d.opts.decodeOptions())
+		dec := newStreamDecoder(yieldWriter(yield), in, d.opts.decodeOptions())
 		dec.flushAt = decoderChunk
 		dec.onLine = lines.add
 		derr = dec.decode()
+		putBytesDecoder(dec)
 	})
 	defer stop()
 	r := ureader{keep: -1, src: next, lines: lines, useNumber: d.opts.UseNumber, disallowUnknown: d.opts.DisallowUnknownFields}

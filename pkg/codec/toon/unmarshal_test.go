@@ -574,13 +574,20 @@ func TestUnmarshalMaxSize(t *testing.T) {
 	}
 }
 
-// endless repeats s without end.
-type endless string
+// endlessReader repeats s without end.
+type endlessReader struct {
+	s   string
+	off int
+}
 
-func (e endless) Read(p []byte) (int, error) {
+func endless(s string) *endlessReader { return &endlessReader{s: s} }
+
+func (e *endlessReader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
-		n += copy(p[n:], e)
+		c := copy(p[n:], e.s[e.off:])
+		n += c
+		e.off = (e.off + c) % len(e.s)
 	}
 	return n, nil
 }
