@@ -22,7 +22,8 @@ type UnmarshalOptions struct {
 	// DecodeOptions.NonStrict does.
 	NonStrict bool
 	// UseNumber puts a number decoded into an interface value as a
-	// json.Number (its canonical text) instead of a float64.
+	// json.Number (its canonical text, an integer in plain digits)
+	// instead of a float64.
 	UseNumber bool
 	// DisallowUnknownFields makes a key that matches no field of the
 	// struct it is decoded into an error (an *UnmarshalFieldError).
@@ -84,9 +85,12 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // with an exponent (from 1e21 up) is given to json.Number and UnmarshalJSON
 // in plain digits, so that a *big.Int reads it.
 //
-// A malformed document gives a *SyntaxError; a value that does not fit
-// its Go type gives an *UnmarshalTypeError for the first such value,
-// after the rest has been stored, as encoding/json does.
+// A malformed document gives a *SyntaxError, and v is left as it was; a
+// value that does not fit its Go type gives an *UnmarshalTypeError for
+// the first such value, after the rest has been stored, as encoding/json
+// does. Hostile input is bounded: nesting deeper than 10000 levels is a
+// *SyntaxError, a line longer than MaxLineSize too, and a declared array
+// length sizes nothing.
 func Unmarshal(data []byte, v any) error {
 	return UnmarshalOptions{}.Unmarshal(data, v)
 }

@@ -328,11 +328,14 @@ func decodeChunked(doc string, opts UnmarshalOptions, v any) error {
 
 func TestUnmarshalSyntaxError(t *testing.T) {
 	doc := "a: 1\nb:\n  c[2]: x\n"
-	var v any
+	var v any = "untouched"
 	err := Unmarshal([]byte(doc), &v)
 	var se *SyntaxError
 	if !errors.As(err, &se) {
 		t.Fatalf("Unmarshal: %v (%T), want a *SyntaxError", err, err)
+	}
+	if v != "untouched" {
+		t.Errorf("a malformed document stored %#v", v)
 	}
 	if se.Line != 3 || se.Column < 1 {
 		t.Errorf("at %d:%d, want line 3", se.Line, se.Column)
