@@ -16,6 +16,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -593,4 +594,47 @@ func (e *endlessReader) Read(p []byte) (int, error) {
 		e.off = (e.off + c) % len(e.s)
 	}
 	return n, nil
+}
+
+// sampledReader reads r and notes the largest live heap seen every MiB.
+type sampledReader struct {
+	r       io.Reader
+	n, next int64
+	peak    uint64
+}
+
+func (s *sampledReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if s.n >= s.next {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		s.peak = max(s.peak, m.HeapAlloc)
+		s.next = s.n + 1<<20
+	}
+	return n, err
+}
+
+// TestDecoderConstantMemory: a Decoder reading 40 MiB of list items into
+// a value that keeps none of them ([0]int skips them) holds no more than
+// a few MiB of heap.
+func TestDecoderConstantMemory(t *testing.T) {
+	if testing.Short() || raceflag.Enabled {
+		t.Skip("40 MiB of input: not in -short or -race runs")
+	}
+	const items = 4 << 20 // "  - 12345\n" is 10 bytes
+	in := io.MultiReader(strings.NewReader(fmt.Sprintf("[%d]:\n", items)), io.LimitReader(endless("  - 12345\n"), items*10))
+	sr := &sampledReader{r: in}
+	var v [0]int
+	runtime.GC()
+	if err := NewDecoder(sr).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if sr.n != items*10+int64(len(fmt.Sprintf("[%d]:\n", items))) {
+		t.Fatalf("read %d bytes", sr.n)
+	}
+	if sr.peak > 16<<20 {
+		t.Errorf("the heap reached %d bytes while 40 MiB were decoded", sr.peak)
+	}
+	t.Logf("%d bytes read, heap peak %d bytes", sr.n, sr.peak)
 }
