@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -637,4 +638,53 @@ func TestDecoderConstantMemory(t *testing.T) {
 		t.Errorf("the heap reached %d bytes while 40 MiB were decoded", sr.peak)
 	}
 	t.Logf("%d bytes read, heap peak %d bytes", sr.n, sr.peak)
+}
+
+// TestUnmarshalConcurrent: goroutines decode at once, into types whose
+// decoders are being made and through the pooled decoder state, each
+// getting its own value (clean under -race).
+func TestUnmarshalConcurrent(t *testing.T) {
+	type c1 struct {
+		A int      `toon:"a"`
+		B []string `toon:"b"`
+		N *c1      `toon:"n"`
+	}
+	type c2 struct {
+		Rows []struct {
+			X int    `toon:"x"`
+			Y string `toon:"y"`
+		} `toon:"rows"`
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				k := g*100 + i
+				doc := fmt.Sprintf("a: %d\nb[2]: x%d,y\nn:\n  a: %d\n", k, k, -k)
+				var v c1
+				var err error
+				if i%2 == 0 {
+					err = Unmarshal([]byte(doc), &v)
+				} else {
+					err = NewDecoder(strings.NewReader(doc)).Decode(&v)
+				}
+				if err != nil || v.A != k || v.B[0] != fmt.Sprint("x", k) || v.N == nil || v.N.A != -k {
+					errs <- fmt.Errorf("goroutine %d: %+v, %v", g, v, err)
+					return
+				}
+				var w c2
+				doc = fmt.Sprintf("rows[2]{x,y}:\n  %d,a\n  2,b\n", k)
+				if err := Unmarshal([]byte(doc), &w); err != nil || len(w.Rows) != 2 || w.Rows[0].X != k {
+					errs <- fmt.Errorf("goroutine %d: %+v, %v", g, w, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
