@@ -184,17 +184,41 @@ func BenchmarkDecoderUsers(b *testing.B) {
 // the turns share its load.
 func BenchmarkMarshalUsersVsJSON(b *testing.B) {
 	users, _ := benchData()
+	marshalVsJSON(b, users)
+}
+
+// BenchmarkMarshalUsersAnyVsJSON is BenchmarkMarshalUsersVsJSON on the
+// users as encoding/json decodes them into any: maps and slices.
+func BenchmarkMarshalUsersAnyVsJSON(b *testing.B) {
+	users, _ := benchData()
+	js, _ := json.Marshal(users)
+	var v any
+	if err := json.Unmarshal(js, &v); err != nil {
+		b.Fatal(err)
+	}
+	marshalVsJSON(b, v)
+}
+
+// marshalVsJSON runs json.Marshal and Marshal of v in turns, each first
+// in every other iteration (the garbage of one is collected during the
+// other).
+func marshalVsJSON(b *testing.B, v any) {
 	var tj, tt time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		if _, err := json.Marshal(users); err != nil {
-			b.Fatal(err)
+	for i := 0; b.Loop(); i++ {
+		for k := range 2 {
+			t0 := time.Now()
+			var err error
+			if (i+k)%2 == 0 {
+				_, err = json.Marshal(v)
+				tj += time.Since(t0)
+			} else {
+				_, err = Marshal(v)
+				tt += time.Since(t0)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
 		}
-		t1 := time.Now()
-		if _, err := Marshal(users); err != nil {
-			b.Fatal(err)
-		}
-		tj, tt = tj+t1.Sub(t0), tt+time.Since(t1)
 	}
 	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
 	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")

@@ -13,6 +13,7 @@ type fuzzRec struct {
 	F    float32           `json:"f"`
 	S    string            `json:"s,omitempty"`
 	Q    int64             `json:"q,string"`
+	FS   float64           `json:"fs,string"`
 	P    *fuzzRec          `json:"p,omitempty"`
 	L    []fuzzRec         `json:"l"`
 	M    map[string]any    `json:"m,omitempty"`

@@ -13,8 +13,9 @@ import (
 
 // Marshal returns the TOON document of v, without a final newline (§12).
 //
-// The document is byte for byte Encode(json.Marshal(v)): Go values map to
-// TOON as encoding/json maps them to JSON, then as Encode writes that JSON.
+// The document is byte for byte Encode(json.Marshal(v)) (where no toon tag
+// says otherwise): Go values map to TOON as encoding/json maps them to
+// JSON, then as Encode writes that JSON.
 //   - Struct fields are named by their `toon:"..."` tag, or by their
 //     `json:"..."` tag when they have no toon tag, with encoding/json's
 //     rules (omitempty, omitzero, string, "-", embedded structs, unexported
@@ -29,17 +30,21 @@ import (
 //   - A json.Marshaler is written through its JSON, an
 //     encoding.TextMarshaler as its text.
 //
-// An array of structs whose fields all hold primitives is a table (§9.3),
-// other arrays of objects are lists. Marshal returns an
+// An array of objects of one shape whose fields hold primitives (or
+// objects of one shape in turn) is a table (§9.3), other arrays of objects
+// are lists; an object whose members are all objects of one shape takes
+// the keyed table form (§9.5). Marshal returns an
 // *UnsupportedTypeError for channels, functions and complex numbers, an
 // *UnsupportedValueError for NaN, ±Inf and cyclic values, and a
 // *MarshalerError when a MarshalJSON or MarshalText method fails.
 //
 // Marshal walks v by reflection with encoders cached per type, writing
-// TOON directly; parts it cannot decide alone (an object whose members
-// may form a keyed table, a table with nested field groups, a
-// json.Marshaler's output) go through json.Marshal and the byte-level
-// encoder, so the output never differs from Encode's.
+// TOON directly; parts it cannot decide alone (an object whose first
+// members are objects, a table whose rows are maps or hold nested field
+// groups, a json.Marshaler's output, a map with other keys than strings)
+// go through json.Marshal and the byte-level encoder, so the output never
+// differs from Encode's; those parts cost what json.Marshal and Encode
+// cost.
 func Marshal(v any) ([]byte, error) {
 	return MarshalOptions{}.Marshal(v)
 }
@@ -59,18 +64,29 @@ type MarshalOptions struct {
 func (o MarshalOptions) Marshal(v any) ([]byte, error) {
 	m := getMarshalState()
 	defer putMarshalState(m)
-	// The document is made in a buffer of the size of the last document
-	// of v's type, which is then the result: no copy, and no growth when
-	// the documents of a type have about one size.
+	// The document is made in a buffer of the size that the last
+	// document of v's type had per element (of a slice, array or map; of
+	// the value itself for other kinds, up to maxSizeHint), which is then
+	// the result: no copy, and no growth when the documents of a type
+	// have about one size per element.
 	var hint *atomic.Int64
+	units := int64(1)
 	if v != nil {
-		hint = &planFor(reflect.TypeOf(v)).size
+		rv := reflect.ValueOf(v)
+		hint = &planFor(rv.Type()).size
+		for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		switch rv.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map:
+			units += int64(rv.Len())
+		}
 	}
 	pooled := m.e.out
 	m.e.out = nil
 	if hint != nil {
-		if n := hint.Load(); n > 0 {
-			m.e.out = make([]byte, 0, n+n/16)
+		if n := hint.Load() * units; n > 0 && (units > 1 || n <= maxSizeHint) {
+			m.e.out = make([]byte, 0, n+n/16+64)
 		}
 	}
 	err := m.write(v, o)
@@ -80,10 +96,14 @@ func (o MarshalOptions) Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	if hint != nil {
-		hint.Store(int64(len(out)))
+		hint.Store(int64(len(out)) / units)
 	}
 	return out, nil
 }
+
+// maxSizeHint bounds the buffer made for a value that is not a container
+// from the size of the last one.
+const maxSizeHint = 256 << 10
 
 // write makes the document of v in m.e.out.
 func (m *marshalState) write(v any, o MarshalOptions) error {
@@ -146,6 +166,7 @@ type UnsupportedTypeError struct {
 	Type reflect.Type
 }
 
+// Error says which type.
 func (e *UnsupportedTypeError) Error() string {
 	return "toon: unsupported type: " + e.Type.String()
 }
@@ -158,6 +179,7 @@ type UnsupportedValueError struct {
 	Str   string
 }
 
+// Error says which value.
 func (e *UnsupportedValueError) Error() string {
 	return "toon: unsupported value: " + e.Str
 }
@@ -170,6 +192,7 @@ type MarshalerError struct {
 	method string // MarshalJSON or MarshalText
 }
 
+// Error names the method, the type and the method's error.
 func (e *MarshalerError) Error() string {
 	method := e.method
 	if method == "" {

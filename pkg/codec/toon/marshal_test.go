@@ -109,6 +109,45 @@ type mToonTag struct {
 	B string `toon:"-"`
 }
 
+type mPtrText struct{ S string }
+
+func (p *mPtrText) MarshalText() ([]byte, error) { return []byte("text:" + p.S), nil }
+
+type mValText struct{ S string }
+
+func (v mValText) MarshalText() ([]byte, error) { return []byte("v:" + v.S), nil }
+
+type mHidden struct {
+	Shown string `json:"shown"`
+}
+
+type mOdd struct {
+	*mHidden
+	BigV   big.Int           `json:"bigv"`
+	PT     mPtrText          `json:"pt"`
+	VT     mValText          `json:"vt"`
+	PTs    []mPtrText        `json:"pts"`
+	M      map[string]any    `json:"m"`
+	MT     map[mValText]int  `json:"mt"`
+	Arr    [2][1]int         `json:"arr"`
+	I      json.Marshaler    `json:"i"`
+	TM     *time.Time        `json:"tm"`
+	Nested map[string][]mRow `json:"nested"`
+	Keyed  map[string]mAddr  `json:"keyed,omitempty"`
+	Z      [0]int            `json:"z"`
+	U      uintptr           `json:"u"`
+	Rows   []any             `json:"rows"`
+}
+
+// deepValue nests n one-element slices.
+func deepValue(n int) any {
+	var v any = 1
+	for range n {
+		v = []any{v}
+	}
+	return v
+}
+
 func marshalCases() []any {
 	born := time.Date(2026, 11, 25, 15, 4, 5, 123000000, time.FixedZone("", 3600))
 	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
@@ -152,7 +191,33 @@ func marshalCases() []any {
 			B bool    `json:"b,string"`
 		}{S: "a<b", F: 1.5, B: true},
 		map[string]any{"a\xff": 1, "a\xfe": 2},
+		mOdd{}, &mOdd{mHidden: &mHidden{"x"}, BigV: *big.NewInt(-5), PT: mPtrText{"a"}, VT: mValText{"b"},
+			PTs: []mPtrText{{"c"}}, M: map[string]any{"p": &mPtrText{"d"}, "v": mPtrText{"e"}, "n": (*mPtrText)(nil)},
+			MT: map[mValText]int{{"k"}: 1}, I: json.RawMessage(`[1, {"a": 2}]`), Nested: map[string][]mRow{"r": {{1, "x", 0}}},
+			Keyed: map[string]mAddr{"a": {"1", "2"}, "b": {"3", "4"}}, Rows: []any{mRow{1, "a", 0}, &mRow{2, "b", 0}}},
+		[]any{mRow{1, "a", 0}, mGroup{2, mAddr{"s", "c"}}}, []any{&mRow{1, "a", 0}, nil},
+		deepValue(1200), deepValue(20000), selfMap(),
+		[]struct {
+			U  uint          `json:"u,string"`
+			N  json.Number   `json:"n,string"`
+			B  *bool         `json:"b,string"`
+			F  float32       `json:"f,string"`
+			T  time.Time     `json:"t,omitzero"`
+			TP *time.Time    `json:"tp,omitzero"`
+			Z  [2]int        `json:"z,omitzero"`
+			E  []int         `json:"e,omitempty"`
+			I  any           `json:"i,omitempty"`
+			M  mValText      `json:"m"`
+			D  time.Duration `json:"d"`
+		}{{U: 7, N: "12.50", F: 1e-7, T: born, Z: [2]int{0, 1}, I: 0, D: time.Second}, {}},
 	}
+}
+
+// selfMap is a map that holds itself.
+func selfMap() map[string]any {
+	m := map[string]any{}
+	m["self"] = m
+	return m
 }
 
 func TestMarshalMatchesEncode(t *testing.T) {
@@ -216,5 +281,60 @@ func TestEncoder(t *testing.T) {
 	want := "[2|]{a|b}:\n  1|\"a|b\"\n  2|c\nn: 1\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestMarshalSizeHint checks that the buffer sized from the last document
+// of a type does not make a small document hold a large one's memory.
+func TestMarshalSizeHint(t *testing.T) {
+	type wrap struct {
+		Rows []mRow `json:"rows"`
+	}
+	big := make([]mRow, 50000)
+	for _, v := range []any{big, wrap{big}, &wrap{big}} {
+		if _, err := Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	small := []mRow{{1, "a", 0}}
+	for _, v := range []any{small, wrap{small}, &wrap{small}} {
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(out) > maxSizeHint+maxSizeHint/16+64 {
+			t.Errorf("%T: a %d-byte document in a buffer of %d", v, len(out), cap(out))
+		}
+	}
+}
+
+// TestMarshalConcurrent marshals from several goroutines at once, the
+// plans of new types being made meanwhile (go test -race).
+func TestMarshalConcurrent(t *testing.T) {
+	type fresh struct {
+		A []mRow          `json:"a"`
+		B map[string]any  `json:"b"`
+		C *fresh          `json:"c,omitempty"`
+		D map[string]mRow `json:"d"`
+	}
+	v := fresh{A: []mRow{{1, "x", 0}}, B: map[string]any{"k": []any{1}}, C: &fresh{}, D: map[string]mRow{"a": {}, "b": {}}}
+	want, err := viaEncode(v, MarshalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []byte)
+	for range 8 {
+		go func() {
+			out, err := Marshal(v)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+	}
+	for range 8 {
+		if out := <-done; !bytes.Equal(out, want) {
+			t.Errorf("got %q, want %q", out, want)
+		}
 	}
 }

@@ -786,24 +786,18 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 		// Rows that may differ: check each.
 		sp = nil
 		for i := range n {
-			rv, rp, null, err := m.resolve(v.Index(i), p.elem)
-			if err != nil {
-				return 0, err
-			}
-			if null {
-				return tabList, nil
+			rv, rp, verdict, err := m.tableRow(v, i, p, sp)
+			if err != nil || verdict >= 0 {
+				return verdict, err
 			}
 			if i == 0 {
+				if rp.kind == pMap && rp.stringKeys {
+					return m.tabularMaps(k, v, p, depth)
+				}
 				if rp.kind != pStruct {
 					return tabUnknown, nil
 				}
 				sp = rp
-			} else if rp != sp {
-				switch m.class(rv, rp, false) {
-				case cObject, cUnknown:
-					return tabUnknown, nil
-				}
-				return tabList, nil
 			}
 			if sp.always && sp.direct {
 				continue // every row has every field, a primitive
@@ -821,15 +815,8 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 					return tabList, nil
 				}
 				j++
-				c, err := m.classOf(fv, fp.plan)
-				if err != nil {
-					return 0, err
-				}
-				switch c {
-				case cObject, cUnknown:
-					return tabUnknown, nil
-				case cEmpty, cArray:
-					return tabList, nil
+				if verdict, err := m.cell(fv, fp.plan); err != nil || verdict >= 0 {
+					return verdict, err
 				}
 			}
 			if j != len(m.row0) {
@@ -893,6 +880,111 @@ func (m *marshalState) tabular(k memberKey, v reflect.Value, p *plan, depth int)
 				err = m.primOf(fv, fp.plan, fp.quoted)
 			}
 			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	return tabWritten, nil
+}
+
+// tableRow resolves the element i of the array v, a row of a table
+// candidate whose rows are of the plan first (any plan for row 0). verdict
+// is -1 when the row may be one, else the answer of tabular.
+func (m *marshalState) tableRow(v reflect.Value, i int, p, first *plan) (rv reflect.Value, rp *plan, verdict int, err error) {
+	rv, rp, null, err := m.resolve(v.Index(i), p.elem)
+	switch {
+	case err != nil:
+		return rv, rp, 0, err
+	case null:
+		return rv, rp, tabList, nil
+	case i > 0 && rp != first:
+		if c := m.class(rv, rp, false); c == cObject || c == cUnknown {
+			return rv, rp, tabUnknown, nil
+		}
+		return rv, rp, tabList, nil
+	}
+	return rv, rp, -1, nil
+}
+
+// cell checks a table candidate's cell: verdict is -1 for a primitive,
+// else the answer of tabular.
+func (m *marshalState) cell(v reflect.Value, p *plan) (verdict int, err error) {
+	c, err := m.classOf(v, p)
+	switch {
+	case err != nil:
+		return 0, err
+	case c == cObject || c == cUnknown:
+		return tabUnknown, nil
+	case c == cEmpty || c == cArray:
+		return tabList, nil
+	}
+	return -1, nil
+}
+
+// tabularMaps is tabular for an array whose first element is a map with
+// string keys: a table when every element is a map of that type with the
+// same keys, holding primitives. The sorted members of all rows are held
+// in m.keys while the rows are checked, then written.
+func (m *marshalState) tabularMaps(k memberKey, v reflect.Value, p *plan, depth int) (int, error) {
+	n := v.Len()
+	start := len(m.keys)
+	defer func() {
+		clear(m.keys[start:])
+		m.keys = m.keys[:start]
+	}()
+	var mp *plan
+	width := 0
+	for i := range n {
+		rv, rp, verdict, err := m.tableRow(v, i, p, mp)
+		if err != nil || verdict >= 0 {
+			return verdict, err
+		}
+		if i == 0 {
+			mp = rp
+		}
+		row := len(m.keys)
+		for it := rv.MapRange(); it.Next(); {
+			m.keys = append(m.keys, mapKV{it.Key().String(), it.Value()})
+		}
+		kvs := m.keys[row:]
+		if i == 0 {
+			width = len(kvs)
+		}
+		if len(kvs) != width || width == 0 {
+			return tabList, nil
+		}
+		slices.SortFunc(kvs, func(a, b mapKV) int { return strings.Compare(a.key, b.key) })
+		for j, kv := range kvs {
+			if !utf8.ValidString(kv.key) {
+				return tabUnknown, nil // two keys may become one
+			}
+			if i > 0 && kv.key != m.keys[start+j].key {
+				return tabList, nil
+			}
+			if verdict, err := m.cell(kv.val, mp.elem); err != nil || verdict >= 0 {
+				return verdict, err
+			}
+		}
+	}
+	e := &m.e
+	e.line(depth)
+	e.appendHeader(k, n, false, -1)
+	e.out = e.out[:len(e.out)-1] // the colon, after the fields
+	e.out = append(e.out, '{')
+	for j := range width {
+		if j > 0 {
+			e.out = append(e.out, e.delim)
+		}
+		e.appendName(unsafe.Slice(unsafe.StringData(m.keys[start+j].key), len(m.keys[start+j].key)))
+	}
+	e.out = append(e.out, '}', ':')
+	for i := range n {
+		e.line(depth + 1)
+		for j, kv := range m.keys[start+i*width : start+(i+1)*width] {
+			if j > 0 {
+				e.out = append(e.out, e.delim)
+			}
+			if err := m.primOf(kv.val, mp.elem, false); err != nil {
 				return 0, err
 			}
 		}
@@ -1049,6 +1141,10 @@ func (m *marshalState) float(v reflect.Value, p *plan) ([]byte, error) {
 		}
 	}
 	m.tmp = strconv.AppendFloat(m.tmp[:0], f, format, -1, bits)
+	if n := len(m.tmp); format == 'e' && n >= 4 && m.tmp[n-4] == 'e' && m.tmp[n-3] == '-' && m.tmp[n-2] == '0' {
+		m.tmp[n-2] = m.tmp[n-1] // e-07 is e-7, as encoding/json writes it
+		m.tmp = m.tmp[:n-1]
+	}
 	return m.tmp, nil
 }
 
