@@ -197,7 +197,8 @@ func (d *Decoder) SetOptions(o UnmarshalOptions) { d.opts = o }
 //
 // It reads in constant memory, as Decode does: the document's JSON form
 // is stored in v chunk by chunk as the lines are read, never held whole
-// (v itself holds what it holds). So, unlike Unmarshal, a document found
+// (v itself holds what it holds; in non-strict mode an object's JSON is
+// held until the object closes, as Decode holds it). So, unlike Unmarshal, a document found
 // malformed at line n leaves v with what the lines before n stored; the
 // error is a *SyntaxError all the same.
 func (d *Decoder) Decode(v any) error {
