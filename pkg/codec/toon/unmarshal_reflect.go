@@ -44,6 +44,26 @@ type ureader struct {
 	pend  bool
 
 	scratch []byte
+	keys    map[string]string // the member names made into strings, for anyValue
+}
+
+// key returns the member name b as a string, the same string for the
+// same short name: the keys of an array of objects are made once.
+func (r *ureader) key(b []byte) string {
+	if len(b) > 32 {
+		return string(b)
+	}
+	if s, ok := r.keys[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if r.keys == nil {
+		r.keys = make(map[string]string)
+	}
+	if len(r.keys) < 1024 {
+		r.keys[s] = s
+	}
+	return s
 }
 
 // errTruncated stops a ureader whose source ended inside a value: Decode
@@ -675,7 +695,7 @@ func (r *ureader) anyValue() (any, error) {
 			return m, nil
 		}
 		for {
-			k := string(r.stringBytes())
+			k := r.key(r.stringBytes())
 			r.lit(1) // ':'
 			x, err := r.anyValue()
 			if err != nil {
@@ -960,7 +980,7 @@ func mapKey(r *ureader, kt reflect.Type, text bool, kb []byte, off int64) (refle
 	kv := reflect.New(kt).Elem()
 	switch kt.Kind() {
 	case reflect.String:
-		kv.SetString(string(kb))
+		kv.SetString(r.key(kb))
 		return kv, true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := strconv.ParseInt(string(kb), 10, 64)
