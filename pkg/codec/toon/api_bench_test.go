@@ -130,6 +130,54 @@ func BenchmarkMarshalUsers(b *testing.B) {
 	}
 }
 
+// BenchmarkUnmarshalUsersJSON is encoding/json's Unmarshal of the 100k
+// users' JSON: the mark for BenchmarkUnmarshalUsers.
+func BenchmarkUnmarshalUsersJSON(b *testing.B) {
+	users, _ := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := json.Unmarshal(js, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalUsers is Unmarshal of the 100k users' TOON; its bytes
+// per second count their JSON, as BenchmarkMarshalUsers does, so that the
+// MB/s of both benchmarks compare.
+func BenchmarkUnmarshalUsers(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := Unmarshal(doc, &got); err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != len(users) {
+			b.Fatalf("Unmarshal stored %d users, want %d", len(got), len(users))
+		}
+	}
+}
+
+// BenchmarkDecoderUsers is a Decoder reading the 100k users' TOON.
+func BenchmarkDecoderUsers(b *testing.B) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got []benchUser
+		if err := NewDecoder(bytes.NewReader(doc)).Decode(&got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkMarshalUsersVsJSON runs json.Marshal and Marshal in turns, one
 // call each per iteration, and reports the time of each and
 // json-ns/toon-ns (above 1: Marshal is the faster): on a loaded machine
@@ -175,4 +223,88 @@ func marshalVsJSON(b *testing.B, v any) {
 	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
 	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
 	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
+}
+
+// BenchmarkUnmarshalUsersVsJSON runs json.Unmarshal of the users' JSON and
+// Unmarshal of their TOON in turns, one call each per iteration, and
+// reports the time of each and json-ns/toon-ns (above 1: Unmarshal is the
+// faster): on a loaded machine the turns share its load.
+func BenchmarkUnmarshalUsersVsJSON(b *testing.B) {
+	unmarshalVsJSON(b, func() any { return new([]benchUser) })
+}
+
+// BenchmarkUnmarshalUsersAnyVsJSON is BenchmarkUnmarshalUsersVsJSON into
+// an interface: encoding/json's shapes on both sides.
+func BenchmarkUnmarshalUsersAnyVsJSON(b *testing.B) {
+	unmarshalVsJSON(b, func() any { return new(any) })
+}
+
+// unmarshalVsJSON runs json.Unmarshal of the users' JSON and Unmarshal of
+// their TOON into new(T) in turns, each first in every other iteration,
+// as marshalVsJSON does.
+func unmarshalVsJSON(b *testing.B, mk func() any) {
+	users, doc := benchData()
+	js, _ := json.Marshal(users)
+	var tj, tt time.Duration
+	for i := 0; b.Loop(); i++ {
+		for k := range 2 {
+			t0 := time.Now()
+			var err error
+			if (i+k)%2 == 0 {
+				err = json.Unmarshal(js, mk())
+				tj += time.Since(t0)
+			} else {
+				err = Unmarshal(doc, mk())
+				tt += time.Since(t0)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(tj.Nanoseconds())/float64(b.N), "json-ns/op")
+	b.ReportMetric(float64(tt.Nanoseconds())/float64(b.N), "toon-ns/op")
+	b.ReportMetric(float64(tj)/float64(tt), "json/toon")
+}
+
+// smallDoc is one user of the benchmark data, as a message of its own:
+// the cost of a call counts more than the bytes.
+var smallDoc = sync.OnceValues(func() (benchUser, []byte) {
+	users := benchUsers(3)
+	u := users[2]
+	doc, err := Marshal(u)
+	if err != nil {
+		panic(err)
+	}
+	return u, doc
+})
+
+// BenchmarkUnmarshalSmallJSON is encoding/json's Unmarshal of one user:
+// the mark for BenchmarkUnmarshalSmall.
+func BenchmarkUnmarshalSmallJSON(b *testing.B) {
+	u, _ := smallDoc()
+	js, _ := json.Marshal(u)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got benchUser
+		if err := json.Unmarshal(js, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalSmall is Unmarshal of one user's TOON; its bytes per
+// second count the JSON.
+func BenchmarkUnmarshalSmall(b *testing.B) {
+	u, doc := smallDoc()
+	js, _ := json.Marshal(u)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got benchUser
+		if err := Unmarshal(doc, &got); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

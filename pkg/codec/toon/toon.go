@@ -15,6 +15,14 @@
 // of uniform structs become tables (§9.3). NewEncoder and NewDecoder work
 // on streams.
 //
+// Unmarshal stores a document as encoding/json's Unmarshal stores JSON
+// (into an interface: map[string]any, []any, float64 or json.Number with
+// UseNumber, string, bool, nil) and reports *SyntaxError with the line and
+// column, *UnmarshalTypeError with the field path and the line. It runs
+// Decode, the one grammar, to the document's JSON form and stores that
+// with decoders cached per Go type; a Decoder does the same chunk by chunk
+// as it reads, in constant memory.
+//
 // Both sides are lossless: numbers are copied digit for digit in the
 // canonical form of §2 (see AppendNumber) and never pass through a float64,
 // so integers beyond 2^53 and long decimals keep their exact value; member
