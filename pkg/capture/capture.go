@@ -181,6 +181,10 @@ type Options struct {
 	// MaxConns is the number of connections followed at once; 0 means
 	// DefaultMaxConns.
 	MaxConns int
+	// Conn, when valid, selects one TCP connection (either way round); the
+	// others are not looked at. When the capture holds no such
+	// connection, Read returns a *NoConnError listing those it holds.
+	Conn ConnID
 	// ReassemblyBuffer bounds the out-of-order bytes held for one
 	// direction while it waits for a missing segment; when it is full the
 	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
@@ -262,6 +266,8 @@ type reader struct {
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
 	dec       packetDecoder
+	matched   bool     // a segment of Options.Conn was seen
+	seen      connSeen // the connections Options.Conn did not select
 }
 
 // deferred is a record given while the assembler flushes its connections
@@ -333,6 +339,16 @@ func (r *reader) run(in io.Reader) error {
 		if r.ports != nil && !r.ports[uint16(tcp.SrcPort)] && !r.ports[uint16(tcp.DstPort)] {
 			continue
 		}
+		if r.opts.Conn.IsValid() {
+			src, dst := flowEnds(flow, tcp)
+			if !r.opts.Conn.Matches(src, dst) {
+				if !r.matched {
+					r.seen.add(src, dst, tcp.SYN, tcp.ACK)
+				}
+				continue
+			}
+			r.matched = true
+		}
 		r.stats.TCP++
 		r.now = ci.Timestamp
 		ctx := assemblerContext(ci)
@@ -342,6 +358,9 @@ func (r *reader) run(in io.Reader) error {
 		}
 	}
 	r.end()
+	if r.err == nil && r.opts.Conn.IsValid() && !r.matched {
+		return &NoConnError{Want: r.opts.Conn, Conns: r.seen.names, More: r.seen.more}
+	}
 	return r.err
 }
 
@@ -560,6 +579,13 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 		return nil, flow, nil
 	}
 	return &d.tcp, flow, nil
+}
+
+// flowEnds returns the two ends of a segment.
+func flowEnds(flow gopacket.Flow, tcp *layers.TCP) (src, dst netip.AddrPort) {
+	s, _ := netip.AddrFromSlice(flow.Src().Raw())
+	d, _ := netip.AddrFromSlice(flow.Dst().Raw())
+	return netip.AddrPortFrom(s.Unmap(), uint16(tcp.SrcPort)), netip.AddrPortFrom(d.Unmap(), uint16(tcp.DstPort))
 }
 
 // endpoint formats an address and port as 10.0.0.1:7000 or [::1]:7000.
