@@ -214,6 +214,11 @@ type Stats struct {
 	Dropped     int // connections not followed: Options.MaxConns were open
 	Frames      int
 	Problems    int
+	// Fragments counts IP fragments read; FragmentsLost the fragmented
+	// packets given up (a fragment missing after FragmentTimeout or at the
+	// end, fragments that contradict each other, too many waiting).
+	Fragments     int
+	FragmentsLost int
 }
 
 // packetSource is pcapgo's Reader or NgReader.
@@ -295,6 +300,7 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 			r.ports[uint16(p)] = true
 		}
 	}
+	r.dec.frag.stats = &r.stats
 	r.pool = reassembly.NewStreamPool(factory{r})
 	r.asm = reassembly.NewAssembler(r.pool)
 	r.asm.MaxBufferedPagesPerConnection = max(1, opts.ReassemblyBuffer/pageSize)
@@ -324,7 +330,7 @@ func (r *reader) run(in io.Reader) error {
 		}
 		r.stats.Packets++
 		lt := linkType(src, ci)
-		tcp, flow, err := r.dec.decode(lt, data)
+		tcp, flow, err := r.dec.decode(lt, data, ci.Timestamp)
 		if err != nil {
 			r.end()
 			if r.err != nil {
@@ -358,6 +364,7 @@ func (r *reader) run(in io.Reader) error {
 		}
 	}
 	r.end()
+	r.dec.frag.end()
 	if r.err == nil && r.opts.Conn.IsValid() && !r.matched {
 		return &NoConnError{Want: r.opts.Conn, Conns: r.seen.names, More: r.seen.more}
 	}
@@ -516,15 +523,18 @@ type packetDecoder struct {
 	loop    layers.Loopback
 	ip4     layers.IPv4
 	ip6     layers.IPv6
+	ip6frag layers.IPv6Fragment
 	tcp     layers.TCP
+	frag    defrag
 	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
 }
 
 // decode returns the TCP layer of a packet and its network flow; tcp is
-// nil for a packet that holds no TCP segment. The error is a link type
-// this package does not read.
-func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, gopacket.Flow, error) {
+// nil for a packet that holds no TCP segment. An IP fragment is kept until
+// the packet is whole: the fragment that completes it gives its TCP
+// segment. The error is a link type this package does not read.
+func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (*layers.TCP, gopacket.Flow, error) {
 	var first gopacket.LayerType
 	switch lt {
 	case layers.LinkTypeEthernet:
@@ -555,7 +565,7 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 	}
 	p := d.parsers[first]
 	if p == nil {
-		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.tcp)
+		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp)
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
@@ -566,11 +576,25 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 		switch t {
 		case layers.LayerTypeIPv4:
 			if d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0 {
-				return nil, flow, nil // a fragment: not reassembled
+				d.frag.stats.Fragments++
+				ip := d.frag.ipv4(&d.ip4, now)
+				if ip == nil || !tcpOf(ip.Protocol, ip.Payload, &d.tcp) {
+					return nil, flow, nil
+				}
+				return &d.tcp, ip.NetworkFlow(), nil
 			}
 			flow = d.ip4.NetworkFlow()
 		case layers.LayerTypeIPv6:
 			flow = d.ip6.NetworkFlow()
+		case layers.LayerTypeIPv6Fragment:
+			if d.ip6frag.FragmentOffset != 0 || d.ip6frag.MoreFragments {
+				d.frag.stats.Fragments++
+				ip := d.frag.ipv6(&d.ip6, &d.ip6frag, now)
+				if ip == nil || !tcpOf(ip.NextHeader, ip.Payload, &d.tcp) {
+					return nil, flow, nil
+				}
+				return &d.tcp, ip.NetworkFlow(), nil
+			}
 		case layers.LayerTypeTCP:
 			hasTCP = true
 		}

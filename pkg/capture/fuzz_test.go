@@ -24,6 +24,17 @@ func seedCaptures() [][]byte {
 		c.Fin(capturetest.C2S, len(stream))
 		out = append(out, b.Bytes())
 	}
+	// IP fragments, IPv4 and IPv6, one of them out of order.
+	for _, v6 := range []bool{false, true} {
+		b := &capturetest.Builder{Fragment: 24, FragmentsBackwards: v6}
+		c := b.Conn(client, server)
+		if v6 {
+			c = b.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+		}
+		c.Handshake()
+		c.Send(capturetest.C2S, 0, frames("c2s", 1, 3))
+		out = append(out, b.Bytes())
+	}
 	return out
 }
 
