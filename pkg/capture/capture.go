@@ -34,7 +34,6 @@ package capture
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -266,21 +265,17 @@ type reader struct {
 	open      int
 	order     int     // connections created so far
 	halves    []*half // every half started and not finished, in creation order
-	deferred  []deferred
-	deferring bool
+	deferring bool    // the assembler flushes: records are held
+	held      []held  // records waiting to go out in time order
+	heldMin   time.Time
+	heldBytes int
+	heldN     int
+	waiting   []*half // directions with segments waiting behind a hole
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
 	dec       packetDecoder
 	matched   bool     // a segment of Options.Conn was seen
 	seen      connSeen // the connections Options.Conn did not select
-}
-
-// deferred is a record given while the assembler flushes its connections
-// in an order of its own: kept (copied) and sorted before it is passed on.
-type deferred struct {
-	rec  Record
-	conn int // creation order of the connection
-	n    int // order within the flush
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
@@ -359,6 +354,9 @@ func (r *reader) run(in io.Reader) error {
 		r.now = ci.Timestamp
 		ctx := assemblerContext(ci)
 		r.asm.AssembleWithContext(flow, tcp, &ctx)
+		if len(r.held) > 0 {
+			r.release()
+		}
 		if r.stats.TCP%idleEvery == 0 {
 			r.closeIdle()
 		}
@@ -384,7 +382,7 @@ func (r *reader) closeIdle() {
 	r.deferring = true
 	r.asm.FlushWithOptions(reassembly.FlushOptions{T: old, TC: old})
 	r.deferring = false
-	r.flushDeferred()
+	r.release()
 }
 
 // end pushes out what the reassembler holds (the data after holes that
@@ -399,26 +397,7 @@ func (r *reader) end() {
 		h.finish()
 	}
 	r.deferring = false
-	r.flushDeferred()
-}
-
-func (r *reader) flushDeferred() {
-	slices.SortStableFunc(r.deferred, func(a, b deferred) int {
-		if c := a.rec.Time.Compare(b.rec.Time); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.conn, b.conn); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.n, b.n)
-	})
-	for i := range r.deferred {
-		if r.err != nil {
-			break
-		}
-		r.err = r.fn(&r.deferred[i].rec)
-	}
-	r.deferred = nil
+	r.release()
 }
 
 func (r *reader) close() {
@@ -427,8 +406,9 @@ func (r *reader) close() {
 	}
 }
 
-// emit passes a record on, or keeps a copy of it while the assembler
-// flushes.
+// emit passes a record on, or keeps a copy of it while records wait to be
+// put in time order: while the assembler flushes, or while a direction
+// holds segments behind a hole (see release).
 func (r *reader) emit(h *half, rec *Record) {
 	if r.err != nil {
 		return
@@ -439,7 +419,12 @@ func (r *reader) emit(h *half, rec *Record) {
 	case Problem:
 		r.stats.Problems++
 	}
-	if !r.deferring {
+	// Within a direction, records keep their order.
+	if rec.Time.Before(h.last) {
+		rec.Time = h.last
+	}
+	h.last = rec.Time
+	if !r.deferring && len(r.waiting) == 0 && len(r.held) == 0 {
 		r.err = r.fn(rec)
 		return
 	}
@@ -454,12 +439,15 @@ func (r *reader) emit(h *half, rec *Record) {
 		m := *rec.Moved
 		c.Moved = &m
 	}
-	// Within a direction, records keep their order.
-	if c.Time.Before(h.last) {
-		c.Time = h.last
+	if len(r.held) == 0 || c.Time.Before(r.heldMin) {
+		r.heldMin = c.Time
 	}
-	h.last = c.Time
-	r.deferred = append(r.deferred, deferred{rec: c, conn: h.conn.order, n: len(r.deferred)})
+	r.heldBytes += heldOverhead + len(c.JSON) + len(c.Text)
+	if c.Frame != nil {
+		r.heldBytes += len(c.Frame.Raw)
+	}
+	r.held = append(r.held, held{rec: c, conn: h.conn.order, n: r.heldN})
+	r.heldN++
 }
 
 func openSource(in io.Reader) (packetSource, error) {

@@ -86,6 +86,7 @@ func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.T
 			h.midstream = true
 		}
 	}
+	h.accepted(reassembly.Sequence(tcp.Seq), len(tcp.Payload), nextSeq, ci.Timestamp)
 	return true
 }
 
@@ -103,6 +104,7 @@ func (c *conn) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemble
 	if n > 0 {
 		h.feed(sg.Fetch(n))
 	}
+	h.delivered(false)
 	if end {
 		h.finish()
 	}
@@ -138,7 +140,8 @@ type half struct {
 	fed       int64 // bytes of the stream fed so far
 	base      int64 // stream offset where the current reader began
 	time      time.Time
-	last      time.Time // time of the last deferred record
+	last      time.Time // time of its last record
+	queued    []queued  // segments waiting behind a hole
 	rd        *kado.Reader
 	ws        *wsReader
 }
@@ -171,10 +174,6 @@ func (h *half) start() {
 	h.base = h.fed
 	h.rd, h.ws = nil, nil
 	h.next, h.stop = iter.Pull(h.body)
-	if h.conn.r.deferring {
-		// Started by a flush: keep to the order of this direction.
-		h.last = h.time
-	}
 }
 
 // gap handles a hole of n bytes before the next ones.
@@ -209,6 +208,7 @@ func (h *half) finish() {
 		return
 	}
 	h.finished = true
+	h.delivered(true)
 	if h.started && !h.dead && h.conn.r.err == nil {
 		h.eof = true
 		h.next()
