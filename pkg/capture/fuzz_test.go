@@ -24,6 +24,20 @@ func seedCaptures() [][]byte {
 		c.Fin(capturetest.C2S, len(stream))
 		out = append(out, b.Bytes())
 	}
+	// A WebSocket direction with a hole.
+	{
+		mask := []byte{1, 2, 3, 4}
+		ws := []byte(wsRequest)
+		for i := 1; i < 4; i++ {
+			ws = append(ws, capturetest.WSFrame(true, 2, frame("c2s", i), mask)...)
+		}
+		b := &capturetest.Builder{}
+		c := b.Conn(client, server)
+		c.Handshake()
+		c.Send(capturetest.C2S, 0, ws[:len(wsRequest)+20])
+		c.Send(capturetest.C2S, len(wsRequest)+40, ws[len(wsRequest)+40:])
+		out = append(out, b.Bytes())
+	}
 	// IP fragments, IPv4 and IPv6, one of them out of order.
 	for _, v6 := range []bool{false, true} {
 		b := &capturetest.Builder{Fragment: 24, FragmentsBackwards: v6}

@@ -63,3 +63,59 @@ func TestOrderAfterHole(t *testing.T) {
 		}
 	}
 }
+
+// A hole in a WebSocket direction is reported with its byte range; the
+// direction goes on at the next plausible WebSocket frame header that
+// begins a binary message carrying a frame.
+func TestWebSocketHole(t *testing.T) {
+	mask := []byte{0x37, 0xfa, 0x21, 0x3d}
+	f1, f2, f3, f4 := frame("c2s", 1), frame("c2s", 2), frame("c2s", 3), frame("c2s", 4)
+	w1 := capturetest.WSFrame(true, 2, f1, mask)
+	w2 := capturetest.WSFrame(true, 2, f2, mask)
+	w3 := capturetest.WSFrame(true, 2, f3, mask)
+	text := capturetest.WSFrame(true, 1, []byte("after"), mask)
+	w4 := capturetest.WSFrame(true, 2, f4, mask)
+	var c2s []byte
+	for _, p := range [][]byte{[]byte(wsRequest), w1, w2, w3, text, w4} {
+		c2s = append(c2s, p...)
+	}
+	cut := len(wsRequest) + len(w1) + 10 // the hole: 20 bytes inside w2
+	for _, fill := range []bool{false, true} {
+		b := &capturetest.Builder{File: capturetest.PcapNanos}
+		c := b.Conn(client, server)
+		c.Handshake()
+		c.Send(capturetest.C2S, 0, c2s[:cut])         // 3
+		c.Send(capturetest.C2S, cut+20, c2s[cut+20:]) // 4
+		if fill {
+			c.Send(capturetest.C2S, cut, c2s[cut:cut+20]) // 5
+		}
+		got, _, err := collect(t, b.Bytes(), capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		if fill {
+			want = []string{
+				frameLine(b, 3, conn, "c2s", 1, 0),
+				frameLine(b, 5, conn, "c2s", 2, len(f1)),
+				frameLine(b, 5, conn, "c2s", 3, len(f1)+len(f2)),
+				fmt.Sprintf("text %s c2s %s %q", conn, stamp(b, 5), "after"),
+				frameLine(b, 5, conn, "c2s", 4, len(f1)+len(f2)+len(f3)),
+			}
+		} else {
+			at := len(wsRequest) + len(w1) + len(w2) // w3's header
+			ts := stamp(b, 4)
+			want = []string{
+				frameLine(b, 3, conn, "c2s", 1, 0),
+				fmt.Sprintf("problem %s c2s %s %s c2s: bytes %d-%d are missing from the capture (a segment it did not see)", conn, ts, conn, cut, cut+19),
+				fmt.Sprintf("note %s c2s %s %s c2s: after the hole: skipped %d bytes to the first plausible WebSocket frame header at byte %d", conn, ts, conn, at-cut-20, at),
+				frameLine(b, 4, conn, "c2s", 3, at+6),
+				fmt.Sprintf("text %s c2s %s %q", conn, ts, "after"),
+				frameLine(b, 4, conn, "c2s", 4, at+6+len(f3)),
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("fill=%v: records (-want +got):\n%s", fill, diff)
+		}
+	}
+}

@@ -42,15 +42,15 @@ func (f factory) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassem
 		c.rejected = true
 		r.stats.Dropped++
 		r.now = ac.GetCaptureInfo().Timestamp
-		h := &half{conn: c, dir: C2S}
+		h := &half{conn: c, dir: C2S, wsMask: -1}
 		r.emit(h, &Record{Kind: Problem, Conn: name, Dir: C2S, Time: r.now,
 			Err: &Error{Conn: name, Dir: C2S, Err: fmt.Errorf("%w (%d): this connection is not followed", ErrTooManyConns, r.opts.MaxConns)}})
 		return c
 	}
 	r.open++
 	r.stats.Connections++
-	c.halves[C2S] = &half{conn: c, dir: C2S}
-	c.halves[S2C] = &half{conn: c, dir: S2C}
+	c.halves[C2S] = &half{conn: c, dir: C2S, wsMask: -1}
+	c.halves[S2C] = &half{conn: c, dir: S2C, wsMask: -1}
 	return c
 }
 
@@ -144,6 +144,8 @@ type half struct {
 	queued    []queued  // segments waiting behind a hole
 	rd        *kado.Reader
 	ws        *wsReader
+	wsDir     bool // it began with a WebSocket handshake
+	wsMask    int  // its WebSocket frames are masked (1) or not (0), or not known (-1)
 }
 
 var errStopped = errors.New("stopped")
@@ -184,22 +186,22 @@ func (h *half) gap(n int64) {
 		return
 	}
 	lost := int64(0)
-	ws := h.ws != nil
+	if h.ws != nil && h.ws.sawMask >= 0 {
+		h.wsMask = h.ws.sawMask
+	}
 	if h.started {
-		if h.rd != nil && !ws {
+		if h.rd != nil && !h.wsDir {
 			lost = h.fed - h.rd.Offset()
 		}
 		h.stopNow()
 		h.started, h.stopping = false, false
 	}
-	ge := &GapError{Start: start, End: start + n, Lost: lost}
-	var err error = ge
-	if ws {
-		err = fmt.Errorf("bytes %d-%d are missing from the capture (a segment it did not see): the WebSocket framing is lost, the rest of this direction is not read", start, start+n-1)
-		h.dead = true
-	}
+	// After the hole the direction resynchronises: on the next plausible
+	// frame header, or in a WebSocket direction on the next plausible
+	// WebSocket frame header that begins a binary message carrying a frame
+	// (see body).
 	h.midstream = true
-	h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}})
+	h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: &GapError{Start: start, End: start + n, Lost: lost}}})
 }
 
 // finish ends the direction: its reader sees the end of the stream.
@@ -276,7 +278,27 @@ func (h *half) body(yield func(struct{}) bool) {
 	src := &chunkSource{h: h, yield: yield}
 	var in io.Reader = src
 	midstream := h.midstream
-	if !midstream {
+	base := h.base
+	if midstream && h.wsDir {
+		// After a hole in a WebSocket direction: skip to the first
+		// plausible WebSocket frame header that begins a binary message
+		// with a frame in it; offsets then count payload bytes from there.
+		br := bufio.NewReaderSize(src, 4<<10)
+		skipped, found, err := resyncWS(br, h.wsMask, r.opts.MaxFrameSize)
+		if errors.Is(err, errStopped) {
+			return
+		}
+		if !found {
+			h.errorf(Note, fmt.Errorf("after the hole: skipped %d %s to the end: no plausible WebSocket frame header found", skipped, plural(skipped, "byte", "bytes")))
+			return
+		}
+		h.errorf(Note, fmt.Errorf("after the hole: skipped %d %s to the first plausible WebSocket frame header at byte %d", skipped, plural(skipped, "byte", "bytes"), h.base+skipped))
+		h.ws = newWSReader(br, r.opts.MaxFrameSize, func(text []byte) {
+			h.emit(&Record{Kind: Text, Text: text})
+		})
+		h.ws.sawMask = h.wsMask
+		in, base, midstream = h.ws, h.base+skipped+int64(wsHeaderLen(br)), false
+	} else if !midstream {
 		br := bufio.NewReaderSize(src, handshakeMax)
 		ws, err := handshake(br)
 		switch {
@@ -286,6 +308,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			h.notFrames(err)
 			return
 		case ws:
+			h.wsDir = true
 			h.ws = newWSReader(br, r.opts.MaxFrameSize, func(text []byte) {
 				h.emit(&Record{Kind: Text, Text: text})
 			})
@@ -294,7 +317,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			in = br
 		}
 	}
-	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: h.base})
+	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: base})
 	h.rd = rd
 	first := true
 	for r.err == nil {
