@@ -188,6 +188,10 @@ type Options struct {
 	// direction while it waits for a missing segment; when it is full the
 	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
 	ReassemblyBuffer int
+
+	// deferJSON (Stream with workers): a frame whose payload need not be
+	// checked in the reading pass (see half.body) is given with JSON nil.
+	deferJSON bool
 }
 
 // Defaults of Options.

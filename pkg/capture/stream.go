@@ -325,6 +325,15 @@ func (h *half) body(yield func(struct{}) bool) {
 		if err == io.EOF {
 			return
 		}
+		if err == nil && !first && r.opts.deferJSON {
+			if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
+				// Whether the payload is JSON does not decide where
+				// reading goes on (a version byte follows: MoveOn would
+				// trust the length): the workers check it (Stream).
+				h.emit(&Record{Kind: Frame, Frame: f})
+				continue
+			}
+		}
 		if err == nil {
 			var js []byte
 			if js, err = rd.JSON(f); err == nil {
