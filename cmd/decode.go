@@ -126,10 +126,8 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
-			for _, p := range opts.Ports {
-				if p < 1 || p > 65535 {
-					return usageErrorf("", "--port %d: a TCP port is 1 to 65535", p)
-				}
+			if err := checkPorts(opts.Ports); err != nil {
+				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
@@ -145,7 +143,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a), toon or pcap (alias pcapng); detected when absent")
-	f.IntSliceVar(&opts.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
+	addPortFlag(f, &opts.Ports)
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")

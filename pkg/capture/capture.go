@@ -99,10 +99,13 @@ type Record struct {
 	Dir  Dir       // c2s or s2c
 	Time time.Time // capture time of the segment that completed the record
 
-	Frame *kado.Frame // Frame: offsets count bytes of the direction's stream
-	JSON  []byte      // Frame: the payload as compact JSON
-	Text  []byte      // Text: the message
-	Err   error       // Problem, Note: an *Error
+	// Frame: offsets count bytes of the direction's stream. Also set on
+	// a Problem whose frame's header and length were good but whose
+	// payload is not JSON (Err's *kado.FrameError has Kind BadPayload).
+	Frame *kado.Frame
+	JSON  []byte // Frame: the payload as compact JSON
+	Text  []byte // Text: the message
+	Err   error  // Problem, Note: an *Error
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved

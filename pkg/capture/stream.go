@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -334,6 +335,7 @@ func (h *half) body(yield func(struct{}) bool) {
 				continue
 			}
 		}
+		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
 		if err == nil {
 			var js []byte
 			if js, err = rd.JSON(f); err == nil {
@@ -341,6 +343,9 @@ func (h *half) body(yield func(struct{}) bool) {
 				h.emit(&Record{Kind: Frame, Frame: f, JSON: js})
 				continue
 			}
+			c := *f
+			c.Raw = bytes.Clone(f.Raw)
+			badFrame = &c
 		}
 		switch {
 		case errors.Is(err, errStopped):
@@ -372,7 +377,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			continue
 		}
 		first = false
-		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m})
+		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m, Frame: badFrame})
 	}
 }
 

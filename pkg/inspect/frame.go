@@ -186,11 +186,13 @@ type skipInfo struct {
 type report struct {
 	index  int
 	offset int64
-	ok     bool         // the reader accepted the frame (its header and length)
-	cut    bool         // cut off by --length
-	kind   kado.Problem // the rule broken, when !ok && !cut
-	size   int          // bytes of the frame, when ok
-	avail  int          // bytes of the frame that were there, when cut
+	ok     bool             // the reader accepted the frame (its header and length)
+	cut    bool             // cut off by --length
+	kind   kado.Problem     // the rule broken, when !ok && !cut
+	typ    kado.MessageType // the frame's type, when ok
+	src    *source          // where in a capture the frame was, or nil
+	size   int              // bytes of the frame, when ok
+	avail  int              // bytes of the frame that were there, when cut
 
 	title  string // the first rule broken, or the frame's type and sequence
 	header []byte // up to HeaderSize bytes
@@ -216,12 +218,28 @@ type report struct {
 // analyze looks at a frame that the reader accepted: its payload is
 // decompressed and checked as JSON.
 func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
+	rep := in.analyzeFrame(f)
+	// The reader's check words a failure exactly as decode reports it.
+	js, err := rd.JSON(f)
+	rep.decompressed = rd.DecompressedLen()
+	if err != nil {
+		rep.payloadError(err)
+		return rep
+	}
+	rep.json = js
+	return rep
+}
+
+// analyzeFrame is analyze without the payload's JSON: the header, its
+// checks and the RLE oddities.
+func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
 	wire := f.Payload()
 	rep := &report{
 		index: f.Index, offset: f.Offset, ok: true, size: f.Size(),
 		header: f.Raw[:kado.HeaderSize], payload: wire, payloadAt: f.Offset + kado.HeaderSize,
 		payloadLength: f.Header.PayloadLength, compressed: f.Compressed(),
 	}
+	rep.typ = f.Header.Type
 	rep.title = fmt.Sprintf("%s, seq %d, %d bytes", f.Header.Type, f.Header.SequenceID, f.Size())
 	rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
 	if rep.compressed {
@@ -239,28 +257,26 @@ func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
 			rep.warnings = append(rep.warnings, problem{field: "payload", offset: at, size: size, msg: msg})
 		}
 	}
-	// The reader's check words a failure exactly as decode reports it.
-	js, err := rd.JSON(f)
-	rep.decompressed = rd.DecompressedLen()
-	if err != nil {
-		var fe *kado.FrameError
-		if !errors.As(err, &fe) {
-			fe = &kado.FrameError{Field: "payload", ByteOffset: rep.payloadAt, Err: err}
-		}
-		p := problem{field: "payload", offset: fe.ByteOffset, msg: strings.TrimPrefix(frameErrorText(fe), "payload: ")}
-		if !rep.compressed && fe.ByteOffset >= rep.payloadAt && fe.ByteOffset < rep.payloadAt+int64(len(wire)) {
-			p.size = 1 // the byte is on the wire: mark it
-		}
-		rep.errors = append(rep.errors, p)
-		rep.jsonErr = &rep.errors[len(rep.errors)-1]
-		rep.problem = &Problem{Kind: kado.BadPayload, Frame: rep.index, Offset: fe.ByteOffset, Msg: frameErrorText(fe)}
-		if errors.Is(err, kado.ErrTooLarge) {
-			rep.problem.Kind = kado.TooLarge
-		}
-		return rep
-	}
-	rep.json = js
 	return rep
+}
+
+// payloadError records that the frame's payload is not JSON (err from
+// Reader.JSON).
+func (rep *report) payloadError(err error) {
+	var fe *kado.FrameError
+	if !errors.As(err, &fe) {
+		fe = &kado.FrameError{Field: "payload", ByteOffset: rep.payloadAt, Err: err}
+	}
+	p := problem{field: "payload", offset: fe.ByteOffset, msg: strings.TrimPrefix(frameErrorText(fe), "payload: ")}
+	if !rep.compressed && fe.ByteOffset >= rep.payloadAt && fe.ByteOffset < rep.payloadAt+int64(len(rep.payload)) {
+		p.size = 1 // the byte is on the wire: mark it
+	}
+	rep.errors = append(rep.errors, p)
+	rep.jsonErr = &rep.errors[len(rep.errors)-1]
+	rep.problem = &Problem{Kind: kado.BadPayload, Frame: rep.index, Offset: fe.ByteOffset, Msg: frameErrorText(fe)}
+	if errors.Is(err, kado.ErrTooLarge) {
+		rep.problem.Kind = kado.TooLarge
+	}
 }
 
 // analyzeBad describes a frame that broke a rule, from the bytes buffered

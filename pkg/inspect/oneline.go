@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toonkit/toonkit/pkg/capture"
+
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -21,11 +23,20 @@ const previewBytes = 64
 func (in *Inspector) renderOneLine(rep *report) {
 	p := in.printer()
 	p.plain(fmt.Sprintf("%6d %10d  ", rep.index, rep.offset))
+	src := ""
+	if rep.src != nil {
+		src = string(capture.AppendTime(nil, rep.src.time)) + " " + rep.src.where() + "  "
+		p.plain(src)
+	}
 	switch {
 	case rep.cut:
 		p.str(Dim, "cut: "+rep.title)
 	case !rep.ok || len(rep.errors) > 0:
-		p.str(Error, "! "+strings.TrimPrefix(rep.title, "INVALID: "))
+		msg := strings.TrimPrefix(rep.title, "INVALID: ")
+		if rep.ok && rep.problem != nil {
+			msg = rep.problem.Msg // the payload: the title is the type's
+		}
+		p.str(Error, "! "+msg)
 	default:
 		h := kado.ParseHeader(rep.header)
 		p.str(FrameTitle, fmt.Sprintf("%-16s", h.Type.String()))
@@ -43,6 +54,7 @@ func (in *Inspector) renderOneLine(rep *report) {
 	p.nl()
 	if s := rep.skip; s != nil {
 		p.plain(fmt.Sprintf("%6s %10d  ", "-", s.from))
+		p.plain(src)
 		msg := fmt.Sprintf("~ skipped %d %s", s.bytes, plural(int(s.bytes), "byte", "bytes"))
 		if s.found {
 			msg += fmt.Sprintf(" to the next plausible header at byte %d", s.resume)

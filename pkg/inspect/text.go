@@ -39,7 +39,7 @@ func (in *Inspector) writeFileTitle(name string) {
 
 // note writes a line about an input as a whole (Text and OneLine).
 func (in *Inspector) note(fc *frameContext, text string) {
-	if in.opts.Format == JSON {
+	if in.opts.Format == JSON || in.opts.SummaryOnly {
 		return
 	}
 	p := in.printer()
@@ -62,6 +62,9 @@ func displayName(name string) string {
 }
 
 func (in *Inspector) render(fc *frameContext, rep *report) {
+	if in.opts.SummaryOnly {
+		return
+	}
 	if in.opts.Format == JSON {
 		in.line = appendFrameJSON(in.line[:0], fc, rep)
 		in.w.Write(in.line)
@@ -86,8 +89,13 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		end = "to the end of --length"
 	}
 	p.nl()
-	title := fmt.Sprintf("frame %d at byte %d (0x%x): ", rep.index, rep.offset, rep.offset)
-	p.str(FrameTitle, title)
+	title := fmt.Appendf(in.title[:0], "frame %d at byte %d (0x%x)", rep.index, rep.offset, rep.offset)
+	if rep.src != nil {
+		title = rep.src.appendTitle(title)
+	}
+	title = append(title, ": "...)
+	in.title = title
+	p.str(FrameTitle, string(title))
 	switch {
 	case rep.cut:
 		p.str(Dim, rep.title)
@@ -370,7 +378,9 @@ func spacedHex(b []byte) string {
 func (in *Inspector) writeSummaryText(s Summary) {
 	p := in.printer()
 	defer in.done(p)
-	p.nl()
+	if !in.opts.SummaryOnly {
+		p.nl() // after the view
+	}
 	head := "summary"
 	if in.opts.OnlyFrame {
 		head = fmt.Sprintf("summary of frame %d", in.opts.Frame)
@@ -403,4 +413,10 @@ func (in *Inspector) writeSummaryText(s Summary) {
 		warnRole = Warning
 	}
 	row("warnings", warnRole, strconv.Itoa(s.Warnings))
+	if len(s.Conns) > 0 || s.Faults > 0 {
+		in.captureRows(row, s)
+	}
+	if in.opts.SummaryOnly {
+		in.breakdowns(p, s)
+	}
 }
