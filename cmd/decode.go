@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/tabular"
 )
 
 // DecodeOptions are the options of `toonkit decode`.
@@ -166,9 +166,9 @@ func runDecode(opts *DecodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
 	frames, bad := 0, 0
 	var line []byte
-	var array *jsonSink // -o FILE.json: frames and rows as one array
+	var array *records.JSONSink // -o FILE.json: frames and rows as one array
 	if opts.As == codec.JSON {
-		array = &jsonSink{w: out}
+		array = &records.JSONSink{W: out}
 	}
 	arrayUsed := false
 	for _, name := range opts.Inputs {
@@ -180,7 +180,7 @@ func runDecode(opts *DecodeOptions) error {
 		br := bufio.NewReaderSize(in.R, 64<<10)
 		detected := codec.Detection{Format: codec.Format(opts.From)}
 		if opts.From == "" {
-			if detected, err = sniff(br); err != nil {
+			if detected, err = records.Sniff(br); err != nil {
 				in.Close()
 				out.Abort()
 				return readError(in.Name, err)
@@ -257,10 +257,10 @@ func runDecode(opts *DecodeOptions) error {
 					frames++
 					switch {
 					case array != nil && opts.Payload:
-						array.write(js)
+						array.Write(js)
 					case array != nil:
 						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
-						array.write(line)
+						array.Write(line)
 					case opts.Payload:
 						out.Write(js)
 						out.Write(newline)
@@ -299,7 +299,7 @@ func runDecode(opts *DecodeOptions) error {
 		in.Close()
 	}
 	if array != nil && arrayUsed {
-		array.end() // a failure is Commit's to report
+		array.End() // a failure is Commit's to report
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -411,30 +411,34 @@ func frameError(name string, err error, keepGoing bool) error {
 
 // decodeTable writes the rows of a table as NDJSON, or to array, and says
 // how many.
-func decodeTable(in *input, br *bufio.Reader, out *output, array *jsonSink, jobs int) (int, error) {
-	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
+func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSink, jobs int) (int, error) {
+	rs, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Tabular, Regular: in.regular()})
+	if err != nil {
+		return 0, sourceError(err)
+	}
+	src := &source{Source: rs, in: in}
 	n := 0
 	if jobs > 1 {
 		done, err := tableRowsJobs(src, jobs, out, func(rec []byte) error {
 			if array != nil {
-				return array.write(rec)
+				return array.Write(rec)
 			}
 			out.Write(rec)
 			out.Write(newline)
 			return nil
 		})
-		if n += done; err != nil || src.td == nil {
+		if n += done; err != nil || src.Table() == nil {
 			return n, err
 		}
 	}
-	err := src.each(func(rec []byte) error {
+	err = src.each(func(rec []byte) error {
 		if array != nil {
-			array.write(rec)
+			array.Write(rec)
 		} else {
 			out.Write(rec)
 			out.Write(newline)
 		}
-		if out.failed == nil && src.idle() {
+		if out.failed == nil && src.Idle() {
 			out.Flush()
 		}
 		n++

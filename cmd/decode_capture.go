@@ -8,6 +8,7 @@ import (
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as
@@ -16,12 +17,12 @@ import (
 // the run unless --keep-going; notes go to stderr. With -j N the payloads
 // are checked and formatted on N workers (capture.Stream), the output the
 // same. It returns the frames written and the problems reported.
-func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *jsonSink) (frames, bad int, err error) {
+func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (frames, bad int, err error) {
 	sopts := capture.StreamOptions{
 		Options: capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports, Conn: opts.connID},
 		Workers: opts.Jobs,
 		// A pipe (tcpdump -w - | toonkit decode): records go out as they come.
-		Live:      !isRegular(in),
+		Live:      !in.regular(),
 		LeaveRead: true,
 		Append: func(dst []byte, r *capture.Record) []byte {
 			switch {
@@ -47,7 +48,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 			}
 			start := 0
 			for _, end := range ends {
-				array.write(b[start:end])
+				array.Write(b[start:end])
 				start = end
 			}
 			return out.failed

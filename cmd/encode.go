@@ -283,27 +283,6 @@ func encodeHint(kind binary.EncodeProblem) string {
 	return ""
 }
 
-// frameFor builds the header for one value and returns the payload to
-// write (binary.FrameHeader). errAt makes the error for a message at an
-// offset within v.
-func frameFor(opts *EncodeOptions, errAt func(rel int64, pointer, msg string) *jsonv.SyntaxError, v []byte, seq uint64) (binary.Header, []byte, error) {
-	sopts := opts.streamOptions()
-	h, p, err := binary.FrameHeader(v, seq, &sopts)
-	var ee *binary.EncodeError
-	var re *binary.RecordError
-	if errors.As(err, &ee) && errors.As(ee.Err, &re) {
-		se := errAt(re.Offset, re.Pointer, re.Msg)
-		switch ee.Kind {
-		case binary.UnknownType:
-			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Excerpt: se, Hint: encodeHint(ee.Kind)}
-		case binary.SeqOverflow:
-			return h, nil, &ExitError{Code: ExitInvalid, Err: se, Hint: encodeHint(ee.Kind)}
-		}
-		return h, nil, se
-	}
-	return h, p, err
-}
-
 // jsonReadError reports an error of the JSON stream reader.
 func jsonReadError(name string, err error) error {
 	var se *jsonv.SyntaxError

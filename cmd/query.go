@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"math"
 	"os"
@@ -451,7 +452,7 @@ type queryInputs struct {
 	// pass (src then only names the input and holds its buffer)
 	stream *query.Stream
 	// handed says that stream reads on where the workers stopped
-	// (query.RunJobs): src.br is then theirs, a read of it perhaps still
+	// (query.RunJobs): src.Reader() is then theirs, a read of it perhaps still
 	// in progress
 	handed bool
 	raw    *bufio.Reader // -R
@@ -531,10 +532,9 @@ func (qi *queryInputs) next() (any, error) {
 			qi.err = err
 			return nil, err
 		}
-		qi.src.shown = qi.src.cur
 		v, err := qi.dec.Decode(rec)
 		if err != nil {
-			qi.err = invalidError(fmt.Errorf("%s: not a JSON value", qi.src.where()), "")
+			qi.err = invalidError(fmt.Errorf("%s: not a JSON value", qi.src.Where()), "")
 			return nil, qi.err
 		}
 		return v, nil
@@ -554,21 +554,20 @@ func (qi *queryInputs) open(name string) error {
 	if err != nil {
 		return err
 	}
-	src.whole, src.payload, src.raw = true, qi.opts.Payload, true
-	if qi.opts.from == "" && src.format == codec.TOON && jsonScalarFirst(src.br) {
-		src.format = codec.JSON // values back to back: 1 "x" 3
+	src.Whole, src.Payload, src.Raw = true, qi.opts.Payload, true
+	format := src.Format()
+	if qi.opts.from == "" && format == codec.TOON && jsonScalarFirst(src.Reader()) {
+		format = codec.JSON // values back to back: 1 "x" 3
 	}
-	src.toonOpts = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
-	switch src.format {
+	src.TOON = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	switch format {
 	case codec.JSON, codec.NDJSON:
-		qi.stream = query.NewStream(src.br, &qi.sdec, qi.opts.MaxSize)
+		qi.stream = query.NewStream(src.Reader(), &qi.sdec, qi.opts.MaxSize)
 	case codec.TOON:
 		// the TOON decoder's JSON, one value, read by a Stream too
-		var r io.Reader
-		src.ts, r = startTOONSource(src.br, src.toonOpts, false)
-		qi.stream = query.NewStream(r, &qi.dec, math.MaxInt)
+		qi.stream = query.NewStream(src.StartTOON(false), &qi.dec, math.MaxInt)
 	}
-	qi.src, qi.name = src, src.name
+	qi.src, qi.name = src, src.Name()
 	return nil
 }
 
@@ -610,43 +609,43 @@ func jsonScalarFirst(br *bufio.Reader) bool {
 // streamError is the error of a JSON stream: toonkit's message, with the
 // place and an excerpt, from the jsonv reader reading on from the bad value.
 func (qi *queryInputs) streamError(err error) error {
-	if qi.src.ts != nil {
-		if terr := qi.src.ts.failure(); terr != nil {
-			return toonError(qi.src.name, nil, terr)
+	if qi.src.DecodingTOON() {
+		if terr := qi.src.TOONFailure(); terr != nil {
+			return toonError(qi.src.Name(), nil, terr)
 		}
 	}
 	if err != query.ErrInvalid {
-		return jsonReadError(qi.src.name, err)
+		return jsonReadError(qi.src.Name(), err)
 	}
 	rest, opts := qi.stream.Rest()
 	if _, _, jerr := jsonv.NewReader(rest, opts).Next(); jerr != nil && jerr != io.EOF {
-		return jsonReadError(qi.src.name, jerr)
+		return jsonReadError(qi.src.Name(), jerr)
 	}
-	return invalidError(fmt.Errorf("%s:%s: not valid JSON", qi.src.name, qi.stream.Position()), "")
+	return invalidError(fmt.Errorf("%s:%s: not valid JSON", qi.src.Name(), qi.stream.Position()), "")
 }
 
 // idle reports whether nothing more of the input is buffered, so that
 // output may be flushed for a live stream.
 func (qi *queryInputs) idle() bool {
-	if qi.stream != nil && qi.src.ts != nil {
+	if qi.stream != nil && qi.src.DecodingTOON() {
 		return false // one document: nothing to flush before its end
 	}
 	if qi.stream != nil {
-		return qi.stream.Buffered() == 0 && (qi.handed || qi.src.br.Buffered() == 0)
+		return qi.stream.Buffered() == 0 && (qi.handed || qi.src.Reader().Buffered() == 0)
 	}
-	return qi.src != nil && qi.src.idle()
+	return qi.src != nil && qi.src.Idle()
 }
 
 // where names the place of the input value last read, for messages.
 func (qi *queryInputs) where() string {
-	if qi.stream != nil && qi.src.ts != nil {
-		return qi.src.name // a TOON document: one value
+	if qi.stream != nil && qi.src.DecodingTOON() {
+		return qi.src.Name() // a TOON document: one value
 	}
 	if qi.stream != nil {
-		return fmt.Sprintf("%s:%s", qi.src.name, qi.stream.Position())
+		return fmt.Sprintf("%s:%s", qi.src.Name(), qi.stream.Position())
 	}
 	if qi.src != nil {
-		return qi.src.where()
+		return qi.src.Where()
 	}
 	return qi.name
 }
@@ -825,7 +824,7 @@ func runQuery(opts *QueryOptions) error {
 	runJobs := func() (bool, error) {
 		src := qi.src
 		more := true
-		rest, err := q.RunJobs(ctx, src.br, query.JobsOptions{
+		rest, err := q.RunJobs(ctx, src.Reader(), query.JobsOptions{
 			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
 			Encode: w.appendResult, Decoder: &qi.sdec, Live: !src.in.regular(),
 			Idle: func() error {
@@ -848,7 +847,7 @@ func runQuery(opts *QueryOptions) error {
 			}
 			if r.Err != nil {
 				pos := r.Pos
-				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.name, pos) })
+				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.Name(), pos) })
 				more = ok
 				return err
 			}
@@ -880,7 +879,7 @@ func runQuery(opts *QueryOptions) error {
 					qi.err, runErr = err, err
 					break
 				}
-				if qi.stream != nil && qi.src.ts == nil { // JSON, NDJSON
+				if qi.stream != nil && !qi.src.DecodingTOON() { // JSON, NDJSON
 					more, err := runJobs()
 					if err != nil || !more {
 						runErr = err
@@ -970,12 +969,12 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	}
 	switch opts.to {
 	case codec.NDJSON:
-		w.snk = &ndjsonSink{w: out}
+		w.snk = &records.NDJSONSink{W: out}
 	case codec.Binary:
 		if err := refuseBinaryTTY(opts.IO, ""); err != nil {
 			return nil, err
 		}
-		w.snk = &binarySink{w: binary.NewWriter(out, binary.CompressAuto), opts: EncodeOptions{Now: time.Now}, seq: 1, what: "result"}
+		w.snk = &binarySink{records.BinarySink{W: binary.NewWriter(out, binary.CompressAuto), Header: binary.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
 	case codec.TOON:
 		w.snk = &toonResults{ios: opts.IO, out: out}
 	case codec.Tabular:
@@ -1013,7 +1012,7 @@ func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte
 // writeBytes writes a result as appendResult made it.
 func (w *queryWriter) writeBytes(b []byte) error {
 	if w.snk != nil {
-		return w.snk.write(b)
+		return w.snk.Write(b)
 	}
 	_, err := w.out.Write(b)
 	return err
@@ -1021,7 +1020,7 @@ func (w *queryWriter) writeBytes(b []byte) error {
 
 func (w *queryWriter) end() error {
 	if w.snk != nil {
-		return w.snk.end()
+		return w.snk.End()
 	}
 	return nil
 }
@@ -1036,12 +1035,12 @@ type toonResults struct {
 	all [][]byte
 }
 
-func (t *toonResults) write(rec []byte) error {
+func (t *toonResults) Write(rec []byte) error {
 	t.all = append(t.all, bytes.Clone(rec))
 	return nil
 }
 
-func (t *toonResults) end() error {
+func (t *toonResults) End() error {
 	doc := &document{name: "the results", many: true}
 	if len(t.all) == 1 {
 		doc.value = t.all[0]
@@ -1067,7 +1066,7 @@ type tableResults struct {
 	losses []tabular.Lossy
 }
 
-func (t *tableResults) write(rec []byte) error {
+func (t *tableResults) Write(rec []byte) error {
 	t.n++
 	var err error
 	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) {
@@ -1087,7 +1086,7 @@ func (t *tableResults) write(rec []byte) error {
 	return nil
 }
 
-func (t *tableResults) end() error {
+func (t *tableResults) End() error {
 	defer t.rows.remove()
 	r := t.tw.Report()
 	if r.Lossy > 0 {

@@ -345,52 +345,20 @@ func toonError(name string, out *output, err error) error {
 	return readError(name, err)
 }
 
-// toonSource feeds a TOON document to a source as NDJSON records (the
-// elements of a root array when elements, or the root value itself),
-// decoding it in a goroutine.
-type toonSource struct {
-	pr   *io.PipeReader
-	done chan error
-}
-
-func startTOONSource(br *bufio.Reader, opts toon.DecodeOptions, elements bool) (*toonSource, io.Reader) {
-	pr, pw := io.Pipe()
-	ts := &toonSource{pr: pr, done: make(chan error, 1)}
-	opts.Elements = elements
-	go func() {
-		err := toon.Decode(pw, br, opts)
-		ts.done <- err
-		pw.CloseWithError(err)
-	}()
-	return ts, pr
-}
-
-// failure returns the decoder's error once the pipe has ended with one.
-func (ts *toonSource) failure() error {
-	select {
-	case err := <-ts.done:
-		ts.done <- err
-		return err
-	default:
-		return nil
-	}
-}
-
-func (ts *toonSource) close() { ts.pr.Close() }
-
 // peekRootArray reports whether an input's document is an array: JSON
 // starting with "[", or TOON whose first line that is not blank or a
 // comment starts with "[". Other encodings hold records, an array. It
 // peeks no further than the byte or line that decides, so that a live
 // stream is not held back.
 func peekRootArray(s *source) bool {
-	if s.format != codec.JSON && s.format != codec.TOON {
+	if s.Format() != codec.JSON && s.Format() != codec.TOON {
 		return true
 	}
+	br := s.Reader()
 	for n := 1; ; {
-		n = max(n, s.br.Buffered())
-		p, err := s.br.Peek(n)
-		array, decided := rootArray(s.format, p, err != nil)
+		n = max(n, br.Buffered())
+		p, err := br.Peek(n)
+		array, decided := rootArray(s.Format(), p, err != nil)
 		if decided || err != nil {
 			return array
 		}
@@ -429,7 +397,7 @@ func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) 
 // or, detected, a file named .ndjson or .jsonl. (One line on standard input
 // without --from is one value.)
 func oneValue(opts *ConvertOptions, src *source) bool {
-	if f, ok := codec.FormatForExt(src.name); ok && f == codec.NDJSON && opts.From == "" {
+	if f, ok := codec.FormatForExt(src.Name()); ok && f == codec.NDJSON && opts.From == "" {
 		return false
 	}
 	return len(opts.Inputs) == 1 && !peekRootArray(src)
@@ -442,7 +410,7 @@ func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src.toonOpts = opts.TOON.decodeOptions(opts.MaxFrameSize)
+	src.TOON = opts.TOON.decodeOptions(opts.MaxFrameSize)
 	return src, nil
 }
 
@@ -458,7 +426,7 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc.name = src.name
+		doc.name = src.Name()
 		single = oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"strings"
 
@@ -258,7 +259,7 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 	br := bufio.NewReaderSize(in.R, 64<<10)
 	format := opts.As
 	if format == "" {
-		d, err := sniff(br)
+		d, err := records.Sniff(br)
 		if err != nil {
 			return 0, readError(in.Name, err)
 		}
