@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
@@ -38,6 +39,16 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 			}
 			return dst
 		},
+	}
+	if in.regular() {
+		// A file can be read again: the workers may check the frames that
+		// end their segments too (capture.StreamOptions.Reopen).
+		sopts.Reopen = func() (io.Reader, error) {
+			if _, err := in.f.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			return bufio.NewReaderSize(in.f, 64<<10), nil
+		}
 	}
 	h := capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {

@@ -109,6 +109,9 @@ type Record struct {
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved
+	// spec: a frame whose payload Stream's workers check, where the
+	// reading pass did not know what follows it (Options.speculate).
+	spec bool
 }
 
 // TimeString formats t as RFC 3339 in UTC with nine fraction digits, as
@@ -193,8 +196,10 @@ type Options struct {
 	ReassemblyBuffer int
 
 	// deferJSON (Stream with workers): a frame whose payload need not be
-	// checked in the reading pass (see half.body) is given with JSON nil.
-	deferJSON bool
+	// checked in the reading pass (see half.body) is given with JSON nil;
+	// with speculate, also one at the end of the bytes at hand (its Record
+	// has spec set).
+	deferJSON, speculate bool
 }
 
 // Defaults of Options.

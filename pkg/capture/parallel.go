@@ -29,6 +29,15 @@ type StreamOptions struct {
 	// (a bufio.Reader has it) says nothing more is buffered, so that
 	// records are passed on as they come.
 	Live bool
+	// Reopen, when not nil, gives the capture again from its start (a
+	// regular file, seeked back). The reading pass then leaves to the
+	// workers also the payloads of frames at the end of the bytes at hand
+	// (most frames of a capture: a segment mostly ends with a frame),
+	// whose check would decide how reading goes on were they not JSON;
+	// when one of them is not, nothing of its batch is handed on, and the
+	// capture is read again with one worker, past the records already
+	// handed on.
+	Reopen func() (io.Reader, error)
 	// LeaveRead: a run that stops early returns at once, even while the
 	// capture is still being read (the reading goroutine stops at its next
 	// record, or when in gives it its next bytes); in must then be left
@@ -101,7 +110,7 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 	quit := make(chan struct{})
 	readerDone := make(chan struct{})
 	ropts := opts.Options
-	ropts.deferJSON = true
+	ropts.deferJSON, ropts.speculate = true, opts.Reopen != nil
 	go func() {
 		defer close(readerDone)
 		defer close(batches)
@@ -161,6 +170,7 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 		b.work(dec, opts.Append)
 		return b, nil
 	}
+	handed := 0 // records handed on to h
 	var ends []int
 	write := func(b *batch) error {
 		defer func() {
@@ -183,13 +193,18 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 				}
 			}
 			err := h.Records(b.out[start:to], ends, frames)
+			handed += toEnd - endIdx
 			start, endIdx = to, toEnd
 			return err
+		}
+		if b.diverged {
+			return errDiverged
 		}
 		for _, m := range b.marks {
 			if err := run(m.out, m.ends); err != nil {
 				return err
 			}
+			handed++
 			if err := h.Other(&b.recs[m.rec]); err != nil {
 				return err
 			}
@@ -204,15 +219,47 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 	}
 	err := pipeline.Run(ctx, pipeline.Options{Workers: opts.Workers, InFlight: inFlight, LeaveRead: opts.LeaveRead}, read, work, write)
 	close(quit)
-	if !opts.LeaveRead {
+	if !opts.LeaveRead || err == errDiverged {
 		for range batches { // let the reading goroutine end
 		}
 		<-readerDone
 	}
-	return err
+	if err != errDiverged {
+		return err
+	}
+	// A frame left to the workers is not JSON: where one worker goes on
+	// after it depends on what follows it. Read again with one worker,
+	// past what was handed on.
+	in, err = opts.Reopen()
+	if err != nil {
+		return err
+	}
+	skip := handed
+	one := opts
+	one.Workers, one.Reopen = 1, nil
+	return Stream(ctx, in, one, StreamHandler{
+		Records: func(out []byte, ends []int, frames int) error {
+			if skip > 0 {
+				skip--
+				return nil
+			}
+			return h.Records(out, ends, frames)
+		},
+		Other: func(r *Record) error {
+			if skip > 0 {
+				skip--
+				return nil
+			}
+			return h.Other(r)
+		},
+		Idle: h.Idle,
+	})
 }
 
-var errQuit = errors.New("quit")
+var (
+	errQuit     = errors.New("quit")
+	errDiverged = errors.New("a speculative frame is not JSON")
+)
 
 // batch is a run of records copied out of the reading pass, and their
 // output.
@@ -224,6 +271,9 @@ type batch struct {
 	size   int
 	idle   bool
 	err    error // a read error: the batch holds nothing else
+	// diverged: a frame left to the workers where the reading pass did not
+	// know what follows it is not JSON (see StreamOptions.Reopen)
+	diverged bool
 	// The output: out, the end of each record's output, whether it is a
 	// frame, and where the problems and notes fall.
 	out     []byte
@@ -244,7 +294,7 @@ type mark struct{ out, ends, rec int }
 func (b *batch) reset() {
 	clear(b.recs)
 	b.recs, b.frames, b.spans, b.arena = b.recs[:0], b.frames[:0], b.spans[:0], b.arena[:0]
-	b.size, b.idle, b.err = 0, false, nil
+	b.size, b.idle, b.err, b.diverged = 0, false, nil, false
 	b.out, b.ends, b.isFrame, b.marks = b.out[:0], b.ends[:0], b.isFrame[:0], b.marks[:0]
 }
 
@@ -306,6 +356,10 @@ func (b *batch) work(dec *kado.Reader, appendRec func([]byte, *Record) []byte) {
 		r := &b.recs[i]
 		if r.Kind == Frame && b.spans[i].deferred {
 			js, err := dec.JSON(r.Frame)
+			if err != nil && r.spec {
+				b.diverged = true
+				return
+			}
 			if err != nil {
 				r.Kind, r.Err, r.Moved = Problem, &Error{Conn: r.Conn, Dir: r.Dir, Err: err}, &kado.Moved{Found: true}
 			} else {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,15 +19,19 @@ var errBad = errors.New("a problem")
 // transcript runs Stream and writes what its handler receives, as decode
 // would: each record's output, each problem and note; without keepGoing
 // the first problem ends the run.
-func transcript(data []byte, workers int, keepGoing bool, batch int) string {
+func transcript(data []byte, workers int, keepGoing bool, batch int, reopen bool) string {
 	var out bytes.Buffer
 	frames := 0
 	opts := capture.StreamOptions{
 		Options: capture.Options{MaxFrameSize: 1 << 16, ReassemblyBuffer: 1 << 14, MaxConns: 8},
 		Workers: workers, BatchBytes: batch,
+		Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil },
 		Append: func(dst []byte, r *capture.Record) []byte {
 			return append(capture.AppendRecord(dst, r), '\n')
 		},
+	}
+	if !reopen {
+		opts.Reopen = nil
 	}
 	err := capture.Stream(context.Background(), bytes.NewReader(data), opts, capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {
@@ -77,7 +82,33 @@ func streamSeeds() [][]byte {
 	h := b.Conn("10.0.0.5:40002", server)
 	h.Handshake()
 	h.Send(capturetest.C2S, 0, []byte("GET / HTTP/1.1\r\n\r\n"))
-	return append(seeds, b.Bytes())
+	seeds = append(seeds, b.Bytes())
+	// Frames that end their segments, one of them not JSON: followed by a
+	// frame, by bytes that are no header (the reader resynchronises inside
+	// the bad frame, where a frame hides), or by nothing.
+	inner := frame("c2s", 70)
+	hide := append([]byte(`{"x":"`), inner...)
+	hide = append(hide, `"`...)
+	hidden, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: 1, SequenceID: 71}, hide, kado.CompressNever)
+	for _, next := range [][]byte{frame("c2s", 72), []byte("garbage then "), nil} {
+		b := &capturetest.Builder{File: capturetest.PcapNanos}
+		c := b.Conn(client, server)
+		c.Handshake()
+		off := 0
+		for i := 1; i < 30; i++ {
+			f := frame("c2s", i)
+			if i == 20 {
+				f = hidden
+			}
+			c.Send(capturetest.C2S, off, f)
+			off += len(f)
+		}
+		if next != nil {
+			c.Send(capturetest.C2S, off, append(next, frames("c2s", 80, 85)...))
+		}
+		seeds = append(seeds, b.Bytes())
+	}
+	return seeds
 }
 
 // Stream gives the same output, problems, notes and error with one
@@ -86,16 +117,18 @@ func streamSeeds() [][]byte {
 func TestStreamMatchesOneWorker(t *testing.T) {
 	for i, data := range streamSeeds() {
 		for _, keep := range []bool{false, true} {
-			want := transcript(data, 1, keep, 0)
+			want := transcript(data, 1, keep, 0, false)
 			for _, batch := range []int{0, 1, 500} {
-				if got := transcript(data, 4, keep, batch); got != want {
-					t.Errorf("capture %d keepGoing=%v batch=%d: (-one worker +four):\n%s", i, keep, batch, cmp.Diff(want, got))
+				for _, reopen := range []bool{false, true} {
+					if got := transcript(data, 4, keep, batch, reopen); got != want {
+						t.Errorf("capture %d keepGoing=%v batch=%d reopen=%v: (-one worker +four):\n%s", i, keep, batch, reopen, cmp.Diff(want, got))
+					}
 				}
 			}
 		}
 	}
 	// The seeds hold bad payloads the workers find, problems and notes.
-	all := transcript(streamSeeds()[len(streamSeeds())-1], 4, true, 0)
+	all := transcript(streamSeeds()[len(seedCaptures())], 4, true, 0, true)
 	for _, s := range []string{"payload: expected JSON", "missing from the capture", "moved {Skipped:0 Found:true Untrusted:false}", `"text":"text"`, "not Kado frames"} {
 		if !bytes.Contains([]byte(all), []byte(s)) {
 			t.Errorf("the transcript lacks %q:\n%s", s, all)
@@ -110,8 +143,8 @@ func FuzzStreamMatchesOneWorker(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, keep := range []bool{false, true} {
-			want := transcript(data, 1, keep, 0)
-			if got := transcript(data, 4, keep, 300); got != want {
+			want := transcript(data, 1, keep, 0, false)
+			if got := transcript(data, 4, keep, 300, true); got != want {
 				t.Fatalf("keepGoing=%v: (-one worker +four):\n%s", keep, cmp.Diff(want, got))
 			}
 		}

@@ -333,6 +333,12 @@ func (h *half) body(yield func(struct{}) bool) {
 				// trust the length): the workers check it (Stream).
 				h.emit(&Record{Kind: Frame, Frame: f})
 				continue
+			} else if len(rest) == 0 && r.opts.speculate {
+				// What follows is not here yet: the workers check it,
+				// and should it not be JSON, Stream reads again with
+				// one worker.
+				h.emit(&Record{Kind: Frame, Frame: f, spec: true})
+				continue
 			}
 		}
 		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
