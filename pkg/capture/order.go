@@ -21,8 +21,9 @@ import (
 // the records held back reach maxHeld bytes (then every hole older than the
 // newest record held is given up).
 
-// maxHeld bounds the bytes of the records held back for time order.
-const maxHeld = 8 << 20
+// maxHeld bounds the bytes of the records held back for time order (a
+// variable for the tests).
+var maxHeld = 8 << 20
 
 // heldOverhead is the size counted for a held record beside its bytes.
 const heldOverhead = 256
