@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -115,4 +116,39 @@ func TestDecodeCaptureJobsIdentical(t *testing.T) {
 	if !sawBad {
 		t.Error("no bad payload in the captures")
 	}
+}
+
+// decode -j 4 of a capture on a pipe passes each frame on as its segment
+// comes, while the input stays open.
+func TestDecodeCaptureJobsLive(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.Pcap}
+	c := b.Conn("10.0.0.1:40000", "10.0.0.2:7000")
+	c.Handshake()
+	off := 0
+	for i := 1; i <= 3; i++ {
+		f, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Instruction, SequenceID: uint32(i)}, []byte(fmt.Sprintf(`{"step": %d}`, i)), binary.CompressNever)
+		c.Send(capturetest.C2S, off, f)
+		off += len(f)
+	}
+	data := b.Bytes()
+	// Cut the file after its header and each packet record (16 bytes of
+	// record header, then the bytes captured).
+	var pieces [][]byte
+	at := 24
+	pieces = append(pieces, data[:at])
+	for at < len(data) {
+		n := int(data[at+8]) | int(data[at+9])<<8 | int(data[at+10])<<16 | int(data[at+11])<<24
+		pieces = append(pieces, data[at:at+16+n])
+		at += 16 + n
+	}
+	// Step 1: the header, the handshake and the first frame's segment;
+	// then one segment each.
+	steps := [][][]byte{pieces[:5], pieces[5:6], pieces[6:7]}
+	checkLive(t, []string{"decode", "--payload", "-j", "4"}, steps, func(r *bufio.Reader, i int) error {
+		line, err := r.ReadString('\n')
+		if want := fmt.Sprintf("{\"step\":%d}\n", i+1); err != nil || line != want {
+			return fmt.Errorf("got %q, %v; want %q", line, err, want)
+		}
+		return nil
+	})
 }
