@@ -1,6 +1,12 @@
 package cmd
 
-import "github.com/spf13/pflag"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"github.com/toonkit/toonkit/pkg/capture"
+)
 
 // addPortFlag adds --port N (repeatable): the TCP connections of a packet
 // capture that are read.
@@ -16,4 +22,35 @@ func checkPorts(ports []int) error {
 		}
 	}
 	return nil
+}
+
+// addConnFlag adds --conn A>B: the one TCP connection of a packet capture
+// that is read.
+func addConnFlag(f *pflag.FlagSet, conn *string) {
+	f.StringVar(conn, "conn", "", "captures: read only the TCP connection `ADDR:PORT>ADDR:PORT`, as records name it (either end first; IPv6 in brackets)")
+}
+
+// parseConn checks --conn; "" selects every connection.
+func parseConn(s string) (capture.ConnID, error) {
+	if s == "" {
+		return capture.ConnID{}, nil
+	}
+	id, err := capture.ParseConn(s)
+	if err != nil {
+		return id, usageErrorf("--conn 10.0.0.1:51234>10.0.0.2:7000 (quote it: > is a redirection in the shell)", "--conn: %v", err)
+	}
+	return id, nil
+}
+
+// noConnError is a --conn that names no connection of the capture.
+func noConnError(name string, err error) (error, bool) {
+	var ne *capture.NoConnError
+	if !errors.As(err, &ne) {
+		return err, false
+	}
+	hint := "--conn takes one of the connections listed, either end first"
+	if len(ne.Conns) == 0 {
+		hint = "--port and --conn select among the TCP connections of a capture"
+	}
+	return invalidError(fmt.Errorf("%s: %w", name, err), hint), true
 }

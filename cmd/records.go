@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -21,12 +22,13 @@ type source struct {
 }
 
 // openSource opens an input and, without from, detects its format.
-func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*source, error) {
+// sel selects the connections of a packet capture.
+func openSource(ios *IOStreams, name string, from codec.Format, maxSize int, sel capture.Options) (*source, error) {
 	in, err := openInput(ios, name)
 	if err != nil {
 		return nil, err
 	}
-	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, MaxSize: maxSize, Regular: in.regular()})
+	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, MaxSize: maxSize, Regular: in.regular(), Capture: sel})
 	if err != nil {
 		in.Close()
 		return nil, sourceError(err)
@@ -70,6 +72,9 @@ func sourceError(err error) error {
 	case records.BadFrame:
 		return frameError(e.Name, e.Err, false)
 	case records.BadCapture:
+		if cerr, ok := noConnError(e.Name, e.Err); ok {
+			return cerr
+		}
 		return invalidError(fmt.Errorf("%s: %w", e.Name, e.Err), "")
 	case records.CaptureProblem:
 		return captureError(e.Name, e.Err, true) // no --keep-going here

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
@@ -40,6 +41,8 @@ type InputOptions struct {
 	// Raw reads lines of text (jq -R): each line a string, without its
 	// line end, invalid UTF-8 as U+FFFD.
 	Raw bool
+	// Capture selects the connections of a packet capture (Ports, Conn).
+	Capture capture.Options
 }
 
 // Inputs reads the inputs of a query one value at a time, for the main
@@ -191,7 +194,7 @@ func (qi *Inputs) open(name string) error {
 		qi.in, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
 		return nil
 	}
-	src, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: qi.opts.From, Blank: codec.JSON, MaxSize: qi.opts.MaxSize, Regular: in.Regular})
+	src, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: qi.opts.From, Blank: codec.JSON, MaxSize: qi.opts.MaxSize, Regular: in.Regular, Capture: qi.opts.Capture})
 	if err != nil {
 		in.Close()
 		return err

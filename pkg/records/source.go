@@ -38,6 +38,9 @@ type SourceOptions struct {
 	// Regular says that the input is a regular file, which never waits
 	// for more: Each then reads it ahead in a goroutine.
 	Regular bool
+	// Capture selects the connections of a packet capture (Ports, Conn);
+	// its MaxFrameSize is MaxSize.
+	Capture capture.Options
 }
 
 // Source reads the records of one input as compact JSON values (unless
@@ -111,7 +114,8 @@ const (
 	// its payload is not JSON.
 	BadFrame
 	// BadCapture: the capture file is not a valid pcap or pcapng file
-	// (a *capture.FormatError).
+	// (a *capture.FormatError), or holds no connection that
+	// SourceOptions.Capture.Conn names (a *capture.NoConnError).
 	BadCapture
 	// CaptureProblem: a problem in a capture's streams (a hole, a bad
 	// frame): the error of a capture.Problem record.
@@ -202,7 +206,9 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 	case codec.Binary:
 		s.bd = binary.NewReader(s.br, binary.ReaderOptions{MaxFrameSize: maxSize})
 	case codec.Pcap:
-		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, capture.Options{MaxFrameSize: maxSize}))
+		copts := opts.Capture
+		copts.MaxFrameSize = maxSize
+		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, copts))
 	}
 	return s, nil
 }
@@ -350,7 +356,8 @@ func (s *Source) nextCaptured() ([]byte, error) {
 			return nil, io.EOF
 		case err != nil:
 			var fe *capture.FormatError
-			if errors.As(err, &fe) {
+			var ne *capture.NoConnError
+			if errors.As(err, &fe) || errors.As(err, &ne) {
 				return nil, &Error{Name: s.name, Kind: BadCapture, Err: err}
 			}
 			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
