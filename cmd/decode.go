@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
@@ -22,10 +21,8 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
-	Jobs         int   // workers for binary frames; 1 is the single-worker path
-	Ports        []int // captures: only the TCP connections on these ports
-	Conn         string
-	connID       capture.ConnID // Conn parsed
+	Jobs         int // workers for binary frames; 1 is the single-worker path
+	CaptureFlags     // --port, --conn
 	TOON         toonFlags
 	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
 	// TOON document as itself, frames and rows as one array), codec.NDJSON
@@ -129,10 +126,7 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
-			if err := checkPorts(opts.Ports); err != nil {
-				return err
-			}
-			if opts.connID, err = parseConn(opts.Conn); err != nil {
+			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
@@ -149,8 +143,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a), toon or pcap (alias pcapng); detected when absent")
-	addPortFlag(f, &opts.Ports)
-	addConnFlag(f, &opts.Conn)
+	opts.CaptureFlags.add(f)
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")

@@ -20,7 +20,7 @@ import (
 // same. It returns the frames written and the problems reported.
 func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (frames, bad int, err error) {
 	sopts := capture.StreamOptions{
-		Options: capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports, Conn: opts.connID},
+		Options: opts.CaptureFlags.options(opts.MaxFrameSize),
 		Workers: opts.Jobs,
 		// A pipe (tcpdump -w - | toonkit decode): records go out as they come.
 		Live:      !in.regular(),

@@ -25,7 +25,7 @@ type InspectOptions struct {
 	JSON         bool
 	OneLine      bool // one line per frame
 	Summary      bool // only the summary
-	Ports        []int
+	CaptureFlags      // --port, --conn
 	MaxFrameSize int
 	Jobs         int // workers for --json; the view is single-worker
 }
@@ -154,7 +154,7 @@ EXIT STATUS
 			if opts.OneLine && opts.Summary {
 				return usageErrorf("", "--oneline and --summary are two views: give one")
 			}
-			if err := checkPorts(opts.Ports); err != nil {
+			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
@@ -176,7 +176,7 @@ EXIT STATUS
 	f.BoolVarP(&opts.OneLine, "oneline", "1", false, "one line per frame (index, offset, type, seq, length, compression, the start of the payload)")
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
-	addPortFlag(f, &opts.Ports)
+	opts.CaptureFlags.add(f)
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
@@ -303,7 +303,7 @@ func runInspect(opts *InspectOptions) error {
 				in.Close()
 				return err
 			}
-			s, err = ins.InspectCapture(in.Name, br, capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports})
+			s, err = ins.InspectCapture(in.Name, br, opts.CaptureFlags.options(opts.MaxFrameSize))
 		} else {
 			s, err = ins.Inspect(in.Name, br)
 		}
@@ -315,6 +315,11 @@ func runInspect(opts *InspectOptions) error {
 		case errors.As(err, &we):
 			return writeErr(we.Err)
 		case errors.As(err, &re):
+			if cerr, ok := noConnError(in.Name, re.Err); ok {
+				problems = append(problems, cerr)
+				code = max(code, ExitInvalid)
+				continue
+			}
 			problems = append(problems, readError(in.Name, re.Err))
 			code = ExitIO
 		case errors.As(err, &fe):

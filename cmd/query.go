@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -50,12 +49,10 @@ type QueryOptions struct {
 	Timeout                              time.Duration
 	MaxSize                              int
 	Jobs                                 int
-	Ports                                []int  // captures: only the TCP connections on these ports
-	Conn                                 string // captures: only this connection
+	CaptureFlags                         // --port, --conn
 
-	from   codec.Format
-	to     codec.Format
-	connID capture.ConnID
+	from codec.Format
+	to   codec.Format
 }
 
 // queryValueFlags are query's flags that take two values, jq's way
@@ -247,8 +244,7 @@ EXIT STATUS
 	_ = f.MarkHidden("positional")
 	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
-	addPortFlag(f, &opts.Ports)
-	addConnFlag(f, &opts.Conn)
+	opts.CaptureFlags.add(f)
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
@@ -277,11 +273,7 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 		}
 		opts.from = f
 	}
-	if err := checkPorts(opts.Ports); err != nil {
-		return err
-	}
-	var err error
-	if opts.connID, err = parseConn(opts.Conn); err != nil {
+	if err := opts.CaptureFlags.check(); err != nil {
 		return err
 	}
 	if opts.To != "" {
@@ -463,7 +455,7 @@ func runQuery(opts *QueryOptions) error {
 		return err
 	}
 	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput,
-		Capture: capture.Options{Ports: opts.Ports, Conn: opts.connID},
+		Capture: opts.CaptureFlags.options(0),
 		Open: func(name string) (*query.Opened, error) {
 			in, err := openInput(ios, name)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
@@ -236,7 +235,7 @@ func oneValue(opts *ConvertOptions, src *source) bool {
 // openConvertSource opens one of convert's inputs, a TOON one read with
 // --indent and --no-strict whatever the output format.
 func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
-	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize, capture.Options{Ports: opts.Ports, Conn: opts.connID})
+	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize, opts.CaptureFlags.options(0))
 	if err != nil {
 		return nil, err
 	}

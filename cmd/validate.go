@@ -25,8 +25,8 @@ type ValidateOptions struct {
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
 	MaxFrameSize int
-	Jobs         int   // workers; 0: the usable CPUs
-	Ports        []int // captures: only the TCP connections on these ports
+	Jobs         int // workers; 0: the usable CPUs
+	CaptureFlags     // --port, --conn
 }
 
 // The formats validate checks in this version.
@@ -123,7 +123,7 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
-			if err := checkPorts(opts.Ports); err != nil {
+			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
@@ -150,7 +150,7 @@ EXIT STATUS
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
-	addPortFlag(f, &opts.Ports)
+	opts.CaptureFlags.add(f)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -296,10 +296,13 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 	case codec.Narratoria:
 		n, err = validate.Narratoria(br, in.Name, vopts, emit)
 	case codec.Pcap:
-		n, err = validate.Capture(br, in.Name, vopts, capture.Options{Ports: opts.Ports}, emit)
+		n, err = validate.Capture(br, in.Name, vopts, opts.CaptureFlags.options(0), emit)
 		var fe *capture.FormatError
 		if errors.As(err, &fe) {
 			return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+		}
+		if cerr, ok := noConnError(in.Name, err); ok {
+			return n, cerr
 		}
 	default:
 		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "")
