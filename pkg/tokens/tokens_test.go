@@ -1,30 +1,16 @@
 package tokens
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/internal/tokenvectors"
 )
 
-type vector struct {
-	Encoding string
-	Text     string
-	Tokens   int64
-}
+type vector = tokenvectors.Vector
 
-func loadVectors(t testing.TB) []vector {
-	b, err := os.ReadFile("../../testdata/tokens/vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Vectors []vector }
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f.Vectors
-}
+func loadVectors(t testing.TB) []vector { return tokenvectors.Load(t) }
 
 // countPieces writes text to a fresh Counter in pieces of n bytes.
 func countPieces(t testing.TB, enc, text string, n int) Counts {
