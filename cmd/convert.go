@@ -87,8 +87,10 @@ TOON is read strictly (counts, row widths, indentation, duplicate keys are
 checked) unless --no-strict, where a tab in the indentation is one level
 (depth = floor(spaces / --indent) + tabs) and a line that has no place is
 still an error, never skipped; --indent is its indentation unit, in and out;
---delimiter (comma, tab, pipe) is the delimiter it is written with. A TOON
-document is encoded whole, in memory; reading one streams.
+--delimiter (comma, tab, pipe) is the delimiter it is written with; auto
+picks the one with the fewest tokens by --tokenizer (o200k_base unless
+named; see toonkit stats), and --verbose says which. A TOON document is
+encoded whole, in memory; reading one streams.
 
 A table must read back as exactly its input. When it would not (a string
 that reads back as a number, boolean, null or JSON; an empty string; a
@@ -183,6 +185,7 @@ EXIT STATUS
 			if err := opts.TOON.check(c, opts.To == codec.TOON, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
+			opts.TOON.Tokenizer, opts.TOON.Verbose = opts.Tokenizer, opts.Verbose
 			if err := sharedFlags(ios, c, args, maxSize, compress, opts.To == codec.Binary, opts.Output,
 				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
@@ -199,7 +202,7 @@ EXIT STATUS
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
-	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto: say which format was chosen and why")
+	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto, --delimiter auto: say which format or delimiter was chosen and why")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
@@ -210,7 +213,7 @@ EXIT STATUS
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -223,12 +226,12 @@ func checkConvertFlags(opts *ConvertOptions, c *cobra.Command) error {
 		return usageErrorf("", "-c/--compact applies to --to json only")
 	case set("lossy") && opts.To != codec.Tabular:
 		return usageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
-	case set("verbose") && opts.To != auto:
-		return usageErrorf("", "--verbose applies to --to auto only")
+	case set("verbose") && opts.To != auto && !(opts.To == codec.TOON && opts.TOON.auto()):
+		return usageErrorf("", "--verbose applies to --to auto and --delimiter auto only")
 	case set("compress") && opts.To != codec.Binary:
 		return usageErrorf("", "--compress applies to --to binary only")
-	case set("tokenizer") && !opts.Stats:
-		return usageErrorf("add --stats", "--tokenizer applies to --stats only")
+	case set("tokenizer") && !opts.Stats && !(opts.To == codec.TOON && opts.TOON.auto()):
+		return usageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
 	case set("tokenizer") && !slices.Contains(tokens.Encodings, opts.Tokenizer):
 		return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
 	}
@@ -256,7 +259,7 @@ func runConvert(opts *ConvertOptions) error {
 		if err != nil {
 			return err
 		}
-		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
+		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 	}
 	var w io.Writer = out
 	if st != nil {

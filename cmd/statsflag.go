@@ -14,7 +14,7 @@ import (
 // addStatsFlags adds --stats and --tokenizer.
 func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
 	f.BoolVar(stats, "stats", false, "print bytes, characters and tokens of the input (as compact JSON) and of the output on stderr")
-	f.StringVar(tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats: o200k_base or cl100k_base")
+	f.StringVar(tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats and --delimiter auto: o200k_base or cl100k_base")
 }
 
 // stats counts the input, as a compact JSON array of its records, and the

@@ -25,3 +25,22 @@ func ExampleMeasure() {
 	// tabular       48 bytes  24 tokens
 	// cheapest: toon-comma
 }
+
+func ExampleCheapestDelimiter() {
+	// Prices with a thousands separator need quotes with the comma
+	// delimiter, not with a tab.
+	doc := []byte(`[{"sku":"A1","price":"1,299.00"},{"sku":"B2","price":"2,499.00"},{"sku":"C3","price":"3,999.00"}]`)
+	d, rep, err := stats.CheapestDelimiter(doc, "o200k_base", 2, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d)
+	for _, row := range rep.Rows {
+		fmt.Println(row.Format, row.Tokens[0])
+	}
+	// Output:
+	// tab
+	// toon-comma 38
+	// toon-tab 37
+	// toon-pipe 38
+}

@@ -385,3 +385,17 @@ func Bar(frac float64, width int) string {
 	}
 	return b.String()
 }
+
+// CheapestDelimiter returns the TOON delimiter with which doc, one JSON
+// value, costs the fewest tokens by the tokenizer (comma on a tie, then
+// tab), and the report of the three TOON rows it chose from. indentSize is
+// TOON's indentation (0 means 2).
+func CheapestDelimiter(doc []byte, tokenizer string, indentSize, workers int) (toon.Delimiter, *Report, error) {
+	rep, err := Measure(doc, Options{Tokenizers: []string{tokenizer}, Formats: []string{TOONComma, TOONTab, TOONPipe},
+		IndentSize: indentSize, Workers: workers})
+	if err != nil {
+		return toon.Comma, nil, err
+	}
+	d := map[string]toon.Delimiter{TOONComma: toon.Comma, TOONTab: toon.Tab, TOONPipe: toon.Pipe}[rep.Rows[rep.Cheapest(0)].Format]
+	return d, rep, nil
+}
