@@ -189,28 +189,15 @@ func measure(row *Row, doc []byte, opts Options) error {
 	for i, t := range opts.Tokenizers {
 		cs[i], _ = tokens.NewCounter(t)
 	}
-	var err error
-	switch row.Format {
-	case JSON:
-		err = writeCompact(cs, doc, opts.Single)
-	case JSONIndent:
-		err = writeIndented(cs, doc, opts.Single)
-	case TOONComma, TOONTab, TOONPipe:
-		d := map[string]toon.Delimiter{TOONComma: toon.Comma, TOONTab: toon.Tab, TOONPipe: toon.Pipe}[row.Format]
-		err = toon.Encode(cs, doc, toon.EncodeOptions{IndentSize: opts.IndentSize, Delimiter: d})
-	case Tabular:
-		var why string
-		why, err = writeTable(cs, doc, opts.Single)
-		if why != "" {
-			row.Unavailable = why
-			row.Tokens = make([]int64, len(cs))
-			return nil
-		}
+	row.Tokens = make([]int64, len(cs))
+	why, err := encode(cs, doc, row.Format, opts)
+	if why != "" {
+		row.Unavailable = why
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", row.Format, err)
 	}
-	row.Tokens = make([]int64, len(cs))
 	for i, c := range cs {
 		n, err := c.Counts()
 		if err != nil {
@@ -220,6 +207,39 @@ func measure(row *Row, doc []byte, opts Options) error {
 	}
 	return nil
 }
+
+// Encode writes doc, one valid JSON value, in one of Formats, the text
+// that Measure counts (opts.IndentSize and opts.Single apply): TOON and
+// compact JSON without a final newline, the indented JSON and the table
+// with one. For a table that would not read back as written, it writes
+// nothing and unavailable says why.
+func Encode(w io.Writer, doc []byte, format string, opts Options) (unavailable string, err error) {
+	if err := jsonv.Check(doc); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	doc = jsonv.TrimSpace(doc)
+	if len(doc) == 0 || doc[0] != '[' {
+		opts.Single = true
+	}
+	return encode(w, doc, format, opts)
+}
+
+func encode(w io.Writer, doc []byte, format string, opts Options) (unavailable string, err error) {
+	switch format {
+	case JSON:
+		return "", writeCompact(w, doc, opts.Single)
+	case JSONIndent:
+		return "", writeIndented(w, doc, opts.Single)
+	case TOONComma, TOONTab, TOONPipe:
+		return "", toon.Encode(w, doc, toon.EncodeOptions{IndentSize: opts.IndentSize, Delimiter: delimiters[format]})
+	case Tabular:
+		return writeTable(w, doc, opts.Single)
+	}
+	return "", fmt.Errorf("unknown format %q (supported: %v)", format, Formats)
+}
+
+// delimiters are the TOON formats' delimiters.
+var delimiters = map[string]toon.Delimiter{TOONComma: toon.Comma, TOONTab: toon.Tab, TOONPipe: toon.Pipe}
 
 // eachRecord calls f with the records of doc, compact: the elements of a
 // root array, or doc itself when single.
@@ -396,6 +416,5 @@ func CheapestDelimiter(doc []byte, tokenizer string, indentSize, workers int) (t
 	if err != nil {
 		return toon.Comma, nil, err
 	}
-	d := map[string]toon.Delimiter{TOONComma: toon.Comma, TOONTab: toon.Tab, TOONPipe: toon.Pipe}[rep.Rows[rep.Cheapest(0)].Format]
-	return d, rep, nil
+	return delimiters[rep.Rows[rep.Cheapest(0)].Format], rep, nil
 }
