@@ -64,7 +64,9 @@ marked with *, and a bar chart per tokenizer: each format's tokens as a
 share of compact JSON, drawn with block characters, colored on a terminal
 (--color, NO_COLOR). --report json writes the same as data.
 
-A TOON document is measured whole, in memory, as encode does.
+A TOON document is measured whole, in memory, as encode does. -j counts
+several formats at once. Over 50 MB of data, a progress line is shown on
+stderr when it is a terminal.
 
 EXIT STATUS
   0  the data was measured
@@ -136,7 +138,20 @@ func runStats(opts *StatsOptions) error {
 		return err
 	}
 	single := len(opts.Inputs) == 1 && len(doc.value) > 0 && doc.value[0] != '['
-	rep, err := measure.Measure(doc.value, measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs})
+	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
+	if len(doc.value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
+		// A line on the terminal, rewritten as each format is counted,
+		// and cleared at the end.
+		w := opts.IO.ErrOut
+		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.value)/1e6)
+		mopts.Progress = func(done, total int, format string) {
+			fmt.Fprintf(w, "\r\x1b[Ktoonkit: stats: %d of %d formats counted (%s)", done, total, format)
+		}
+	}
+	rep, err := measure.Measure(doc.value, mopts)
+	if mopts.Progress != nil {
+		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
+	}
 	if err != nil {
 		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
 	}
@@ -151,6 +166,10 @@ func runStats(opts *StatsOptions) error {
 	}
 	return nil
 }
+
+// progressBytes is the size of data from which stats shows its progress
+// on a terminal (a variable for the tests).
+var progressBytes = 50 << 20
 
 // appendStatsText renders the report: the table of counts, the cheapest
 // format of each tokenizer marked, and a bar chart per tokenizer.

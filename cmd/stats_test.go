@@ -91,3 +91,35 @@ func TestStatsAgreesWithStatsFlag(t *testing.T) {
 		}
 	}
 }
+
+// Over 50 MB of data, stats shows its progress on stderr when stderr is a
+// terminal, and clears the line before the report; not otherwise.
+func TestStatsProgress(t *testing.T) {
+	defer func(n int) { progressBytes = n }(progressBytes)
+	progressBytes = 10
+	for _, tty := range []bool{true, false} {
+		ios, in, out, errOut := Test()
+		ios.SetStderrTTY(tty)
+		in.WriteString(`[{"a":1},{"a":2}]`)
+		if code := Run(ios, []string{"stats", "-j", "1", "--tokenizer", "o200k_base"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		want := ""
+		if tty {
+			want = "\rtoonkit: stats: counting 6 formats of 0 MB..." +
+				"\r\x1b[Ktoonkit: stats: 1 of 6 formats counted (json)" +
+				"\r\x1b[Ktoonkit: stats: 2 of 6 formats counted (json-indent)" +
+				"\r\x1b[Ktoonkit: stats: 3 of 6 formats counted (toon-comma)" +
+				"\r\x1b[Ktoonkit: stats: 4 of 6 formats counted (toon-tab)" +
+				"\r\x1b[Ktoonkit: stats: 5 of 6 formats counted (toon-pipe)" +
+				"\r\x1b[Ktoonkit: stats: 6 of 6 formats counted (tabular)" +
+				"\r\x1b[K"
+		}
+		if errOut.String() != want {
+			t.Errorf("tty %v: stderr %q, want %q", tty, errOut, want)
+		}
+		if !regexp.MustCompile(`(?m)^tabular +22 +22 +15$`).MatchString(out.String()) {
+			t.Errorf("tty %v: stdout %q", tty, out)
+		}
+	}
+}

@@ -62,6 +62,10 @@ type Options struct {
 	Single bool
 	// Workers measure formats at once; 0 or 1 measures one at a time.
 	Workers int
+	// Progress, when set, is called as each format is measured, with the
+	// formats measured so far and the number to measure (one call at a
+	// time, in no set order of formats).
+	Progress func(done, total int, format string)
 }
 
 // Row is one format's counts.
@@ -154,6 +158,8 @@ func Measure(doc []byte, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("unknown format in %q (supported: %v)", want, Formats)
 	}
 	errs := make([]error, len(rep.Rows))
+	var mu sync.Mutex
+	done := 0
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(opts.Workers, 1))
 	for i := range rep.Rows {
@@ -162,6 +168,12 @@ func Measure(doc []byte, opts Options) (*Report, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			errs[i] = measure(&rep.Rows[i], doc, opts)
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress(done, len(rep.Rows), rep.Rows[i].Format)
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()

@@ -208,3 +208,23 @@ func FuzzMeasure(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMeasure measures every format of a JSON array of flat records
+// by one tokenizer, on one worker (MB/s of JSON input).
+func BenchmarkMeasure(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString("[")
+	for i := range 20000 {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"id":%d,"name":"User %d","email":"user%d@example.com","note":"line, \"quoted\"\n%d","active":%t,"score":%d.5,"ref":null}`, i, i, i, i*7919, i%3 == 0, i%97)
+	}
+	doc.WriteString("]")
+	b.SetBytes(int64(doc.Len()))
+	for b.Loop() {
+		if _, err := Measure([]byte(doc.String()), Options{Tokenizers: []string{"o200k_base"}, Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
