@@ -97,11 +97,15 @@ func TestStatsAgreesWithStatsFlag(t *testing.T) {
 func TestStatsProgress(t *testing.T) {
 	defer func(n int) { progressBytes = n }(progressBytes)
 	progressBytes = 10
-	for _, tty := range []bool{true, false} {
+	for _, c := range []struct {
+		tty  bool
+		jobs string
+	}{{true, "1"}, {true, "4"}, {false, "1"}} {
+		tty := c.tty
 		ios, in, out, errOut := Test()
 		ios.SetStderrTTY(tty)
 		in.WriteString(`[{"a":1},{"a":2}]`)
-		if code := Run(ios, []string{"stats", "-j", "1", "--tokenizer", "o200k_base"}); code != 0 {
+		if code := Run(ios, []string{"stats", "-j", c.jobs, "--tokenizer", "o200k_base"}); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 		want := ""

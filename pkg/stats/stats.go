@@ -18,16 +18,17 @@ package stats
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
+	"github.com/toonkit/toonkit/pkg/pipeline"
 	"github.com/toonkit/toonkit/pkg/records"
 	"github.com/toonkit/toonkit/pkg/tokens"
 )
@@ -60,11 +61,12 @@ type Options struct {
 	// (records.JSONSink.Single). A document that is not an array is
 	// always single.
 	Single bool
-	// Workers measure formats at once; 0 or 1 measures one at a time.
+	// Workers measure formats at once (pkg/pipeline); 0 or 1 measures one
+	// at a time.
 	Workers int
-	// Progress, when set, is called as each format is measured, with the
-	// formats measured so far and the number to measure (one call at a
-	// time, in no set order of formats).
+	// Progress, when set, is called as each format is measured, in the
+	// order of the rows, with the formats measured so far and the number
+	// to measure.
 	Progress func(done, total int, format string)
 }
 
@@ -157,27 +159,25 @@ func Measure(doc []byte, opts Options) (*Report, error) {
 	if len(rep.Rows) != len(want) {
 		return nil, fmt.Errorf("unknown format in %q (supported: %v)", want, Formats)
 	}
-	errs := make([]error, len(rep.Rows))
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(opts.Workers, 1))
-	for i := range rep.Rows {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = measure(&rep.Rows[i], doc, opts)
-			if opts.Progress != nil {
-				mu.Lock()
-				done++
-				opts.Progress(done, len(rep.Rows), rep.Rows[i].Format)
-				mu.Unlock()
-			}
-		}()
+	// The formats are the batches of a pipeline: measured on the workers,
+	// reported in order.
+	next, done := 0, 0
+	read := func() (int, error) {
+		if next == len(rep.Rows) {
+			return 0, io.EOF
+		}
+		next++
+		return next - 1, nil
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	work := func(i int) (int, error) { return i, measure(&rep.Rows[i], doc, opts) }
+	write := func(i int) error {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, len(rep.Rows), rep.Rows[i].Format)
+		}
+		return nil
+	}
+	if err := pipeline.Run(context.Background(), pipeline.Options{Workers: opts.Workers}, read, work, write); err != nil {
 		return nil, err
 	}
 	return rep, nil
