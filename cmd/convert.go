@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
@@ -33,7 +34,10 @@ type ConvertOptions struct {
 	Now          func() time.Time
 	TOON         toonFlags
 	Bridge       bridgeFlags
-	Jobs         int // workers for JSON and NDJSON records; 1 is the single-worker path
+	Jobs         int    // workers for JSON and NDJSON records; 1 is the single-worker path
+	Ports        []int  // captures: only the TCP connections on these ports
+	Conn         string // captures: only this connection
+	connID       capture.ConnID
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -189,6 +193,12 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
+			if err := checkPorts(opts.Ports); err != nil {
+				return err
+			}
+			if opts.connID, err = parseConn(opts.Conn); err != nil {
+				return err
+			}
 			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
@@ -217,6 +227,8 @@ EXIT STATUS
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
+	addPortFlag(f, &opts.Ports)
+	addConnFlag(f, &opts.Conn)
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}

@@ -20,11 +20,11 @@ func runConvertCheapest(opts *ConvertOptions) error {
 	if err != nil {
 		return err
 	}
-	single := len(opts.Inputs) == 1 && len(doc.value) > 0 && doc.value[0] != '['
+	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
 	mopts := measure.Options{Tokenizers: []string{opts.Tokenizer}, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
-	rep, err := measure.Measure(doc.value, mopts)
+	rep, err := measure.Measure(doc.Value, mopts)
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	best := rep.Rows[rep.Cheapest(0)]
 	var others, not []string
@@ -43,12 +43,12 @@ func runConvertCheapest(opts *ConvertOptions) error {
 	newReporter(opts.IO).notef("%s", why)
 	out := newOutput(opts.IO, opts.Output)
 	out.holdAll()
-	if _, err := measure.Encode(out, doc.value, best.Format, mopts); err != nil {
+	if _, err := measure.Encode(out, doc.Value, best.Format, mopts); err != nil {
 		out.Abort()
 		if out.failed != nil {
 			return out.failed
 		}
-		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	if best.Format != measure.JSONIndent && best.Format != measure.Tabular {
 		out.Write(newline) // TOON and compact JSON are counted without it

@@ -137,23 +137,23 @@ func runStats(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	single := len(opts.Inputs) == 1 && len(doc.value) > 0 && doc.value[0] != '['
+	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
 	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
-	if len(doc.value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
+	if len(doc.Value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
 		// A line on the terminal, rewritten as each format is counted,
 		// and cleared at the end.
 		w := opts.IO.ErrOut
-		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.value)/1e6)
+		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.Value)/1e6)
 		mopts.Progress = func(done, total int, format string) {
 			fmt.Fprintf(w, "\r\x1b[Ktoonkit: stats: %d of %d formats counted (%s)", done, total, format)
 		}
 	}
-	rep, err := measure.Measure(doc.value, mopts)
+	rep, err := measure.Measure(doc.Value, mopts)
 	if mopts.Progress != nil {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	var b []byte
 	if opts.Report == "json" {
