@@ -282,6 +282,8 @@ func TestRootHelpFormatTable(t *testing.T) {
 					takes = []codec.Format{codec.Narratoria}
 				case "convert":
 					takes = convertFormats
+				case "stats":
+					takes = statsFormats
 				default:
 					t.Errorf("%q: unknown command %q", line, c)
 				}

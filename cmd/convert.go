@@ -65,6 +65,11 @@ func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
             at least 2 objects, keys shared at least 70%, nesting at most one
             level, lossless, and more than 20% smaller than compact JSON;
             compact JSON otherwise (--verbose says which, and why)
+  cheapest  (--to only) the format with the fewest tokens by --tokenizer
+            (o200k_base unless named) of those that read back without
+            loss: compact or indented JSON, TOON with each delimiter, the
+            table; it says on stderr which, and the tokens of the others
+            (toonkit stats shows them all)
 
 One value stays one value: when the only input is one JSON or TOON value
 that is not an array, --to json, toon and auto write that value itself,
@@ -88,8 +93,10 @@ TOON is read strictly (counts, row widths, indentation, duplicate keys are
 checked) unless --no-strict, where a tab in the indentation is one level
 (depth = floor(spaces / --indent) + tabs) and a line that has no place is
 still an error, never skipped; --indent is its indentation unit, in and out;
---delimiter (comma, tab, pipe) is the delimiter it is written with. A TOON
-document is encoded whole, in memory; reading one streams.
+--delimiter (comma, tab, pipe) is the delimiter it is written with; auto
+picks the one with the fewest tokens by --tokenizer (o200k_base unless
+named; see toonkit stats), and --verbose says which. A TOON document is
+encoded whole, in memory; reading one streams.
 
 A table must read back as exactly its input. When it would not (a string
 that reads back as a number, boolean, null or JSON; an empty string; a
@@ -147,6 +154,9 @@ EXIT STATUS
   # the smaller of tabular and JSON, saying which
   toonkit convert --to auto --verbose users.json
 
+  # the format with the fewest tokens, saying which
+  toonkit convert --to cheapest orders.json
+
   # a Chiffon message log as signed trace events
   toonkit convert --from chiffon --to trace chiffon.ndjson | toonkit sign --key-file audit.key
 
@@ -157,13 +167,15 @@ EXIT STATUS
   toonkit convert --to trace tool-events.ndjson | toonkit convert --to narratoria`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			to, err := toFromOutput("convert", to, opts.Output, "json, ndjson, toon, tabular, binary, auto, chiffon, trace, narratoria",
+			to, err := toFromOutput("convert", to, opts.Output, "json, ndjson, toon, tabular, binary, auto, cheapest, chiffon, trace, narratoria",
 				"toonkit convert --to tabular users.json", convertFormats...)
 			if err != nil {
 				return err
 			}
 			if strings.EqualFold(to, "auto") {
 				opts.To = auto
+			} else if strings.EqualFold(to, "cheapest") {
+				opts.To = cheapest
 			} else if opts.To, err = codec.Parse(to, convertFormats...); err != nil {
 				return usageErrorf("", "--to: %v", err)
 			}
@@ -184,9 +196,10 @@ EXIT STATUS
 			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
-			if err := opts.TOON.check(c, opts.To == codec.TOON, opts.From == "" || opts.From == codec.TOON); err != nil {
+			if err := opts.TOON.check(c, opts.To == codec.TOON || opts.To == cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
+			opts.TOON.Tokenizer, opts.TOON.Verbose = opts.Tokenizer, opts.Verbose
 			if err := sharedFlags(ios, c, args, maxSize, compress, opts.To == codec.Binary, opts.Output,
 				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
@@ -199,11 +212,11 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, pcap, chiffon, trace or narratoria; detected when absent")
-	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary, auto, chiffon, trace or narratoria")
+	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary, auto, cheapest, chiffon, trace or narratoria")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
-	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto: say which format was chosen and why")
+	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto, --delimiter auto: say which format or delimiter was chosen and why")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
@@ -213,9 +226,9 @@ EXIT STATUS
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng"), cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto"), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto", "cheapest"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -228,12 +241,16 @@ func checkConvertFlags(opts *ConvertOptions, c *cobra.Command) error {
 		return usageErrorf("", "-c/--compact applies to --to json only")
 	case set("lossy") && opts.To != codec.Tabular:
 		return usageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
-	case set("verbose") && opts.To != auto:
-		return usageErrorf("", "--verbose applies to --to auto only")
+	case set("delimiter") && opts.To == cheapest:
+		return usageErrorf("", "--delimiter: --to cheapest measures every delimiter and picks one")
+	case set("stats") && opts.To == cheapest:
+		return usageErrorf("toonkit stats shows the counts of every format", "--stats: --to cheapest says the tokens of each format it chose from")
+	case set("verbose") && opts.To != auto && !(opts.To == codec.TOON && opts.TOON.auto()):
+		return usageErrorf("", "--verbose applies to --to auto and --delimiter auto only")
 	case set("compress") && opts.To != codec.Binary:
 		return usageErrorf("", "--compress applies to --to binary only")
-	case set("tokenizer") && !opts.Stats:
-		return usageErrorf("add --stats", "--tokenizer applies to --stats only")
+	case set("tokenizer") && !opts.Stats && !(opts.To == codec.TOON && opts.TOON.auto()) && opts.To != cheapest:
+		return usageErrorf("add --stats", "--tokenizer applies to --stats, --delimiter auto and --to cheapest only")
 	case set("tokenizer") && !slices.Contains(tokens.Encodings, opts.Tokenizer):
 		return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
 	}
@@ -256,12 +273,15 @@ func runConvert(opts *ConvertOptions) error {
 		// frames and messages stream, a whole line or frame at a time.)
 		out.holdAll()
 	}
+	if opts.To == cheapest {
+		return runConvertCheapest(opts)
+	}
 	if opts.To == codec.TOON {
 		doc, err := gatherTOON(opts, st)
 		if err != nil {
 			return err
 		}
-		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
+		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 	}
 	var w io.Writer = out
 	if st != nil {

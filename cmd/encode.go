@@ -56,7 +56,9 @@ line for arrays of uniform objects, keyed tables for objects of uniform
 objects, quotes only where needed. Numbers keep every digit (no float64
 round trip). Several values (NDJSON, several files) become one array.
 --delimiter (comma, tab, pipe) and --indent shape the output, which ends
-with one newline, as the reference CLI writes it.
+with one newline, as the reference CLI writes it. --delimiter auto picks
+the delimiter with the fewest tokens by --tokenizer (o200k_base unless
+named; see toonkit stats), and --verbose says which.
 
 --to binary writes one Kado binary TOON frame per value, byte for byte as the
 Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
@@ -135,9 +137,13 @@ EXIT STATUS
 					}
 				}
 			}
-			if c.Flags().Changed("tokenizer") && !opts.Stats {
-				return usageErrorf("add --stats", "--tokenizer applies to --stats only")
+			if c.Flags().Changed("tokenizer") && !opts.Stats && !opts.TOON.Auto {
+				return usageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
 			}
+			if c.Flags().Changed("verbose") && !opts.TOON.Auto {
+				return usageErrorf("", "--verbose applies to --delimiter auto only")
+			}
+			opts.TOON.Tokenizer = opts.Tokenizer
 			if typ != "" {
 				if opts.Type, err = binary.ParseMessageType(typ); err != nil {
 					return usageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
@@ -178,6 +184,7 @@ EXIT STATUS
 	opts.TOON.add(f, true, false)
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
+	f.BoolVar(&opts.TOON.Verbose, "verbose", false, "--delimiter auto: say which delimiter was chosen, and the tokens of each")
 	f.StringVar(&typ, "type", "", "message type of bare payloads: a name (tool_call, Tool-Call, ...) or 1-8; inferred when absent")
 	f.StringVar(&seq, "seq", "1", "sequence id of the first frame; +1 per frame")
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
@@ -187,7 +194,7 @@ EXIT STATUS
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{"instruction", "tool_call", "tool_result", "status", "error", "heartbeat", "context_request", "context_response"}, cobra.ShellCompDirectiveNoFileComp))

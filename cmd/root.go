@@ -104,10 +104,10 @@ other message formats of agent systems. It reads standard input or files and
 writes standard output, so it fits in shell pipelines and CI steps.
 
   format                  name        commands
-  TOON v4 (official)      toon        encode, decode, convert
+  TOON v4 (official)      toon        encode, decode, convert, stats
   Kado binary frames      binary      encode, decode, convert, inspect, validate
-  Genesis A2A tabular     tabular     encode, decode, convert, validate
-  JSON, NDJSON            json ndjson encode, decode, convert
+  Genesis A2A tabular     tabular     encode, decode, convert, validate, stats
+  JSON, NDJSON            json ndjson encode, decode, convert, stats
   Chiffon envelopes       chiffon     convert, validate
   AOP trace events        trace       convert, validate, sign, verify
   Narratoria tool events  narratoria  convert, validate, exec
@@ -116,7 +116,8 @@ encode writes JSON as TOON, binary frames or a table (--to NAME), and
 decode reads them back as JSON. convert goes between the encodings (toon,
 binary, tabular, json, ndjson) and between the protocols (binary frames,
 chiffon, trace, narratoria), with --from (detected when absent) and --to
-(or the extension of -o FILE). validate checks every format but TOON and
+(or the extension of -o FILE); stats counts the tokens of the data as JSON,
+TOON and a table, to find the cheapest. validate checks every format but TOON and
 JSON (--as NAME, detected when absent), inspect shows frames byte by byte,
 sign and verify make and check the HMAC signatures of AOP trace events, and
 exec runs a Narratoria tool, checking and applying its events as they come.`,
@@ -166,6 +167,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		newExecCmd(ios, nil),
 		newQueryCmd(ios, nil),
 		newDissectorCmd(ios, nil),
+		newStatsCmd(ios, nil),
 		newTapCmd(ios, nil),
 	)
 	addCompletionCmd(root)

@@ -1,140 +1,249 @@
 package cmd
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"os"
+	"slices"
+	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec"
+	measure "github.com/toonkit/toonkit/pkg/stats"
 	"github.com/toonkit/toonkit/pkg/tokens"
 )
 
-// addStatsFlags adds --stats and --tokenizer.
-func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
-	f.BoolVar(stats, "stats", false, "print bytes, characters and tokens of the input (as compact JSON) and of the output on stderr")
-	f.StringVar(tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats: o200k_base or cl100k_base")
+// StatsOptions are the options of `toonkit stats`.
+type StatsOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	From         codec.Format // "": detected per input
+	Tokenizers   []string
+	Report       string // text or json
+	MaxFrameSize int
+	TOON         toonFlags
+	Jobs         int
 }
 
-// stats counts the input, as a compact JSON array of its records, and the
-// output. A nil *stats counts nothing.
-type stats struct {
-	encoding string
-	in, out  *tokens.Counter
-	n        int
+// statsFormats are the encodings stats reads.
+var statsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular}
+
+// tokenizerModels names the models each tokenizer serves, for the help.
+const tokenizerModels = `  o200k_base   GPT-4o, GPT-4o mini, GPT-4.1, GPT-5, o1, o3, o4-mini
+  cl100k_base  GPT-4, GPT-4 Turbo, GPT-3.5 Turbo, text-embedding-3`
+
+func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command {
+	opts := &StatsOptions{IO: ios}
+	var from, maxSize string
+	c := &cobra.Command{
+		Use:   "stats [--from F] [FILE...|-]",
+		Short: "Count the bytes, characters and tokens of the data in each format, to find the cheapest",
+		Long: `Stats reads JSON, NDJSON or TOON (detected, or named with --from; a
+table too) and counts the bytes, characters and LLM tokens of the same data
+written as:
+
+  json         compact JSON, on one line
+  json-indent  JSON indented by two spaces (convert --to json)
+  toon-comma   TOON with each delimiter (encode --to toon --delimiter ...)
+  toon-tab
+  toon-pipe
+  tabular      a Genesis A2A table, when it reads back without loss
+               (otherwise the row says why not)
+
+The data is what convert reads: the one JSON or TOON value of a single
+input, or an array of the records of NDJSON or several inputs. The counts
+are those of encode --stats and convert --stats for the same data.
+
+Tokens are counted offline, exactly as OpenAI's tiktoken counts them, by
+every tokenizer toonkit ships, or by those named with --tokenizer
+(repeatable):
+
+` + tokenizerModels + `
+
+The report (stdout) is a table with the cheapest format of each tokenizer
+marked with *, and a bar chart per tokenizer: each format's tokens as a
+share of compact JSON, drawn with block characters, colored on a terminal
+(--color, NO_COLOR). --report json writes the same as data.
+
+A TOON document is measured whole, in memory, as encode does. -j counts
+several formats at once. Over 50 MB of data, a progress line is shown on
+stderr when it is a terminal.
+
+EXIT STATUS
+  0  the data was measured
+  1  the input is invalid
+  2  usage error
+  3  an input could not be read`,
+		Example: `  # which format costs the fewest tokens for this data
+  toonkit stats users.json
+
+  # counted by one tokenizer, as data
+  toonkit stats --tokenizer cl100k_base --report json orders.json
+
+  # NDJSON from standard input
+  cat events.ndjson | toonkit stats`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if from != "" {
+				if opts.From, err = codec.Parse(from, statsFormats...); err != nil {
+					return usageErrorf("", "--from: %v", err)
+				}
+			}
+			for _, t := range opts.Tokenizers {
+				if !slices.Contains(tokens.Encodings, t) {
+					return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", t, strings.Join(tokens.Encodings, ", "))
+				}
+			}
+			switch opts.Report {
+			case "text", "json":
+			default:
+				return usageErrorf("", "--report: unknown report %q (supported: text, json)", opts.Report)
+			}
+			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+				return err
+			}
+			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == codec.TOON); err != nil {
+				return err
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runStats(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon or tabular; detected when absent")
+	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
+	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record or line accepted")
+	addJobsFlag(f, &opts.Jobs, "the formats counted at once")
+	opts.TOON.add(f, false, true)
+	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
 }
 
-func newStats(encoding string) (*stats, error) {
-	in, err := tokens.NewCounter(encoding)
-	if err != nil {
-		return nil, usageErrorf("", "--tokenizer: %v", err)
-	}
-	out, _ := tokens.NewCounter(encoding)
-	return &stats{encoding: encoding, in: in, out: out}, nil
-}
-
-// record counts one record of the input.
-func (s *stats) record(rec []byte) {
-	if s == nil {
-		return
-	}
-	if s.n == 0 {
-		s.in.Write([]byte{'['})
-	} else {
-		s.in.Write([]byte{','})
-	}
-	s.in.Write(rec)
-	s.n++
-}
-
-// document counts the whole input, one JSON value (compact), instead of
-// records.
-func (s *stats) document(v []byte) {
-	if s != nil {
-		s.in.Write(v)
-		s.n = -1
-	}
-}
-
-// print writes the table of counts on stderr.
-func (s *stats) print(ios *IOStreams, to codec.Format) error {
-	switch {
-	case s.n == 0:
-		s.in.Write([]byte("[]"))
-	case s.n > 0:
-		s.in.Write([]byte{']'})
-	}
-	in, err := s.in.Counts()
-	if err != nil {
-		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
-	}
-	out, err := s.out.Counts()
-	if err != nil {
-		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
-	}
-	saving := func(a, b int64) string {
-		if a == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f%%", 100*(1-float64(b)/float64(a)))
-	}
-	w := ios.ErrOut
-	row := "  %-22s %10s %10s %10s\n"
-	fmt.Fprintf(w, "toonkit: stats (tokens by %s)\n", s.encoding)
-	fmt.Fprintf(w, row, "", "bytes", "chars", "tokens")
-	fmt.Fprintf(w, row, "input as compact JSON", fmt.Sprint(in.Bytes), fmt.Sprint(in.Chars), fmt.Sprint(in.Tokens))
-	fmt.Fprintf(w, row, "output as "+string(to), fmt.Sprint(out.Bytes), fmt.Sprint(out.Chars), fmt.Sprint(out.Tokens))
-	fmt.Fprintf(w, row, "saving", saving(in.Bytes, out.Bytes), saving(in.Chars, out.Chars), saving(in.Tokens, out.Tokens))
-	return nil
-}
-
-// spool is a temporary file that holds output until the run knows it
-// may write it (a table is refused when it would be lossy).
-type spool struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-func newSpool(what string) (*spool, error) {
-	f, err := tracked(func() (*os.File, error) { return os.CreateTemp("", "toonkit-"+what+"-*") })
-	if err != nil {
-		return nil, ioErrorf("cannot make a temporary file: %s", pathErrText(err))
-	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
-}
-
-// fail is the error of a write to the spool.
-func (s *spool) fail(err error) error {
-	return ioErrorf("cannot write the temporary file %s: %s", s.f.Name(), pathErrText(err))
-}
-
-// reader flushes the spool and reads it from its start.
-func (s *spool) reader() (io.Reader, error) {
-	if err := s.w.Flush(); err != nil {
-		return nil, s.fail(err)
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return nil, s.fail(err)
-	}
-	return s.f, nil
-}
-
-// copyTo copies the spool to w, the output (out) or a tee of it.
-func (s *spool) copyTo(w io.Writer, out *output) error {
-	rd, err := s.reader()
+func runStats(opts *StatsOptions) error {
+	copts := &ConvertOptions{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON}
+	doc, err := gatherTOON(copts, nil)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(w, rd); err != nil {
-		return failure(out, s.fail(err))
+	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
+	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
+	if len(doc.Value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
+		// A line on the terminal, rewritten as each format is counted,
+		// and cleared at the end.
+		w := opts.IO.ErrOut
+		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.Value)/1e6)
+		mopts.Progress = func(done, total int, format string) {
+			fmt.Fprintf(w, "\r\x1b[Ktoonkit: stats: %d of %d formats counted (%s)", done, total, format)
+		}
 	}
-	return out.failed
+	rep, err := measure.Measure(doc.Value, mopts)
+	if mopts.Progress != nil {
+		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
+	}
+	if err != nil {
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+	}
+	var b []byte
+	if opts.Report == "json" {
+		b = rep.AppendJSON(nil)
+	} else {
+		b = appendStatsText(nil, rep, opts.IO.ColorStdout())
+	}
+	if _, err := opts.IO.Out.Write(b); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
+	}
+	return nil
 }
 
-func (s *spool) remove() {
-	name := s.f.Name()
-	s.f.Close()
-	os.Remove(name)
-	untrackTemp(name)
+// progressBytes is the size of data from which stats shows its progress
+// on a terminal (a variable for the tests).
+var progressBytes = 50 << 20
+
+// appendStatsText renders the report: the table of counts, the cheapest
+// format of each tokenizer marked, and a bar chart per tokenizer.
+func appendStatsText(b []byte, rep *measure.Report, colored bool) []byte {
+	bold := paint(colored, color.Bold)
+	best := paint(colored, color.FgGreen, color.Bold)
+	cheaper := paint(colored, color.FgGreen)
+	dearer := paint(colored, color.FgYellow)
+	faint := paint(colored, color.Faint)
+	cheapest := make([]int, len(rep.Tokenizers))
+	for t := range rep.Tokenizers {
+		cheapest[t] = rep.Cheapest(t)
+	}
+	// The table.
+	const nameW, numW = 12, 11
+	pad := func(s string, w int) string { return strings.Repeat(" ", max(w-len(s), 0)) }
+	head := "format" + pad("format", nameW) + pad("bytes", numW) + "bytes" + pad("chars", numW) + "chars"
+	for _, t := range rep.Tokenizers {
+		head += pad(t, numW+2) + t
+	}
+	b = append(b, bold(head)...)
+	b = append(b, '\n')
+	for i, row := range rep.Rows {
+		b = append(b, row.Format+pad(row.Format, nameW)...)
+		if row.Unavailable != "" {
+			b = append(b, faint(fmt.Sprintf("%*s  %s", numW, "-", row.Unavailable))...)
+			b = append(b, '\n')
+			continue
+		}
+		line := fmt.Appendf(nil, "%*d%*d", numW, row.Bytes, numW, row.Chars)
+		for t, name := range rep.Tokenizers {
+			n := fmt.Sprint(row.Tokens[t])
+			line = append(line, pad(n, max(numW, len(name)+1)+1)...)
+			if i == cheapest[t] {
+				line = append(line, best(n+" *")...)
+			} else {
+				line = append(line, n+"  "...)
+			}
+		}
+		b = append(b, strings.TrimRight(string(line), " ")...)
+		b = append(b, '\n')
+	}
+	// The charts: tokens as a share of compact JSON.
+	for t, name := range rep.Tokenizers {
+		top := 1.0
+		for i := range rep.Rows {
+			if s, ok := rep.Share(i, t); ok {
+				top = max(top, s)
+			}
+		}
+		b = fmt.Appendf(b, "\n%s\n", bold("tokens by "+name+", as a share of compact JSON"))
+		for i, row := range rep.Rows {
+			b = append(b, row.Format+pad(row.Format, nameW)...)
+			s, ok := rep.Share(i, t)
+			if !ok {
+				b = append(b, faint("-")...)
+				b = append(b, '\n')
+				continue
+			}
+			bar := measure.Bar(s/top, 40)
+			paintBar := dearer
+			switch {
+			case i == cheapest[t]:
+				paintBar = best
+			case s <= 1:
+				paintBar = cheaper
+			}
+			label := fmt.Sprintf("%.1f%%", 100*s)
+			if i == cheapest[t] {
+				label += " cheapest"
+			}
+			b = append(b, paintBar(bar)...)
+			b = fmt.Appendf(b, " %s\n", label)
+		}
+	}
+	return b
 }

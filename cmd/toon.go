@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
+	measure "github.com/toonkit/toonkit/pkg/stats"
 )
 
 // toonFlags are the flags of the official TOON encoding that encode,
@@ -21,13 +23,18 @@ type toonFlags struct {
 	Delimiter toon.Delimiter
 	Indent    int
 	NoStrict  bool
+	// Auto is --delimiter auto: the delimiter with the fewest tokens by
+	// Tokenizer, said on stderr when Verbose.
+	Auto      bool
+	Tokenizer string
+	Verbose   bool
 }
 
 // add adds --delimiter (when the command writes TOON), --indent, and
 // --no-strict (when it reads TOON).
 func (t *toonFlags) add(f *pflag.FlagSet, writes, reads bool) {
 	if writes {
-		f.StringVar(&t.delimiter, "delimiter", "comma", "TOON: delimiter of inline arrays and table rows: comma, tab or pipe")
+		f.StringVar(&t.delimiter, "delimiter", "comma", "TOON: delimiter of inline arrays and table rows: comma, tab, pipe, or auto (the fewest tokens by --tokenizer)")
 	}
 	f.IntVar(&t.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level")
 	if reads {
@@ -51,7 +58,9 @@ func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
 	case t.Indent < 1 || t.Indent > 16:
 		return usageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", t.Indent)
 	}
-	if writes {
+	if writes && t.auto() {
+		t.Auto, t.Delimiter = true, toon.Comma
+	} else if writes {
 		if t.Delimiter, err = toon.ParseDelimiter(t.delimiter); err != nil {
 			return usageErrorf("", "--delimiter: %v", err)
 		}
@@ -59,8 +68,41 @@ func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
 	return nil
 }
 
+// auto reports whether --delimiter is auto.
+func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") }
+
 func (t *toonFlags) encodeOptions() toon.EncodeOptions {
 	return toon.EncodeOptions{IndentSize: t.Indent, Delimiter: t.Delimiter}
+}
+
+// encodeOptionsFor is encodeOptions, with the delimiter of --delimiter
+// auto chosen for doc (pkg/stats.CheapestDelimiter), and said on stderr
+// with --verbose. A document that is no JSON value keeps the comma: the
+// encoder says what is wrong with it.
+func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeOptions {
+	opts := t.encodeOptions()
+	if !t.Auto {
+		return opts
+	}
+	value := doc.Value
+	if !doc.Many && !jsonv.Valid(value) {
+		if values, err := records.JSONValues(doc.Name, value, len(value)+1); err == nil && len(values) > 1 {
+			value = records.JoinArray(values) // several values make an array
+		}
+	}
+	d, rep, err := measure.CheapestDelimiter(value, t.Tokenizer, t.Indent, 1)
+	if err != nil {
+		return opts
+	}
+	opts.Delimiter = d
+	if t.Verbose {
+		var all []string
+		for _, row := range rep.Rows {
+			all = append(all, fmt.Sprintf("%s %d", strings.TrimPrefix(row.Format, "toon-"), row.Tokens[0]))
+		}
+		newReporter(ios).notef("delimiter auto: %s: the fewest tokens by %s (%s)", d, t.Tokenizer, strings.Join(all, ", "))
+	}
+	return opts
 }
 
 func (t *toonFlags) decodeOptions(maxLine int) toon.DecodeOptions {
@@ -79,12 +121,12 @@ func runEncodeTOON(opts *EncodeOptions) error {
 			return err
 		}
 	}
-	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil)
+	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
 	if err != nil {
 		return err
 	}
 	out := newOutput(opts.IO, opts.Output)
-	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
+	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 }
 
 // document is the JSON value to encode as TOON (records.Document).

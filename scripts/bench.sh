@@ -25,7 +25,8 @@
 # of table input), each beside jq -c . on the same JSON; marks >= 100 MB/s and
 # >= 5x jq each; table -> JSON peak RSS <= 64 MiB on the table and on it
 # twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
-# (1 GB) array; --stats >= 2 MB/s of JSON input; convert --to tabular on all
+# (1 GB) array; --stats >= 2 MB/s of JSON input; toonkit stats (every
+# format, o200k_base) >= 4 MB/s of JSON input on one core (GOMAXPROCS=1); convert --to tabular on all
 # CPUs >= 1.6x -j 1 (in turns, median over median). Checks: the table
 # converts back to the same records.
 # Validate (genbench -messages): BENCH_MESSAGES valid Chiffon and AOP trace
@@ -473,6 +474,13 @@ fi
 note "convert --to tabular --stats x1"
 measure 1 "$tk" convert --to tabular --stats "$dir/table.json"
 stats_ns=$MED_NS
+note "stats --tokenizer o200k_base on one core (GOMAXPROCS=1), then -j 1 and the default -j in turns, x1 each"
+measure 1 env GOMAXPROCS=1 "$tk" stats --tokenizer o200k_base "$dir/table.json"
+tstats_ns=$MED_NS tstats_kb=$MAX_KB
+measure 1 "$tk" stats --tokenizer o200k_base -j 1 "$dir/table.json"
+tstats1_ns=$MED_NS
+measure 1 "$tk" stats --tokenizer o200k_base "$dir/table.json"
+tstatsj_ns=$MED_NS
 big_kb=""
 if ((have_time && bigmb > 0)); then
 	note "generating a ${bigmb} MB JSON array, and converting it to a table"
@@ -1039,6 +1047,11 @@ fi
 stats_mbps=$(mbps "$tj_bytes" "$stats_ns")
 check ge "$stats_mbps" 2
 row "--stats MB/s (JSON input, o200k_base)" "$stats_mbps" ">= 2" "" "$RES"
+tstats_mbps=$(mbps "$tj_bytes" "$tstats_ns")
+check ge "$tstats_mbps" 4
+row "stats MB/s per tokenizer, one core" "$tstats_mbps" ">= 4" "" "$RES"
+if [[ -n $tstats_kb ]]; then row "  its peak RSS MiB" "$(mib "$tstats_kb")" "" "" "(info)"; fi
+speedup "stats (6 formats, o200k_base)" "$tj_bytes" "$tstats1_ns" "$tstatsj_ns"
 row "the table converts back to its records" "" "identical" "" "$chk_table"
 echo
 fi # tables

@@ -6,6 +6,7 @@ package tokens
 
 import (
 	"fmt"
+	"hash/maphash"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -22,16 +23,35 @@ type Counts struct {
 // Counter counts what is written to it. It holds at most a chunk of the
 // text at a time: the text is cut only where no token can span the cut (see
 // safeCut), so the count is that of the whole text.
+//
+// Between two such cuts lies a piece (a word and what leads up to it, in
+// JSON and TOON mostly a key or a short value with its punctuation): a
+// piece met a second time is counted alone and its count remembered, so
+// that the keys and values a document repeats are counted once; pieces met
+// once are counted together, in chunks. Memory stays bounded: the
+// remembered pieces are forgotten when there are too many.
 type Counter struct {
 	enc    tokenizer.Codec
 	pend   []byte
 	counts Counts
 	err    error
+
+	known map[string]int32    // the counts of pieces met again
+	seen  map[uint64]struct{} // hashes of pieces met once
+	seed  maphash.Seed
+	miss  []byte // pieces met once, to count together
 }
 
 // chunk is half the size at which pending text is counted (a variable for
 // the tests).
 var chunk = 64 << 10
+
+// The bounds of the remembered pieces.
+const (
+	maxPiece = 48      // longer pieces are counted with the others
+	maxKnown = 1 << 16 // pieces whose count is remembered
+	maxSeen  = 1 << 18 // pieces met once that are remembered
+)
 
 // NewCounter returns a Counter with the named tokenizer.
 func NewCounter(encoding string) (*Counter, error) {
@@ -46,7 +66,7 @@ func NewCounter(encoding string) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Counter{enc: enc}, nil
+	return &Counter{enc: enc, known: map[string]int32{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}, nil
 }
 
 // Write counts p. It fails only when the tokenizer does.
@@ -57,36 +77,90 @@ func (c *Counter) Write(p []byte) (int, error) {
 	c.counts.Bytes += int64(len(p))
 	c.pend = append(c.pend, p...)
 	if len(c.pend) >= 2*chunk {
-		if cut := lastSafeCut(c.pend[:len(c.pend)-1]); cut > 0 {
-			c.count(c.pend[:cut])
-			c.pend = append(c.pend[:0], c.pend[cut:]...)
-		}
+		c.pieces(false)
 	}
 	return len(p), c.err
 }
 
 // Counts counts what is pending and returns the totals so far.
 func (c *Counter) Counts() (Counts, error) {
-	if len(c.pend) > 0 {
-		c.count(c.pend)
-		c.pend = c.pend[:0]
-	}
+	c.pieces(true)
+	c.countMisses()
 	return c.counts, c.err
 }
 
-func (c *Counter) count(b []byte) {
+// pieces counts the pending text up to its last safe cut (all of it when
+// final), piece by piece.
+func (c *Counter) pieces(final bool) {
+	b := c.pend
+	start := 0
+	// As safeCut, the last byte is not a piece's first: a cut is made
+	// only before a byte that has another after it, or at the end.
+	for p := 1; p < len(b)-1; p++ {
+		if safeCut(b[p-1], b[p]) {
+			c.piece(b[start:p])
+			start = p
+		}
+	}
+	if final && start < len(b) {
+		c.piece(b[start:])
+		start = len(b)
+	}
+	c.counts.Chars += int64(utf8.RuneCount(b[:start]))
+	c.pend = append(c.pend[:0], b[start:]...)
+	if len(c.miss) >= chunk {
+		c.countMisses()
+	}
+}
+
+// piece counts a piece of text that ends at a safe cut (or the text's end).
+func (c *Counter) piece(b []byte) {
 	if c.err != nil {
 		return
 	}
-	n, err := c.enc.Count(string(b))
-	c.counts.Tokens += int64(n)
-	c.counts.Chars += int64(utf8.RuneCount(b))
-	c.err = err
+	if len(b) <= maxPiece {
+		if n, ok := c.known[string(b)]; ok {
+			c.counts.Tokens += int64(n)
+			return
+		}
+		h := maphash.Bytes(c.seed, b)
+		if _, ok := c.seen[h]; ok {
+			n, err := c.enc.Count(string(b))
+			if len(c.known) >= maxKnown {
+				clear(c.known)
+			}
+			c.known[string(b)] = int32(n)
+			c.counts.Tokens += int64(n)
+			c.err = err
+			return
+		}
+		if len(c.seen) >= maxSeen {
+			clear(c.seen)
+		}
+		c.seen[h] = struct{}{}
+	}
+	// Counted with the pieces before it, when the two meet at a safe cut.
+	if m := c.miss; len(m) > 0 && !safeCut(m[len(m)-1], b[0]) {
+		c.countMisses()
+	}
+	c.miss = append(c.miss, b...)
 }
 
-// lastSafeCut returns the last offset p > 0 of b at which the tokenizers'
-// pre-tokenising patterns cannot match across (so that counting b[:p] and
-// the rest apart gives the count of the whole), or 0 when there is none.
+// countMisses counts the pieces met once.
+func (c *Counter) countMisses() {
+	if c.err != nil || len(c.miss) == 0 {
+		return
+	}
+	n, err := c.enc.Count(string(c.miss))
+	c.counts.Tokens += int64(n)
+	c.err = err
+	c.miss = c.miss[:0]
+}
+
+// safeCut reports whether a text may be cut between the bytes prev and
+// next: the tokenizers' pre-tokenising patterns cannot match across there
+// (so that counting the text before and after apart gives the count of
+// the whole).
 //
 // Both patterns (o200k_base and cl100k_base) match an ASCII letter only
 // within a run of letters (with one optional leading non-letter, and an
@@ -96,20 +170,17 @@ func (c *Counter) count(b []byte) {
 // digit and an apostrophe, every match ends and the next one begins. Also
 // after a line feed, before an ASCII character that is neither white space
 // nor '/' (the only characters a match may take after a line feed).
-func lastSafeCut(b []byte) int {
-	for p := len(b) - 1; p > 0; p-- {
-		prev, next := b[p-1], b[p]
-		if next >= utf8.RuneSelf {
-			continue
-		}
-		switch {
-		case isAlnum(prev) && !isAlnum(next) && next != '\'':
-			return p
-		case prev == '\n' && next != '/' && next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '\v' && next != '\f':
-			return p
-		}
+func safeCut(prev, next byte) bool {
+	if next >= utf8.RuneSelf {
+		return false
 	}
-	return 0
+	switch {
+	case isAlnum(prev) && !isAlnum(next) && next != '\'':
+		return true
+	case prev == '\n' && next != '/' && next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '\v' && next != '\f':
+		return true
+	}
+	return false
 }
 
 func isAlnum(c byte) bool {

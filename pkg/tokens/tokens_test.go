@@ -1,30 +1,17 @@
 package tokens
 
 import (
-	"encoding/json"
-	"os"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/internal/tokenvectors"
 )
 
-type vector struct {
-	Encoding string
-	Text     string
-	Tokens   int64
-}
+type vector = tokenvectors.Vector
 
-func loadVectors(t testing.TB) []vector {
-	b, err := os.ReadFile("../../testdata/tokens/vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Vectors []vector }
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f.Vectors
-}
+func loadVectors(t testing.TB) []vector { return tokenvectors.Load(t) }
 
 // countPieces writes text to a fresh Counter in pieces of n bytes.
 func countPieces(t testing.TB, enc, text string, n int) Counts {
@@ -66,7 +53,7 @@ func TestCountsMatchTiktoken(t *testing.T) {
 	}
 }
 
-// FuzzSafeCut: counting in chunks cut where lastSafeCut says gives the
+// FuzzSafeCut: counting in chunks cut where safeCut says gives the
 // count of the whole text.
 func FuzzSafeCut(f *testing.F) {
 	for _, v := range loadVectors(f) {
@@ -92,5 +79,46 @@ func FuzzSafeCut(f *testing.F) {
 func TestUnknownTokenizer(t *testing.T) {
 	if _, err := NewCounter("p50k"); err == nil || !strings.Contains(err.Error(), "o200k_base, cl100k_base") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Pieces met again are counted from memory: a text that repeats its keys
+// and values (each vector three times over, then all of them again) counts
+// as tiktoken counts it whole, however it is cut, also when the remembered
+// pieces are forgotten on the way.
+func TestCountsRepeatedPieces(t *testing.T) {
+	vs := loadVectors(t)
+	defer func(c int) { chunk = c }(chunk)
+	for _, enc := range Encodings {
+		var all strings.Builder
+		for _, v := range vs {
+			if v.Encoding == enc {
+				all.WriteString(strings.Repeat(v.Text+"\n", 3))
+			}
+		}
+		text := all.String() + all.String()
+		c, _ := NewCounter(enc)
+		whole, _ := c.enc.Count(text)
+		for _, size := range []int{64 << 10, 50, 7} {
+			chunk = size
+			for _, piece := range []int{1, 13, 1 << 20} {
+				if got := countPieces(t, enc, text, piece); got.Tokens != int64(whole) || got.Bytes != int64(len(text)) || got.Chars != int64(utf8.RuneCountInString(text)) {
+					t.Errorf("%s, chunk %d, pieces of %d: %+v; want %d tokens", enc, size, piece, got, whole)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkCounter(b *testing.B) {
+	var text strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&text, `{"id":%d,"name":"User %d","email":"user%d@example.com","active":%t,"score":%d.5},`, i, i, i, i%3 == 0, i%97)
+	}
+	b.SetBytes(int64(text.Len()))
+	for b.Loop() {
+		c, _ := NewCounter(Encodings[0])
+		c.Write([]byte(text.String()))
+		c.Counts()
 	}
 }

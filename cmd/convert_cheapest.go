@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toonkit/toonkit/pkg/codec"
+	measure "github.com/toonkit/toonkit/pkg/stats"
+)
+
+// cheapest is --to cheapest: the format, of those that read back without
+// loss, with the fewest tokens by --tokenizer.
+const cheapest codec.Format = "cheapest"
+
+// runConvertCheapest reads the inputs as one document (as --to toon does),
+// counts it in each format (pkg/stats), says which is cheapest and why, and
+// writes it in that one, all or nothing.
+func runConvertCheapest(opts *ConvertOptions) error {
+	doc, err := gatherTOON(opts, nil)
+	if err != nil {
+		return err
+	}
+	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
+	mopts := measure.Options{Tokenizers: []string{opts.Tokenizer}, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
+	rep, err := measure.Measure(doc.Value, mopts)
+	if err != nil {
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+	}
+	best := rep.Rows[rep.Cheapest(0)]
+	var others, not []string
+	for _, row := range rep.Rows {
+		switch {
+		case row.Unavailable != "":
+			not = append(not, fmt.Sprintf("%s: %s", row.Format, row.Unavailable))
+		case row.Format != best.Format:
+			others = append(others, fmt.Sprintf("%s %d", row.Format, row.Tokens[0]))
+		}
+	}
+	why := fmt.Sprintf("cheapest: %s: %d tokens by %s, the fewest (%s)", best.Format, best.Tokens[0], opts.Tokenizer, strings.Join(others, ", "))
+	if len(not) > 0 {
+		why += "; not " + strings.Join(not, "; ")
+	}
+	newReporter(opts.IO).notef("%s", why)
+	out := newOutput(opts.IO, opts.Output)
+	out.holdAll()
+	if _, err := measure.Encode(out, doc.Value, best.Format, mopts); err != nil {
+		out.Abort()
+		if out.failed != nil {
+			return out.failed
+		}
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+	}
+	if best.Format != measure.JSONIndent && best.Format != measure.Tabular {
+		out.Write(newline) // TOON and compact JSON are counted without it
+	}
+	return out.Commit()
+}

@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/tokens"
+)
+
+// statsFigures runs a command with --stats and returns the output's bytes,
+// characters and tokens from its table on stderr.
+func statsFigures(t *testing.T, args ...string) [3]int64 {
+	t.Helper()
+	ios, _, _, errOut := Test()
+	if code := Run(ios, args); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	m := regexp.MustCompile(`(?m)^  output as \S+ +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(errOut.String())
+	if m == nil {
+		t.Fatalf("%v: no output figures in %q", args, errOut)
+	}
+	var f [3]int64
+	for i := range f {
+		f[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+	}
+	return f
+}
+
+// The counts of toonkit stats are those that encode --to toon --stats and
+// convert --stats give for the same data and tokenizer, for compact and
+// Python-formatted input.
+func TestStatsAgreesWithStatsFlag(t *testing.T) {
+	dir := t.TempDir()
+	users, err := os.ReadFile("../testdata/demo/users.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{"../testdata/demo/users.json"}
+	for _, style := range pyjson.Styles {
+		p := filepath.Join(dir, style.Name+".json")
+		os.WriteFile(p, pyjson.Dumps(t, users, style.Flags...), 0o644)
+		inputs = append(inputs, p)
+	}
+	type row struct {
+		Format string
+		Bytes  int64
+		Chars  int64
+		Tokens map[string]int64
+	}
+	for _, in := range inputs {
+		ios, _, out, errOut := Test()
+		if code := Run(ios, []string{"stats", "--report", "json", in}); code != 0 {
+			t.Fatalf("stats %s: exit %d: %s", in, code, errOut)
+		}
+		var rep struct{ Formats []row }
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Formats) != 6 {
+			t.Fatalf("%s: %d formats", in, len(rep.Formats))
+		}
+		for _, tok := range tokens.Encodings {
+			for _, r := range rep.Formats {
+				var args []string
+				switch r.Format {
+				case "json":
+					continue // the input row of every --stats, below
+				case "json-indent":
+					args = []string{"convert", "--to", "json"}
+				case "toon-comma", "toon-tab", "toon-pipe":
+					args = []string{"encode", "--to", "toon", "--delimiter", r.Format[5:]}
+				case "tabular":
+					args = []string{"convert", "--to", "tabular"}
+				}
+				got := statsFigures(t, append(args, "--stats", "--tokenizer", tok, in)...)
+				if want := [3]int64{r.Bytes, r.Chars, r.Tokens[tok]}; got != want {
+					t.Errorf("%s: %s by %s: --stats says %v, stats %v", in, r.Format, tok, got, want)
+				}
+			}
+			ios, _, _, errOut := Test()
+			Run(ios, []string{"encode", "--to", "toon", "--stats", "--tokenizer", tok, in})
+			m := regexp.MustCompile(`(?m)^  input as compact JSON +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(errOut.String())
+			if want := rep.Formats[0]; m == nil || m[1] != strconv.FormatInt(want.Bytes, 10) || m[3] != strconv.FormatInt(want.Tokens[tok], 10) {
+				t.Errorf("%s: compact JSON by %s: --stats says %q, stats %+v", in, tok, m, want)
+			}
+		}
+	}
+}
+
+// Over 50 MB of data, stats shows its progress on stderr when stderr is a
+// terminal, and clears the line before the report; not otherwise.
+func TestStatsProgress(t *testing.T) {
+	defer func(n int) { progressBytes = n }(progressBytes)
+	progressBytes = 10
+	for _, c := range []struct {
+		tty  bool
+		jobs string
+	}{{true, "1"}, {true, "4"}, {false, "1"}} {
+		tty := c.tty
+		ios, in, out, errOut := Test()
+		ios.SetStderrTTY(tty)
+		in.WriteString(`[{"a":1},{"a":2}]`)
+		if code := Run(ios, []string{"stats", "-j", c.jobs, "--tokenizer", "o200k_base"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		want := ""
+		if tty {
+			want = "\rtoonkit: stats: counting 6 formats of 0 MB..." +
+				"\r\x1b[Ktoonkit: stats: 1 of 6 formats counted (json)" +
+				"\r\x1b[Ktoonkit: stats: 2 of 6 formats counted (json-indent)" +
+				"\r\x1b[Ktoonkit: stats: 3 of 6 formats counted (toon-comma)" +
+				"\r\x1b[Ktoonkit: stats: 4 of 6 formats counted (toon-tab)" +
+				"\r\x1b[Ktoonkit: stats: 5 of 6 formats counted (toon-pipe)" +
+				"\r\x1b[Ktoonkit: stats: 6 of 6 formats counted (tabular)" +
+				"\r\x1b[K"
+		}
+		if errOut.String() != want {
+			t.Errorf("tty %v: stderr %q, want %q", tty, errOut, want)
+		}
+		if !regexp.MustCompile(`(?m)^tabular +22 +22 +15$`).MatchString(out.String()) {
+			t.Errorf("tty %v: stdout %q", tty, out)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/tokens"
+)
+
+// addStatsFlags adds --stats and --tokenizer.
+func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
+	f.BoolVar(stats, "stats", false, "print bytes, characters and tokens of the input (as compact JSON) and of the output on stderr")
+	f.StringVar(tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats and --delimiter auto: o200k_base or cl100k_base")
+}
+
+// stats counts the input, as a compact JSON array of its records, and the
+// output. A nil *stats counts nothing.
+type stats struct {
+	encoding string
+	in, out  *tokens.Counter
+	n        int
+}
+
+func newStats(encoding string) (*stats, error) {
+	in, err := tokens.NewCounter(encoding)
+	if err != nil {
+		return nil, usageErrorf("", "--tokenizer: %v", err)
+	}
+	out, _ := tokens.NewCounter(encoding)
+	return &stats{encoding: encoding, in: in, out: out}, nil
+}
+
+// record counts one record of the input.
+func (s *stats) record(rec []byte) {
+	if s == nil {
+		return
+	}
+	if s.n == 0 {
+		s.in.Write([]byte{'['})
+	} else {
+		s.in.Write([]byte{','})
+	}
+	s.in.Write(rec)
+	s.n++
+}
+
+// document counts the whole input, one JSON value (compact), instead of
+// records.
+func (s *stats) document(v []byte) {
+	if s != nil {
+		s.in.Write(v)
+		s.n = -1
+	}
+}
+
+// print writes the table of counts on stderr.
+func (s *stats) print(ios *IOStreams, to codec.Format) error {
+	switch {
+	case s.n == 0:
+		s.in.Write([]byte("[]"))
+	case s.n > 0:
+		s.in.Write([]byte{']'})
+	}
+	in, err := s.in.Counts()
+	if err != nil {
+		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
+	}
+	out, err := s.out.Counts()
+	if err != nil {
+		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
+	}
+	saving := func(a, b int64) string {
+		if a == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*(1-float64(b)/float64(a)))
+	}
+	w := ios.ErrOut
+	row := "  %-22s %10s %10s %10s\n"
+	fmt.Fprintf(w, "toonkit: stats (tokens by %s)\n", s.encoding)
+	fmt.Fprintf(w, row, "", "bytes", "chars", "tokens")
+	fmt.Fprintf(w, row, "input as compact JSON", fmt.Sprint(in.Bytes), fmt.Sprint(in.Chars), fmt.Sprint(in.Tokens))
+	fmt.Fprintf(w, row, "output as "+string(to), fmt.Sprint(out.Bytes), fmt.Sprint(out.Chars), fmt.Sprint(out.Tokens))
+	fmt.Fprintf(w, row, "saving", saving(in.Bytes, out.Bytes), saving(in.Chars, out.Chars), saving(in.Tokens, out.Tokens))
+	return nil
+}
+
+// spool is a temporary file that holds output until the run knows it
+// may write it (a table is refused when it would be lossy).
+type spool struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newSpool(what string) (*spool, error) {
+	f, err := tracked(func() (*os.File, error) { return os.CreateTemp("", "toonkit-"+what+"-*") })
+	if err != nil {
+		return nil, ioErrorf("cannot make a temporary file: %s", pathErrText(err))
+	}
+	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// fail is the error of a write to the spool.
+func (s *spool) fail(err error) error {
+	return ioErrorf("cannot write the temporary file %s: %s", s.f.Name(), pathErrText(err))
+}
+
+// reader flushes the spool and reads it from its start.
+func (s *spool) reader() (io.Reader, error) {
+	if err := s.w.Flush(); err != nil {
+		return nil, s.fail(err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, s.fail(err)
+	}
+	return s.f, nil
+}
+
+// copyTo copies the spool to w, the output (out) or a tee of it.
+func (s *spool) copyTo(w io.Writer, out *output) error {
+	rd, err := s.reader()
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, rd); err != nil {
+		return failure(out, s.fail(err))
+	}
+	return out.failed
+}
+
+func (s *spool) remove() {
+	name := s.f.Name()
+	s.f.Close()
+	os.Remove(name)
+	untrackTemp(name)
+}
