@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"slices"
 
@@ -87,10 +88,10 @@ func bridging(from, to codec.Format) bool {
 func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	to, _ := protocolOf(opts.To)
 	rep := newReporter(opts.IO)
-	var snk sink = &ndjsonSink{w: w}
-	bs := &binarySink{opts: EncodeOptions{Now: opts.Now}, seq: 1}
+	var snk sink = &records.NDJSONSink{W: w}
+	bs := &binarySink{records.BinarySink{Header: binary.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	if to == bridge.Kado {
-		bs.w = binary.NewWriter(w, opts.Compress)
+		bs.W = binary.NewWriter(w, opts.Compress)
 		snk = bs
 	}
 	var conv *bridge.Converter
@@ -105,17 +106,17 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			src.close()
 			return err
 		}
-		bs.src = src
+		bs.Src = src.Source
 		if to == bridge.Kado && (from == "" || from == bridge.Kado) {
 			// Records for frames, as convert --to binary takes them.
-			if err := pump(src, out, st, snk.write); err != nil {
+			if err := pump(src, out, st, snk.Write); err != nil {
 				return err
 			}
 			continue
 		}
 		if from == to {
 			src.close()
-			return usageErrorf("", "%s: the input is %s already; --to %s converts from another protocol", src.name, from, opts.To)
+			return usageErrorf("", "%s: the input is %s already; --to %s converts from another protocol", src.Name(), from, opts.To)
 		}
 		if conv == nil || from != convFrom {
 			// One run for all the inputs of a protocol.
@@ -125,14 +126,14 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 				Warn: func(where, msg string) { rep.warnf("%s: %s", where, msg) }})
 			if err != nil {
 				src.close()
-				return usageErrorf("", "%s: %v", src.name, err)
+				return usageErrorf("", "%s: %v", src.Name(), err)
 			}
 			convFrom = from
 		}
-		if opts.Jobs > 1 && st == nil && to != bridge.Kado && (src.format == codec.JSON || src.format == codec.NDJSON) {
+		if opts.Jobs > 1 && st == nil && to != bridge.Kado && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
 			err = bridgeJobs(opts, src, out, conv, snk)
 		} else {
-			err = pump(src, out, st, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.where, snk.write)) })
+			err = pump(src, out, st, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.Where, snk.Write)) })
 		}
 		if err != nil {
 			return err
@@ -141,7 +142,7 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 			return bridgeError(err)
 		}
 	}
-	return failure(out, snk.end())
+	return failure(out, snk.End())
 }
 
 // sourceProtocol is the protocol of an input: --from, binary frames, or
@@ -151,11 +152,11 @@ func sourceProtocol(src *source, from codec.Format, records bool) (bridge.Protoc
 	if p, ok := protocolOf(from); ok {
 		return p, nil
 	}
-	if src.format == codec.Binary {
+	if src.Format() == codec.Binary {
 		return bridge.Kado, nil
 	}
-	if src.format == codec.JSON || src.format == codec.NDJSON {
-		peek, _ := src.br.Peek(64 << 10)
+	if src.Format() == codec.JSON || src.Format() == codec.NDJSON {
+		peek, _ := src.Reader().Peek(64 << 10)
 		d := codec.DetectProtocol(peek)
 		switch {
 		case d.Format != "":
@@ -164,14 +165,14 @@ func sourceProtocol(src *source, from codec.Format, records bool) (bridge.Protoc
 		case records:
 			return "", nil
 		case len(jsonv.TrimSpace(peek)) > 0:
-			return "", invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", src.name, d.Why), "name it with --from (chiffon, trace, narratoria, binary)")
+			return "", invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", src.Name(), d.Why), "name it with --from (chiffon, trace, narratoria, binary)")
 		}
 		return bridge.Chiffon, nil // empty: no messages
 	}
 	if records {
 		return "", nil
 	}
-	return "", invalidError(fmt.Errorf("%s: the input is %s, not messages of a protocol", src.name, src.format), "name the protocol with --from (chiffon, trace, narratoria, binary)")
+	return "", invalidError(fmt.Errorf("%s: the input is %s, not messages of a protocol", src.Name(), src.Format()), "name the protocol with --from (chiffon, trace, narratoria, binary)")
 }
 
 func bridgeError(err error) error {

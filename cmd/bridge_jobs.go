@@ -18,7 +18,7 @@ import (
 func bridgeJobs(opts *ConvertOptions, src *source, out *output, conv *bridge.Converter, snk sink) error {
 	h := bridge.StreamHandler{
 		Emit: func(msg []byte) error {
-			if err := snk.write(msg); err != nil {
+			if err := snk.Write(msg); err != nil {
 				return failure(out, err)
 			}
 			return out.failed
@@ -30,13 +30,13 @@ func bridgeJobs(opts *ConvertOptions, src *source, out *output, conv *bridge.Con
 			return out.failed
 		},
 	}
-	rest, err := conv.Stream(context.Background(), src.br, bridge.StreamOptions{Workers: opts.Jobs, Elements: src.format == codec.JSON,
+	rest, err := conv.Stream(context.Background(), src.Reader(), bridge.StreamOptions{Workers: opts.Jobs, Elements: src.Format() == codec.JSON,
 		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true,
-		Where: func(pos jsonv.Position) string { return fmt.Sprintf("%s:%s", src.name, pos) }}, h)
+		Where: func(pos jsonv.Position) string { return fmt.Sprintf("%s:%s", src.Name(), pos) }}, h)
 	if err != nil || rest == nil {
 		src.close()
 		return bridgeError(err)
 	}
-	src.jr = rest
-	return pump(src, out, nil, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.where, snk.write)) })
+	src.ReadOn(rest)
+	return pump(src, out, nil, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.Where, snk.Write)) })
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ type ConvertOptions struct {
 	TOON         toonFlags
 	Bridge       bridgeFlags
 	Jobs         int // workers for JSON and NDJSON records; 1 is the single-worker path
+	CaptureFlags     // --port, --conn
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -176,6 +178,9 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
+			}
 			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
@@ -203,6 +208,7 @@ EXIT STATUS
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
+	opts.CaptureFlags.add(f)
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
@@ -287,14 +293,14 @@ func runConvert(opts *ConvertOptions) error {
 // input has nothing more buffered (a live stream).
 func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	var snk sink
-	bs := &binarySink{opts: EncodeOptions{Now: opts.Now}, seq: 1}
+	bs := &binarySink{records.BinarySink{Header: binary.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	switch opts.To {
 	case codec.JSON:
-		snk = &jsonSink{w: w, compact: opts.Compact}
+		snk = &records.JSONSink{W: w, Compact: opts.Compact}
 	case codec.NDJSON:
-		snk = &ndjsonSink{w: w}
+		snk = &records.NDJSONSink{W: w}
 	case codec.Binary:
-		bs.w = binary.NewWriter(w, opts.Compress)
+		bs.W = binary.NewWriter(w, opts.Compress)
 		snk = bs
 	}
 	for _, name := range opts.Inputs {
@@ -302,25 +308,25 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if err != nil {
 			return err
 		}
-		bs.src = src
-		if js, ok := snk.(*jsonSink); ok {
-			js.single = oneValue(opts, src)
+		bs.Src = src.Source
+		if js, ok := snk.(*records.JSONSink); ok {
+			js.Single = oneValue(opts, src)
 		}
 		switch {
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.format == codec.JSON || src.format == codec.NDJSON):
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.Format() == codec.JSON || src.Format() == codec.NDJSON):
 			err = streamJobs(opts, src, out, snk)
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.format == codec.Tabular:
-			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.write); err == nil && src.td != nil {
-				err = pump(src, out, st, snk.write)
+		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.Format() == codec.Tabular:
+			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.Write); err == nil && src.Table() != nil {
+				err = pump(src, out, st, snk.Write)
 			}
 		default:
-			err = pump(src, out, st, snk.write)
+			err = pump(src, out, st, snk.Write)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return failure(out, snk.end())
+	return failure(out, snk.End())
 }
 
 // pump passes every record of src to write, flushing the output whenever
@@ -329,7 +335,7 @@ func pump(src *source, out *output, st *stats, write func([]byte) error) error {
 	return src.each(func(rec []byte) error {
 		st.record(rec)
 		err := write(rec)
-		if err == nil && out.failed == nil && src.idle() {
+		if err == nil && out.failed == nil && src.Idle() {
 			err = out.Flush()
 		}
 		return failure(out, err)
@@ -360,14 +366,14 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		return err
 	}
 	defer rows.remove()
-	var js *jsonSink // --to auto: the compact JSON, should the table not pay
+	var js *records.JSONSink // --to auto: the compact JSON, should the table not pay
 	var jsonSpool *spool
 	if opts.To == auto {
 		if jsonSpool, err = newSpool("json"); err != nil {
 			return err
 		}
 		defer jsonSpool.remove()
-		js = &jsonSink{w: jsonSpool.w, compact: true}
+		js = &records.JSONSink{W: jsonSpool.w, Compact: true}
 	}
 	type rowFile struct {
 		first int
@@ -408,21 +414,21 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		// The rows need not be compact (the table's cells are); the
 		// statistics and --to auto's JSON need them so.
-		src.flat, src.raw = true, st == nil && js == nil
+		src.Flat, src.Raw = true, st == nil && js == nil
 		if js != nil {
-			js.single = oneValue(opts, src)
+			js.Single = oneValue(opts, src)
 		}
-		files = append(files, rowFile{first: tw.Report().Rows, name: src.name})
+		files = append(files, rowFile{first: tw.Report().Rows, name: src.Name()})
 		each := src.each
-		if opts.Jobs > 1 && st == nil && js == nil && (src.format == codec.JSON || src.format == codec.NDJSON) {
+		if opts.Jobs > 1 && st == nil && js == nil && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
 			each = func(f func([]byte) error) error {
-				return tableJobs(opts, src, &tw, rows, lossy(src.name), f)
+				return tableJobs(opts, src, &tw, rows, lossy(src.Name()), f)
 			}
 		}
 		err = each(func(rec []byte) error {
 			st.record(rec)
 			if js != nil {
-				if err := js.write(rec); err != nil {
+				if err := js.Write(rec); err != nil {
 					return rows.fail(err)
 				}
 			}
@@ -430,15 +436,15 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 				return nil // --to auto has chosen JSON
 			}
 			var err error
-			line, err = tw.AppendRow(line[:0], rec, lossy(src.name))
+			line, err = tw.AppendRow(line[:0], rec, lossy(src.Name()))
 			switch {
 			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				nonObject = fmt.Sprintf("%s: %s", src.where(), err)
+				nonObject = fmt.Sprintf("%s: %s", src.Where(), err)
 				return nil
 			case errors.Is(err, tabular.ErrNotObject):
-				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
+				return invalidError(fmt.Errorf("%s: %w", src.Where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
 			case err != nil:
-				return invalidError(fmt.Errorf("%s: %w", src.where(), err), "")
+				return invalidError(fmt.Errorf("%s: %w", src.Where(), err), "")
 			}
 			if _, err := rows.w.Write(line); err != nil {
 				return rows.fail(err)
@@ -472,7 +478,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
 	}
 	if !table {
-		if err := js.end(); err != nil {
+		if err := js.End(); err != nil {
 			return jsonSpool.fail(err)
 		}
 		return jsonSpool.copyTo(w, out)

@@ -50,13 +50,13 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 // rest, from src.jr, which then reads on as the source's own Reader would
 // have; otherwise src is closed and err is the run's.
 func recordsRun[R any](opts *ConvertOptions, src *source, h records.Handler[R], members bool) (more bool, err error) {
-	rest, err := records.Run(context.Background(), src.br, records.Options{Workers: opts.Jobs, Elements: src.format == codec.JSON,
+	rest, err := records.Run(context.Background(), src.Reader(), records.Options{Workers: opts.Jobs, Elements: src.Format() == codec.JSON,
 		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true, Members: members}, h)
 	if err != nil || rest == nil {
 		src.close()
 		return false, err
 	}
-	src.jr = rest
+	src.ReadOn(rest)
 	return true, nil
 }
 
@@ -74,8 +74,8 @@ type recordsOut struct {
 // settle goes to pump, the single-worker loop, from a Reader that reads on
 // as the source's own would have. It closes src.
 func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error {
-	js, _ := snk.(*jsonSink)
-	indent := js != nil && !js.compact
+	js, _ := snk.(*records.JSONSink)
+	indent := js != nil && !js.Compact
 	h := records.Handler[recordsOut]{
 		Work: func(b *records.Batch[recordsOut]) bool {
 			o := &b.Out
@@ -99,10 +99,10 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 				var err error
 				switch {
 				case indent:
-					err = js.writeIndented(o.buf[start:end], o.indented[istart:o.iends[i]])
+					err = js.WriteIndented(o.buf[start:end], o.indented[istart:o.iends[i]])
 					istart = o.iends[i]
 				default:
-					err = snk.write(o.buf[start:end])
+					err = snk.Write(o.buf[start:end])
 				}
 				if err != nil {
 					return failure(out, err)
@@ -121,13 +121,13 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 	if more, err := recordsRun(opts, src, h, false); !more {
 		return err
 	}
-	return pump(src, out, nil, snk.write)
+	return pump(src, out, nil, snk.Write)
 }
 
 // tableRowsJobs decodes the rows of src, a table, on jobs workers
 // (tabular.DecodeStream) and passes each to write in input order, flushing
 // the output when a live input is idle; it says how many rows it passed.
-// When the workers stop short of the end, src.td is left at the first row
+// When the workers stop short of the end, src.Table() is left at the first row
 // they did not settle on, for the single-worker loop; at the end it is
 // nil, and src closed.
 func tableRowsJobs(src *source, jobs int, out *output, write func([]byte) error) (int, error) {
@@ -151,8 +151,8 @@ func tableRowsJobs(src *source, jobs int, out *output, write func([]byte) error)
 			return out.failed
 		},
 	}
-	rest, err := tabular.DecodeStream(context.Background(), src.td, tabular.StreamOptions{Workers: jobs, Live: !src.in.regular(), LeaveRead: true}, h)
-	src.td = rest
+	rest, err := tabular.DecodeStream(context.Background(), src.Table(), tabular.StreamOptions{Workers: jobs, Live: !src.in.regular(), LeaveRead: true}, h)
+	src.SetTable(rest)
 	if err != nil || rest == nil {
 		src.close()
 	}

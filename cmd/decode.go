@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/tabular"
 )
 
 // DecodeOptions are the options of `toonkit decode`.
@@ -21,8 +21,8 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
-	Jobs         int   // workers for binary frames; 1 is the single-worker path
-	Ports        []int // captures: only the TCP connections on these ports
+	Jobs         int // workers for binary frames; 1 is the single-worker path
+	CaptureFlags     // --port, --conn
 	TOON         toonFlags
 	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
 	// TOON document as itself, frames and rows as one array), codec.NDJSON
@@ -126,10 +126,8 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
-			for _, p := range opts.Ports {
-				if p < 1 || p > 65535 {
-					return usageErrorf("", "--port %d: a TCP port is 1 to 65535", p)
-				}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
@@ -145,13 +143,13 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a), toon or pcap (alias pcapng); detected when absent")
-	f.IntSliceVar(&opts.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
+	opts.CaptureFlags.add(f)
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs, "binary frames and table rows")
+	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -161,9 +159,9 @@ func runDecode(opts *DecodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
 	frames, bad := 0, 0
 	var line []byte
-	var array *jsonSink // -o FILE.json: frames and rows as one array
+	var array *records.JSONSink // -o FILE.json: frames and rows as one array
 	if opts.As == codec.JSON {
-		array = &jsonSink{w: out}
+		array = &records.JSONSink{W: out}
 	}
 	arrayUsed := false
 	for _, name := range opts.Inputs {
@@ -175,7 +173,7 @@ func runDecode(opts *DecodeOptions) error {
 		br := bufio.NewReaderSize(in.R, 64<<10)
 		detected := codec.Detection{Format: codec.Format(opts.From)}
 		if opts.From == "" {
-			if detected, err = sniff(br); err != nil {
+			if detected, err = records.Sniff(br); err != nil {
 				in.Close()
 				out.Abort()
 				return readError(in.Name, err)
@@ -252,10 +250,10 @@ func runDecode(opts *DecodeOptions) error {
 					frames++
 					switch {
 					case array != nil && opts.Payload:
-						array.write(js)
+						array.Write(js)
 					case array != nil:
 						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
-						array.write(line)
+						array.Write(line)
 					case opts.Payload:
 						out.Write(js)
 						out.Write(newline)
@@ -294,7 +292,7 @@ func runDecode(opts *DecodeOptions) error {
 		in.Close()
 	}
 	if array != nil && arrayUsed {
-		array.end() // a failure is Commit's to report
+		array.End() // a failure is Commit's to report
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -406,30 +404,34 @@ func frameError(name string, err error, keepGoing bool) error {
 
 // decodeTable writes the rows of a table as NDJSON, or to array, and says
 // how many.
-func decodeTable(in *input, br *bufio.Reader, out *output, array *jsonSink, jobs int) (int, error) {
-	src := &source{name: in.Name, format: codec.Tabular, in: in, br: br, td: tabular.NewDecoder(br, tabular.DecoderOptions{})}
+func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSink, jobs int) (int, error) {
+	rs, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Tabular, Regular: in.regular()})
+	if err != nil {
+		return 0, sourceError(err)
+	}
+	src := &source{Source: rs, in: in}
 	n := 0
 	if jobs > 1 {
 		done, err := tableRowsJobs(src, jobs, out, func(rec []byte) error {
 			if array != nil {
-				return array.write(rec)
+				return array.Write(rec)
 			}
 			out.Write(rec)
 			out.Write(newline)
 			return nil
 		})
-		if n += done; err != nil || src.td == nil {
+		if n += done; err != nil || src.Table() == nil {
 			return n, err
 		}
 	}
-	err := src.each(func(rec []byte) error {
+	err = src.each(func(rec []byte) error {
 		if array != nil {
-			array.write(rec)
+			array.Write(rec)
 		} else {
 			out.Write(rec)
 			out.Write(newline)
 		}
-		if out.failed == nil && src.idle() {
+		if out.failed == nil && src.Idle() {
 			out.Flush()
 		}
 		n++

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"github.com/toonkit/toonkit/pkg/records"
 
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
@@ -11,7 +12,7 @@ import (
 // (binary.DecodeStream) with the output and the messages of the
 // single-worker loop in runDecode, and says how many frames were decoded
 // and how many were bad.
-func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *bufio.Reader, out *output, array *jsonSink) (good, bad int, err error) {
+func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (good, bad int, err error) {
 	appendRec := func(dst []byte, f *binary.Frame, js []byte) []byte {
 		switch {
 		case opts.Payload && array != nil:
@@ -33,7 +34,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 			}
 			start := 0
 			for _, end := range ends {
-				array.write(b[start:end])
+				array.Write(b[start:end])
 				start = end
 			}
 			return out.failed
@@ -43,7 +44,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 			good++
 			switch {
 			case array != nil:
-				array.write(appendRec(nil, f, js))
+				array.Write(appendRec(nil, f, js))
 			case opts.Payload:
 				out.Write(js)
 				out.Write(newline)

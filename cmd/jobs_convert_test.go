@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -192,34 +190,23 @@ func TestConvertJobsLive(t *testing.T) {
 			return fmt.Appendf(nil, ",\n{\"a\": %d}", i)
 		},
 	} {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		ios, _, _, _ := Test()
-		ios.In, ios.Out = inR, outW
-		done := make(chan int)
-		go func() { code := Run(ios, []string{"convert", "--to", "ndjson", "-j", "4"}); outW.Close(); done <- code }()
-		out := bufio.NewReader(outR)
-		for i := range 4 {
-			go inW.Write(input(i))
-			got := make(chan string)
-			go func() { line, _ := out.ReadString('\n'); got <- line }()
-			select {
-			case line := <-got:
-				if want := fmt.Sprintf("{\"a\":%d}\n", i); line != want {
-					t.Fatalf("record %d: %q, want %q", i, line, want)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%q: record %d was held back while the input stayed open", input(0), i)
-			}
+		steps := make([][][]byte, 4)
+		for i := range steps {
+			steps[i] = [][]byte{input(i)}
 		}
 		if input(0)[0] == '[' {
-			inW.Write([]byte("]\n"))
+			steps = append(steps, [][]byte{[]byte("]\n")}) // the array's end: no record
 		}
-		inW.Close()
-		io.Copy(io.Discard, out)
-		if code := <-done; code != 0 {
-			t.Fatalf("exit %d", code)
-		}
+		checkLive(t, []string{"convert", "--to", "ndjson", "-j", "4"}, steps, func(r *bufio.Reader, i int) error {
+			if i == 4 {
+				return nil
+			}
+			line, err := r.ReadString('\n')
+			if want := fmt.Sprintf("{\"a\":%d}\n", i); err == nil && line != want {
+				return fmt.Errorf("%q, want %q", line, want)
+			}
+			return err
+		})
 	}
 }
 

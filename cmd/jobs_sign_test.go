@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -143,57 +142,23 @@ func TestSignJobsLive(t *testing.T) {
 		return fmt.Sprintf(`{"seq":%d,"t":"","actor":"a","type":"b","payload":{},"meta":{"run_id":"r"}}`, i)
 	}
 	pieces := []string{event(0) + "\n", event(1) + "\n", "{\n  \"seq\": 2,\n" + `  "t": "", "actor": "a", "type": "b", "payload": {}, "meta": {"run_id": "r"}` + "\n", "}\n"}
+	// The third piece is half an event: it and the rest of the event make
+	// one step. The line break after an event is written with the next one
+	// (it is not written before a bad event): each step reads up to its
+	// event's signatures ("signature" twice in each event signed so far).
+	steps := [][][]byte{{[]byte(pieces[0])}, {[]byte(pieces[1])}, {[]byte(pieces[2]), []byte(pieces[3])}}
 	for _, jobs := range []string{"1", "4"} {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		ios, _, _, _ := Test()
-		ios.In, ios.Out = inR, outW
-		done := make(chan int)
-		go func() { code := Run(ios, []string{"sign", "--key-file", key, "-j", jobs}); outW.Close(); done <- code }()
-		out := bufio.NewReader(outR)
 		seen := ""
-		feed := make(chan string, len(pieces)) // written in order, one after the other
-		go func() {
-			for p := range feed {
-				inW.Write([]byte(p))
-			}
-			inW.Close()
-		}()
-		for i, p := range pieces {
-			feed <- p
-			if i == 2 {
-				continue // half an event: nothing to pass on yet
-			}
-			got := make(chan error)
-			signed := []int{2, 4, 4, 6}[i] // "signature" twice in each event signed so far
-			go func() {
-				// The line break after an event is written with the next
-				// one (it is not written before a bad event): read up to
-				// the event's signatures.
-				for strings.Count(seen, `"signature"`) < signed {
-					b, err := out.ReadByte()
-					if err != nil {
-						got <- err
-						return
-					}
-					seen += string(b)
-				}
-				got <- nil
-			}()
-			select {
-			case err := <-got:
+		checkLive(t, []string{"sign", "--key-file", key, "-j", jobs}, steps, func(r *bufio.Reader, i int) error {
+			for strings.Count(seen, `"signature"`) < 2*(i+1) {
+				b, err := r.ReadByte()
 				if err != nil {
-					t.Fatalf("-j %s, piece %d: %v", jobs, i, err)
+					return err
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("-j %s: piece %d was held back while the input stayed open", jobs, i)
+				seen += string(b)
 			}
-		}
-		close(feed)
-		io.Copy(io.Discard, out)
-		if code := <-done; code != 0 {
-			t.Fatalf("-j %s: exit %d", jobs, code)
-		}
+			return nil
+		})
 	}
 	for _, jobs := range []string{"1", "4"} {
 		inR, inW := io.Pipe()

@@ -47,6 +47,8 @@ func TestTextOutputEndsWithNewline(t *testing.T) {
 		{args: []string{"completion", "fish"}},
 		{args: []string{"completion", "powershell"}},
 		{args: []string{"__complete", "convert", "--to", ""}},
+		{args: []string{"dissector"}},
+		{args: []string{"dissector", "--port", "0"}},
 
 		// TOON text, to stdout and to a file, empty documents included
 		{args: []string{"encode", "--to", "toon", d("orders.json")}},

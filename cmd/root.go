@@ -165,6 +165,8 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		newVerifyCmd(ios, nil),
 		newExecCmd(ios, nil),
 		newQueryCmd(ios, nil),
+		newDissectorCmd(ios, nil),
+		newTapCmd(ios, nil),
 	)
 	addCompletionCmd(root)
 	return root

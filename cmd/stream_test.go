@@ -57,7 +57,8 @@ func TestLiveStreams(t *testing.T) {
 
 // checkLive runs args on a pipe that stays open: at each step it writes
 // the step's pieces, one write each, and expects read to get that step's output
-// within 10 s, while the input is still open. Then it closes the input and
+// within 10 s, while the input is still open (read may expect nothing: the
+// step's input is then only seen to be read). Then it closes the input and
 // expects exit status 0.
 func checkLive(t *testing.T, args []string, steps [][][]byte, read func(r *bufio.Reader, step int) error) {
 	t.Helper()
@@ -73,7 +74,8 @@ func checkLive(t *testing.T, args []string, steps [][][]byte, read func(r *bufio
 		for _, p := range pieces[:len(pieces)-1] {
 			inW.Write(p) // returns once toonkit has read it
 		}
-		go inW.Write(pieces[len(pieces)-1])
+		wrote := make(chan struct{})
+		go func() { inW.Write(pieces[len(pieces)-1]); close(wrote) }()
 		got := make(chan error)
 		go func() { got <- read(out, i) }()
 		select {
@@ -83,6 +85,11 @@ func checkLive(t *testing.T, args []string, steps [][][]byte, read func(r *bufio
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("step %d (%q) was held back while the input stayed open", i, step)
+		}
+		select { // a step may expect no output: its input is read all the same
+		case <-wrote:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("step %d (%q) was not read while the input stayed open", i, step)
 		}
 	}
 	inW.Close()
