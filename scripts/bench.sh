@@ -244,20 +244,23 @@ measure() {
 # inturns LABEL CMD...: CMD with -j 1 and CMD as it is (the default -j, one
 # worker per CPU), in turns, $reps times each, so that a change in the
 # machine's load falls on both: their median wall times in IT1_NS and ITJ_NS,
-# the default's peak RSS (the largest of its runs) in ITJ_KB. jflag names
-# the worker flag where -j means something else (query: jflag=--jobs).
+# the default's peak RSS (the largest of its runs) in ITJ_KB, and with GNU
+# time their median CPU times (user + system) in IT1_CPU_NS and ITJ_CPU_NS.
+# jflag names the worker flag where -j means something else (query:
+# jflag=--jobs).
 inturns() {
 	local label=$1 i
 	shift
-	local t1=() tj=() kb=()
+	local t1=() tj=() kb=() c1=() cj=()
 	note "$label, -j 1 and the default -j $jobs in turns, x$reps"
 	for ((i = 0; i < reps; i++)); do
 		measure 1 "$@" "${jflag:--j}" 1
-		t1+=("$MED_NS")
+		t1+=("$MED_NS") c1+=("${MED_CPU_NS:-0}")
 		measure 1 "$@"
-		tj+=("$MED_NS") kb+=("${MAX_KB:-0}")
+		tj+=("$MED_NS") kb+=("${MAX_KB:-0}") cj+=("${MED_CPU_NS:-0}")
 	done
 	IT1_NS=$(median "${t1[@]}") ITJ_NS=$(median "${tj[@]}") ITJ_KB=$(maxof "${kb[@]}")
+	IT1_CPU_NS=$(median "${c1[@]}") ITJ_CPU_NS=$(median "${cj[@]}")
 }
 
 # wall N CMD...: median wall time of CMD in ns, without /usr/bin/time, in MED_NS.
@@ -453,7 +456,7 @@ note "convert --to tabular x$reps"
 measure "$reps" "$tk" convert --to tabular "$dir/table.json"
 tab_ns=$MED_NS tab_kb=$MAX_KB
 inturns "convert --to tabular" "$tk" convert --to tabular "$dir/table.json"
-tab1_ns=$IT1_NS tabj_ns=$ITJ_NS
+tab1_ns=$IT1_NS tabj_ns=$ITJ_NS tab1_cpu=$IT1_CPU_NS tabj_cpu=$ITJ_CPU_NS
 inturns "convert --to json -c (the table)" "$tk" convert --to json -c "$dir/table.toon"
 untab1_ns=$IT1_NS untabj_ns=$ITJ_NS
 pypair tabular "$dir/table.json" "$tk" convert --to tabular
@@ -1021,6 +1024,9 @@ if ((have_jq)); then
 fi
 pyrows tabular "tabular"
 speedup "JSON -> tabular" "$tj_bytes" "$tab1_ns" "$tabj_ns"
+if ((have_time)); then
+	row "  CPU s a run: -j 1 / -j $jobs" "$(awk -v a="$tab1_cpu" -v b="$tabj_cpu" 'BEGIN {printf "%.3f / %.3f", a / 1e9, b / 1e9}')" "" "" "(info: user + system)"
+fi
 check ge "$untab_mbps" 100
 row "tabular -> JSON MB/s (table input)" "$untab_mbps" ">= 100" "" "$RES"
 row "  the same, in MB/s of JSON written" "$untab_json_mbps" "" "$(vsjq "$untab_json_mbps" "$tjq_mbps")" "(info)"

@@ -267,8 +267,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 
 // batchReader is a worker's Reader of batches.
 type batchReader[R any] struct {
-	jr     *jsonv.Reader
-	source bytesReader
+	jr *jsonv.Reader
 }
 
 // read reads the records of b with a jsonv.Reader, as a Reader of
@@ -282,12 +281,11 @@ func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
 	if b.index > 0 {
 		jo.Start, jo.InArray, jo.Element = jsonv.Position{Line: 1, Column: 1}, array, 1
 	}
-	rd.source.b, rd.source.off = b.raw, 0
 	if rd.jr == nil {
-		rd.jr = jsonv.NewReader(&rd.source, jo)
-	} else {
-		rd.jr.Reset(&rd.source, jo)
+		rd.jr = &jsonv.Reader{}
 	}
+	// The batch is read in place, not copied into the Reader's buffer.
+	rd.jr.ResetBytes(b.raw, jo)
 	last := -1 // the start of the last record
 	for {
 		v, pos, err := rd.jr.Next()
@@ -329,21 +327,6 @@ func (rd *batchReader[R]) read(b *Batch[R], opts Options, array bool) bool {
 	}
 	b.span = jsonv.SpanOf(b.raw)
 	return true
-}
-
-// bytesReader reads a batch (a bytes.Reader without its Seek and the rest).
-type bytesReader struct {
-	b   []byte
-	off int
-}
-
-func (r *bytesReader) Read(p []byte) (int, error) {
-	if r.off >= len(r.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[r.off:])
-	r.off += n
-	return n, nil
 }
 
 // cutter finds where to cut the input into batches: where a record seems

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toonkit/toonkit/internal/gentable"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
@@ -777,42 +778,18 @@ func writeLimitInputs(dir string, limit int) error {
 	return os.WriteFile(dir+"/big.json", spaced, 0o644)
 }
 
-// writeTableInput writes a JSON array of flat objects, each of the same ten
-// keys in the same order (about 200 bytes each): strings with commas,
-// newlines, quotes and backslashes, integers and decimals, booleans and
-// nulls; no string that would read back as anything else in a table.
+// writeTableInput writes the table benchmark's input (gentable.Write) to
+// path.
 func writeTableInput(path string, size int64, seed uint64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	rng := rand.New(rand.NewPCG(seed, 0x7461626c65))
-	first := []string{"Alice", "Bob", "Chloé", "Dmitri", "Eve", "Fatima", "Grace", "Hiro", "Ines", "José"}
-	last := []string{"Martin", "Chen", "Okafor", "Müller", "Schmidt", "Tanaka", "Ruiz", "Novak", "Haddad", "Kowalski"}
-	cities := []string{"Paris, France", "Lagos, Nigeria", "Osaka, Japan", "São Paulo, Brazil", "Austin, TX", "Berlin"}
-	notes := []string{"Prefers async reviews", "On call this week, then off", `Line one\nLine two`, `Said \"later\", twice`,
-		`Path C:\\work\\tmp, cleaned`, "Owns billing; escalations go here", "New hire, pairing with ops"}
-	var line []byte
-	w.WriteString("[\n")
-	var n int64
-	for i := 0; n < size || i < 2; i++ {
-		line = line[:0]
-		if i > 0 {
-			line = append(line, ",\n"...)
-		}
-		fn, ln := first[rng.IntN(len(first))], last[rng.IntN(len(last))]
-		line = fmt.Appendf(line, `{"id":%d,"name":"%s %s","email":"%s.%s%d@example.com","city":"%s","note":"%s",`,
-			i+1, fn, ln, strings.ToLower(fn[:1]), strings.ToLower(ln), i, cities[rng.IntN(len(cities))], notes[rng.IntN(len(notes))])
-		line = fmt.Appendf(line, `"score":%d.%02d,"active":%t,"visits":%d,"ratio":%s,"tag":%s}`,
-			rng.IntN(100), rng.IntN(100), rng.IntN(2) == 0, rng.IntN(100000), []string{"0.5", "1e-3", "-2.25", "null"}[rng.IntN(4)],
-			[]string{`"alpha"`, `"beta, gamma"`, "null", `"δ"`}[rng.IntN(4)])
-		w.Write(line)
-		n += int64(len(line))
+	if err := gentable.Write(f, size, seed); err != nil {
+		f.Close()
+		return err
 	}
-	w.WriteString("\n]\n")
-	return w.Flush()
+	return f.Close()
 }
 
 // writeUsers writes the TOON benchmark's input: a JSON array of n users

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/gentable"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
@@ -177,6 +178,42 @@ func BenchmarkChecker(b *testing.B) {
 				}
 				if out := jsonv.Compacted(dst, c.src); &out[0] != &c.src[0] {
 					dst = out
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReaderTable reads the bench's table input (gentable: a JSON
+// array of flat objects of ten keys) element by element, as a worker of
+// convert --to tabular -j N does: with Members, without counting lines.
+func BenchmarkReaderTable(b *testing.B) {
+	var buf bytes.Buffer
+	if err := gentable.Write(&buf, 4e6, 1); err != nil {
+		b.Fatal(err)
+	}
+	in := buf.Bytes()
+	for _, c := range []struct {
+		name string
+		opts jsonv.Options
+	}{
+		{"Members", jsonv.Options{Elements: true, Members: true, Offsets: true}},
+		{"Lines", jsonv.Options{Elements: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			br := bytes.NewReader(in)
+			r := jsonv.NewReader(br, c.opts)
+			for b.Loop() {
+				br.Reset(in)
+				r.Reset(br, c.opts)
+				for {
+					if _, _, err := r.Next(); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

@@ -107,3 +107,45 @@ func TestCheckerRefusesWhatCheckRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerDuplicateNames: a duplicate is found whatever the object's
+// size (the list of names and, past linearNames, the map), wherever the
+// name it repeats stands, with objects open around it and within it whose
+// names are their own; names with escapes that decode equal ("a" and
+// "\u0061") are duplicates too (Check's).
+func TestCheckerDuplicateNames(t *testing.T) {
+	var c Checker
+	object := func(n, dup int) string {
+		var b strings.Builder
+		b.WriteString(`{"k1":1,"outer":{"k1":1,`)
+		for i := range n {
+			fmt.Fprintf(&b, `"name%d":{"name%d":%d},`, i, i, i)
+		}
+		if dup >= 0 {
+			fmt.Fprintf(&b, `"name%d":0,`, dup)
+		}
+		b.WriteString(`"k2":2},"k2":2}`)
+		return b.String()
+	}
+	for n := 1; n <= 2*linearNames+3; n++ {
+		if in := object(n, -1); Check([]byte(in)) != nil {
+			t.Fatalf("Check refused %s", in)
+		} else if _, ok := c.scan([]byte(in)); !ok {
+			t.Errorf("scan refused %s", in)
+		}
+		for _, d := range []int{0, n / 2, n - 1} {
+			in := object(n, d)
+			if _, ok := c.scan([]byte(in)); ok {
+				t.Errorf("scan vouched for %s", in)
+			}
+			if _, err := c.Compacted(nil, []byte(in)); err == nil || fmt.Sprint(err) != fmt.Sprint(Check([]byte(in))) {
+				t.Errorf("Compacted(%s): %v, want Check's %v", in, err, Check([]byte(in)))
+			}
+		}
+	}
+	for _, in := range []string{`{"a":1,"\u0061":2}`, `{"\u0061":1,"a":2}`, `{"é":1,"\u00e9":2}`, manyMembers(40, false)[:len(manyMembers(40, false))-1] + `,"k\u0031":1}`} {
+		if _, err := c.Compacted(nil, []byte(in)); err == nil || !strings.Contains(err.Error(), "duplicate") {
+			t.Errorf("Compacted(%s): %v, want a duplicate name", in, err)
+		}
+	}
+}

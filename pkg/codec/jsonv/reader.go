@@ -77,6 +77,10 @@ type Reader struct {
 	opts    Options
 	inArray bool // within a top-level array (Elements)
 	elem    int  // index of the next element
+	// borrowed: in.Buf is the caller's (ResetBytes); own is the Reader's
+	// own buffer, kept for a later Reset.
+	borrowed bool
+	own      []byte
 }
 
 // firstSize is the initial buffer; readSize the buffer of a longer
@@ -93,12 +97,41 @@ func NewReader(r io.Reader, opts Options) *Reader {
 // Reset makes r a Reader of src with opts, as NewReader does, keeping the
 // buffers it has grown.
 func (r *Reader) Reset(src io.Reader, opts Options) {
-	buf := r.in.Buf
+	buf := r.ownBuffer()
 	r.reset(src, opts)
 	if len(buf) <= r.in.Max {
 		r.in.Buf = buf
 	}
 }
+
+// ResetBytes makes r a Reader of b with opts, as Reset(bytes.NewReader(b),
+// opts) does, the same values, positions and errors, but reading them in
+// place in b instead of copying b into its buffer: the values Next returns
+// are slices of b, which must not change until r is reset. r never writes
+// into b; it keeps its own buffer for a later Reset.
+func (r *Reader) ResetBytes(b []byte, opts Options) {
+	own := r.ownBuffer()
+	r.reset(eofReader{}, opts)
+	r.in.Buf, r.in.End, r.in.EOF = b, len(b), true
+	r.own, r.borrowed = own, true
+}
+
+// ownBuffer is the Reader's own buffer (not one ResetBytes lent it), which
+// it takes back.
+func (r *Reader) ownBuffer() []byte {
+	if r.borrowed {
+		buf := r.own
+		r.own, r.borrowed = nil, false
+		return buf
+	}
+	return r.in.Buf
+}
+
+// eofReader is the source of a Reader of bytes (ResetBytes): it is at its
+// end.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (r *Reader) reset(src io.Reader, opts Options) {
 	limit := opts.MaxValueSize

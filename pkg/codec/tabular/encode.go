@@ -10,6 +10,7 @@ package tabular
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -149,6 +150,14 @@ func (e *cellWriter) appendCell(dst, v []byte) ([]byte, string) {
 		return append(dst, v...), ""
 	case '"':
 		s := v[1 : len(v)-1]
+		start := len(dst)
+		d, ok := appendPlain(dst, s)
+		if ok {
+			return d, stringLoss(s)
+		}
+		dst = d[:start]
+		// An escape of JSON's (or a control character, in a string that
+		// is not valid JSON): the string's text, escaped for the table.
 		if bytes.IndexByte(s, '\\') >= 0 {
 			var err error
 			if s, err = jsontext.AppendUnquote(e.buf[:0], v); err != nil {
@@ -191,6 +200,9 @@ func stringLoss(s []byte) string {
 // toonkit reads such a cell back exactly, but a Genesis sender falls back to
 // JSON for such data, so it is worth a warning, and --to auto avoids it.
 func Deep(v []byte) bool {
+	if len(v) > 0 && v[0] != '{' && v[0] != '[' && v[0] > ' ' {
+		return false // a scalar (the common case), without white space to pass over
+	}
 	c := bytes.TrimSpace(v)
 	if len(c) == 0 || c[0] != '{' && c[0] != '[' {
 		return false
@@ -241,6 +253,44 @@ func appendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
 			dst = append(dst, `\r`...)
 		}
 		s = s[i+1:]
+	}
+}
+
+// appendPlain appends s, the text of a JSON string between its quotes, to
+// dst as a cell, with its commas escaped, in one pass, and reports true;
+// it reports false when s holds a backslash (an escape of JSON's) or a
+// control character, which the caller writes otherwise, having cut dst
+// back to its length before the call.
+func appendPlain(dst, s []byte) ([]byte, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for {
+		i, at := 0, -1
+		for ; i+8 <= len(s); i += 8 {
+			x := binary.LittleEndian.Uint64(s[i:])
+			// A zero byte in b or c, or a byte below 0x20 in x: the
+			// lowest flag set is exact (as in escapeAt).
+			b, c := x^(ones*'\\'), x^(ones*',')
+			if m := ((b-ones)&^b | (c-ones)&^c | (x-ones*0x20)&^x) & highs; m != 0 {
+				at = i + bits.TrailingZeros64(m)/8
+				break
+			}
+		}
+		if at < 0 {
+			for ; i < len(s); i++ {
+				if c := s[i]; c == ',' || c == '\\' || c < 0x20 {
+					at = i
+					break
+				}
+			}
+			if at < 0 {
+				return append(dst, s...), true
+			}
+		}
+		if s[at] != ',' {
+			return dst, false
+		}
+		dst = append(append(dst, s[:at]...), `\c`...)
+		s = s[at+1:]
 	}
 }
 

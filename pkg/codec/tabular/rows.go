@@ -1,6 +1,10 @@
 package tabular
 
-import "github.com/toonkit/toonkit/pkg/codec/jsonv"
+import (
+	"bytes"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+)
 
 // Rows holds rows split apart from any RowWriter (Split, on a worker of a
 // pipeline, say), to be written in input order by RowWriter.AppendRows,
@@ -35,8 +39,8 @@ type oddCell struct {
 }
 
 type rowEnds struct {
-	mems, line, names int // the ends of the row's members, cells and names
-	json              int // the size of the object
+	mems, line, names, odd int // the ends of the row's members, cells, names and odd cells
+	json                   int // the size of the object
 }
 
 // Reset empties rs, keeping its buffers.
@@ -59,8 +63,16 @@ func (rs *Rows) Split(obj []byte) error {
 		rs.mems, rs.line, rs.names, rs.odd = rs.mems[:m0], rs.line[:l0], rs.names[:n0], rs.odd[:o0]
 		return err
 	}
-	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
+	rs.endRow(len(obj))
 	return nil
+}
+
+// endRow ends the row whose members were added last, of an object of size
+// bytes.
+func (rs *Rows) endRow(size int) {
+	rs.rows = append(rs.rows, rowEnds{})
+	r := &rs.rows[len(rs.rows)-1]
+	r.mems, r.line, r.names, r.odd, r.json = len(rs.mems), len(rs.line), len(rs.names), len(rs.odd), size
 }
 
 // SplitMembers adds the row of obj, a valid JSON object, whose members
@@ -71,7 +83,7 @@ func (rs *Rows) SplitMembers(obj []byte, mems []jsonv.Member) {
 	for _, m := range mems {
 		rs.add(m0, obj[m.NameStart:m.NameEnd], obj[m.ValueStart:m.ValueEnd])
 	}
-	rs.rows = append(rs.rows, rowEnds{mems: len(rs.mems), line: len(rs.line), names: len(rs.names), json: len(obj)})
+	rs.endRow(len(obj))
 }
 
 // add adds the member name (unquoted) and value v to the row whose first
@@ -98,10 +110,24 @@ func (t *RowWriter) AppendRows(dst []byte, rs *Rows, lossy func(Lossy)) []byte {
 	if t.index == nil {
 		t.index = map[string]int{}
 	}
-	m0, l0, n0 := 0, 0, 0
+	m0, l0, n0, o0 := 0, 0, 0, 0
 	for _, r := range rs.rows {
 		mems, names := rs.mems[m0:r.mems], rs.names[n0:]
 		before := len(t.keys)
+		if r.odd == o0 && t.keysAre(mems, names, n0) {
+			// The common row: the keys so far, in their order, each cell
+			// as it was: its cells as they are, and nothing to report.
+			for i := range t.present {
+				t.present[i]++
+			}
+			t.keysGrew(before)
+			t.cellBytes += int64(r.line - l0 - max(len(t.keys)-1, 0))
+			t.jsonBytes += int64(r.json)
+			t.rows++
+			dst = append(append(dst, rs.line[l0:r.line]...), '\n')
+			m0, l0, n0 = r.mems, r.line, r.names
+			continue
+		}
 		// The cell of each key, by the index of its member (-1: missing).
 		inOrder := len(mems) == before
 		t.at = t.at[:0]
@@ -165,7 +191,29 @@ func (t *RowWriter) AppendRows(dst []byte, rs *Rows, lossy func(Lossy)) []byte {
 		t.jsonBytes += int64(r.json)
 		t.rows++
 		dst = append(dst, '\n')
-		m0, l0, n0 = r.mems, r.line, r.names
+		m0, l0, n0, o0 = r.mems, r.line, r.names, r.odd
 	}
 	return dst
+}
+
+// keysAre reports whether the names of mems (in names, which starts at n0
+// of Rows.names) are the keys seen so far, in their order: the names back
+// to back are the keys back to back, and each ends where its key ends (one
+// comparison of the row's names, not one a name).
+func (t *RowWriter) keysAre(mems []rowMember, names []byte, n0 int) bool {
+	if len(mems) != len(t.keys) {
+		return false
+	}
+	if len(mems) == 0 {
+		return true
+	}
+	if !bytes.Equal(names[:mems[len(mems)-1].nameEnd-n0], t.joined) {
+		return false
+	}
+	for m, mem := range mems {
+		if mem.nameEnd-n0 != t.keyEnds[m] {
+			return false
+		}
+	}
+	return true
 }

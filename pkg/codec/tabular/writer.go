@@ -32,6 +32,9 @@ type RowWriter struct {
 	deep      int64
 	firstDeep *Lossy
 	at        []int // AppendRows: the member of each key in the row
+	// The keys back to back, and the end of each in it (AppendRows).
+	joined  []byte
+	keyEnds []int
 }
 
 // growth says that rows from row on have keys cells.
@@ -97,6 +100,8 @@ func (t *RowWriter) column(m int, name []byte) (i int, inPlace bool) {
 		i = len(t.keys)
 		t.index[string(name)] = i
 		t.keys = append(t.keys, string(name))
+		t.joined = append(t.joined, name...)
+		t.keyEnds = append(t.keyEnds, len(t.joined))
 		t.present = append(t.present, 0)
 		t.cells = append(t.cells, nil)
 	}
