@@ -19,7 +19,7 @@ var testKey = []byte("seal-test-key")
 
 // signedLog signs testdata's audit log, its last 4 events made a second
 // run: two runs of 4 events.
-func signedLog(t testing.TB) []byte {
+func signedLog(t testing.TB, edit ...func(string) string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile("../sign/testdata/audit.ndjson")
 	if err != nil {
@@ -28,6 +28,11 @@ func signedLog(t testing.TB) []byte {
 	lines := strings.SplitAfter(string(raw), "\n")
 	for i := 4; i < len(lines); i++ {
 		lines[i] = strings.ReplaceAll(lines[i], "-000000000000", "-000000000001")
+	}
+	for _, e := range edit {
+		for i := range lines {
+			lines[i] = e(lines[i])
+		}
 	}
 	in := []byte(strings.Join(lines, ""))
 	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
