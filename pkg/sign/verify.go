@@ -20,6 +20,7 @@ const (
 	CodeLateStart = "SIG013" // a run that starts after seq 1 (warning)
 	CodeSeqRange  = "SIG014" // a seq beyond 64 bits: its order is not checked
 	CodeEvent     = "SIG020" // not a trace event, or malformed JSON
+	CodeSeal      = "SIG030" // the log differs from its seal (pkg/seal)
 )
 
 // Where is an event's place: its file and position, its index in the log.
