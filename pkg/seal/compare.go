@@ -1,7 +1,6 @@
 package seal
 
 import (
-	"encoding/hex"
 	"fmt"
 	"math/big"
 )
@@ -30,12 +29,11 @@ func (b *Builder) Compare(s *Seal) []Finding {
 	for _, sr := range s.Runs {
 		sealed[sr.RunID] = true
 		k, ok := b.index[sr.RunID]
-		if !ok {
+		if !ok || sr.Count < 1 {
 			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf("missing from the log (the seal has %s, seq %s to %s)", events(sr.Count), sr.FirstSeq, sr.LastSeq)})
 			continue
 		}
-		lr := b.runs[k]
-		lr.Chain = hex.EncodeToString(b.links[k][:])
+		lr := b.runs[k].run()
 		n := len(fs)
 		add := func(format string, a ...any) {
 			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf(format, a...), LogChain: lr.Chain, SealChain: sr.Chain})
@@ -59,9 +57,9 @@ func (b *Builder) Compare(s *Seal) []Finding {
 			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
 		}
 	}
-	for k, lr := range b.runs {
-		if !sealed[lr.RunID] {
-			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq), LogChain: hex.EncodeToString(b.links[k][:])})
+	for _, r := range b.runs {
+		if lr := r.run(); !sealed[lr.RunID] {
+			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq), LogChain: lr.Chain})
 		}
 	}
 	return fs

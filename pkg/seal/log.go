@@ -1,6 +1,9 @@
 package seal
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +21,7 @@ var ErrUnsigned = errors.New("signature missing or not valid")
 // that names its place.
 func FromLog(in io.Reader, s *sign.Signer, maxEventSize int) (*Builder, error) {
 	var b Builder
+	var mac [sha256.Size]byte
 	rd := sign.NewReader(in, maxEventSize)
 	for {
 		rec, err := rd.Next()
@@ -35,9 +39,11 @@ func FromLog(in io.Reader, s *sign.Signer, maxEventSize int) (*Builder, error) {
 		if !ev.HasSig {
 			sig = ev.TopSignature
 		}
-		if !s.Valid(ev, sig) {
+		right := s.Sign(ev)
+		if !hmac.Equal(right, sig) {
 			return nil, fmt.Errorf("%s: event %d: %w", rec.Pos, rec.Index+1, ErrUnsigned)
 		}
-		b.AddMessage(ev.RunID, ev.Seq, ev.T, s.Message(ev))
+		hex.Decode(mac[:], right)
+		b.Add(ev.RunID, ev.Seq, ev.T, &mac)
 	}
 }

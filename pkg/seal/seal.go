@@ -1,7 +1,7 @@
 // Package seal writes and reads the seal of a signed AOP audit log: one
 // JSON document that states, for each run of the log, its run_id, its first
 // and last seq and event time, its event count and a SHA-256 hash chain
-// over the canonical bytes of its events, in order; the scheme the events
+// over its events' signed canonical bytes, in order; the scheme the events
 // are signed with, the time of sealing, and an HMAC-SHA256 over the seal's
 // own canonical bytes with the log's key. Per-event signatures cannot show
 // that events were cut from the end or the start of a log, that a whole run
@@ -10,10 +10,12 @@
 // The format is docs/formats/seal.md. In short, for each run:
 //
 //	link_0 = SHA-256("toonkit-seal/1 chain")
-//	link_i = SHA-256(link_{i-1} || SHA-256(message_i))
+//	link_i = SHA-256(link_{i-1} || HMAC-SHA256(key, message_i))
 //
 // where message_i is what the scheme signs for the run's i-th event
-// (sign.Signer.Message), and the run's chain is the last link, in hex.
+// (sign.Signer.Message): its HMAC is the 32 bytes of its right signature,
+// which signing and verifying compute anyway, so that the chain costs two
+// SHA-256 blocks an event. The run's chain is the last link, in hex.
 // The seal's HMAC is over json.dumps(seal without "hmac", sort_keys=True,
 // separators=(",", ":")) as CPython writes it.
 package seal
@@ -61,8 +63,8 @@ type Seal struct {
 // Link0 is the first link of every chain.
 func Link0() [sha256.Size]byte { return sha256.Sum256([]byte(ChainPrefix)) }
 
-// Next is the link after link for an event whose message has the SHA-256
-// digest d.
+// Next is the link after link for an event whose message has the
+// HMAC-SHA256 d.
 func Next(link, d *[sha256.Size]byte) [sha256.Size]byte {
 	var b [2 * sha256.Size]byte
 	copy(b[:], link[:])
@@ -73,42 +75,51 @@ func Next(link, d *[sha256.Size]byte) [sha256.Size]byte {
 // Builder makes a seal from a log's events, given in order. The zero
 // Builder is ready to use.
 type Builder struct {
-	runs  []Run
-	links [][sha256.Size]byte
+	runs  []*runState
 	index map[string]int
+	last  int // the run of the last event, -1 for none
+}
+
+type runState struct {
+	id, firstSeq, firstT string
+	lastSeq, lastT       []byte
+	count                int64
+	link                 [sha256.Size]byte
 }
 
 // Add adds an event of run runID with seq (the decimal form Python
-// prints), time t, and the SHA-256 digest of the message its scheme signs.
-func (b *Builder) Add(runID, seq, t []byte, digest *[sha256.Size]byte) {
-	if b.index == nil {
-		b.index = map[string]int{}
+// prints), time t, and mac, the HMAC-SHA256 of the message its scheme
+// signs (its signature's bytes). It keeps none of the slices.
+func (b *Builder) Add(runID, seq, t []byte, mac *[sha256.Size]byte) {
+	var r *runState
+	if len(b.runs) > 0 && b.runs[b.last].id == string(runID) {
+		r = b.runs[b.last]
+	} else if k, ok := b.index[string(runID)]; ok {
+		r, b.last = b.runs[k], k
+	} else {
+		if b.index == nil {
+			b.index = map[string]int{}
+		}
+		b.last = len(b.runs)
+		b.index[string(runID)] = b.last
+		r = &runState{id: string(runID), firstSeq: string(seq), firstT: string(t), link: Link0()}
+		b.runs = append(b.runs, r)
 	}
-	k, ok := b.index[string(runID)]
-	if !ok {
-		k = len(b.runs)
-		b.index[string(runID)] = k
-		b.runs = append(b.runs, Run{RunID: string(runID), FirstSeq: json.Number(seq), FirstT: string(t)})
-		b.links = append(b.links, Link0())
-	}
-	r := &b.runs[k]
-	r.LastSeq, r.LastT = json.Number(seq), string(t)
-	r.Count++
-	b.links[k] = Next(&b.links[k], digest)
+	r.lastSeq, r.lastT = append(r.lastSeq[:0], seq...), append(r.lastT[:0], t...)
+	r.count++
+	r.link = Next(&r.link, mac)
 }
 
-// AddMessage adds an event given its signed message (sign.Signer.Message).
-func (b *Builder) AddMessage(runID, seq, t, message []byte) {
-	d := sha256.Sum256(message)
-	b.Add(runID, seq, t, &d)
+func (r *runState) run() Run {
+	return Run{RunID: r.id, FirstSeq: json.Number(r.firstSeq), LastSeq: json.Number(r.lastSeq), Count: r.count,
+		FirstT: r.firstT, LastT: string(r.lastT), Chain: hex.EncodeToString(r.link[:])}
 }
 
 // Seal is the seal of the events added, signed with key.
 func (b *Builder) Seal(key []byte, scheme sign.Scheme, at time.Time) (*Seal, error) {
 	s := &Seal{Format: Format, Scheme: scheme.String(), SealedAt: at.UTC().Format(time.RFC3339), Runs: make([]Run, len(b.runs))}
 	for i, r := range b.runs {
-		r.Chain = hex.EncodeToString(b.links[i][:])
-		s.Runs[i] = r
+		s.Runs[i] = r.run()
 	}
 	if s.Runs == nil {
 		s.Runs = []Run{}

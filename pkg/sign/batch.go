@@ -47,8 +47,8 @@ type item struct {
 	seg             int
 	bad             *FieldError
 	// With scanner.seal: the event's run_id, seq and t, one after the
-	// other in scanResult.info from info on, and the SHA-256 of its
-	// message.
+	// other in scanResult.info from info on, and its HMAC-SHA256 (the
+	// signature's bytes).
 	info, runLen, seqLen, tLen int
 	digest                     [sha256.Size]byte
 }
@@ -182,7 +182,7 @@ func (sc *scanner) run(r *scanResult, buf []byte, gap, i, st int, final bool, me
 			r.out = AppendSigned(r.out, ev, sc.s.Sign(ev))
 			it.outEnd = len(r.out)
 			if sc.seal {
-				it.digest = sha256.Sum256(sc.s.msg)
+				it.digest = sc.s.sum
 				it.info, it.runLen, it.seqLen, it.tLen = len(r.info), len(ev.RunID), len(ev.Seq), len(ev.T)
 				r.info = append(append(append(r.info, ev.RunID...), ev.Seq...), ev.T...)
 			}

@@ -42,9 +42,9 @@ type StreamHandler struct {
 	Bad func(e *EventError) error
 	// Signed, when not nil, receives each event signed, in order, until
 	// the first bad one: its run_id, seq (the decimal form Python prints)
-	// and t, and the SHA-256 digest of the message signed: what a seal
+	// and t, and its HMAC-SHA256 (the signature's 32 bytes): what a seal
 	// needs (pkg/seal's Builder.Add). The slices are valid during the call.
-	Signed func(runID, seq, t []byte, digest *[sha256.Size]byte) error
+	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte) error
 	// Idle, when not nil, is called where a live input (StreamOptions.Live)
 	// has nothing more buffered: a place to flush the output.
 	Idle func() error

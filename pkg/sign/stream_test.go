@@ -41,7 +41,7 @@ func oneLoop(data []byte, limit int) string {
 		if bad == 0 {
 			out.Write(rec.Gap)
 			out.Write(AppendSigned(nil, ev, sg.Sign(ev)))
-			fmt.Fprintf(&msgs, "signed %q %s %q %x\n", ev.RunID, ev.Seq, ev.T, sha256.Sum256(sg.Message(ev)))
+			fmt.Fprintf(&msgs, "signed %q %s %q %s\n", ev.RunID, ev.Seq, ev.T, sg.Sign(ev))
 		}
 	}
 	if bad == 0 {

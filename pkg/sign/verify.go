@@ -68,10 +68,11 @@ type Log struct {
 	Explain     bool // keep the signed message of each mismatch
 	RequireBoth bool // a signature in one of its two places only is an error
 	// Signed, when not nil, receives every event checked, in order, with
-	// its run_id, seq, t and the SHA-256 digest of the message its scheme
-	// signs, whatever its signature: what a seal is checked against
-	// (pkg/seal). The slices are valid during the call.
-	Signed func(runID, seq, t []byte, digest *[sha256.Size]byte)
+	// its run_id, seq, t and the HMAC-SHA256 of the message its scheme
+	// signs (its right signature's 32 bytes), whatever signature it holds:
+	// what a seal is checked against (pkg/seal). The slices are valid
+	// during the call.
+	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte)
 
 	// Events is the number of events checked (Check), Unread the number
 	// of records that could not be read as events (Bad): not counted as
@@ -159,16 +160,16 @@ type verdict struct {
 
 // judge checks ev's signature with s: the expensive part of Check, which
 // needs nothing of the log.
-// With seal it also keeps t and the digest of the message signed.
+// With seal it also keeps t and the HMAC of the message signed.
 func judge(s *Signer, ev *Event, explain, seal bool) (v verdict) {
 	v = verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop}
 	if seal {
-		defer func() { v.t, v.digest = ev.T, sha256.Sum256(s.msg) }()
+		defer func() { v.t, v.digest = ev.T, s.sum }()
 	}
 	if !ev.HasSig && !ev.HasTop {
 		v.unsigned = true
 		if seal {
-			s.Message(ev)
+			s.Sign(ev)
 		}
 		return v
 	}
