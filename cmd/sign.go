@@ -21,6 +21,7 @@ type SignOptions struct {
 	Input  string
 	Output string
 	Seal   string
+	Append bool
 	Jobs   int
 	signFlags
 }
@@ -63,7 +64,10 @@ each run its first and last seq and time, its event count and a SHA-256
 chain over its events' signed messages, signed with the same key, so that
 verify --seal catches a log cut short, a run removed or events reordered.
 sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
-written only when every event signs, after the output.
+written only when every event signs, after the output. --append extends
+the seal already in FILE (its HMAC checked first) with the events signed
+now, for a log that grows: the extended seal is that of the old events
+followed by the new ones.
 
 An event that cannot be signed (not an object; seq, t, actor, type,
 payload or meta.run_id missing or of the wrong type) is an error with its
@@ -106,6 +110,7 @@ EXIT STATUS
 	opts.add(c)
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
+	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
 	c.Flags().StringVar(&opts.Seal, "seal", "", "also write the log's seal to `FILE` (docs/formats/seal.md), when every event signs")
 	return c
 }
@@ -117,6 +122,9 @@ func runSign(opts *SignOptions) error {
 	}
 	if opts.Seal == "-" {
 		return usageErrorf("name a file: the signed events go to the output", "--seal: cannot be -")
+	}
+	if opts.Append && opts.Seal == "" {
+		return usageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
 	}
 	rep := newReporter(opts.IO)
 	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
@@ -140,7 +148,12 @@ func runSign(opts *SignOptions) error {
 		},
 		Idle: out.Flush,
 	}
-	var sb seal.Builder
+	sb := &seal.Builder{}
+	if opts.Append {
+		if sb, err = resumeSeal(opts.Seal, key, opts.Scheme); err != nil {
+			return err
+		}
+	}
 	if opts.Seal != "" {
 		h.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) error {
 			sb.Add(run, seq, t, d)
@@ -163,7 +176,7 @@ func runSign(opts *SignOptions) error {
 	if opts.Seal == "" {
 		return out.Commit()
 	}
-	doc, err := sealDocument(&sb, key, opts.Scheme)
+	doc, err := sealDocument(sb, key, opts.Scheme)
 	if err != nil {
 		out.Abort()
 		return err
@@ -174,6 +187,26 @@ func runSign(opts *SignOptions) error {
 	so := newOutput(opts.IO, opts.Seal)
 	so.Write(doc)
 	return so.Commit()
+}
+
+// resumeSeal reads the seal that sign --append extends, its HMAC checked.
+func resumeSeal(path string, key []byte, scheme sign.Scheme) (*seal.Builder, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
+	}
+	sl, err := seal.Parse(data, key)
+	if err == nil && sl.Scheme != scheme.String() {
+		err = fmt.Errorf("the seal is of the scheme %s, not %s", sl.Scheme, scheme)
+	}
+	var b *seal.Builder
+	if err == nil {
+		b, err = seal.Resume(sl)
+	}
+	if err != nil {
+		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "")
+	}
+	return b, nil
 }
 
 // sealDocument is the seal file of the events added to b, made now, or at

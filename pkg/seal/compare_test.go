@@ -2,6 +2,7 @@ package seal_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,51 @@ func TestVerifySeal(t *testing.T) {
 		if !bytes.Equal(got, want) || len(a.Runs) != 3 || a.Runs[2].RunID != "u" || a.Runs[0].Count != 200 {
 			t.Fatalf("workers=%d: %s", w, got)
 		}
+	}
+}
+
+// A seal resumed and given the rest of the log is the seal of the whole
+// log; the log cut where it was first sealed differs from it.
+func TestResume(t *testing.T) {
+	log := signedLog(t)
+	l := strings.SplitAfter(string(log), "\n")
+	first, rest := strings.Join(l[:6], ""), strings.Join(l[6:], "")
+	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
+	at := time.Unix(0, 0)
+	b1, _ := seal.FromLog(strings.NewReader(first), s, 0)
+	s1, _ := b1.Seal(testKey, sign.SchemeSpec, at)
+	b, err := seal.Resume(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Add the rest through the resumed Builder.
+	bb, _ := seal.Resume(s1)
+	rd := sign.NewReader(strings.NewReader(rest), 0)
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			break
+		}
+		ev, _ := s.Event(rec)
+		var mac [32]byte
+		hexDecode(t, mac[:], s.Sign(ev))
+		bb.Add(ev.RunID, ev.Seq, ev.T, &mac)
+	}
+	whole, _ := seal.FromLog(strings.NewReader(string(log)), s, 0)
+	w, _ := whole.Seal(testKey, sign.SchemeSpec, at)
+	got, _ := bb.Seal(testKey, sign.SchemeSpec, at)
+	x, _ := got.Marshal()
+	y, _ := w.Marshal()
+	if !bytes.Equal(x, y) {
+		t.Fatalf("resumed:\n%s\nwhole:\n%s", x, y)
+	}
+	if fs := b.Compare(w); len(fs) == 0 {
+		t.Fatal("the first part matches the whole log's seal")
+	}
+}
+
+func hexDecode(t *testing.T, dst, src []byte) {
+	if _, err := hex.Decode(dst, src); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -264,3 +264,24 @@ func isInt(s string) bool {
 	}
 	return true
 }
+
+// Resume is a Builder that goes on from the seal s, as if the events it
+// seals had been added: the events added next extend its runs' chains and
+// counts, or start new runs after them (sign --seal --append, for a log
+// that grows). s is read by Parse, its HMAC checked.
+func Resume(s *Seal) (*Builder, error) {
+	b := &Builder{index: make(map[string]int, len(s.Runs))}
+	for i, r := range s.Runs {
+		st := &runState{id: r.RunID, firstSeq: string(r.FirstSeq), firstT: r.FirstT,
+			lastSeq: []byte(r.LastSeq), lastT: []byte(r.LastT), count: r.Count}
+		if n, err := hex.Decode(st.link[:], []byte(r.Chain)); err != nil || n != sha256.Size {
+			return nil, fmt.Errorf("runs[%d]: chain is not 64 lowercase hex digits", i)
+		}
+		if _, ok := b.index[r.RunID]; ok {
+			return nil, fmt.Errorf("runs[%d]: run %s is sealed twice", i, r.RunID)
+		}
+		b.index[r.RunID] = len(b.runs)
+		b.runs = append(b.runs, st)
+	}
+	return b, nil
+}
