@@ -34,6 +34,7 @@ type ConvertOptions struct {
 	TOON         toonFlags
 	Bridge       bridgeFlags
 	Jobs         int // workers for JSON and NDJSON records; 1 is the single-worker path
+	CaptureFlags     // --port, --conn
 }
 
 // auto is --to auto: the table when the spec's negotiation picks it,
@@ -177,6 +178,9 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
+			}
 			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
 				return err
 			}
@@ -204,6 +208,7 @@ EXIT STATUS
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
+	opts.CaptureFlags.add(f)
 	opts.TOON.add(f, true, true)
 	opts.Bridge.add(f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}

@@ -71,35 +71,3 @@ func TestConvertReadsAheadInOrder(t *testing.T) {
 		t.Fatalf("stderr %q, %d bytes of stdout; want %q", errOut, out.Len(), want)
 	}
 }
-
-// rootArray decides whether a document's root is an array from as few
-// bytes as tell it, so that a live stream is not held back; with more to
-// come it waits rather than guess.
-func TestRootArray(t *testing.T) {
-	for _, c := range []struct {
-		format         codec.Format
-		p              string
-		whole          bool
-		array, decided bool
-	}{
-		{codec.JSON, "[", false, true, true},
-		{codec.JSON, " \r\n\t{", false, false, true},
-		{codec.JSON, "\xEF\xBB\xBF[1]", true, true, true},
-		{codec.JSON, "  \n", false, false, false},
-		{codec.JSON, "  \n", true, false, true},
-		{codec.JSON, "", true, false, true},
-		{codec.TOON, "a", false, false, true},
-		{codec.TOON, "  ", false, false, false},
-		{codec.TOON, "\n\n  [2]: a,b", false, true, true},
-		{codec.TOON, "# a comment", false, false, false},
-		{codec.TOON, "# a comment\n[1]: x", false, true, true},
-		{codec.TOON, "# a comment\n  ", false, false, false},
-		{codec.TOON, "# a comment\n  ", true, false, true},
-		{codec.TOON, "key[2]: a,b", false, false, true},
-	} {
-		array, decided := rootArray(c.format, []byte(c.p), c.whole)
-		if array != c.array || decided != c.decided {
-			t.Errorf("%s %q (whole %v): array %v, decided %v; want %v, %v", c.format, c.p, c.whole, array, decided, c.array, c.decided)
-		}
-	}
-}

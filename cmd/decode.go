@@ -21,8 +21,8 @@ type DecodeOptions struct {
 	Output       string
 	KeepGoing    bool
 	MaxFrameSize int
-	Jobs         int   // workers for binary frames; 1 is the single-worker path
-	Ports        []int // captures: only the TCP connections on these ports
+	Jobs         int // workers for binary frames; 1 is the single-worker path
+	CaptureFlags     // --port, --conn
 	TOON         toonFlags
 	// As is the JSON that -o FILE's extension asks for: codec.JSON (a
 	// TOON document as itself, frames and rows as one array), codec.NDJSON
@@ -126,10 +126,8 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
-			for _, p := range opts.Ports {
-				if p < 1 || p > 65535 {
-					return usageErrorf("", "--port %d: a TCP port is 1 to 65535", p)
-				}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
@@ -145,13 +143,13 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&opts.From, "from", "", "input format: binary (aliases kado, frame), tabular (alias a2a), toon or pcap (alias pcapng); detected when absent")
-	f.IntSliceVar(&opts.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
+	opts.CaptureFlags.add(f)
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs, "binary frames and table rows")
+	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

@@ -2,62 +2,96 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
+	"io"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as
 // decode's records with their capture source, or to array; WebSocket text
 // messages get a record of their own (not with --payload). Problems stop
-// the run unless --keep-going; notes go to stderr. It returns the frames
-// written and the problems reported.
+// the run unless --keep-going; notes go to stderr. With -j N the payloads
+// are checked and formatted on N workers (capture.Stream), the output the
+// same. It returns the frames written and the problems reported.
 func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (frames, bad int, err error) {
-	var line []byte
-	live := !in.regular() // a pipe (tcpdump -w - | toonkit decode): records go out as they come
-	copts := capture.Options{MaxFrameSize: opts.MaxFrameSize, Ports: opts.Ports}
-	_, err = capture.Read(br, copts, func(r *capture.Record) error {
-		switch r.Kind {
-		case capture.Frame, capture.Text:
-			if r.Kind == capture.Frame {
-				frames++
-			}
+	sopts := capture.StreamOptions{
+		Options: opts.CaptureFlags.options(opts.MaxFrameSize),
+		Workers: opts.Jobs,
+		// A pipe (tcpdump -w - | toonkit decode): records go out as they come.
+		Live:      !in.regular(),
+		LeaveRead: true,
+		Append: func(dst []byte, r *capture.Record) []byte {
 			switch {
 			case opts.Payload && r.Kind == capture.Text:
-				return nil
+				return dst
 			case opts.Payload:
-				line = append(line[:0], r.JSON...)
+				dst = append(dst, r.JSON...)
 			default:
-				line = capture.AppendRecord(line[:0], r)
+				dst = capture.AppendRecord(dst, r)
 			}
-			if array != nil {
-				array.Write(line)
-			} else {
-				out.Write(append(line, '\n'))
+			if array == nil {
+				dst = append(dst, '\n')
 			}
-			if live && out.failed == nil && br.Buffered() == 0 {
+			return dst
+		},
+	}
+	if in.regular() {
+		// A file can be read again: the workers may check the frames that
+		// end their segments too (capture.StreamOptions.Reopen).
+		sopts.Reopen = func() (io.Reader, error) {
+			if _, err := in.f.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			return bufio.NewReaderSize(in.f, 64<<10), nil
+		}
+	}
+	h := capture.StreamHandler{
+		Records: func(b []byte, ends []int, n int) error {
+			frames += n
+			if array == nil {
+				out.Write(b)
+				return out.failed
+			}
+			start := 0
+			for _, end := range ends {
+				array.Write(b[start:end])
+				start = end
+			}
+			return out.failed
+		},
+		Other: func(r *capture.Record) error {
+			if r.Kind == capture.Note {
+				rep.notef("%s: %v", in.Name, r.Err)
+				return nil
+			}
+			bad++
+			cerr := captureError(in.Name, r.Err, opts.KeepGoing)
+			if !opts.KeepGoing {
+				return cerr
+			}
+			rep.report(cerr, true)
+			if r.Moved != nil {
+				moveNotes(rep.notef, r.Err, *r.Moved)
+			}
+			return nil
+		},
+		Idle: func() error {
+			if out.failed == nil {
 				out.Flush()
 			}
 			return out.failed
-		case capture.Note:
-			rep.notef("%s: %v", in.Name, r.Err)
-			return nil
-		}
-		bad++
-		cerr := captureError(in.Name, r.Err, opts.KeepGoing)
-		if !opts.KeepGoing {
-			return cerr
-		}
-		rep.report(cerr, true)
-		if r.Moved != nil {
-			moveNotes(rep.notef, r.Err, *r.Moved)
-		}
-		return nil
-	})
+		},
+	}
+	err = capture.Stream(context.Background(), br, sopts, h)
 	var fe *capture.FormatError
+	if cerr, ok := noConnError(in.Name, err); ok {
+		return frames, bad, cerr
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &fe):

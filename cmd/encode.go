@@ -32,6 +32,7 @@ type EncodeOptions struct {
 	Stats        bool
 	Tokenizer    string
 	TOON         toonFlags
+	SkipText     bool // leave out decode's records of WebSocket text messages
 }
 
 func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
@@ -119,7 +120,7 @@ EXIT STATUS
 				return usageErrorf("", "--lossy applies to --to tabular only (TOON is lossless)")
 			}
 			if opts.To != codec.Binary {
-				for _, name := range []string{"type", "seq", "timestamp", "compress"} {
+				for _, name := range []string{"type", "seq", "timestamp", "compress", "skip-text"} {
 					if c.Flags().Changed(name) {
 						return usageErrorf("", "--%s applies to --to binary only", name)
 					}
@@ -184,6 +185,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
 	addJobsFlag(f, &opts.Jobs, "--to binary")
+	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
@@ -216,6 +218,7 @@ func parseTimestamp(s string) (uint64, error) {
 
 func runEncode(opts *EncodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
+	rep := newReporter(opts.IO)
 	sopts := opts.streamOptions()
 	for _, name := range opts.Inputs {
 		in, err := openInput(opts.IO, name)
@@ -236,11 +239,16 @@ func runEncode(opts *EncodeOptions) error {
 			},
 			Idle: out.Flush,
 		}
+		skipped := 0
+		h.Skipped = func(n int) error { skipped += n; return nil }
 		sopts.Seq, err = binary.EncodeStream(context.Background(), in.R, sopts, h)
 		in.Close()
 		if err != nil {
 			out.Abort()
 			return encodeError(in.Name, err)
+		}
+		if skipped > 0 {
+			rep.notef("%s: left out %d WebSocket text %s (--skip-text): no frame carries %s", in.Name, skipped, plural(skipped, "message", "messages"), plural(skipped, "it", "them"))
 		}
 	}
 	return out.Commit()
@@ -249,7 +257,7 @@ func runEncode(opts *EncodeOptions) error {
 // streamOptions are the options of binary.EncodeStream that opts ask for.
 func (opts *EncodeOptions) streamOptions() binary.EncodeStreamOptions {
 	return binary.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
-		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true}
+		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true, SkipText: opts.SkipText}
 }
 
 // encodeError renders an error of binary.EncodeStream on input name.
@@ -279,6 +287,8 @@ func encodeHint(kind binary.EncodeProblem) string {
 		return "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"
 	case binary.SeqOverflow:
 		return "start lower with --seq"
+	case binary.TextMessage:
+		return "--skip-text leaves such records out (decode shows text messages; no frame carries them)"
 	}
 	return ""
 }

@@ -34,6 +34,9 @@ func TestHelpExamples(t *testing.T) {
 			}
 			t.Run(c.Name()+"/"+line, func(t *testing.T) {
 				dir := testbin.Demo(t, "../testdata/demo")
+				if c.Name() == "tap" {
+					tapExampleTraffic(t) // an upstream on :7000 and a client of :7001
+				}
 				// pipefail: a failure anywhere in a pipeline counts.
 				sh := exec.Command("bash", "-o", "pipefail", "-c", line)
 				sh.Dir = dir

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/inspect"
@@ -24,6 +24,8 @@ type InspectOptions struct {
 	Length       int64 // bytes to read from there; 0: to the end
 	JSON         bool
 	OneLine      bool // one line per frame
+	Summary      bool // only the summary
+	CaptureFlags      // --port, --conn
 	MaxFrameSize int
 	Jobs         int // workers for --json; the view is single-worker
 }
@@ -69,7 +71,21 @@ line marked "~" with the bytes passed over; there is no summary.
 "frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
 absolute offsets and the raw bytes of every header field in hex. --json
 spreads the frames over --jobs workers, with the output of one; the view
-(without --json) and --frame are single-worker, whatever --jobs says.
+of a frame file (without --json) and --frame are single-worker, whatever
+--jobs says.
+
+--summary writes only the summary, with the frames per type, per
+connection (captures) and the checks that failed; with --json one object.
+
+A packet capture (pcap, pcapng) is read as decode reads it: every frame of
+every TCP connection in capture-time order, each titled with its
+connection, direction and capture time, numbered and placed as in its
+direction's stream. A hole in the capture, a WebSocket error and a
+connection not followed are entries of their own marked INVALID ("!" with
+--oneline); notes and WebSocket text messages are shown too. --port N reads
+only the connections on port N; --skip, --length and --frame do not apply.
+A capture is rendered on --jobs workers in every view, with the output of
+one.
 
 Several files are inspected in order, each introduced by its name; "-" or
 no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
@@ -77,8 +93,9 @@ CLICOLOR_FORCE; piped output has none unless asked for.
 
 EXIT STATUS
   0  every frame is valid
-  1  a frame broke a rule, a payload is not JSON, or --frame is not there
-     (the view is printed in full all the same)
+  1  a frame broke a rule, a payload is not JSON, a capture has a hole or
+     cannot be read, or --frame is not there (the view is printed in full
+     all the same)
   2  usage error
   3  an input could not be read or the output could not be written`,
 		Example: `  # every frame of a capture
@@ -98,6 +115,12 @@ EXIT STATUS
 
   # in color, kept for a pager (less -R view.txt)
   toonkit inspect --color always capture.bin > view.txt
+
+  # every frame of every connection of a packet capture, one line each
+  toonkit inspect -1 session.pcapng
+
+  # only the counts: per type, per connection, per check, and the time span
+  toonkit inspect --summary session.pcapng
 
   # a frame made on the spot
   echo '{"instruction":"ping"}' | toonkit encode --to binary | toonkit inspect`,
@@ -128,6 +151,12 @@ EXIT STATUS
 			if opts.OneLine && opts.JSON {
 				return usageErrorf("", "--oneline and --json are two views: give one")
 			}
+			if opts.OneLine && opts.Summary {
+				return usageErrorf("", "--oneline and --summary are two views: give one")
+			}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
+			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
@@ -146,8 +175,10 @@ EXIT STATUS
 	f.StringVarP(&length, "length", "n", "", "read only `N` bytes from there (decimal, 0x hex, or 4KiB)")
 	f.BoolVarP(&opts.OneLine, "oneline", "1", false, "one line per frame (index, offset, type, seq, length, compression, the start of the payload)")
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
+	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
+	opts.CaptureFlags.add(f)
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
-	addJobsFlag(f, &opts.Jobs, "--json frames")
+	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
 }
 
@@ -239,6 +270,7 @@ func runInspect(opts *InspectOptions) error {
 		Frame:        opts.Frame,
 		Workers:      opts.Jobs,
 		Flush:        out.Flush, // a live capture is shown frame by frame
+		SummaryOnly:  opts.Summary,
 	}
 	if opts.JSON {
 		iopts.Format = inspect.JSON
@@ -264,17 +296,36 @@ func runInspect(opts *InspectOptions) error {
 			code = ExitIO
 			continue
 		}
-		r := captureWarning(ios, in)
-		s, err := ins.Inspect(in.Name, r)
+		br := bufio.NewReaderSize(in.R, 64<<10)
+		var s inspect.Summary
+		if isCapture(br) {
+			if err := captureWindow(opts, in.Name); err != nil {
+				in.Close()
+				return err
+			}
+			s, err = ins.InspectCapture(in.Name, br, opts.CaptureFlags.options(opts.MaxFrameSize))
+		} else {
+			s, err = ins.Inspect(in.Name, br)
+		}
 		in.Close()
 		var we *inspect.WriteError
 		var re *inspect.ReadError
+		var fe *capture.FormatError
 		switch {
 		case errors.As(err, &we):
 			return writeErr(we.Err)
 		case errors.As(err, &re):
+			if cerr, ok := noConnError(in.Name, re.Err); ok {
+				problems = append(problems, cerr)
+				code = max(code, ExitInvalid)
+				continue
+			}
 			problems = append(problems, readError(in.Name, re.Err))
 			code = ExitIO
+		case errors.As(err, &fe):
+			problems = append(problems, invalidError(fmt.Errorf("%s: %w", in.Name, err), ""))
+			code = max(code, ExitInvalid)
+			continue
 		case err != nil:
 			return err
 		}
@@ -320,23 +371,37 @@ func frameProblem(name string, opts *InspectOptions, s inspect.Summary) error {
 	switch {
 	case opts.Frame >= 0 && !s.FrameFound:
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, inspect.NoFrame(opts.Frame, s.Indices))}
-	case s.Invalid == 1 && len(s.Problems) > 0:
+	case s.Invalid == 1 && s.Faults == 0 && len(s.Problems) > 0,
+		s.Invalid == 0 && s.Faults == 1 && len(s.Problems) > 0:
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, s.Problems[0])}
-	case s.Invalid > 1 && len(s.Problems) > 0:
+	case s.Invalid > 1 && s.Faults == 0 && len(s.Problems) > 0:
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d bad frames; the first: %s", name, s.Invalid, s.Problems[0])}
+	case s.Invalid+s.Faults > 1 && len(s.Problems) > 0:
+		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d problems; the first: %s", name, s.Invalid+s.Faults, s.Problems[0])}
 	}
 	return nil
 }
 
-// captureWarning warns when the input is a packet capture, whose bytes
-// inspect would show as bad frames, and says what reads it; it returns the
-// reader to inspect.
-func captureWarning(ios *IOStreams, in *input) io.Reader {
-	br := bufio.NewReaderSize(in.R, 64<<10)
-	if p, _ := br.Peek(4); len(p) > 0 && codec.Detect(p).Format == codec.Pcap {
-		rep := newReporter(ios)
-		rep.warnf("%s is a packet capture (pcap/pcapng): inspect shows its bytes as they are, not the frames in its TCP streams", in.Name)
-		rep.hint(fmt.Sprintf("toonkit decode %s reads the frames in its TCP streams (inspect does not, yet)", in.Name))
+// isCapture reports whether the input starts as a packet capture does.
+func isCapture(br *bufio.Reader) bool {
+	p, _ := br.Peek(4)
+	return len(p) > 0 && codec.Detect(p).Format == codec.Pcap
+}
+
+// captureWindow refuses --skip, --length and --frame on a capture: they
+// count the bytes and frames of a frame file.
+func captureWindow(opts *InspectOptions, name string) error {
+	var flag string
+	switch {
+	case opts.Skip > 0:
+		flag = "--skip"
+	case opts.Length > 0:
+		flag = "--length"
+	case opts.Frame >= 0:
+		flag = "--frame"
+	default:
+		return nil
 	}
-	return br
+	return usageErrorf("'toonkit convert --to binary "+name+" -o frames.bin' writes its frames to a frame file, which takes "+flag,
+		"%s is a packet capture: %s counts the bytes and frames of a frame file", name, flag)
 }

@@ -1,14 +1,11 @@
 package cmd
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -52,6 +49,7 @@ type QueryOptions struct {
 	Timeout                              time.Duration
 	MaxSize                              int
 	Jobs                                 int
+	CaptureFlags                         // --port, --conn
 
 	from codec.Format
 	to   codec.Format
@@ -246,6 +244,7 @@ EXIT STATUS
 	_ = f.MarkHidden("positional")
 	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
+	opts.CaptureFlags.add(f)
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
@@ -273,6 +272,9 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 			return usageErrorf(hint, "--from: %s", err)
 		}
 		opts.from = f
+	}
+	if err := opts.CaptureFlags.check(); err != nil {
+		return err
 	}
 	if opts.To != "" {
 		f, err := codec.Parse(opts.To, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
@@ -438,259 +440,6 @@ func eachJSONValue(opts *QueryOptions, name string, f func(any) error) error {
 	}
 }
 
-// queryInputs reads the inputs of a query one value at a time, for the
-// main loop and for input and inputs alike. An input error stops it: err
-// holds it, and the iterator yields it once.
-type queryInputs struct {
-	opts  *QueryOptions
-	names []string
-	order *query.Order
-	dec   query.Decoder // Valid: toonkit's readers check UTF-8
-	sdec  query.Decoder // for stream
-	src   *source
-	// stream reads JSON and NDJSON: decoded as they are checked, in one
-	// pass (src then only names the input and holds its buffer)
-	stream *query.Stream
-	// handed says that stream reads on where the workers stopped
-	// (query.RunJobs): src.Reader() is then theirs, a read of it perhaps still
-	// in progress
-	handed bool
-	raw    *bufio.Reader // -R
-	rawIn  *input
-	name   string // the input being read, for input_filename
-	err    error
-	done   bool
-}
-
-// Next is gojq's input iterator.
-func (qi *queryInputs) Next() (any, bool) {
-	v, err := qi.next()
-	if err == io.EOF {
-		return nil, false
-	}
-	if err != nil {
-		return err, true
-	}
-	return v, true
-}
-
-// next returns the next input value, io.EOF after the last.
-func (qi *queryInputs) next() (any, error) {
-	for {
-		if qi.err != nil {
-			return nil, qi.err
-		}
-		if qi.done {
-			return nil, io.EOF
-		}
-		if qi.src == nil && qi.raw == nil {
-			if len(qi.names) == 0 {
-				qi.done = true
-				return nil, io.EOF
-			}
-			name := qi.names[0]
-			qi.names = qi.names[1:]
-			if err := qi.open(name); err != nil {
-				qi.err = err
-				return nil, err
-			}
-		}
-		if qi.raw != nil {
-			line, err := qi.raw.ReadString('\n')
-			if err == io.EOF && line == "" {
-				qi.rawIn.Close()
-				qi.raw, qi.rawIn = nil, nil
-				continue
-			}
-			if err != nil && err != io.EOF {
-				qi.err = readError(qi.name, err)
-				return nil, qi.err
-			}
-			line = strings.TrimSuffix(line, "\n")
-			return strings.ToValidUTF8(line, "\uFFFD"), nil
-		}
-		if qi.stream != nil {
-			v, err := qi.stream.Next()
-			if err == nil {
-				return v, nil
-			}
-			if err == io.EOF {
-				qi.src.close()
-				qi.src, qi.stream, qi.handed = nil, nil, false
-				continue
-			}
-			qi.err = qi.streamError(err)
-			return nil, qi.err
-		}
-		rec, err := qi.src.next()
-		if err == io.EOF {
-			qi.src.close()
-			qi.src = nil
-			continue
-		}
-		if err != nil {
-			qi.err = err
-			return nil, err
-		}
-		v, err := qi.dec.Decode(rec)
-		if err != nil {
-			qi.err = invalidError(fmt.Errorf("%s: not a JSON value", qi.src.Where()), "")
-			return nil, qi.err
-		}
-		return v, nil
-	}
-}
-
-func (qi *queryInputs) open(name string) error {
-	if qi.opts.RawInput {
-		in, err := openInput(qi.opts.IO, name)
-		if err != nil {
-			return err
-		}
-		qi.rawIn, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
-		return nil
-	}
-	src, err := openSourceBlank(qi.opts.IO, name, qi.opts.from, qi.opts.MaxSize, codec.JSON) // white space alone: no values, as in jq
-	if err != nil {
-		return err
-	}
-	src.Whole, src.Payload, src.Raw = true, qi.opts.Payload, true
-	format := src.Format()
-	if qi.opts.from == "" && format == codec.TOON && jsonScalarFirst(src.Reader()) {
-		format = codec.JSON // values back to back: 1 "x" 3
-	}
-	src.TOON = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
-	switch format {
-	case codec.JSON, codec.NDJSON:
-		qi.stream = query.NewStream(src.Reader(), &qi.sdec, qi.opts.MaxSize)
-	case codec.TOON:
-		// the TOON decoder's JSON, one value, read by a Stream too
-		qi.stream = query.NewStream(src.StartTOON(false), &qi.dec, math.MaxInt)
-	}
-	qi.src, qi.name = src, src.Name()
-	return nil
-}
-
-// jsonScalarFirst reports whether the input that detection takes for TOON
-// starts with a JSON string, number, true, false or null that no ':'
-// follows (so that it is not a TOON key): JSON values back to back, as jq
-// reads them.
-func jsonScalarFirst(br *bufio.Reader) bool {
-	p, _ := br.Peek(br.Buffered())
-	t := jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))
-	if len(t) == 0 {
-		return false
-	}
-	i := 0
-	switch c := t[0]; {
-	case c == '"':
-		for i = 1; i < len(t) && t[i] != '"'; i++ {
-			if t[i] == '\\' {
-				i++
-			}
-		}
-		i++
-	case c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n':
-		for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] >= 'a' && t[i] <= 'z' || t[i] == '.' || t[i] == '+' || t[i] == '-' || t[i] == 'E') {
-			i++
-		}
-		if w := string(t[:i]); (t[0] >= 'a' && t[0] <= 'z') && w != "true" && w != "false" && w != "null" {
-			return false
-		}
-	default:
-		return false
-	}
-	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
-		i++
-	}
-	return i <= len(t) && (i == len(t) || t[i] != ':')
-}
-
-// streamError is the error of a JSON stream: toonkit's message, with the
-// place and an excerpt, from the jsonv reader reading on from the bad value.
-func (qi *queryInputs) streamError(err error) error {
-	if qi.src.DecodingTOON() {
-		if terr := qi.src.TOONFailure(); terr != nil {
-			return toonError(qi.src.Name(), nil, terr)
-		}
-	}
-	if err != query.ErrInvalid {
-		return jsonReadError(qi.src.Name(), err)
-	}
-	rest, opts := qi.stream.Rest()
-	if _, _, jerr := jsonv.NewReader(rest, opts).Next(); jerr != nil && jerr != io.EOF {
-		return jsonReadError(qi.src.Name(), jerr)
-	}
-	return invalidError(fmt.Errorf("%s:%s: not valid JSON", qi.src.Name(), qi.stream.Position()), "")
-}
-
-// idle reports whether nothing more of the input is buffered, so that
-// output may be flushed for a live stream.
-func (qi *queryInputs) idle() bool {
-	if qi.stream != nil && qi.src.DecodingTOON() {
-		return false // one document: nothing to flush before its end
-	}
-	if qi.stream != nil {
-		return qi.stream.Buffered() == 0 && (qi.handed || qi.src.Reader().Buffered() == 0)
-	}
-	return qi.src != nil && qi.src.Idle()
-}
-
-// where names the place of the input value last read, for messages.
-func (qi *queryInputs) where() string {
-	if qi.stream != nil && qi.src.DecodingTOON() {
-		return qi.src.Name() // a TOON document: one value
-	}
-	if qi.stream != nil {
-		return fmt.Sprintf("%s:%s", qi.src.Name(), qi.stream.Position())
-	}
-	if qi.src != nil {
-		return qi.src.Where()
-	}
-	return qi.name
-}
-
-func (qi *queryInputs) close() {
-	if qi.src != nil {
-		qi.src.close()
-	}
-	if qi.rawIn != nil {
-		qi.rawIn.Close()
-	}
-}
-
-// slurp reads all the inputs: an array of their values, or with -R the
-// whole text.
-func (qi *queryInputs) slurp() (any, error) {
-	if qi.opts.RawInput {
-		var sb strings.Builder
-		for _, name := range qi.names {
-			in, err := openInput(qi.opts.IO, name)
-			if err != nil {
-				return nil, err
-			}
-			_, err = io.Copy(&sb, in.R)
-			in.Close()
-			if err != nil {
-				return nil, readError(in.Name, err)
-			}
-		}
-		qi.names = nil
-		return strings.ToValidUTF8(sb.String(), "\uFFFD"), nil
-	}
-	all := []any{}
-	for {
-		v, err := qi.next()
-		if err == io.EOF {
-			return all, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, v)
-	}
-}
-
 func runQuery(opts *QueryOptions) error {
 	ios := opts.IO
 	names := opts.Inputs
@@ -705,18 +454,26 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	qi := &queryInputs{opts: opts, names: names}
-	defer qi.close()
+	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput,
+		Capture: opts.CaptureFlags.options(0),
+		Open: func(name string) (*query.Opened, error) {
+			in, err := openInput(ios, name)
+			if err != nil {
+				return nil, err
+			}
+			return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
+		}})
+	defer qi.Close()
 	q, err := query.Compile(opts.Filter, query.Options{
 		Variables: varNames,
 		Inputs:    qi,
 		Stderr:    ios.ErrOut,
 		Environ:   os.Environ,
 		Filename: func() any {
-			if qi.name == "" || qi.name == stdinName {
+			if qi.Name() == "" || qi.Name() == stdinName {
 				return nil
 			}
-			return qi.name
+			return qi.Name()
 		},
 	})
 	if err != nil {
@@ -726,9 +483,8 @@ func runQuery(opts *QueryOptions) error {
 		}
 		return &queryExit{code: jqCompile, err: err}
 	}
-	qi.order = q.NewOrder()
-	qi.dec = query.Decoder{Order: qi.order, Valid: true}
-	qi.sdec = query.Decoder{Order: qi.order}
+	order := q.NewOrder()
+	qi.SetOrder(order)
 
 	ctx := context.Background()
 	if opts.Timeout > 0 {
@@ -741,7 +497,7 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	w.enc.Order = qi.order
+	w.enc.Order = order
 	rep := newReporter(ios)
 	status := 0
 	lastFalse := false
@@ -788,10 +544,10 @@ func runQuery(opts *QueryOptions) error {
 				return true, nil
 			}
 			if err, ok := r.(error); ok {
-				if qi.err != nil {
-					return false, qi.err
+				if err := qi.Err(); err != nil {
+					return false, sourceError(err)
 				}
-				return fail(err, qi.where)
+				return fail(err, qi.Where)
 			}
 			outputs++
 			lastFalse = r == nil || r == false
@@ -820,13 +576,13 @@ func runQuery(opts *QueryOptions) error {
 	}
 	// runJobs runs the filter over the JSON or NDJSON input qi has just
 	// opened on the workers (query.RunJobs); false stops the run. Where
-	// the workers stop short, qi.stream is left to read on.
+	// the workers stop short, qi reads on from there.
 	runJobs := func() (bool, error) {
-		src := qi.src
+		src := qi.Source()
 		more := true
 		rest, err := q.RunJobs(ctx, src.Reader(), query.JobsOptions{
 			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
-			Encode: w.appendResult, Decoder: &qi.sdec, Live: !src.in.regular(),
+			Encode: w.appendResult, Decoder: qi.StreamDecoder(), Live: !qi.Regular(),
 			Idle: func() error {
 				if out.failed == nil {
 					return out.Flush()
@@ -854,11 +610,10 @@ func runQuery(opts *QueryOptions) error {
 			return nil
 		})
 		if rest != nil {
-			qi.stream, qi.handed = rest, true
+			qi.ReadOn(rest)
 			return true, nil
 		}
-		src.close()
-		qi.src, qi.stream = nil, nil
+		qi.Finish()
 		return more && err == nil, err
 	}
 	var runErr error
@@ -866,20 +621,19 @@ func runQuery(opts *QueryOptions) error {
 	case opts.NullInput:
 		_, runErr = run(nil)
 	case opts.Slurp:
-		var all any
-		if all, runErr = qi.slurp(); runErr == nil {
+		all, err := qi.Slurp()
+		if runErr = sourceError(err); runErr == nil {
 			_, runErr = run(all)
 		}
 	default:
 		for {
-			if jobs > 1 && qi.src == nil && qi.err == nil && len(qi.names) > 0 {
-				name := qi.names[0]
-				qi.names = qi.names[1:]
-				if err := qi.open(name); err != nil {
-					qi.err, runErr = err, err
+			if jobs > 1 && qi.Pending() {
+				stream, err := qi.OpenNext()
+				if err != nil {
+					runErr = sourceError(err)
 					break
 				}
-				if qi.stream != nil && !qi.src.DecodingTOON() { // JSON, NDJSON
+				if stream { // JSON, NDJSON
 					more, err := runJobs()
 					if err != nil || !more {
 						runErr = err
@@ -888,21 +642,21 @@ func runQuery(opts *QueryOptions) error {
 				}
 				continue
 			}
-			v, err := qi.next()
+			v, err := qi.Read()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				runErr = err
+				runErr = sourceError(err)
 				break
 			}
 			more, err := run(v)
-			qi.order.Forget()
+			order.Forget()
 			if err != nil || !more {
 				runErr = err
 				break
 			}
-			if qi.idle() {
+			if qi.Idle() {
 				if err := out.Flush(); err != nil {
 					runErr = err
 					break
@@ -976,7 +730,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		}
 		w.snk = &binarySink{records.BinarySink{W: binary.NewWriter(out, binary.CompressAuto), Header: binary.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
 	case codec.TOON:
-		w.snk = &toonResults{ios: opts.IO, out: out}
+		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:
 		rows, err := newSpool("rows")
 		if err != nil {
@@ -1030,26 +784,14 @@ func (w *queryWriter) end() error {
 // array of them. They are held until the end, since TOON declares every
 // array's length before its items.
 type toonResults struct {
+	records.DocumentSink
 	ios *IOStreams
 	out *output
-	all [][]byte
-}
-
-func (t *toonResults) Write(rec []byte) error {
-	t.all = append(t.all, bytes.Clone(rec))
-	return nil
 }
 
 func (t *toonResults) End() error {
-	doc := &document{name: "the results", many: true}
-	if len(t.all) == 1 {
-		doc.value = t.all[0]
-	} else {
-		doc.value = joinArray(t.all)
-	}
-	t.all = nil
 	// writeTOON commits the output itself
-	return writeTOON(t.ios, t.out, nil, doc, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
+	return writeTOON(t.ios, t.out, nil, &document{Document: t.Document()}, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert

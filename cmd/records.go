@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -21,30 +22,18 @@ type source struct {
 }
 
 // openSource opens an input and, without from, detects its format.
-func openSource(ios *IOStreams, name string, from codec.Format, maxSize int) (*source, error) {
-	return openSourceBlank(ios, name, from, maxSize, "")
-}
-
-// openSourceBlank is openSource, but an input that detection finds to hold
-// only white space is read as blank ("": an error, as for openSource):
-// query reads it as JSON, no values, as jq does.
-func openSourceBlank(ios *IOStreams, name string, from codec.Format, maxSize int, blank codec.Format) (*source, error) {
+// sel selects the connections of a packet capture.
+func openSource(ios *IOStreams, name string, from codec.Format, maxSize int, sel capture.Options) (*source, error) {
 	in, err := openInput(ios, name)
 	if err != nil {
 		return nil, err
 	}
-	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, Blank: blank, MaxSize: maxSize, Regular: in.regular()})
+	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, MaxSize: maxSize, Regular: in.regular(), Capture: sel})
 	if err != nil {
 		in.Close()
 		return nil, sourceError(err)
 	}
 	return &source{Source: s, in: in}, nil
-}
-
-// next returns the next record, valid until the next call; io.EOF at the end.
-func (s *source) next() ([]byte, error) {
-	rec, err := s.Next()
-	return rec, sourceError(err)
 }
 
 // each calls f with every record (records.Source.Each), then closes the
@@ -83,9 +72,17 @@ func sourceError(err error) error {
 	case records.BadFrame:
 		return frameError(e.Name, e.Err, false)
 	case records.BadCapture:
+		if cerr, ok := noConnError(e.Name, e.Err); ok {
+			return cerr
+		}
 		return invalidError(fmt.Errorf("%s: %w", e.Name, e.Err), "")
 	case records.CaptureProblem:
 		return captureError(e.Name, e.Err, true) // no --keep-going here
+	case records.Invalid:
+		return invalidError(e.Err, "")
+	case records.TooLarge:
+		return invalidError(fmt.Errorf("%s: %w", e.Name, e.Err),
+			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")
 	}
 	return readError(e.Name, e.Err)
 }

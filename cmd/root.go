@@ -168,6 +168,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		newExecCmd(ios, nil),
 		newQueryCmd(ios, nil),
 		newDissectorCmd(ios, nil),
+		newTapCmd(ios, nil),
 	)
 	addCompletionCmd(root)
 	return root

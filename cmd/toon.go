@@ -2,12 +2,10 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/pkg/records"
 	"io"
-	"runtime/debug"
-	"unsafe"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -89,32 +87,17 @@ func runEncodeTOON(opts *EncodeOptions) error {
 	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptions())
 }
 
-// document is the JSON value to encode as TOON and where it came from.
+// document is the JSON value to encode as TOON (records.Document).
 type document struct {
-	name    string // the input, for messages
-	value   []byte
-	many    bool // value is checked JSON, or an array made of several values
+	*records.Document
 	counted bool // the statistics have counted the input already
-	// mapped is the file, mapped in memory, when value is yet to be read
-	// from it (encodeMapped); file is the file itself, open, and limit the
-	// most it may be read of it.
-	mapped []byte
-	file   *input
-	limit  int
 }
-
-// utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
-var utf8BOM = []byte("\xEF\xBB\xBF")
-
-// mapThreshold is the size from which a single input file may be mapped
-// into memory rather than read: reading a file costs a page fault per 4 KiB
-// of a new buffer, besides the copy.
-const mapThreshold = 1 << 20
 
 // readDocument reads the inputs as one JSON value. A single input holding
 // one value is taken as it is and checked by the encoder itself (the fast
 // path); several values make an array. With mapOK, a single regular file
-// of mapThreshold bytes or more is mapped into memory instead of read.
+// of records.MapThreshold bytes or more is mapped into memory instead of
+// read.
 func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*document, error) {
 	var values [][]byte
 	var name string
@@ -125,83 +108,27 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 		}
 		name = in.Name
 		if mapOK && len(names) == 1 && in.f != nil {
-			if st, err := in.f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() >= mapThreshold && st.Size() <= int64(limit) {
-				if m := mapFile(in.f, st.Size()); m != nil {
-					return &document{name: name, mapped: m, file: in, limit: limit}, nil
-				}
+			if d := records.MapDocument(in.f, name, limit); d != nil {
+				return &document{Document: d}, nil
 			}
 		}
-		data, err := readAllLimited(in, limit)
+		data, err := records.ReadAll(in.R, in.Name, limit)
 		in.Close()
 		if err != nil {
-			return nil, err
+			return nil, sourceError(err)
 		}
 		if len(names) == 1 {
 			// Without its byte order mark, which the statistics' compact
 			// JSON has no place for (toon.Encode skips one too).
-			return &document{name: name, value: bytes.TrimPrefix(data, utf8BOM)}, nil
+			return &document{Document: &records.Document{Name: name, Value: records.TrimBOM(data)}}, nil
 		}
-		vs, err := jsonValues(in.Name, data, limit)
+		vs, err := records.JSONValues(in.Name, data, limit)
 		if err != nil {
-			return nil, err
+			return nil, sourceError(err)
 		}
 		values = append(values, vs...)
 	}
-	return &document{name: name, value: joinArray(values), many: true}, nil
-}
-
-// readAllLimited reads an input whole, refusing more than limit bytes.
-func readAllLimited(in *input, limit int) ([]byte, error) {
-	size := bytes.MinRead
-	if in.f != nil {
-		if st, err := in.f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
-			// Room for the whole file and the read that sees its end, so
-			// that the buffer is never grown (and copied) on the way.
-			size = int(st.Size()) + bytes.MinRead
-		}
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	n, err := buf.ReadFrom(io.LimitReader(in.R, int64(limit)+1))
-	if err != nil {
-		return nil, readError(in.Name, err)
-	}
-	if n > int64(limit) {
-		return nil, invalidError(fmt.Errorf("%s: the input passes the limit of %d bytes", in.Name, limit),
-			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")
-	}
-	return buf.Bytes(), nil
-}
-
-// jsonValues splits a text into its JSON values, with positioned errors.
-func jsonValues(name string, data []byte, limit int) ([][]byte, error) {
-	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit)})
-	var out [][]byte
-	for {
-		v, _, err := jr.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, jsonReadError(name, err)
-		}
-		out = append(out, bytes.Clone(v))
-	}
-}
-
-func joinArray(values [][]byte) []byte {
-	n := 2
-	for _, v := range values {
-		n += len(v) + 1
-	}
-	b := make([]byte, 0, n)
-	b = append(b, '[')
-	for i, v := range values {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, v...)
-	}
-	return append(b, ']')
+	return &document{Document: &records.Document{Name: name, Value: records.JoinArray(values), Many: true}}, nil
 }
 
 // writeTOON encodes a document to out and commits it; nothing is written
@@ -211,17 +138,17 @@ func joinArray(values [][]byte) []byte {
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
 	err := encodeTOON(out, st, doc, opts)
 	var ee *ExitError
-	if err != nil && !doc.many && !errors.As(err, &ee) {
+	if err != nil && !doc.Many && !errors.As(err, &ee) {
 		// The fast path failed: find out why with the JSON reader, which
 		// gives positions; several values make an array.
-		values, verr := jsonValues(doc.name, doc.value, len(doc.value)+1)
+		values, verr := records.JSONValues(doc.Name, doc.Value, len(doc.Value)+1)
 		switch {
 		case verr != nil:
-			err = verr
+			err = sourceError(verr)
 		case len(values) != 1:
 			out.Abort()
 			out = newOutput(ios, out.path)
-			err = encodeTOON(out, st, &document{name: doc.name, value: joinArray(values), many: true}, opts)
+			err = encodeTOON(out, st, &document{Document: &records.Document{Name: doc.Name, Value: records.JoinArray(values), Many: true}}, opts)
 		}
 	}
 	if err != nil {
@@ -229,7 +156,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 		if errors.As(err, &ee) {
 			return err
 		}
-		return invalidError(fmt.Errorf("%s: %w", doc.name, err), "")
+		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	out.Write(newline) // a failure is Commit's to report
 	if err := out.Commit(); err != nil {
@@ -246,73 +173,20 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 	if st != nil {
 		w = io.MultiWriter(out, st.out)
 	}
-	if doc.mapped != nil {
-		took, err := encodeMapped(w, doc, opts)
+	if err := doc.EncodeTOON(w, opts); err != nil {
 		if out.failed != nil {
 			return out.failed
 		}
-		if took || err != nil {
-			return err
-		}
-	}
-	if err := toon.Encode(w, doc.value, opts); err != nil {
-		if out.failed != nil {
-			return out.failed
-		}
-		return err
+		return sourceError(err)
 	}
 	if st != nil && !doc.counted {
-		compact, err := jsonv.AppendCompact(nil, doc.value)
+		compact, err := jsonv.AppendCompact(nil, doc.Value)
 		if err != nil {
 			return err
 		}
 		st.document(compact)
 	}
 	return out.failed
-}
-
-// encodeMapped encodes a document mapped in memory when it is a table
-// (toon.EncodeTable reads a value that may change or be cut short while it
-// reads it); otherwise it reads the file into the document's value, for
-// toon.Encode. Either way the mapping and the file are closed on return.
-func encodeMapped(w io.Writer, doc *document, opts toon.EncodeOptions) (took bool, err error) {
-	m, in := doc.mapped, doc.file
-	doc.mapped, doc.file = nil, nil
-	defer in.Close()
-	err = readMapped(doc.name, m, func() error {
-		var err error
-		took, err = toon.EncodeTable(w, m, opts)
-		return err
-	})
-	unmapFile(m)
-	if took || err != nil {
-		return took, err
-	}
-	// Read rather than copied from the mapping, which would hold the file
-	// twice for a while.
-	doc.value, err = readAllLimited(in, doc.limit)
-	return false, err
-}
-
-// readMapped runs f, which reads the mapped file m, and turns the fault of
-// reading a page that the file no longer has (it was cut short meanwhile)
-// into an error.
-func readMapped(name string, m []byte, f func() error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		if fault, ok := r.(interface{ Addr() uintptr }); ok && len(m) > 0 {
-			if a, base := fault.Addr(), uintptr(unsafe.Pointer(&m[0])); a >= base && a-base < uintptr(len(m)) {
-				err = ioErrorf("cannot read %s: it was cut short while it was read", name)
-				return
-			}
-		}
-		panic(r)
-	}()
-	return f()
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
@@ -345,51 +219,6 @@ func toonError(name string, out *output, err error) error {
 	return readError(name, err)
 }
 
-// peekRootArray reports whether an input's document is an array: JSON
-// starting with "[", or TOON whose first line that is not blank or a
-// comment starts with "[". Other encodings hold records, an array. It
-// peeks no further than the byte or line that decides, so that a live
-// stream is not held back.
-func peekRootArray(s *source) bool {
-	if s.Format() != codec.JSON && s.Format() != codec.TOON {
-		return true
-	}
-	br := s.Reader()
-	for n := 1; ; {
-		n = max(n, br.Buffered())
-		p, err := br.Peek(n)
-		array, decided := rootArray(s.Format(), p, err != nil)
-		if decided || err != nil {
-			return array
-		}
-		n = len(p) + 1
-	}
-}
-
-// rootArray decides from the start p of a JSON or TOON document whether
-// its root is an array; whole says p is all there is.
-func rootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
-	p = bytes.TrimPrefix(p, utf8BOM)
-	if format == codec.JSON {
-		t := jsonv.TrimSpace(p)
-		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
-	}
-	for len(p) > 0 {
-		line, rest, complete := bytes.Cut(p, []byte("\n"))
-		t := bytes.TrimLeft(line, " ")
-		switch {
-		case len(bytes.TrimSpace(t)) == 0 || t[0] == '#':
-			if !complete && !whole {
-				return false, false // a blank or comment line, or not yet
-			}
-		default:
-			return t[0] == '[', true
-		}
-		p = rest
-	}
-	return false, whole
-}
-
 // oneValue reports whether convert's input is one value that is not an
 // array: the only input, JSON or TOON, whose root is not an array. Such a
 // value is written as itself (--to json, toon, auto), not as an array of
@@ -400,13 +229,13 @@ func oneValue(opts *ConvertOptions, src *source) bool {
 	if f, ok := codec.FormatForExt(src.Name()); ok && f == codec.NDJSON && opts.From == "" {
 		return false
 	}
-	return len(opts.Inputs) == 1 && !peekRootArray(src)
+	return len(opts.Inputs) == 1 && !src.RootArray()
 }
 
 // openConvertSource opens one of convert's inputs, a TOON one read with
 // --indent and --no-strict whatever the output format.
 func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
-	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize)
+	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize, opts.CaptureFlags.options(0))
 	if err != nil {
 		return nil, err
 	}
@@ -418,29 +247,20 @@ func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
 // TOON: the value itself when the only input is one JSON or TOON value that
 // is not an array, an array of the records otherwise.
 func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
-	var records [][]byte
-	single := false
-	doc := &document{many: true, counted: true}
+	var ds records.DocumentSink
 	for _, n := range opts.Inputs {
 		src, err := openConvertSource(opts, n)
 		if err != nil {
 			return nil, err
 		}
-		doc.name = src.Name()
-		single = oneValue(opts, src)
+		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)
-			records = append(records, bytes.Clone(rec))
-			return nil
+			return ds.Write(rec)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if single && len(records) == 1 {
-		doc.value = records[0]
-	} else {
-		doc.value = joinArray(records)
-	}
-	return doc, nil
+	return &document{Document: ds.Document(), counted: true}, nil
 }

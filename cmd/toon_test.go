@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/pkg/codec/toon"
+	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // bigUsers writes n users as JSON.stringify(v, null, 2) does: a table, or
@@ -37,7 +38,7 @@ func bigUsers(n int, tags bool) []byte {
 func TestEncodeTOONMapped(t *testing.T) {
 	dir := t.TempDir()
 	table, list := bigUsers(20000, false), bigUsers(12000, true)
-	if len(table) < mapThreshold || len(list) < mapThreshold {
+	if len(table) < records.MapThreshold || len(list) < records.MapThreshold {
 		t.Fatalf("documents of %d and %d bytes: too small to be mapped", len(table), len(list))
 	}
 	cut := bytes.Clone(table[:len(table)-3])
@@ -76,40 +77,4 @@ func TestEncodeTOONMapped(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestReadMappedCutShort checks that reading a mapped file that was cut
-// short meanwhile is an error, not a crash, and that other panics pass.
-func TestReadMappedCutShort(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), 3<<12), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m := mapFile(f, 3<<12)
-	if m == nil {
-		t.Skip("files are not mapped on this system")
-	}
-	defer unmapFile(m)
-	if err := os.Truncate(path, 0); err != nil {
-		t.Fatal(err)
-	}
-	var sink byte
-	err = readMapped("f", m, func() error {
-		sink = m[2<<12]
-		return nil
-	})
-	if err == nil || !strings.Contains(err.Error(), "cannot read f: it was cut short") {
-		t.Fatalf("error %v (read %q), want the file cut short", err, sink)
-	}
-	defer func() {
-		if r := recover(); r != "other" {
-			t.Errorf("recovered %v, want the other panic", r)
-		}
-	}()
-	readMapped("f", m, func() error { panic("other") })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
@@ -25,16 +26,17 @@ type ValidateOptions struct {
 	PrintSchema  string
 	MaxFrameSize int
 	Jobs         int // workers; 0: the usable CPUs
+	CaptureFlags     // --port, --conn
 }
 
 // The formats validate checks in this version.
-var validateFormats = []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria}
+var validateFormats = []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria, codec.Pcap}
 
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [-j N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -48,6 +50,14 @@ the first one):
               each payload against its type's schema (BIN010-BIN023), and
               warnings: sequence ids that do not go up, timestamps that go
               back, RLE oddities, bytes after the last frame (BIN030-BIN034)
+  pcap        packet captures (pcap, pcapng): the frames of every TCP
+              connection checked as binary frames are, each finding naming
+              the connection and direction ("CONN DIR: frame N at byte X",
+              offsets of that direction's stream; --report json: "conn",
+              "dir"); sequence ids and timestamps per direction (one
+              sender's run); holes in the capture (CAP001), WebSocket
+              errors (CAP002), connections not followed (CAP003), and with
+              --port a direction that is not frames (CAP004)
   tabular     Genesis A2A tables: header and version, cells per row, escapes,
               UTF-8, line length (TAB001-TAB005)
   chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the
@@ -64,7 +74,8 @@ the first one):
 JSON, a JSON array of messages and NDJSON are all read for chiffon and
 trace; narratoria is NDJSON by its spec. -j N checks binary frames and
 chiffon, trace and narratoria messages on N workers, the rules across the
-stream in input order: the report is that of -j 1, byte for byte.
+stream in input order: the report is that of -j 1, byte for byte. A
+capture is checked on one worker, whatever -j says.
 
 Reports (--report): text, one line per finding and a summary line, colored
 on a terminal; json, one object {"ok","files","records","errors",
@@ -79,6 +90,9 @@ EXIT STATUS
   3  a file could not be read (the others are still checked)`,
 		Example: `  # a capture of frames, in CI
   toonkit validate capture.bin
+
+  # a capture's findings name the connection and direction (exit status 1)
+  toonkit validate session.pcapng
 
   # a damaged capture: every bad frame is found (exit status 1)
   toonkit validate damaged.bin
@@ -109,6 +123,9 @@ EXIT STATUS
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
 				return err
 			}
+			if err := opts.CaptureFlags.check(); err != nil {
+				return err
+			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
@@ -133,6 +150,7 @@ EXIT STATUS
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
+	opts.CaptureFlags.add(f)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -277,6 +295,15 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		n, err = validate.Trace(br, in.Name, vopts, emit)
 	case codec.Narratoria:
 		n, err = validate.Narratoria(br, in.Name, vopts, emit)
+	case codec.Pcap:
+		n, err = validate.Capture(br, in.Name, vopts, opts.CaptureFlags.options(0), emit)
+		var fe *capture.FormatError
+		if errors.As(err, &fe) {
+			return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+		}
+		if cerr, ok := noConnError(in.Name, err); ok {
+			return n, cerr
+		}
 	default:
 		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "")
 	}

@@ -97,7 +97,14 @@
 # Packet captures (scripts/gencapture -bench): a pcapng of BENCH_PCAP_MB
 # (default 200) of frame traffic over 100 TCP connections, decoded (toonkit
 # decode, MB/s of capture) beside tshark -r FILE -q -z conv,tcp on the same
-# file in turns, when tshark is installed. Marks: >= 150 MB/s, peak RSS <= 128 MiB.
+# file in turns, when tshark is installed, and decode -j 1 in turns with the
+# default -j. Marks: >= 150 MB/s, peak RSS <= 128 MiB (of either); the
+# default -j >= 800 MB/s and >= 1.6x -j 1 (issue 17).
+# inspect of a capture (issue 19 §5): a pcapng of BENCH_INSPECT_MB (default
+# 28) over 100 connections, of large frames (gencapture -bench) and of small
+# ones (-small), to /dev/null: the full view (default -j, and -j 1) and
+# --oneline, beside hexyl (xxd where hexyl is absent) on the same file, in
+# turns. Marks: view >= 50 MB/s, --oneline >= 200 MB/s of capture.
 # MB is 10^6 bytes. The exit status is 1 when a mark or a check fails.
 #
 # Environment:
@@ -114,9 +121,13 @@
 #                       (default 1000; 0 skips it)
 #   BENCH_ONLY          the sections to run, comma-separated (default all): frames
 #                       (decode, encode), tables, validate, sign, bridge, toon,
-#                       query, pcap (decode of a capture), limits (one
-#                       value at the size limit), startup
+#                       query, pcap (decode of a capture), inspect (the
+#                       views of a capture), tap (bytes through toonkit tap
+#                       beside a direct connection), limits (one value at
+#                       the size limit), startup
+#   BENCH_TAP_MB        megabytes sent each round through the tap (default 200)
 #   BENCH_PCAP_MB       size of the pcapng for the pcap section (default 200)
+#   BENCH_INSPECT_MB    size of each pcapng of the inspect section (default 28)
 #   BENCH_MESSAGES      messages per protocol for validate (default 100000)
 #   BENCH_VALIDATE_BIG_MB  size of the large Chiffon stream for validate's peak
 #                       RSS (default 1000; 0 skips it)
@@ -147,7 +158,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon query pcap limits startup"
+sections="frames tables validate sign bridge toon query pcap inspect tap limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -827,20 +838,67 @@ if want pcap; then
 	(cd "$root" && go build -o "$dir/gencapture" ./scripts/gencapture)
 	"$dir/gencapture" -bench "${BENCH_PCAP_MB:-200}" -conns 100 -o "$dir/capture.pcapng" || die "gencapture -bench failed"
 	pcap_bytes=$(size "$dir/capture.pcapng")
-	pc=() pckb=() ts=()
+	pc=() pckb=() pc1=() ts=()
 	have_tshark=0
 	if command -v tshark >/dev/null; then have_tshark=1; fi
 	for ((i = 0; i < reps; i++)); do
 		measure 1 "$tk" decode "$dir/capture.pcapng"
 		pc+=("$MED_NS") pckb+=("${MAX_KB:-0}")
+		measure 1 "$tk" decode -j 1 "$dir/capture.pcapng"
+		pc1+=("$MED_NS") pckb+=("${MAX_KB:-0}")
 		if ((have_tshark)); then
 			measure 1 tshark -r "$dir/capture.pcapng" -q -z conv,tcp
 			ts+=("$MED_NS")
 		fi
 	done
-	pcap_ns=$(median "${pc[@]}") pcap_kb=$(maxof "${pckb[@]}") tshark_ns=""
+	pcap_ns=$(median "${pc[@]}") pcap1_ns=$(median "${pc1[@]}") pcap_kb=$(maxof "${pckb[@]}") tshark_ns=""
 	if ((have_tshark)); then tshark_ns=$(median "${ts[@]}"); fi
 	rm -f "$dir/capture.pcapng"
+fi
+
+# inspect of a capture: the full view and --oneline beside a hexdump tool,
+# on large frames and on small ones, in turns.
+if want inspect; then
+	(cd "$root" && go build -o "$dir/gencapture" ./scripts/gencapture)
+	hexer=""
+	if command -v hexyl >/dev/null; then hexer=hexyl; elif command -v xxd >/dev/null; then hexer=xxd; fi
+	declare -A ins_bytes ins_ns ins1_ns ins_one_ns ins_hex_ns ins_kb
+	for kind in large small; do
+		gflag=()
+		if [[ $kind == small ]]; then gflag=(-small); fi
+		"$dir/gencapture" -bench "${BENCH_INSPECT_MB:-28}" "${gflag[@]}" -conns 100 -o "$dir/inspect.pcapng" || die "gencapture -bench failed"
+		ins_bytes[$kind]=$(size "$dir/inspect.pcapng")
+		note "inspect: a ${BENCH_INSPECT_MB:-28} MB pcapng of $kind frames: the view (-j $jobs, -j 1), --oneline${hexer:+ and $hexer} in turns, x$reps"
+		iv=() iv1=() io=() ih=() ik=()
+		for ((i = 0; i < reps; i++)); do
+			measure 1 "$tk" inspect "$dir/inspect.pcapng"
+			iv+=("$MED_NS") ik+=("${MAX_KB:-0}")
+			measure 1 "$tk" inspect -j 1 "$dir/inspect.pcapng"
+			iv1+=("$MED_NS")
+			measure 1 "$tk" inspect --oneline "$dir/inspect.pcapng"
+			io+=("$MED_NS")
+			if [[ -n $hexer ]]; then
+				measure 1 "$hexer" "$dir/inspect.pcapng"
+				ih+=("$MED_NS")
+			fi
+		done
+		ins_ns[$kind]=$(median "${iv[@]}") ins1_ns[$kind]=$(median "${iv1[@]}") ins_one_ns[$kind]=$(median "${io[@]}")
+		ins_kb[$kind]=$(maxof "${ik[@]}") ins_hex_ns[$kind]=""
+		if [[ -n $hexer ]]; then ins_hex_ns[$kind]=$(median "${ih[@]}"); fi
+		rm -f "$dir/inspect.pcapng"
+	done
+fi
+
+# toonkit tap: the same frames sent to a sink on 127.0.0.1 directly and
+# through one tap (its one-line view on /dev/null), in turns
+# (scripts/tapbench). Info: forwarded MB/s of each, and the bytes the view
+# did not keep up with (forwarded all the same).
+if want tap; then
+	note "tap: ${BENCH_TAP_MB:-200} MB direct and through toonkit tap in turns, x$reps"
+	(cd "$root" && go build -o "$dir/tapbench" ./scripts/tapbench)
+	"$dir/tapbench" -tk "$tk" -mb "${BENCH_TAP_MB:-200}" -reps "$reps" >"$dir/tap.txt" || die "tapbench failed"
+	tapv() { awk -v k="$1" '$1 == k {print $2}' "$dir/tap.txt"; }
+	tap_bytes=$(tapv bytes) tap_direct_ns=$(tapv direct_ns) tap_ns=$(tapv tap_ns) tap_frames=$(tapv tap_frames) tap_lost=$(tapv tap_lost)
 fi
 
 # One value at the size limit (64 MiB, the default --max-frame-size): a frame
@@ -1203,9 +1261,40 @@ if want pcap; then
 		check le "$pcap_kb" $((lim * 2))
 		row "decode pcapng peak RSS MiB" "$(mib "$pcap_kb")" "<= 128" "" "$RES"
 	fi
+	speedup "  decode pcapng" "$pcap_bytes" "$pcap1_ns" "$pcap_ns"
+	check ge "$pcap_mbps" 800
+	row "  decode pcapng -j $jobs MB/s (issue 17)" "$pcap_mbps" ">= 800" "" "$RES"
 	if [[ -n $tshark_ns ]]; then
 		row "  tshark -q -z conv,tcp MB/s" "$(mbps "$pcap_bytes" "$tshark_ns")" "" "$(ratio "$pcap_mbps" "$(mbps "$pcap_bytes" "$tshark_ns")")" "(reference; vs: toonkit over tshark)"
 	fi
+	echo
+fi
+
+if want inspect; then
+	for kind in large small; do
+		b=${ins_bytes[$kind]}
+		v=$(mbps "$b" "${ins_ns[$kind]}")
+		check ge "$v" 50
+		row "inspect view MB/s, $kind frames, $(awk -v b="$b" 'BEGIN{printf "%.0f MB", b/1e6}')" "$v" ">= 50" "" "$RES"
+		row "  the same, -j 1" "$(mbps "$b" "${ins1_ns[$kind]}")" "" "" "(info)"
+		v=$(mbps "$b" "${ins_one_ns[$kind]}")
+		check ge "$v" 200
+		row "inspect --oneline MB/s, $kind frames" "$v" ">= 200" "" "$RES"
+		if [[ -n ${ins_hex_ns[$kind]} ]]; then
+			row "  $hexer MB/s, the same file" "$(mbps "$b" "${ins_hex_ns[$kind]}")" "" "$(ratio "${ins_hex_ns[$kind]}" "${ins_ns[$kind]}")" "(reference; vs: view over $hexer)"
+		fi
+		if [[ -n ${ins_kb[$kind]} && ${ins_kb[$kind]} != 0 ]]; then
+			row "  view peak RSS MiB" "$(mib "${ins_kb[$kind]}")" "" "" "(info)"
+		fi
+	done
+	echo
+fi
+
+if want tap; then
+	tap_mbps=$(mbps "$tap_bytes" "$tap_ns") direct_mbps=$(mbps "$tap_bytes" "$tap_direct_ns")
+	row "tap forwarded MB/s, view to /dev/null" "$tap_mbps" "" "$(ratio "$tap_mbps" "$direct_mbps")" "(info; vs: tap over direct)"
+	row "  direct connection MB/s" "$direct_mbps" "" "" "(reference)"
+	row "  frames shown / bytes not shown" "$tap_frames / $tap_lost" "" "" "(info: the view fell behind)"
 	echo
 fi
 

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"net"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -36,14 +37,26 @@ type Builder struct {
 	// Emit, when set, is given each packet as it is added, in place of
 	// keeping it for Bytes: for captures too large to hold.
 	Emit func(t time.Time, data []byte)
-	n    int
-	pkts []pkt
+	// Fragment, when > 0, sends each IP packet whose payload (the TCP
+	// header and data) is longer than Fragment bytes as IP fragments
+	// (IPv4 flags and offsets, an IPv6 fragment header) of Fragment
+	// bytes (rounded down to a multiple of 8), each a packet of its own;
+	// FragmentsBackwards sends them last first.
+	Fragment           int
+	FragmentsBackwards bool
+	n                  int
+	pkts               []pkt
 }
 
 type pkt struct {
 	t    time.Time
 	data []byte
+	lost bool
 }
+
+// Lose leaves packet i (from 0) out of the file, as a capture that missed
+// it: the other packets keep their numbers and times.
+func (b *Builder) Lose(i int) { b.pkts[i].lost = true }
 
 // Conn is a TCP connection between a client and a server.
 type Conn struct {
@@ -110,23 +123,69 @@ func (c *Conn) segment(dir, off int, data []byte, set func(*layers.TCP)) {
 }
 
 func (b *Builder) add(src, dst netip.Addr, tcp *layers.TCP, data []byte) {
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	var ls []gopacket.SerializableLayer
-	etype := layers.EthernetTypeIPv4
 	var ip gopacket.NetworkLayer
 	if src.Is4() {
-		ip4 := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
-		ip, ls = ip4, append(ls, ip4)
+		ip = &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
 	} else {
-		etype = layers.EthernetTypeIPv6
-		ip6 := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
-		ip, ls = ip6, append(ls, ip6)
+		ip = &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
 	}
 	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
 		panic(err)
 	}
-	ls = append(ls, tcp, gopacket.Payload(data))
+	if b.Fragment > 0 {
+		seg := serialize(tcp, gopacket.Payload(data))
+		if size := b.Fragment &^ 7; size > 0 && len(seg) > b.Fragment {
+			b.fragments(ip, seg, size)
+			return
+		}
+	}
+	b.packet(ip.(gopacket.SerializableLayer), tcp, gopacket.Payload(data))
+}
+
+// fragments sends the IP payload seg in fragments of size bytes.
+func (b *Builder) fragments(ip gopacket.NetworkLayer, seg []byte, size int) {
+	id := uint32(0x1000 + b.n)
+	var frags [][]gopacket.SerializableLayer
+	for off := 0; off < len(seg); off += size {
+		end := min(off+size, len(seg))
+		more := end < len(seg)
+		switch ip := ip.(type) {
+		case *layers.IPv4:
+			f := *ip
+			f.Id, f.FragOffset = uint16(id), uint16(off/8)
+			if more {
+				f.Flags = layers.IPv4MoreFragments
+			}
+			frags = append(frags, []gopacket.SerializableLayer{&f, gopacket.Payload(seg[off:end])})
+		case *layers.IPv6:
+			f := *ip
+			f.NextHeader = layers.IPProtocolIPv6Fragment
+			fh := &layers.IPv6Fragment{NextHeader: layers.IPProtocolTCP, FragmentOffset: uint16(off / 8), MoreFragments: more, Identification: id}
+			frags = append(frags, []gopacket.SerializableLayer{&f, fh, gopacket.Payload(seg[off:end])})
+		}
+	}
+	if b.FragmentsBackwards {
+		slices.Reverse(frags)
+	}
+	for _, f := range frags {
+		b.packet(f...)
+	}
+}
+
+func serialize(ls ...gopacket.SerializableLayer) []byte {
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// packet adds a packet of the IP layers ls, with the link's header.
+func (b *Builder) packet(ls ...gopacket.SerializableLayer) {
+	etype := layers.EthernetTypeIPv4
+	if _, ok := ls[0].(*layers.IPv6); ok {
+		etype = layers.EthernetTypeIPv6
+	}
 	var link []byte
 	switch b.Link {
 	case layers.LinkTypeEthernet, 0:
@@ -146,22 +205,19 @@ func (b *Builder) add(src, dst netip.Addr, tcp *layers.TCP, data []byte) {
 		link = binary.BigEndian.AppendUint16(link, 1)
 		link = append(link, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0)
 	}
-	if err := gopacket.SerializeLayers(buf, opts, ls...); err != nil {
-		panic(err)
-	}
-	var t time.Time
+	data := append(link, serialize(ls...)...)
 	start := b.Start
 	if start.IsZero() {
 		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
 	n := time.Duration(b.n)
 	b.n++
-	t = start.Add(n*time.Millisecond + n)
+	t := start.Add(n*time.Millisecond + n)
 	if b.Emit != nil {
-		b.Emit(t, append(link, buf.Bytes()...))
+		b.Emit(t, data)
 		return
 	}
-	b.pkts = append(b.pkts, pkt{t: t, data: append(link, buf.Bytes()...)})
+	b.pkts = append(b.pkts, pkt{t: t, data: data})
 }
 
 // Packets returns how many packets were added.
@@ -184,6 +240,9 @@ func (b *Builder) Bytes() []byte {
 			panic(err)
 		}
 		for _, p := range b.pkts {
+			if p.lost {
+				continue
+			}
 			if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.t, CaptureLength: len(p.data), Length: len(p.data)}, p.data); err != nil {
 				panic(err)
 			}
@@ -201,6 +260,9 @@ func (b *Builder) Bytes() []byte {
 		panic(err)
 	}
 	for _, p := range b.pkts {
+		if p.lost {
+			continue
+		}
 		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.t, CaptureLength: len(p.data), Length: len(p.data)}, p.data); err != nil {
 			panic(err)
 		}

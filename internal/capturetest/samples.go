@@ -110,6 +110,27 @@ var samples = map[string]func() []byte{
 		c.Fin(C2S, len(s))
 		return b.Bytes()
 	},
+	// Bad frames in a capture: a payload that is not JSON and a frame
+	// with version 2 among good frames from the client; a good reply.
+	"damaged.pcapng": func() []byte {
+		b := &Builder{File: PcapNG}
+		c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+		c.Handshake()
+		v2 := Frame(kado.Instruction, 4, `{"step":4}`)
+		v2[0] = 2
+		var s []byte
+		s = append(s, Frame(kado.Instruction, 1, `{"step":1}`)...)
+		s = append(s, Frame(kado.Status, 2, `{"step":2,}`)...)
+		s = append(s, Frame(kado.Instruction, 3, `{"step":3}`)...)
+		s = append(s, v2...)
+		s = append(s, Frame(kado.Instruction, 5, `{"step":5}`)...)
+		c.Send(C2S, 0, s)
+		reply := Frame(kado.Status, 1, `{"ok":true}`)
+		c.Send(S2C, 0, reply)
+		c.Fin(C2S, len(s))
+		c.Fin(S2C, len(reply))
+		return b.Bytes()
+	},
 	// Plain HTTP on port 80 beside frames on port 7000, captured with
 	// tcpdump -i any (Linux cooked v2) over IPv6, in a big-endian pcap.
 	"mixed.pcap": func() []byte {

@@ -2,7 +2,9 @@ package capture_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/capturetest"
@@ -67,5 +69,29 @@ func BenchmarkRead(b *testing.B) {
 		if err != nil || n != 5000 {
 			b.Fatalf("%d frames, %v", n, err)
 		}
+	}
+}
+
+// BenchmarkStream is decode's work on the capture: each record's JSON
+// line, with one worker and with two.
+func BenchmarkStream(b *testing.B) {
+	data := benchCapture(b)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			opts := capture.StreamOptions{Workers: workers, Append: func(dst []byte, r *capture.Record) []byte {
+				return append(capture.AppendRecord(dst, r), '\n')
+			}, Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil }}
+			for b.Loop() {
+				n := 0
+				err := capture.Stream(context.Background(), bytes.NewReader(data), opts, capture.StreamHandler{
+					Records: func(out []byte, ends []int, frames int) error { n += frames; return nil },
+					Other:   func(r *capture.Record) error { return fmt.Errorf("record %s", describe(r)) },
+				})
+				if err != nil || n != 5000 {
+					b.Fatalf("%d frames, %v", n, err)
+				}
+			}
+		})
 	}
 }

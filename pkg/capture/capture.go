@@ -34,7 +34,6 @@ package capture
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -100,13 +99,19 @@ type Record struct {
 	Dir  Dir       // c2s or s2c
 	Time time.Time // capture time of the segment that completed the record
 
-	Frame *kado.Frame // Frame: offsets count bytes of the direction's stream
-	JSON  []byte      // Frame: the payload as compact JSON
-	Text  []byte      // Text: the message
-	Err   error       // Problem, Note: an *Error
+	// Frame: offsets count bytes of the direction's stream. Also set on
+	// a Problem whose frame's header and length were good but whose
+	// payload is not JSON (Err's *kado.FrameError has Kind BadPayload).
+	Frame *kado.Frame
+	JSON  []byte // Frame: the payload as compact JSON
+	Text  []byte // Text: the message
+	Err   error  // Problem, Note: an *Error
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved
+	// spec: a frame whose payload Stream's workers check, where the
+	// reading pass did not know what follows it (Options.speculate).
+	spec bool
 }
 
 // TimeString formats t as RFC 3339 in UTC with nine fraction digits, as
@@ -117,7 +122,35 @@ func TimeString(t time.Time) string {
 
 // AppendTime appends TimeString(t) to dst.
 func AppendTime(dst []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
+	}
+	h, mi, sec := t.Clock()
+	// The layout above, written without parsing it for every record.
+	var b [30]byte
+	put := func(at, n, v int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, y)
+	b[4] = '-'
+	put(5, 2, int(mo))
+	b[7] = '-'
+	put(8, 2, d)
+	b[10] = 'T'
+	put(11, 2, h)
+	b[13] = ':'
+	put(14, 2, mi)
+	b[16] = ':'
+	put(17, 2, sec)
+	b[19] = '.'
+	put(20, 9, t.Nanosecond())
+	b[29] = 'Z'
+	return append(dst, b[:]...)
 }
 
 // Error is a problem found in one direction of a connection.
@@ -181,10 +214,20 @@ type Options struct {
 	// MaxConns is the number of connections followed at once; 0 means
 	// DefaultMaxConns.
 	MaxConns int
+	// Conn, when valid, selects one TCP connection (either way round); the
+	// others are not looked at. When the capture holds no such
+	// connection, Read returns a *NoConnError listing those it holds.
+	Conn ConnID
 	// ReassemblyBuffer bounds the out-of-order bytes held for one
 	// direction while it waits for a missing segment; when it is full the
 	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
 	ReassemblyBuffer int
+
+	// deferJSON (Stream with workers): a frame whose payload need not be
+	// checked in the reading pass (see half.body) is given with JSON nil;
+	// with speculate, also one at the end of the bytes at hand (its Record
+	// has spec set).
+	deferJSON, speculate bool
 }
 
 // Defaults of Options.
@@ -210,6 +253,11 @@ type Stats struct {
 	Dropped     int // connections not followed: Options.MaxConns were open
 	Frames      int
 	Problems    int
+	// Fragments counts IP fragments read; FragmentsLost the fragmented
+	// packets given up (a fragment missing after FragmentTimeout or at the
+	// end, fragments that contradict each other, too many waiting).
+	Fragments     int
+	FragmentsLost int
 }
 
 // packetSource is pcapgo's Reader or NgReader.
@@ -257,19 +305,18 @@ type reader struct {
 	open      int
 	order     int     // connections created so far
 	halves    []*half // every half started and not finished, in creation order
-	deferred  []deferred
-	deferring bool
+	deferring bool    // the assembler flushes: records are held
+	held      []held  // records waiting to go out in time order
+	heldMin   time.Time
+	heldBytes int
+	heldN     int
+	waiting   []*half // directions with segments waiting behind a hole
+	live      bool    // a Live: a direction that does not start with a frame is read on (resynchronised)
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
 	dec       packetDecoder
-}
-
-// deferred is a record given while the assembler flushes its connections
-// in an order of its own: kept (copied) and sorted before it is passed on.
-type deferred struct {
-	rec  Record
-	conn int // creation order of the connection
-	n    int // order within the flush
+	matched   bool     // a segment of Options.Conn was seen
+	seen      connSeen // the connections Options.Conn did not select
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
@@ -289,6 +336,7 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 			r.ports[uint16(p)] = true
 		}
 	}
+	r.dec.frag.stats = &r.stats
 	r.pool = reassembly.NewStreamPool(factory{r})
 	r.asm = reassembly.NewAssembler(r.pool)
 	r.asm.MaxBufferedPagesPerConnection = max(1, opts.ReassemblyBuffer/pageSize)
@@ -318,7 +366,7 @@ func (r *reader) run(in io.Reader) error {
 		}
 		r.stats.Packets++
 		lt := linkType(src, ci)
-		tcp, flow, err := r.dec.decode(lt, data)
+		tcp, flow, err := r.dec.decode(lt, data, ci.Timestamp)
 		if err != nil {
 			r.end()
 			if r.err != nil {
@@ -333,15 +381,32 @@ func (r *reader) run(in io.Reader) error {
 		if r.ports != nil && !r.ports[uint16(tcp.SrcPort)] && !r.ports[uint16(tcp.DstPort)] {
 			continue
 		}
+		if r.opts.Conn.IsValid() {
+			src, dst := flowEnds(flow, tcp)
+			if !r.opts.Conn.Matches(src, dst) {
+				if !r.matched {
+					r.seen.add(src, dst, tcp.SYN, tcp.ACK)
+				}
+				continue
+			}
+			r.matched = true
+		}
 		r.stats.TCP++
 		r.now = ci.Timestamp
 		ctx := assemblerContext(ci)
 		r.asm.AssembleWithContext(flow, tcp, &ctx)
+		if len(r.held) > 0 {
+			r.release()
+		}
 		if r.stats.TCP%idleEvery == 0 {
 			r.closeIdle()
 		}
 	}
 	r.end()
+	r.dec.frag.end()
+	if r.err == nil && r.opts.Conn.IsValid() && !r.matched {
+		return &NoConnError{Want: r.opts.Conn, Conns: r.seen.names, More: r.seen.more}
+	}
 	return r.err
 }
 
@@ -358,7 +423,7 @@ func (r *reader) closeIdle() {
 	r.deferring = true
 	r.asm.FlushWithOptions(reassembly.FlushOptions{T: old, TC: old})
 	r.deferring = false
-	r.flushDeferred()
+	r.release()
 }
 
 // end pushes out what the reassembler holds (the data after holes that
@@ -373,26 +438,7 @@ func (r *reader) end() {
 		h.finish()
 	}
 	r.deferring = false
-	r.flushDeferred()
-}
-
-func (r *reader) flushDeferred() {
-	slices.SortStableFunc(r.deferred, func(a, b deferred) int {
-		if c := a.rec.Time.Compare(b.rec.Time); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.conn, b.conn); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.n, b.n)
-	})
-	for i := range r.deferred {
-		if r.err != nil {
-			break
-		}
-		r.err = r.fn(&r.deferred[i].rec)
-	}
-	r.deferred = nil
+	r.release()
 }
 
 func (r *reader) close() {
@@ -401,8 +447,9 @@ func (r *reader) close() {
 	}
 }
 
-// emit passes a record on, or keeps a copy of it while the assembler
-// flushes.
+// emit passes a record on, or keeps a copy of it while records wait to be
+// put in time order: while the assembler flushes, or while a direction
+// holds segments behind a hole (see release).
 func (r *reader) emit(h *half, rec *Record) {
 	if r.err != nil {
 		return
@@ -413,7 +460,12 @@ func (r *reader) emit(h *half, rec *Record) {
 	case Problem:
 		r.stats.Problems++
 	}
-	if !r.deferring {
+	// Within a direction, records keep their order.
+	if rec.Time.Before(h.last) {
+		rec.Time = h.last
+	}
+	h.last = rec.Time
+	if !r.deferring && len(r.waiting) == 0 && len(r.held) == 0 {
 		r.err = r.fn(rec)
 		return
 	}
@@ -428,12 +480,15 @@ func (r *reader) emit(h *half, rec *Record) {
 		m := *rec.Moved
 		c.Moved = &m
 	}
-	// Within a direction, records keep their order.
-	if c.Time.Before(h.last) {
-		c.Time = h.last
+	if len(r.held) == 0 || c.Time.Before(r.heldMin) {
+		r.heldMin = c.Time
 	}
-	h.last = c.Time
-	r.deferred = append(r.deferred, deferred{rec: c, conn: h.conn.order, n: len(r.deferred)})
+	r.heldBytes += heldOverhead + len(c.JSON) + len(c.Text)
+	if c.Frame != nil {
+		r.heldBytes += len(c.Frame.Raw)
+	}
+	r.held = append(r.held, held{rec: c, conn: h.conn.order, n: r.heldN})
+	r.heldN++
 }
 
 func openSource(in io.Reader) (packetSource, error) {
@@ -497,15 +552,18 @@ type packetDecoder struct {
 	loop    layers.Loopback
 	ip4     layers.IPv4
 	ip6     layers.IPv6
+	ip6frag layers.IPv6Fragment
 	tcp     layers.TCP
+	frag    defrag
 	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
 }
 
 // decode returns the TCP layer of a packet and its network flow; tcp is
-// nil for a packet that holds no TCP segment. The error is a link type
-// this package does not read.
-func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, gopacket.Flow, error) {
+// nil for a packet that holds no TCP segment. An IP fragment is kept until
+// the packet is whole: the fragment that completes it gives its TCP
+// segment. The error is a link type this package does not read.
+func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (*layers.TCP, gopacket.Flow, error) {
 	var first gopacket.LayerType
 	switch lt {
 	case layers.LinkTypeEthernet:
@@ -536,7 +594,7 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 	}
 	p := d.parsers[first]
 	if p == nil {
-		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.tcp)
+		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp)
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
@@ -547,11 +605,25 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 		switch t {
 		case layers.LayerTypeIPv4:
 			if d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0 {
-				return nil, flow, nil // a fragment: not reassembled
+				d.frag.stats.Fragments++
+				ip := d.frag.ipv4(&d.ip4, now)
+				if ip == nil || !tcpOf(ip.Protocol, ip.Payload, &d.tcp) {
+					return nil, flow, nil
+				}
+				return &d.tcp, ip.NetworkFlow(), nil
 			}
 			flow = d.ip4.NetworkFlow()
 		case layers.LayerTypeIPv6:
 			flow = d.ip6.NetworkFlow()
+		case layers.LayerTypeIPv6Fragment:
+			if d.ip6frag.FragmentOffset != 0 || d.ip6frag.MoreFragments {
+				d.frag.stats.Fragments++
+				ip := d.frag.ipv6(&d.ip6, &d.ip6frag, now)
+				if ip == nil || !tcpOf(ip.NextHeader, ip.Payload, &d.tcp) {
+					return nil, flow, nil
+				}
+				return &d.tcp, ip.NetworkFlow(), nil
+			}
 		case layers.LayerTypeTCP:
 			hasTCP = true
 		}
@@ -560,6 +632,13 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte) (*layers.TCP, go
 		return nil, flow, nil
 	}
 	return &d.tcp, flow, nil
+}
+
+// flowEnds returns the two ends of a segment.
+func flowEnds(flow gopacket.Flow, tcp *layers.TCP) (src, dst netip.AddrPort) {
+	s, _ := netip.AddrFromSlice(flow.Src().Raw())
+	d, _ := netip.AddrFromSlice(flow.Dst().Raw())
+	return netip.AddrPortFrom(s.Unmap(), uint16(tcp.SrcPort)), netip.AddrPortFrom(d.Unmap(), uint16(tcp.DstPort))
 }
 
 // endpoint formats an address and port as 10.0.0.1:7000 or [::1]:7000.

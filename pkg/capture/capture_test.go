@@ -519,3 +519,17 @@ func TestIdleConnectionsEnd(t *testing.T) {
 		t.Errorf("%d records, [1017] %s\nwant %s\nstats %+v", len(got), got[1017], want, st)
 	}
 }
+
+// AppendTime writes what time's layout writes, for any time.
+func TestAppendTime(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+		time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("x", 3600)),
+		time.Unix(0, 0), {}, time.Date(10000, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		want := tm.UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
+		if got := capture.TimeString(tm); got != want {
+			t.Errorf("%v: %s, want %s", tm, got, want)
+		}
+	}
+}

@@ -24,6 +24,31 @@ func seedCaptures() [][]byte {
 		c.Fin(capturetest.C2S, len(stream))
 		out = append(out, b.Bytes())
 	}
+	// A WebSocket direction with a hole.
+	{
+		mask := []byte{1, 2, 3, 4}
+		ws := []byte(wsRequest)
+		for i := 1; i < 4; i++ {
+			ws = append(ws, capturetest.WSFrame(true, 2, frame("c2s", i), mask)...)
+		}
+		b := &capturetest.Builder{}
+		c := b.Conn(client, server)
+		c.Handshake()
+		c.Send(capturetest.C2S, 0, ws[:len(wsRequest)+20])
+		c.Send(capturetest.C2S, len(wsRequest)+40, ws[len(wsRequest)+40:])
+		out = append(out, b.Bytes())
+	}
+	// IP fragments, IPv4 and IPv6, one of them out of order.
+	for _, v6 := range []bool{false, true} {
+		b := &capturetest.Builder{Fragment: 24, FragmentsBackwards: v6}
+		c := b.Conn(client, server)
+		if v6 {
+			c = b.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+		}
+		c.Handshake()
+		c.Send(capturetest.C2S, 0, frames("c2s", 1, 3))
+		out = append(out, b.Bytes())
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,15 +43,15 @@ func (f factory) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassem
 		c.rejected = true
 		r.stats.Dropped++
 		r.now = ac.GetCaptureInfo().Timestamp
-		h := &half{conn: c, dir: C2S}
+		h := &half{conn: c, dir: C2S, wsMask: -1}
 		r.emit(h, &Record{Kind: Problem, Conn: name, Dir: C2S, Time: r.now,
 			Err: &Error{Conn: name, Dir: C2S, Err: fmt.Errorf("%w (%d): this connection is not followed", ErrTooManyConns, r.opts.MaxConns)}})
 		return c
 	}
 	r.open++
 	r.stats.Connections++
-	c.halves[C2S] = &half{conn: c, dir: C2S}
-	c.halves[S2C] = &half{conn: c, dir: S2C}
+	c.halves[C2S] = &half{conn: c, dir: C2S, wsMask: -1}
+	c.halves[S2C] = &half{conn: c, dir: S2C, wsMask: -1}
 	return c
 }
 
@@ -86,6 +87,7 @@ func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.T
 			h.midstream = true
 		}
 	}
+	h.accepted(reassembly.Sequence(tcp.Seq), len(tcp.Payload), nextSeq, ci.Timestamp)
 	return true
 }
 
@@ -103,6 +105,7 @@ func (c *conn) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemble
 	if n > 0 {
 		h.feed(sg.Fetch(n))
 	}
+	h.delivered(false)
 	if end {
 		h.finish()
 	}
@@ -138,9 +141,12 @@ type half struct {
 	fed       int64 // bytes of the stream fed so far
 	base      int64 // stream offset where the current reader began
 	time      time.Time
-	last      time.Time // time of the last deferred record
+	last      time.Time // time of its last record
+	queued    []queued  // segments waiting behind a hole
 	rd        *kado.Reader
 	ws        *wsReader
+	wsDir     bool // it began with a WebSocket handshake
+	wsMask    int  // its WebSocket frames are masked (1) or not (0), or not known (-1)
 }
 
 var errStopped = errors.New("stopped")
@@ -171,10 +177,6 @@ func (h *half) start() {
 	h.base = h.fed
 	h.rd, h.ws = nil, nil
 	h.next, h.stop = iter.Pull(h.body)
-	if h.conn.r.deferring {
-		// Started by a flush: keep to the order of this direction.
-		h.last = h.time
-	}
 }
 
 // gap handles a hole of n bytes before the next ones.
@@ -185,22 +187,22 @@ func (h *half) gap(n int64) {
 		return
 	}
 	lost := int64(0)
-	ws := h.ws != nil
+	if h.ws != nil && h.ws.sawMask >= 0 {
+		h.wsMask = h.ws.sawMask
+	}
 	if h.started {
-		if h.rd != nil && !ws {
+		if h.rd != nil && !h.wsDir {
 			lost = h.fed - h.rd.Offset()
 		}
 		h.stopNow()
 		h.started, h.stopping = false, false
 	}
-	ge := &GapError{Start: start, End: start + n, Lost: lost}
-	var err error = ge
-	if ws {
-		err = fmt.Errorf("bytes %d-%d are missing from the capture (a segment it did not see): the WebSocket framing is lost, the rest of this direction is not read", start, start+n-1)
-		h.dead = true
-	}
+	// After the hole the direction resynchronises: on the next plausible
+	// frame header, or in a WebSocket direction on the next plausible
+	// WebSocket frame header that begins a binary message carrying a frame
+	// (see body).
 	h.midstream = true
-	h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}})
+	h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: &GapError{Start: start, End: start + n, Lost: lost}}})
 }
 
 // finish ends the direction: its reader sees the end of the stream.
@@ -209,6 +211,7 @@ func (h *half) finish() {
 		return
 	}
 	h.finished = true
+	h.delivered(true)
 	if h.started && !h.dead && h.conn.r.err == nil {
 		h.eof = true
 		h.next()
@@ -276,7 +279,27 @@ func (h *half) body(yield func(struct{}) bool) {
 	src := &chunkSource{h: h, yield: yield}
 	var in io.Reader = src
 	midstream := h.midstream
-	if !midstream {
+	base := h.base
+	if midstream && h.wsDir {
+		// After a hole in a WebSocket direction: skip to the first
+		// plausible WebSocket frame header that begins a binary message
+		// with a frame in it; offsets then count payload bytes from there.
+		br := bufio.NewReaderSize(src, 4<<10)
+		skipped, found, err := resyncWS(br, h.wsMask, r.opts.MaxFrameSize)
+		if errors.Is(err, errStopped) {
+			return
+		}
+		if !found {
+			h.errorf(Note, fmt.Errorf("after the hole: skipped %d %s to the end: no plausible WebSocket frame header found", skipped, plural(skipped, "byte", "bytes")))
+			return
+		}
+		h.errorf(Note, fmt.Errorf("after the hole: skipped %d %s to the first plausible WebSocket frame header at byte %d", skipped, plural(skipped, "byte", "bytes"), h.base+skipped))
+		h.ws = newWSReader(br, r.opts.MaxFrameSize, func(text []byte) {
+			h.emit(&Record{Kind: Text, Text: text})
+		})
+		h.ws.sawMask = h.wsMask
+		in, base, midstream = h.ws, h.base+skipped+int64(wsHeaderLen(br)), false
+	} else if !midstream {
 		br := bufio.NewReaderSize(src, handshakeMax)
 		ws, err := handshake(br)
 		switch {
@@ -286,6 +309,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			h.notFrames(err)
 			return
 		case ws:
+			h.wsDir = true
 			h.ws = newWSReader(br, r.opts.MaxFrameSize, func(text []byte) {
 				h.emit(&Record{Kind: Text, Text: text})
 			})
@@ -294,7 +318,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			in = br
 		}
 	}
-	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: h.base})
+	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: base})
 	h.rd = rd
 	first := true
 	for r.err == nil {
@@ -302,6 +326,22 @@ func (h *half) body(yield func(struct{}) bool) {
 		if err == io.EOF {
 			return
 		}
+		if err == nil && !first && r.opts.deferJSON {
+			if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
+				// Whether the payload is JSON does not decide where
+				// reading goes on (a version byte follows: MoveOn would
+				// trust the length): the workers check it (Stream).
+				h.emit(&Record{Kind: Frame, Frame: f})
+				continue
+			} else if len(rest) == 0 && r.opts.speculate {
+				// What follows is not here yet: the workers check it,
+				// and should it not be JSON, Stream reads again with
+				// one worker.
+				h.emit(&Record{Kind: Frame, Frame: f, spec: true})
+				continue
+			}
+		}
+		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
 		if err == nil {
 			var js []byte
 			if js, err = rd.JSON(f); err == nil {
@@ -309,6 +349,9 @@ func (h *half) body(yield func(struct{}) bool) {
 				h.emit(&Record{Kind: Frame, Frame: f, JSON: js})
 				continue
 			}
+			c := *f
+			c.Raw = bytes.Clone(f.Raw)
+			badFrame = &c
 		}
 		switch {
 		case errors.Is(err, errStopped):
@@ -316,7 +359,7 @@ func (h *half) body(yield func(struct{}) bool) {
 		case !kado.IsFrameError(err):
 			h.errorf(Problem, err) // a WebSocket protocol error: the framing is lost
 			return
-		case first && !midstream && h.ws == nil && !frameStart(err):
+		case first && !midstream && h.ws == nil && !frameStart(err) && !r.live:
 			h.notFrames(err)
 			return
 		}
@@ -340,7 +383,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			continue
 		}
 		first = false
-		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m})
+		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m, Frame: badFrame})
 	}
 }
 

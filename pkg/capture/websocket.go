@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -123,6 +124,7 @@ type wsReader struct {
 	hdrBuf  [12]byte
 	closed  bool
 	err     error
+	sawMask int // 1 when its frames are masked, 0 when not, -1 before the first
 }
 
 type countingReader struct {
@@ -140,7 +142,7 @@ func newWSReader(r io.Reader, maxSize int, onText func([]byte)) *wsReader {
 	if maxSize <= 0 {
 		maxSize = kado.DefaultMaxFrameSize
 	}
-	return &wsReader{src: countingReader{r: r}, max: maxSize, onText: onText}
+	return &wsReader{src: countingReader{r: r}, max: maxSize, onText: onText, sawMask: -1}
 }
 
 func (w *wsReader) fail(at int64, format string, args ...any) error {
@@ -194,6 +196,12 @@ func (w *wsReader) nextFrame() error {
 		return err
 	case err != nil:
 		return w.fail(at, "%v", err)
+	}
+	if w.sawMask < 0 {
+		w.sawMask = 0
+		if h.Masked {
+			w.sawMask = 1
+		}
 	}
 	if h.Rsv != 0 {
 		return w.fail(at, "reserved bits %03b are set (an extension such as permessage-deflate, which is not read)", h.Rsv)
@@ -255,4 +263,119 @@ func (w *wsReader) endErr(at int64, err error) error {
 		return w.fail(at, "the stream ends inside the frame")
 	}
 	return w.fail(at, "%v", err)
+}
+
+// wsPlausible tells whether b starts with a WebSocket frame header that
+// begins a binary message carrying a Kado frame: reserved bits clear, the
+// binary opcode (FIN set or not), the mask bit as the direction masks
+// (masked is 0 or 1; -1 when not known), a length that holds a frame
+// header and a byte of payload and is within maxSize plus the header, and
+// a payload that starts with a plausible Kado frame header
+// (kado.Plausible) which, when FIN is set, fits in the frame. need is the
+// number of bytes the test looks at: with fewer, ok is false and the
+// caller should read more.
+func wsPlausible(b []byte, masked int, maxSize int) (need int, ok bool) {
+	if len(b) < 2 {
+		return 2, false
+	}
+	if b[0]&0x70 != 0 || ws.OpCode(b[0]&0x0f) != ws.OpBinary {
+		return 0, false
+	}
+	m := b[1]&0x80 != 0
+	if masked >= 0 && m != (masked == 1) {
+		return 0, false
+	}
+	hdr, n := 2, uint64(b[1]&0x7f)
+	switch n {
+	case 126:
+		hdr = 4
+	case 127:
+		hdr = 10
+	}
+	if m {
+		hdr += 4
+	}
+	need = hdr + kado.HeaderSize + 1
+	if len(b) < need {
+		return need, false
+	}
+	switch n {
+	case 126:
+		if n = uint64(b[2])<<8 | uint64(b[3]); n < 126 {
+			return need, false
+		}
+	case 127:
+		if n = binary.BigEndian.Uint64(b[2:10]); n <= 0xffff {
+			return need, false
+		}
+	}
+	if n < kado.HeaderSize+1 || n > uint64(maxSize)+kado.HeaderSize {
+		return need, false
+	}
+	var p [kado.HeaderSize + 1]byte
+	copy(p[:], b[hdr:need])
+	if m {
+		var key [4]byte
+		copy(key[:], b[hdr-4:hdr])
+		ws.Cipher(p[:], key, 0)
+	}
+	if !kado.Plausible(p[:], maxSize) {
+		return need, false
+	}
+	if fin := b[0]&0x80 != 0; fin && uint64(kado.ParseHeader(p[:]).PayloadLength)+kado.HeaderSize > n {
+		return need, false
+	}
+	return need, true
+}
+
+// resyncWS skips the bytes of br up to the first plausible WebSocket frame
+// header (wsPlausible) and returns how many it skipped; found is false when
+// the stream ends first.
+func resyncWS(br *bufio.Reader, masked, maxSize int) (skipped int64, found bool, err error) {
+	for {
+		need := 2
+		for {
+			p, perr := br.Peek(need)
+			n, ok := wsPlausible(p, masked, maxSize)
+			if ok {
+				return skipped, true, nil
+			}
+			if n <= len(p) || perr != nil {
+				if perr != nil && len(p) < n {
+					if errors.Is(perr, errStopped) {
+						return skipped, false, perr
+					}
+					if len(p) == 0 {
+						return skipped, false, nil
+					}
+				}
+				break
+			}
+			need = n
+		}
+		if _, err := br.Discard(1); err != nil {
+			return skipped, false, err
+		}
+		skipped++
+	}
+}
+
+// wsHeaderLen is the length of the WebSocket frame header at the start of
+// br, which wsPlausible has accepted.
+func wsHeaderLen(br *bufio.Reader) int {
+	p, _ := br.Peek(2)
+	if len(p) < 2 {
+		return 0
+	}
+	n := 2
+	switch p[1] & 0x7f {
+	case 126:
+		n = 4
+	case 127:
+		n = 10
+	}
+	if p[1]&0x80 != 0 {
+		n += 4
+	}
+	return n
 }

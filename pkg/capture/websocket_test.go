@@ -100,3 +100,33 @@ func TestHandshake(t *testing.T) {
 		}
 	}
 }
+
+// The resynchronisation after a hole finds only a WebSocket frame header
+// that begins a binary message carrying a plausible frame, masked as the
+// direction masks, and never reads past its input.
+func TestResyncWS(t *testing.T) {
+	kf := []byte("\x01\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00{}")
+	bin := append([]byte{0x82, byte(len(kf))}, kf...)
+	masked := append([]byte{0x82, 0x80 | byte(len(kf)), 0, 0, 0, 0}, kf...) // a zero mask key
+	for _, tc := range []struct {
+		in      []byte
+		masked  int
+		skipped int64
+		found   bool
+	}{
+		{append([]byte("junk"), bin...), 0, 4, true},
+		{append([]byte("junk"), bin...), -1, 4, true},
+		{append([]byte("junk"), bin...), 1, int64(4 + len(bin)), false}, // unmasked, but the direction masks
+		{append([]byte("junk"), masked...), 1, 4, true},
+		{append([]byte{0x81, byte(len(kf))}, kf...), -1, int64(2 + len(kf)), false},     // a text frame
+		{append([]byte{0x82, byte(len(kf) - 1)}, kf...), -1, int64(2 + len(kf)), false}, // the frame does not fit
+		{append([]byte{0x02, byte(len(kf) - 1)}, kf...), -1, 0, true},                   // ... unless the message goes on
+		{[]byte("\x82\x7e"), -1, 2, false},
+	} {
+		br := bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(tc.in)), 64)
+		skipped, found, err := resyncWS(br, tc.masked, 1<<10)
+		if err != nil || skipped != tc.skipped || found != tc.found {
+			t.Errorf("% x masked=%d: skipped %d found %v err %v", tc.in, tc.masked, skipped, found, err)
+		}
+	}
+}

@@ -66,13 +66,12 @@ var fieldLayout = []struct {
 	{"sequenceId", HeaderSequence, kado.OffSequenceID, 4},
 }
 
-// checkFields decodes and checks the header fields in hdr (up to
+// checkFields appends to out the header fields in hdr, decoded and checked (up to
 // HeaderSize bytes; fewer when the input ended). Each field is checked on
 // its own: version and type against the spec, payloadLength against
 // maxSize and, when the reader got that far, against the bytes that
 // followed.
-func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
-	out := make([]field, 0, len(fieldLayout))
+func checkFields(out []field, hdr []byte, maxSize int, lf lengthFacts) []field {
 	cutShown := false
 	for _, l := range fieldLayout {
 		f := field{name: l.name, role: l.role, off: l.off, size: l.size}
@@ -110,11 +109,11 @@ func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
 			}
 		case "type":
 			t := kado.MessageType(f.num)
+			name := "UNKNOWN"
 			if t.Valid() {
-				f.value = fmt.Sprintf("%s (0x%02X)", t, f.num)
-			} else {
-				f.value = fmt.Sprintf("UNKNOWN (0x%02X)", f.num)
+				name = t.String()
 			}
+			f.value = name + " (0x" + strings.ToUpper(hexCell[f.num&0xff]) + ")"
 			if err := (kado.Header{Version: kado.Version, Type: t}).Check(0); err != nil {
 				f.fail(err.(*kado.FieldError))
 			}
@@ -133,7 +132,7 @@ func checkFields(hdr []byte, maxSize int, lf lengthFacts) []field {
 				f.msg = fmt.Sprintf("expected %d payload bytes, found only %d %s", f.num, lf.avail, plural(lf.avail, "byte remains", "bytes remain"))
 				f.check = fmt.Sprintf("INVALID: only %d %s", lf.avail, plural(lf.avail, "byte remains", "bytes remain"))
 			default:
-				f.check = fmt.Sprintf("ok: %d %s present", f.num, plural(int(f.num), "byte", "bytes"))
+				f.check = "ok: " + f.value + " " + plural(int(f.num), "byte", "bytes") + " present"
 			}
 		case "timestamp":
 			if iso, ok := isoTime(f.num); ok {
@@ -163,7 +162,26 @@ func isoTime(ms uint64) (string, bool) {
 	if ms > maxISO {
 		return "", false
 	}
-	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000Z"), true
+	t := time.UnixMilli(int64(ms)).UTC()
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	// 2006-01-02T15:04:05.000Z, without parsing the layout for every frame.
+	var b [24]byte
+	put := func(at, n, v int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, y)
+	put(5, 2, int(mo))
+	put(8, 2, d)
+	put(11, 2, h)
+	put(14, 2, mi)
+	put(17, 2, sec)
+	put(20, 3, t.Nanosecond()/1e6)
+	b[4], b[7], b[10], b[13], b[16], b[19], b[23] = '-', '-', 'T', ':', ':', '.', 'Z'
+	return string(b[:]), true
 }
 
 // problem is a broken rule or a warning, at an absolute offset.
@@ -186,15 +204,19 @@ type skipInfo struct {
 type report struct {
 	index  int
 	offset int64
-	ok     bool         // the reader accepted the frame (its header and length)
-	cut    bool         // cut off by --length
-	kind   kado.Problem // the rule broken, when !ok && !cut
-	size   int          // bytes of the frame, when ok
-	avail  int          // bytes of the frame that were there, when cut
+	ok     bool             // the reader accepted the frame (its header and length)
+	cut    bool             // cut off by --length
+	kind   kado.Problem     // the rule broken, when !ok && !cut
+	typ    kado.MessageType // the frame's type, when ok
+	src    *source          // where in a capture the frame was, or nil
+	size   int              // bytes of the frame, when ok
+	avail  int              // bytes of the frame that were there, when cut
 
-	title  string // the first rule broken, or the frame's type and sequence
-	header []byte // up to HeaderSize bytes
-	fields []field
+	title     string // the first rule broken, or the frame's type and sequence
+	header    []byte // up to HeaderSize bytes
+	fields    []field
+	fieldsBuf [5]field // fields' array: one allocation with the report
+	srcBuf    source   // src's, for a frame of a capture
 
 	payload       []byte // the wire payload (ok), or the bytes after the header that are shown
 	payloadAt     int64
@@ -216,14 +238,40 @@ type report struct {
 // analyze looks at a frame that the reader accepted: its payload is
 // decompressed and checked as JSON.
 func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
+	rep := in.analyzeFrame(f)
+	// The reader's check words a failure exactly as decode reports it.
+	js, err := rd.JSON(f)
+	rep.decompressed = rd.DecompressedLen()
+	if err != nil {
+		rep.payloadError(err)
+		return rep
+	}
+	rep.json = js
+	return rep
+}
+
+// analyzeFrame is analyze without the payload's JSON: the header, its
+// checks and the RLE oddities.
+func (in *Inspector) analyzeFrame(f *kado.Frame) *report {
+	rep := &report{}
+	in.analyzeFrameInto(rep, f)
+	return rep
+}
+
+// analyzeFrameInto is analyzeFrame into a report that it overwrites, so
+// that a caller may reuse one.
+func (in *Inspector) analyzeFrameInto(rep *report, f *kado.Frame) {
 	wire := f.Payload()
-	rep := &report{
+	*rep = report{
 		index: f.Index, offset: f.Offset, ok: true, size: f.Size(),
 		header: f.Raw[:kado.HeaderSize], payload: wire, payloadAt: f.Offset + kado.HeaderSize,
 		payloadLength: f.Header.PayloadLength, compressed: f.Compressed(),
 	}
-	rep.title = fmt.Sprintf("%s, seq %d, %d bytes", f.Header.Type, f.Header.SequenceID, f.Size())
-	rep.fields = checkFields(rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
+	rep.typ = f.Header.Type
+	rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
+	if in.opts.Format != OneLine && !in.opts.SummaryOnly { // the only views without the table
+		rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
+	}
 	if rep.compressed {
 		body := wire[1:]
 		for _, o := range kado.RLEOddities(body) {
@@ -239,28 +287,25 @@ func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
 			rep.warnings = append(rep.warnings, problem{field: "payload", offset: at, size: size, msg: msg})
 		}
 	}
-	// The reader's check words a failure exactly as decode reports it.
-	js, err := rd.JSON(f)
-	rep.decompressed = rd.DecompressedLen()
-	if err != nil {
-		var fe *kado.FrameError
-		if !errors.As(err, &fe) {
-			fe = &kado.FrameError{Field: "payload", ByteOffset: rep.payloadAt, Err: err}
-		}
-		p := problem{field: "payload", offset: fe.ByteOffset, msg: strings.TrimPrefix(frameErrorText(fe), "payload: ")}
-		if !rep.compressed && fe.ByteOffset >= rep.payloadAt && fe.ByteOffset < rep.payloadAt+int64(len(wire)) {
-			p.size = 1 // the byte is on the wire: mark it
-		}
-		rep.errors = append(rep.errors, p)
-		rep.jsonErr = &rep.errors[len(rep.errors)-1]
-		rep.problem = &Problem{Kind: kado.BadPayload, Frame: rep.index, Offset: fe.ByteOffset, Msg: frameErrorText(fe)}
-		if errors.Is(err, kado.ErrTooLarge) {
-			rep.problem.Kind = kado.TooLarge
-		}
-		return rep
+}
+
+// payloadError records that the frame's payload is not JSON (err from
+// Reader.JSON).
+func (rep *report) payloadError(err error) {
+	var fe *kado.FrameError
+	if !errors.As(err, &fe) {
+		fe = &kado.FrameError{Field: "payload", ByteOffset: rep.payloadAt, Err: err}
 	}
-	rep.json = js
-	return rep
+	p := problem{field: "payload", offset: fe.ByteOffset, msg: strings.TrimPrefix(frameErrorText(fe), "payload: ")}
+	if !rep.compressed && fe.ByteOffset >= rep.payloadAt && fe.ByteOffset < rep.payloadAt+int64(len(rep.payload)) {
+		p.size = 1 // the byte is on the wire: mark it
+	}
+	rep.errors = append(rep.errors, p)
+	rep.jsonErr = &rep.errors[len(rep.errors)-1]
+	rep.problem = &Problem{Kind: kado.BadPayload, Frame: rep.index, Offset: fe.ByteOffset, Msg: frameErrorText(fe)}
+	if errors.Is(err, kado.ErrTooLarge) {
+		rep.problem.Kind = kado.TooLarge
+	}
 }
 
 // analyzeBad describes a frame that broke a rule, from the bytes buffered
@@ -275,7 +320,7 @@ func (in *Inspector) analyzeBad(fe *kado.FrameError, pending []byte, buffered in
 		lf.reached = true
 		lf.avail = buffered - kado.HeaderSize
 	}
-	rep.fields = checkFields(rep.header, in.max, lf)
+	rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lf)
 	rep.errors = fieldErrors(rep.fields, fe.Offset)
 	if fe.Kind == kado.TruncatedHeader {
 		rep.errors = append(rep.errors, problem{field: "header", offset: fe.ByteOffset, msg: fmt.Sprintf("expected %s, found %s", fe.Expected, fe.Found)})
@@ -321,7 +366,7 @@ func (in *Inspector) analyzeCut(fe *kado.FrameError, pending []byte, avail int) 
 		rep.more = int64(avail - len(pending))
 	}
 	rep.title = fmt.Sprintf("cut off by --length at byte %d, not checked", fe.Offset+int64(avail))
-	rep.fields = checkFields(rep.header, in.max, lf)
+	rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lf)
 	return rep
 }
 

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -156,15 +157,79 @@ func (p *printer) hexdump(indent string, data []byte, at int64, marks []mark) {
 			continue
 		}
 		squeezing = false
-		cols := p.hexLine(indent, ls, lo, line, marks)
-		if marked {
-			p.markerLine(indent, ls, lo, hi, marks, cols)
+		if p.style == nil && !marked {
+			p.hexLinePlain(indent, ls, lo, line)
+		} else {
+			cols := p.hexLine(indent, ls, lo, line, marks)
+			if marked {
+				p.markerLine(indent, ls, lo, hi, marks, cols)
+			}
 		}
 		prev = nil
 		if full && !marked {
 			prev = line
 		}
 	}
+}
+
+// asciiByte is the hexdump's printable column for each byte value.
+var asciiByte [256]byte
+
+func init() {
+	for b := range asciiByte {
+		asciiByte[b] = asciiCell[b][0]
+	}
+}
+
+// hexLinePlain is hexLine without a Style and without marks: the same
+// text, written straight into the buffer.
+func (p *printer) hexLinePlain(indent string, ls, lo int64, line []byte) {
+	const digits = "0123456789abcdef"
+	b := append(p.buf, indent...)
+	b = appendHexOffset(b, ls)
+	first := int(lo - ls) // the cell of line[0]
+	n := first + len(line)
+	// "  ", 16 cells of "xx ", one more space after the eighth, " |",
+	// up to 16 characters and "|".
+	at := len(b)
+	b = slices.Grow(b, 2+16*3+1+2+16+1)[:at+2+16*3+1+2]
+	cells := b[at:]
+	cells[0], cells[1] = ' ', ' '
+	k := 2
+	for j := range 16 {
+		if j >= first && j < n {
+			c := line[j-first]
+			cells[k], cells[k+1] = digits[c>>4], digits[c&15]
+		} else {
+			cells[k], cells[k+1] = ' ', ' '
+		}
+		cells[k+2] = ' '
+		k += 3
+		if j == 7 {
+			cells[k] = ' '
+			k++
+		}
+	}
+	cells[k], cells[k+1] = ' ', '|'
+	for range first {
+		b = append(b, ' ')
+	}
+	for _, c := range line {
+		b = append(b, asciiByte[c])
+	}
+	p.buf = append(b, '|')
+	p.nl()
+}
+
+// appendHexOffset appends hexOffset(off).
+func appendHexOffset(dst []byte, off int64) []byte {
+	const zeros = "00000000"
+	var tmp [16]byte
+	h := strconv.AppendInt(tmp[:0], off, 16)
+	if len(h) < 8 {
+		dst = append(dst, zeros[len(h):]...)
+	}
+	return append(dst, h...)
 }
 
 // hexLine writes one line of the hexdump: bytes line from offset lo, in

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
@@ -59,6 +60,13 @@ type Options struct {
 	// with the output of one; <= 1, the Text format and OnlyFrame are
 	// single-worker.
 	Workers int
+	// Name names the input of Record (a live capture) in the JSON
+	// format; "" is "-".
+	Name string
+	// SummaryOnly writes only the closing summary (Text or JSON), with
+	// the counts per type, per check and, for captures, per connection
+	// and the time span.
+	SummaryOnly bool
 	// Flush, when set, is called after a frame is shown whenever the input
 	// has nothing more buffered, so that a live capture (tail -f) is shown
 	// frame by frame through a buffered writer.
@@ -85,22 +93,68 @@ type Summary struct {
 	FrameFound bool
 
 	// Problems lists the invalid frames, in order, up to MaxProblems.
+	// For a capture it also lists its other problems (holes, WebSocket
+	// errors, connections not followed).
 	Problems []Problem
+
+	// Types counts the frames whose header was good, by type (the index
+	// is the type byte, 1-8).
+	Types [9]int
+	// Checks counts the rules broken and the warnings, by check: the
+	// header fields (version, type, payloadLength, header), payload (not
+	// JSON or too large), rle (an RLE oddity), and in captures gap (bytes
+	// missing), websocket and connections (one not followed: too many
+	// open).
+	Checks map[string]int
+
+	// Of packet captures (InspectCapture): the connections in the order
+	// they were met (up to MaxConns; the others are counted in the last),
+	// the WebSocket text messages, the problems that are not frames
+	// (Faults), the notes (a connection already open, a direction that is
+	// not frames), and the capture times of the first and last record.
+	Conns       []ConnSummary
+	Texts       int
+	Faults      int
+	Notes       int
+	First, Last time.Time
 }
+
+// ConnSummary counts what one connection of a capture held.
+type ConnSummary struct {
+	Conn    string // "10.0.0.1:51234>10.0.0.2:7000"
+	Frames  int    // frames met, valid and invalid
+	Invalid int
+	Texts   int // WebSocket text messages
+	Faults  int // problems that are not frames: holes, WebSocket errors
+}
+
+// MaxConns bounds Summary.Conns: the connections after it are counted
+// together under the name "(others)".
+const MaxConns = 10000
 
 // MaxProblems bounds Summary.Problems.
 const MaxProblems = 100
 
-// Problem is an invalid frame, for a message.
+// Problem is an invalid frame, or a problem of a capture, for a message.
 type Problem struct {
-	Kind   binary.Problem // BadPayload for a payload that is not JSON
-	Frame  int
-	Offset int64  // the byte that broke the rule
-	Msg    string // as decode says it: "version: expected 1, found 2 (0x02)"
+	Kind   binary.Problem // BadPayload for a payload that is not JSON; 0 for a capture's problem that is no frame
+	Frame  int            // -1 for a capture's problem that is no frame
+	Offset int64          // the byte that broke the rule
+	Msg    string         // as decode says it: "version: expected 1, found 2 (0x02)"
+	// Where, in a capture: the connection and direction,
+	// "10.0.0.1:51234>10.0.0.2:7000 c2s".
+	Where string
 }
 
 func (p Problem) String() string {
-	return fmt.Sprintf("frame %d at byte %d: %s", p.Frame, p.Offset, p.Msg)
+	msg := p.Msg
+	if p.Frame >= 0 {
+		msg = fmt.Sprintf("frame %d at byte %d: %s", p.Frame, p.Offset, p.Msg)
+	}
+	if p.Where != "" {
+		msg = p.Where + ": " + msg
+	}
+	return msg
 }
 
 func (s *Summary) add(o Summary) {
@@ -120,6 +174,62 @@ func (s *Summary) add(o Summary) {
 		if len(s.Problems) < MaxProblems {
 			s.Problems = append(s.Problems, p)
 		}
+	}
+	for i, n := range o.Types {
+		s.Types[i] += n
+	}
+	for k, n := range o.Checks {
+		s.check(k, n)
+	}
+	for _, c := range o.Conns {
+		t := s.conn(c.Conn)
+		t.Frames += c.Frames
+		t.Invalid += c.Invalid
+		t.Texts += c.Texts
+		t.Faults += c.Faults
+	}
+	s.Texts += o.Texts
+	s.Faults += o.Faults
+	s.Notes += o.Notes
+	s.seen(o.First)
+	s.seen(o.Last)
+}
+
+// check counts n of a check.
+func (s *Summary) check(name string, n int) {
+	if s.Checks == nil {
+		s.Checks = map[string]int{}
+	}
+	s.Checks[name] += n
+}
+
+// conn returns the counts of a connection, added when it is new.
+func (s *Summary) conn(name string) *ConnSummary {
+	for i := len(s.Conns) - 1; i >= 0; i-- {
+		if s.Conns[i].Conn == name {
+			return &s.Conns[i]
+		}
+	}
+	if len(s.Conns) >= MaxConns {
+		name = "(others)"
+		if last := &s.Conns[len(s.Conns)-1]; last.Conn == name {
+			return last
+		}
+	}
+	s.Conns = append(s.Conns, ConnSummary{Conn: name})
+	return &s.Conns[len(s.Conns)-1]
+}
+
+// seen widens the time span to t (the zero time is no time).
+func (s *Summary) seen(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if s.First.IsZero() || t.Before(s.First) {
+		s.First = t
+	}
+	if s.Last.IsZero() || t.After(s.Last) {
+		s.Last = t
 	}
 }
 
@@ -145,7 +255,8 @@ type Inspector struct {
 	files int
 
 	// scratch, reused from frame to frame
-	unrle, compact, line []byte
+	unrle, compact, line, title []byte
+	capRep                      report // the report of a capture's frame (classify)
 }
 
 // New returns an Inspector that writes to w.
@@ -178,7 +289,7 @@ func (in *Inspector) Close() (Summary, error) {
 	if in.opts.Format == JSON {
 		in.line = appendSummaryJSON(in.line[:0], &in.opts, in.total)
 		in.w.Write(in.line)
-	} else if in.opts.Format == Text {
+	} else if in.opts.Format == Text || in.opts.SummaryOnly {
 		in.writeSummaryText(in.total)
 	}
 	if in.w.err != nil {
@@ -203,7 +314,7 @@ func (in *Inspector) Inspect(name string, r io.Reader) (Summary, error) {
 
 func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 	o := &in.opts
-	if o.Format != JSON {
+	if o.Format != JSON && !o.SummaryOnly {
 		in.writeFileTitle(name)
 	}
 	skipped, err := skip(r, o.Skip)
@@ -217,7 +328,7 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 		in.note(fc, fmt.Sprintf("the input ends at byte %d, before --skip %d", skipped, o.Skip))
 		return nil
 	}
-	if o.Format == JSON && o.Workers > 1 && !o.OnlyFrame {
+	if o.Format == JSON && o.Workers > 1 && !o.OnlyFrame && !o.SummaryOnly {
 		return in.inspectJSONParallel(rd, win, fc, s)
 	}
 	met := false
@@ -354,6 +465,23 @@ func (in *Inspector) count(s *Summary, rep *report) {
 	}
 	s.Errors += len(rep.errors)
 	s.Warnings += len(rep.warnings)
+	if rep.ok && int(rep.typ) < len(s.Types) {
+		s.Types[rep.typ]++
+	}
+	for _, e := range rep.errors {
+		s.check(e.field, 1)
+	}
+	if len(rep.warnings) > 0 {
+		s.check("rle", len(rep.warnings))
+	}
+	if rep.src != nil {
+		c := s.conn(rep.src.conn)
+		c.Frames++
+		if len(rep.errors) > 0 {
+			c.Invalid++
+		}
+		s.seen(rep.src.time)
+	}
 	if rep.problem != nil && len(s.Problems) < MaxProblems {
 		s.Problems = append(s.Problems, *rep.problem)
 	}

@@ -201,7 +201,7 @@ func TestCheckFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fields := checkFields(tt.header, tt.max, tt.lf)
+			fields := checkFields(nil, tt.header, tt.max, tt.lf)
 			var got []string
 			for _, f := range fields {
 				got = append(got, f.name+"|"+f.value+"|"+f.check+"|"+f.status.String())
@@ -310,7 +310,9 @@ func TestSummaryCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Summary{Files: 1, Frames: 6, Valid: 3, Invalid: 3, Compressed: 1, Bytes: int64(len(damagedCapture(t))),
-		Skipped: 83, Errors: 3, Warnings: 1, Indices: 6}
+		Skipped: 83, Errors: 3, Warnings: 1, Indices: 6,
+		Types:  [9]int{kado.Instruction: 1, kado.Status: 2, kado.Heartbeat: 1},
+		Checks: map[string]int{"version": 1, "payloadLength": 1, "payload": 1, "rle": 1}}
 	if len(s.Problems) != 3 {
 		t.Fatalf("problems: %v", s.Problems)
 	}

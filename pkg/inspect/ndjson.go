@@ -42,6 +42,9 @@ func appendInt(dst []byte, first bool, key string, v int64) []byte {
 func appendFrameJSON(dst []byte, fc *frameContext, rep *report) []byte {
 	dst = append(dst, `{"kind":"frame"`...)
 	dst = appendString(appendKey(dst, false, "file"), fc.name)
+	if rep.src != nil {
+		dst = appendSource(dst, rep.src)
+	}
 	dst = appendInt(dst, false, "index", int64(rep.index))
 	dst = appendInt(dst, false, "offset", rep.offset)
 	st := "ok"
@@ -149,5 +152,11 @@ func appendSummaryJSON(dst []byte, o *Options, s Summary) []byte {
 	dst = appendInt(dst, false, "bytesSkipped", s.Skipped)
 	dst = appendInt(dst, false, "errors", int64(s.Errors))
 	dst = appendInt(dst, false, "warnings", int64(s.Warnings))
+	if len(s.Conns) > 0 || s.Faults > 0 {
+		dst = appendCaptureJSON(dst, s)
+	}
+	if o.SummaryOnly {
+		dst = appendBreakdownsJSON(dst, s)
+	}
 	return append(dst, "}\n"...)
 }

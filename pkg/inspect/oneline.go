@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toonkit/toonkit/pkg/capture"
+
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -20,12 +22,27 @@ const previewBytes = 64
 // --length one marked "cut", and a skip a line of its own marked "~".
 func (in *Inspector) renderOneLine(rep *report) {
 	p := in.printer()
+	if p.style == nil && rep.ok && !rep.cut && len(rep.errors) == 0 && len(rep.warnings) == 0 && rep.skip == nil {
+		p.buf = appendOneLine(p.buf, rep)
+		p.nl()
+		in.done(p)
+		return
+	}
 	p.plain(fmt.Sprintf("%6d %10d  ", rep.index, rep.offset))
+	src := ""
+	if rep.src != nil {
+		src = string(capture.AppendTime(nil, rep.src.time)) + " " + rep.src.where() + "  "
+		p.plain(src)
+	}
 	switch {
 	case rep.cut:
 		p.str(Dim, "cut: "+rep.title)
 	case !rep.ok || len(rep.errors) > 0:
-		p.str(Error, "! "+strings.TrimPrefix(rep.title, "INVALID: "))
+		msg := strings.TrimPrefix(rep.title, "INVALID: ")
+		if rep.ok && rep.problem != nil {
+			msg = rep.problem.Msg // the payload: the title is the type's
+		}
+		p.str(Error, "! "+msg)
 	default:
 		h := kado.ParseHeader(rep.header)
 		p.str(FrameTitle, fmt.Sprintf("%-16s", h.Type.String()))
@@ -43,6 +60,7 @@ func (in *Inspector) renderOneLine(rep *report) {
 	p.nl()
 	if s := rep.skip; s != nil {
 		p.plain(fmt.Sprintf("%6s %10d  ", "-", s.from))
+		p.plain(src)
 		msg := fmt.Sprintf("~ skipped %d %s", s.bytes, plural(int(s.bytes), "byte", "bytes"))
 		if s.found {
 			msg += fmt.Sprintf(" to the next plausible header at byte %d", s.resume)
@@ -53,6 +71,56 @@ func (in *Inspector) renderOneLine(rep *report) {
 		p.nl()
 	}
 	in.done(p)
+}
+
+// appendOneLine appends the plain line of a good frame without warnings,
+// as renderOneLine writes it, without its newline.
+func appendOneLine(b []byte, rep *report) []byte {
+	var num [24]byte
+	padLeft := func(s []byte, w int) {
+		for n := w - len(s); n > 0; n-- {
+			b = append(b, ' ')
+		}
+		b = append(b, s...)
+	}
+	padRight := func(s []byte, w int) {
+		b = append(b, s...)
+		for n := w - len(s); n > 0; n-- {
+			b = append(b, ' ')
+		}
+	}
+	padLeft(strconv.AppendInt(num[:0], int64(rep.index), 10), 6)
+	b = append(b, ' ')
+	padLeft(strconv.AppendInt(num[:0], rep.offset, 10), 10)
+	b = append(b, "  "...)
+	if rep.src != nil {
+		b = capture.AppendTime(b, rep.src.time)
+		b = append(b, ' ')
+		b = append(b, rep.src.conn...)
+		b = append(b, ' ')
+		b = append(b, rep.src.dir.String()...)
+		b = append(b, "  "...)
+	}
+	h := kado.ParseHeader(rep.header)
+	padRight(append(num[:0], h.Type.String()...), 16)
+	b = append(b, " seq "...)
+	padRight(strconv.AppendUint(num[:0], uint64(h.SequenceID), 10), 6)
+	b = append(b, ' ')
+	padLeft(append(strconv.AppendUint(num[:0], uint64(h.PayloadLength), 10), " B"...), 9)
+	if rep.compressed {
+		b = append(b, " rle  "...)
+	} else {
+		b = append(b, "      "...)
+	}
+	js := rep.json
+	if len(js) <= previewBytes {
+		return append(b, js...)
+	}
+	n := previewBytes
+	for n > 0 && !utf8.RuneStart(js[n]) {
+		n--
+	}
+	return append(append(b, js[:n]...), "..."...)
 }
 
 // preview is the start of a compact JSON payload, cut at a character

@@ -165,15 +165,8 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 				s.FrameFound = true // as the single-worker loop says it
 			}
 		}
-		in.w.Write(b.out)
-		if in.w.err != nil {
-			return errWriteStop
-		}
-		if b.idle && in.opts.Flush != nil {
-			if err := in.opts.Flush(); err != nil {
-				in.w.err = err
-				return errWriteStop
-			}
+		if err := in.writeBatch(b.out, b.idle); err != nil {
+			return err
 		}
 		if b.readErr != nil {
 			return b.readErr
@@ -210,6 +203,22 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 			return nil
 		}
 	}
+}
+
+// writeBatch writes a batch's output, and flushes it when the input was
+// idle after the batch; errWriteStop when the output failed.
+func (in *Inspector) writeBatch(out []byte, idle bool) error {
+	in.w.Write(out)
+	if in.w.err != nil {
+		return errWriteStop
+	}
+	if idle && in.opts.Flush != nil {
+		if err := in.opts.Flush(); err != nil {
+			in.w.err = err
+			return errWriteStop
+		}
+	}
+	return nil
 }
 
 // analyzeOwn is analyze on the reading goroutine, followed by the move

@@ -14,6 +14,9 @@ import (
 // each line starting with indent, as jq does: member order, number literals
 // and string escapes kept, empty objects and arrays as {} and [].
 func (p *printer) prettyJSON(indent string, js []byte) error {
+	if p.style == nil && len(js) <= maxPlainPretty && p.prettyPlain(indent, js) {
+		return nil
+	}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(js)) // read in place, not copied
 	p.plain(indent)
 	err := p.jsonValue(dec, indent, 0)
@@ -169,4 +172,94 @@ func unsafeRune(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// maxPlainPretty is the largest payload prettyPlain writes: its output is
+// built whole in the printer's buffer.
+const maxPlainPretty = 64 << 10
+
+// twoSpaces holds the indentation of the JSON view, two spaces a level.
+var twoSpaces = strings.Repeat("  ", maxPrettyDepth+1)
+
+// prettyPlain is prettyJSON without a Style, for a payload in compact form
+// (as Reader.JSON gives it): the same text, written byte by byte into the
+// buffer without decoding tokens. It gives up, writing nothing, when the
+// payload needs more than that (white space, nesting past
+// maxPrettyDepth, a string longer than maxShownString or with a character
+// that safeString escapes); prettyJSON then does it the long way.
+func (p *printer) prettyPlain(indent string, js []byte) bool {
+	b := append(p.buf, indent...)
+	depth := 0
+	for i := 0; i < len(js); {
+		c := js[i]
+		switch c {
+		case '{', '[':
+			if i+1 < len(js) && (js[i+1] == '}' || js[i+1] == ']') {
+				b = append(b, c, js[i+1])
+				i += 2
+				continue
+			}
+			if depth >= maxPrettyDepth {
+				return false
+			}
+			depth++
+			b = append(b, c, '\n')
+			b = append(b, indent...)
+			b = append(b, twoSpaces[:2*depth]...)
+		case '}', ']':
+			if depth == 0 {
+				return false
+			}
+			depth--
+			b = append(b, '\n')
+			b = append(b, indent...)
+			b = append(b, twoSpaces[:2*depth]...)
+			b = append(b, c)
+		case ',':
+			b = append(b, ',', '\n')
+			b = append(b, indent...)
+			b = append(b, twoSpaces[:2*depth]...)
+		case ':':
+			b = append(b, ':', ' ')
+		case '"':
+			j := i + 1
+			for j < len(js) && js[j] != '"' {
+				switch {
+				case js[j] == '\\':
+					j += 2
+				case js[j] >= 0x7F:
+					r, n := utf8.DecodeRune(js[j:])
+					if unsafeRune(r) {
+						return false
+					}
+					j += n
+				default:
+					j++
+				}
+			}
+			if j >= len(js) || j+1-i > maxShownString {
+				return false
+			}
+			b = append(b, js[i:j+1]...)
+			i = j + 1
+			continue
+		case ' ', '\t', '\r', '\n':
+			return false
+		default: // a number, true, false or null
+			j := i + 1
+			for j < len(js) && js[j] != ',' && js[j] != '}' && js[j] != ']' {
+				j++
+			}
+			b = append(b, js[i:j]...)
+			i = j
+			continue
+		}
+		i++
+	}
+	if depth != 0 {
+		return false
+	}
+	p.buf = b
+	p.nl()
+	return true
 }

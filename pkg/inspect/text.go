@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func (in *Inspector) writeFileTitle(name string) {
 
 // note writes a line about an input as a whole (Text and OneLine).
 func (in *Inspector) note(fc *frameContext, text string) {
-	if in.opts.Format == JSON {
+	if in.opts.Format == JSON || in.opts.SummaryOnly {
 		return
 	}
 	p := in.printer()
@@ -62,6 +61,9 @@ func displayName(name string) string {
 }
 
 func (in *Inspector) render(fc *frameContext, rep *report) {
+	if in.opts.SummaryOnly {
+		return
+	}
 	if in.opts.Format == JSON {
 		in.line = appendFrameJSON(in.line[:0], fc, rep)
 		in.w.Write(in.line)
@@ -86,8 +88,23 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		end = "to the end of --length"
 	}
 	p.nl()
-	title := fmt.Sprintf("frame %d at byte %d (0x%x): ", rep.index, rep.offset, rep.offset)
-	p.str(FrameTitle, title)
+	title := append(in.title[:0], "frame "...)
+	title = strconv.AppendInt(title, int64(rep.index), 10)
+	title = append(title, " at byte "...)
+	title = strconv.AppendInt(title, rep.offset, 10)
+	title = append(title, " (0x"...)
+	title = strconv.AppendInt(title, rep.offset, 16)
+	title = append(title, ')')
+	if rep.src != nil {
+		title = rep.src.appendTitle(title)
+	}
+	title = append(title, ": "...)
+	in.title = title
+	if p.style == nil {
+		p.buf = append(p.buf, title...)
+	} else {
+		p.str(FrameTitle, string(title))
+	}
 	switch {
 	case rep.cut:
 		p.str(Dim, rep.title)
@@ -116,12 +133,13 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	case rep.ok:
 		p.nl()
 		p.plain(indent)
-		at := fmt.Sprintf("%d %s at byte %d (0x%x)", len(rep.payload), plural(len(rep.payload), "byte", "bytes"), rep.payloadAt, rep.payloadAt)
+		at := strconv.Itoa(len(rep.payload)) + " " + plural(len(rep.payload), "byte", "bytes") + " at byte " +
+			strconv.FormatInt(rep.payloadAt, 10) + " (0x" + strconv.FormatInt(rep.payloadAt, 16) + ")"
 		if rep.compressed {
 			p.str(Label, "payload:")
 			p.plain(" " + at + ", RLE-compressed (starts with 0x5A)")
 			if rep.decompressed >= 0 {
-				p.plain(fmt.Sprintf(", %d %s decompressed", rep.decompressed, plural(rep.decompressed, "byte", "bytes")))
+				p.plain(", " + strconv.Itoa(rep.decompressed) + " " + plural(rep.decompressed, "byte", "bytes") + " decompressed")
 			}
 		} else {
 			p.str(Label, "payload:")
@@ -214,6 +232,21 @@ func fieldNamed(fields []field, name string) *field {
 // missing show as "--". A line of carets under it marks the fields that
 // broke a rule, and the place where the input ended in the header.
 func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
+	if p.style == nil && wholeAndOK(fields) {
+		// Without a Style or carets: the same text, straight into the buffer.
+		b := append(p.buf, indent...)
+		b = appendHexOffset(b, at)
+		for _, f := range fields {
+			b = append(b, ' ')
+			for _, c := range f.raw {
+				b = append(b, ' ')
+				b = append(b, hexCell[c]...)
+			}
+		}
+		p.buf = b
+		p.nl()
+		return
+	}
 	r := &run{p: p}
 	p.plain(indent)
 	off := hexOffset(at)
@@ -243,7 +276,7 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 				}
 			}
 			if k < len(f.raw) {
-				r.add(role, hex.EncodeToString(f.raw[k:k+1]))
+				r.add(role, hexCell[f.raw[k]])
 				continue
 			}
 			if !missingMarked && !cut {
@@ -289,9 +322,24 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 	p.nl()
 }
 
+// wholeAndOK reports whether every field has all its bytes and broke no
+// rule: the header line then has no carets.
+func wholeAndOK(fields []field) bool {
+	for _, f := range fields {
+		if len(f.raw) != f.size || f.status == statusInvalid {
+			return false
+		}
+	}
+	return true
+}
+
 // fieldTable writes one line per header field: name, absolute offset, raw
 // bytes, decoded value and check.
 func (p *printer) fieldTable(at int64, fields []field) {
+	if p.style == nil {
+		p.fieldTablePlain(at, fields)
+		return
+	}
 	rows := [][5]string{{"field", "at", "bytes", "value", "check"}}
 	for _, f := range fields {
 		b := spacedHex(f.raw)
@@ -316,7 +364,7 @@ func (p *printer) fieldTable(at int64, fields []field) {
 			f = &fields[i-1]
 		}
 		for j, c := range row {
-			pad := strings.Repeat(" ", w[j]-utf8.RuneCountInString(c))
+			pad := w[j] - utf8.RuneCountInString(c)
 			role := Role(0)
 			switch {
 			case f == nil:
@@ -330,19 +378,74 @@ func (p *printer) fieldTable(at int64, fields []field) {
 				role = checkRole(f.status)
 			}
 			if j == 1 {
-				p.plain(pad)
+				p.pad(pad)
 				p.str(role, c)
 			} else if j == len(row)-1 {
 				p.str(role, c)
 			} else {
 				p.str(role, c)
-				p.plain(pad)
+				p.pad(pad)
 			}
 			if j < len(row)-1 {
 				p.plain("  ")
 			}
 		}
 		p.nl()
+	}
+}
+
+// fieldTablePlain is fieldTable without a Style: the same text, written
+// straight into the buffer.
+func (p *printer) fieldTablePlain(at int64, fields []field) {
+	var num [24]byte
+	w := [4]int{len("field"), len("at"), len("bytes"), len("value")}
+	for _, f := range fields {
+		w[0] = max(w[0], utf8.RuneCountInString(f.name))
+		w[1] = max(w[1], len(strconv.AppendInt(num[:0], at+int64(f.off), 10)))
+		w[2] = max(w[2], 3*f.size-1)
+		w[3] = max(w[3], utf8.RuneCountInString(f.value))
+	}
+	b := p.buf
+	spaces := func(n int) {
+		for ; n > len(blanks); n -= len(blanks) {
+			b = append(b, blanks...)
+		}
+		b = append(b, blanks[:max(n, 0)]...)
+	}
+	b = append(b, indent...)
+	b = append(b, "field"...)
+	spaces(w[0] - len("field") + 2 + w[1] - len("at"))
+	b = append(b, "at  bytes"...)
+	spaces(w[2] - len("bytes") + 2)
+	b = append(b, "value"...)
+	spaces(w[3] - len("value") + 2)
+	b = append(b, "check\n"...)
+	for _, f := range fields {
+		b = append(b, indent...)
+		b = append(b, f.name...)
+		n := strconv.AppendInt(num[:0], at+int64(f.off), 10)
+		spaces(w[0] - utf8.RuneCountInString(f.name) + 2 + w[1] - len(n))
+		b = append(b, n...)
+		b = append(b, "  "...)
+		for k := range f.size {
+			if k > 0 {
+				b = append(b, ' ')
+			}
+			if k < len(f.raw) {
+				b = append(b, hexCell[f.raw[k]]...)
+			} else {
+				b = append(b, "--"...)
+			}
+		}
+		spaces(w[2] - max(3*f.size-1, 0) + 2)
+		b = append(b, f.value...)
+		spaces(w[3] - utf8.RuneCountInString(f.value) + 2)
+		b = append(b, f.check...)
+		b = append(b, '\n')
+	}
+	p.buf = b
+	if len(b) >= flushAt {
+		p.flush()
 	}
 }
 
@@ -357,20 +460,39 @@ func checkRole(s status) Role {
 }
 
 func spacedHex(b []byte) string {
-	var sb strings.Builder
+	if len(b) == 0 {
+		return ""
+	}
+	out := make([]byte, 0, 3*len(b)-1)
 	for i, c := range b {
 		if i > 0 {
-			sb.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		fmt.Fprintf(&sb, "%02x", c)
+		out = append(out, hexCell[c]...)
 	}
-	return sb.String()
+	return string(out)
+}
+
+// blanks holds the spaces that pad a column.
+const blanks = "                                                                "
+
+// pad writes n spaces.
+func (p *printer) pad(n int) {
+	for n > len(blanks) {
+		p.plain(blanks)
+		n -= len(blanks)
+	}
+	if n > 0 {
+		p.plain(blanks[:n])
+	}
 }
 
 func (in *Inspector) writeSummaryText(s Summary) {
 	p := in.printer()
 	defer in.done(p)
-	p.nl()
+	if !in.opts.SummaryOnly {
+		p.nl() // after the view
+	}
 	head := "summary"
 	if in.opts.OnlyFrame {
 		head = fmt.Sprintf("summary of frame %d", in.opts.Frame)
@@ -403,4 +525,10 @@ func (in *Inspector) writeSummaryText(s Summary) {
 		warnRole = Warning
 	}
 	row("warnings", warnRole, strconv.Itoa(s.Warnings))
+	if len(s.Conns) > 0 || s.Faults > 0 {
+		in.captureRows(row, s)
+	}
+	if in.opts.SummaryOnly {
+		in.breakdowns(p, s)
+	}
 }

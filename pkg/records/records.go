@@ -1,9 +1,25 @@
-// Package records spreads the JSON records of a stream (a JSON array's
-// elements, NDJSON lines, values back to back) over several workers and
-// hands the results on in input order (pkg/pipeline), for commands that
-// work a record at a time and must write what one worker would.
+// Package records reads the records of an input in any of toonkit's
+// encodings, writes them in another, and spreads JSON records over several
+// workers.
 //
-// The one reader does not parse: it cuts the input into batches where a
+// Source reads one io.Reader, its format named or detected (Sniff), as
+// compact JSON records: a JSON array's elements or a stream of values,
+// NDJSON lines, a TOON document's records, a Genesis table's rows, Kado
+// frames (as decode's records, flat, or their payloads) and the frames of a
+// packet capture, each with its place for messages (Where) and, for a live
+// input, whether more is buffered (Idle). Its errors are *Error, typed by
+// Kind, with the reader's error (and its position) inside. The Sinks write
+// records as one JSON array (JSONSink), NDJSON (NDJSONSink), Kado frames
+// (BinarySink) or hold them for one Document (DocumentSink), which
+// EncodeTOON writes as TOON; MapDocument maps a large file instead of
+// reading it.
+//
+// Run spreads the JSON records of a stream (a JSON array's elements,
+// NDJSON lines, values back to back) over several workers and hands the
+// results on in input order (pkg/pipeline), for commands that work a
+// record at a time and must write what one worker would.
+//
+// Run's one reader does not parse: it cuts the input into batches where a
 // record seems to start (after a line end in a stream of values; in an
 // array, before the comma in front of what looks like the start of an
 // element, as the first element starts: `, {"id":`), and each worker reads

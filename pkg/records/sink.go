@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -203,3 +204,35 @@ func (s *BinarySink) Write(rec []byte) error {
 
 // End does nothing: every frame is whole.
 func (s *BinarySink) End() error { return nil }
+
+// DocumentSink holds the records written to it as one Document, for an
+// encoding that needs them all before it writes (TOON declares every
+// array's length before its items): with Single, one record is the
+// document itself; otherwise (or with several) the array of them.
+type DocumentSink struct {
+	Name   string // the document's, for messages
+	Single bool
+	all    [][]byte
+}
+
+// Write keeps a copy of rec.
+func (s *DocumentSink) Write(rec []byte) error {
+	s.all = append(s.all, bytes.Clone(rec))
+	return nil
+}
+
+// End does nothing: Document gives what was written.
+func (s *DocumentSink) End() error { return nil }
+
+// Document is the document of the records written so far (checked JSON:
+// Many), and lets go of them.
+func (s *DocumentSink) Document() *Document {
+	d := &Document{Name: s.Name, Many: true}
+	if s.Single && len(s.all) == 1 {
+		d.Value = s.all[0]
+	} else {
+		d.Value = JoinArray(s.all)
+	}
+	s.all = nil
+	return d
+}

@@ -131,3 +131,36 @@ func TestBinarySinkErrors(t *testing.T) {
 		t.Fatalf("error %#v", err)
 	}
 }
+
+func TestDocumentSink(t *testing.T) {
+	for _, c := range []struct {
+		single bool
+		recs   []string
+		want   string
+	}{
+		{true, []string{`{"a":1}`}, `{"a":1}`},
+		{false, []string{`{"a":1}`}, `[{"a":1}]`},
+		{true, []string{`1`, `[2]`}, `[1,[2]]`},
+		{true, nil, `[]`},
+	} {
+		s := &records.DocumentSink{Name: "in", Single: c.single}
+		buf := []byte{}
+		for _, r := range c.recs {
+			buf = append(buf[:0], r...)
+			if err := s.Write(buf); err != nil { // kept as a copy
+				t.Fatal(err)
+			}
+			buf[0] = 'X'
+		}
+		if err := s.End(); err != nil {
+			t.Fatal(err)
+		}
+		d := s.Document()
+		if string(d.Value) != c.want || d.Name != "in" || !d.Many {
+			t.Errorf("%v %q: %s, want %s", c.single, c.recs, d.Value, c.want)
+		}
+		if d := s.Document(); string(d.Value) != "[]" {
+			t.Errorf("the records were kept after Document: %s", d.Value)
+		}
+	}
+}

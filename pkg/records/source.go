@@ -20,6 +20,9 @@ import (
 // utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
 var utf8BOM = []byte("\xEF\xBB\xBF")
 
+// TrimBOM is p without the UTF-8 byte order mark it may start with.
+func TrimBOM(p []byte) []byte { return bytes.TrimPrefix(p, utf8BOM) }
+
 // SourceOptions configure NewSource.
 type SourceOptions struct {
 	// Format is the input's encoding; "" detects it (Sniff). Chiffon,
@@ -35,6 +38,9 @@ type SourceOptions struct {
 	// Regular says that the input is a regular file, which never waits
 	// for more: Each then reads it ahead in a goroutine.
 	Regular bool
+	// Capture selects the connections of a packet capture (Ports, Conn);
+	// its MaxFrameSize is MaxSize.
+	Capture capture.Options
 }
 
 // Source reads the records of one input as compact JSON values (unless
@@ -108,11 +114,18 @@ const (
 	// its payload is not JSON.
 	BadFrame
 	// BadCapture: the capture file is not a valid pcap or pcapng file
-	// (a *capture.FormatError).
+	// (a *capture.FormatError), or holds no connection that
+	// SourceOptions.Capture.Conn names (a *capture.NoConnError).
 	BadCapture
 	// CaptureProblem: a problem in a capture's streams (a hole, a bad
 	// frame): the error of a capture.Problem record.
 	CaptureProblem
+	// TooLarge: a document read whole (ReadAll) passes its limit.
+	TooLarge
+	// Invalid: a value is not valid where a reader of the records found
+	// it (query.Inputs: not valid JSON, not a JSON value); Err's message
+	// says what and where, the input's name first.
+	Invalid
 )
 
 // Error is an error of a Source: the input's Name, what went wrong (Kind)
@@ -131,6 +144,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: cannot tell the input format: %v", e.Name, e.Err)
 	case Unsupported:
 		return fmt.Sprintf("%s: the input looks like %s, which is not read as records", e.Name, e.Format)
+	case Invalid:
+		return e.Err.Error()
 	}
 	var se *jsonv.SyntaxError
 	if errors.As(e.Err, &se) {
@@ -140,6 +155,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// JSONError is the error of a jsonv.Reader reading input name: BadJSON for
+// a value that is not valid or too large, ReadFailed otherwise.
+func JSONError(name string, err error) *Error {
+	var se *jsonv.SyntaxError
+	if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
+		return &Error{Name: name, Kind: BadJSON, Err: err}
+	}
+	return &Error{Name: name, Kind: ReadFailed, Err: err}
+}
 
 // NewSource reads the records of r, named name in messages. Without
 // opts.Format it detects the format from the first bytes (Sniff); an
@@ -163,7 +188,7 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 				s.format = codec.JSON // an empty input: no records
 				break
 			}
-			if p, _ := s.br.Peek(s.br.Buffered()); opts.Blank != "" && len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+			if p, _ := s.br.Peek(s.br.Buffered()); opts.Blank != "" && len(jsonv.TrimSpace(TrimBOM(p))) == 0 {
 				s.format = opts.Blank
 				break
 			}
@@ -181,7 +206,9 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 	case codec.Binary:
 		s.bd = binary.NewReader(s.br, binary.ReaderOptions{MaxFrameSize: maxSize})
 	case codec.Pcap:
-		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, capture.Options{MaxFrameSize: maxSize}))
+		copts := opts.Capture
+		copts.MaxFrameSize = maxSize
+		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, copts))
 	}
 	return s, nil
 }
@@ -229,7 +256,7 @@ func Sniff(br *bufio.Reader) (codec.Detection, error) {
 			return d, nil
 		}
 		if n == br.Size() {
-			if len(jsonv.TrimSpace(bytes.TrimPrefix(p, utf8BOM))) == 0 {
+			if len(jsonv.TrimSpace(TrimBOM(p))) == 0 {
 				d.Why = fmt.Sprintf("its first %d KiB hold only white space", n>>10)
 			} else {
 				d.Why = fmt.Sprintf("its first %d KiB do not tell", n>>10)
@@ -266,11 +293,7 @@ func (s *Source) next() ([]byte, error) {
 			if err == io.EOF {
 				return nil, err
 			}
-			var se *jsonv.SyntaxError
-			if errors.As(err, &se) || errors.Is(err, jsonv.ErrTooLarge) {
-				return nil, &Error{Name: s.name, Kind: BadJSON, Err: err}
-			}
-			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
+			return nil, JSONError(s.name, err)
 		}
 		s.cur.pos = pos
 		if s.Raw {
@@ -333,7 +356,8 @@ func (s *Source) nextCaptured() ([]byte, error) {
 			return nil, io.EOF
 		case err != nil:
 			var fe *capture.FormatError
-			if errors.As(err, &fe) {
+			var ne *capture.NoConnError
+			if errors.As(err, &fe) || errors.As(err, &ne) {
 				return nil, &Error{Name: s.name, Kind: BadCapture, Err: err}
 			}
 			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}

@@ -66,14 +66,12 @@ func Binary(r io.Reader, name string, opts Options, emit Emit) (int, error) {
 // frameRun is a stream of frames being checked, and the state of the
 // rules across frames.
 type frameRun struct {
-	rd      *kado.Reader
-	name    string
-	emit    Emit
-	frames  int
-	prevSeq uint32
-	prevTS  uint64
-	have    bool
-	found   []Finding
+	rd     *kado.Reader
+	name   string
+	emit   Emit
+	frames int
+	seq    seqState
+	found  []Finding
 }
 
 // step checks what one call of Next gave; more is false at the end of the
@@ -118,13 +116,26 @@ func (s *frameRun) step(f *kado.Frame, err error) (more bool, _ error) {
 // order applies the rules across frames to f: sequence ids go up,
 // timestamps do not go back (warnings). False when emit asks to stop.
 func (s *frameRun) order(f *kado.Frame) bool {
-	base := Finding{File: s.name, Frame: f.Index, Offset: f.Offset, Record: f.Index, Severity: Warning}
+	return s.seq.order(Finding{File: s.name, Frame: f.Index, Offset: f.Offset, Record: f.Index, Severity: Warning}, f, s.emit)
+}
+
+// seqState is what the rules across frames remember of one sender's
+// stream: the last sequence id and timestamp.
+type seqState struct {
+	prevSeq uint32
+	prevTS  uint64
+	have    bool
+}
+
+// order applies the rules across frames to f, with base as the finding's
+// place. False when emit asks to stop.
+func (s *seqState) order(base Finding, f *kado.Frame, emit Emit) bool {
 	h := f.Header
 	if s.have && h.SequenceID <= s.prevSeq {
 		w := base
 		w.Offset, w.Pointer, w.Code = f.Offset+kado.OffSequenceID, "/header/sequenceId", "BIN030"
 		w.Message = fmt.Sprintf("must be more than the previous frame's %d, found %d", s.prevSeq, h.SequenceID)
-		if !s.emit(w) {
+		if !emit(w) {
 			return false
 		}
 	}
@@ -132,7 +143,7 @@ func (s *frameRun) order(f *kado.Frame) bool {
 		w := base
 		w.Offset, w.Pointer, w.Code = f.Offset+kado.OffTimestamp, "/header/timestamp", "BIN031"
 		w.Message = fmt.Sprintf("goes back: %d is before the previous frame's %d", h.Timestamp, s.prevTS)
-		if !s.emit(w) {
+		if !emit(w) {
 			return false
 		}
 	}
@@ -195,6 +206,16 @@ func frameFinding(rd *kado.Reader, name string, fe *kado.FrameError, emit Emit) 
 	if fe.Kind == kado.BadPayload {
 		return emit(badPayload(name, fe)), true
 	}
+	skipped, found := rd.Resync()
+	fin, frame := headerFinding(name, fe, skipped, found)
+	return emit(fin), frame
+}
+
+// headerFinding is the finding of a frame whose header or length broke a
+// rule, after which the reader passed over skipped bytes and found (or
+// not) a plausible header. Bytes after the last frame that hold no
+// plausible header are a warning, and no frame (frame false).
+func headerFinding(name string, fe *kado.FrameError, skipped int64, found bool) (_ Finding, frame bool) {
 	fin := Finding{File: name, Frame: fe.Frame, Offset: fe.ByteOffset, Record: fe.Frame, Code: frameCodes[fe.Kind], Severity: Error}
 	fin.Pointer = "/header/" + fe.Field
 	if fe.Field == "header" {
@@ -202,10 +223,9 @@ func frameFinding(rd *kado.Reader, name string, fe *kado.FrameError, emit Emit) 
 	}
 	fin.Message = fmt.Sprintf("expected %s, found %s", fe.Expected, fe.Found)
 	garbage := len(fe.Header) == 0 || fe.Header[0] != kado.Version || len(fe.Header) > 1 && !kado.MessageType(fe.Header[1]).Valid()
-	skipped, found := rd.Resync()
 	if !found && garbage {
-		return emit(Finding{File: name, Frame: fe.Frame, Offset: fe.Offset, Record: -1, Code: "BIN034", Severity: Warning,
-			Message: fmt.Sprintf("%d %s after the last frame are not a frame", skipped, plural(int(skipped), "byte", "bytes"))}), false
+		return Finding{File: name, Frame: fe.Frame, Offset: fe.Offset, Record: -1, Code: "BIN034", Severity: Warning,
+			Message: fmt.Sprintf("%d %s after the last frame are not a frame", skipped, plural(int(skipped), "byte", "bytes"))}, false
 	}
-	return emit(fin), true
+	return fin, true
 }

@@ -37,17 +37,38 @@ type Finding struct {
 	Code     string
 	Severity Severity
 	Message  string
+	// Conn and Dir name the connection ("10.0.0.1:51234>10.0.0.2:7000",
+	// client>server) and the direction ("c2s" or "s2c") of a frame read
+	// from a packet capture; Frame and Offset then count in that
+	// direction's stream. Empty for other input.
+	Conn, Dir string
 }
 
-// Where is the finding's place as FILE:LINE:COL or FILE: frame N at byte X.
+// Where is the finding's place as FILE:LINE:COL or FILE: frame N at byte X,
+// and in a capture FILE: CONN DIR: frame N at byte X.
 func (f Finding) Where() string {
+	file := f.File
+	if f.Conn != "" {
+		file += ": " + f.connection()
+	}
 	switch {
 	case f.Frame >= 0:
-		return fmt.Sprintf("%s: frame %d at byte %d", f.File, f.Frame, f.Offset)
+		return fmt.Sprintf("%s: frame %d at byte %d", file, f.Frame, f.Offset)
 	case f.Line > 0:
 		return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
 	}
-	return f.File
+	return file
+}
+
+// connection is "CONN DIR", or "" outside captures.
+func (f Finding) connection() string {
+	if f.Conn == "" {
+		return ""
+	}
+	if f.Dir == "" {
+		return f.Conn
+	}
+	return f.Conn + " " + f.Dir
 }
 
 // Text is the finding as one line of the text report, without color:

@@ -61,6 +61,9 @@ func WriteGitHub(w io.Writer, f Finding) error {
 	if f.Frame >= 0 {
 		msg = fmt.Sprintf("frame %d at byte %d: %s", f.Frame, f.Offset, msg)
 	}
+	if c := f.connection(); c != "" {
+		msg = c + ": " + msg
+	}
 	_, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, props, ghData(msg))
 	return err
 }
@@ -89,11 +92,17 @@ func AppendJSON(dst []byte, s Summary, findings []Finding) []byte {
 }
 
 // AppendFinding appends a finding as the JSON object of the reports:
-// {"file","line","column" (or "frame"),"offset","record","pointer","code",
-// "severity","message"}.
+// {"file",("conn","dir" in a capture),"line","column" (or "frame"),"offset",
+// "record","pointer","code","severity","message"}.
 func AppendFinding(dst []byte, f Finding) []byte {
 	dst = append(dst, `{"file":`...)
 	dst = quote(dst, f.File)
+	if f.Conn != "" {
+		dst = quote(append(dst, `,"conn":`...), f.Conn)
+		if f.Dir != "" {
+			dst = quote(append(dst, `,"dir":`...), f.Dir)
+		}
+	}
 	if f.Frame >= 0 {
 		dst = fmt.Appendf(dst, `,"frame":%d`, f.Frame)
 	} else if f.Line > 0 {

@@ -10,6 +10,9 @@
 // for scripts/bench.sh:
 //
 //	go run ./scripts/gencapture -bench 200 -conns 100 -o bench-out/capture.pcapng
+//
+// -small makes its frames small (payloads of about 40 to 220 bytes, as
+// status traffic is) in place of 200 B to 8 KB.
 package main
 
 import (
@@ -32,9 +35,10 @@ func main() {
 	mb := flag.Float64("bench", 0, "write a bench capture of about `MB` megabytes (10^6 bytes) to -o instead")
 	conns := flag.Int("conns", 100, "connections of the bench capture")
 	out := flag.String("o", "capture.pcapng", "the bench capture's `FILE`")
+	small := flag.Bool("small", false, "bench capture: small frames (payloads of about 40-220 bytes) in place of 200 B-8 KB")
 	flag.Parse()
 	if *mb > 0 {
-		if err := bench(*out, int64(*mb*1e6), *conns); err != nil {
+		if err := bench(*out, int64(*mb*1e6), *conns, *small); err != nil {
 			fmt.Fprintln(os.Stderr, "gencapture:", err)
 			os.Exit(1)
 		}
@@ -64,7 +68,7 @@ func main() {
 // bench writes about size bytes of capture: rounds in which every
 // connection sends a request and gets a response, frames of 200 B to 8 KB,
 // cut in 1448-byte segments.
-func bench(path string, size int64, conns int) error {
+func bench(path string, size int64, conns int, small bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -94,6 +98,9 @@ func bench(path string, size int64, conns int) error {
 			for dir := range 2 {
 				seq++
 				n := 200 + (seq*7919)%8000
+				if small {
+					n = (seq * 7919) % 180
+				}
 				payload := fmt.Sprintf(`{"conn":%d,"seq":%d,"role":%q,"text":"%s"}`, i, seq, []string{"orchestrator", "subagent"}[dir], filler(n))
 				typ := kado.Instruction
 				if dir == 1 {

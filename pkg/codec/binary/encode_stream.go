@@ -46,6 +46,12 @@ type EncodeStreamOptions struct {
 	// of in waits for more input (pipeline.Options.LeaveRead); in must then
 	// be left alone.
 	LeaveRead bool
+	// SkipText leaves out the records of WebSocket text messages that
+	// decode writes for a packet capture ({"capture":{...},"text":"..."}),
+	// which are not frames; they take no sequence id, and
+	// EncodeHandler.Skipped counts them. Without it such a record is an
+	// error (TextMessage).
+	SkipText bool
 }
 
 // EncodeHandler receives the output of EncodeStream, in input order, on the
@@ -58,6 +64,10 @@ type EncodeHandler struct {
 	// buffered after a frame: a place to flush the output, so that a live
 	// input (a pipe) is not held back.
 	Idle func() error
+	// Skipped, when not nil, receives the number of records left out
+	// (EncodeStreamOptions.SkipText) since its last call, in input order
+	// with Write.
+	Skipped func(n int) error
 }
 
 // EncodeProblem is the kind of an EncodeError.
@@ -78,6 +88,10 @@ const (
 	SeqOverflow
 	// PayloadTooLarge: the payload does not fit the 32-bit payloadLength.
 	PayloadTooLarge
+	// TextMessage: the record of a WebSocket text message of a capture,
+	// {"capture":{...},"text":"..."}: not a frame (see
+	// EncodeStreamOptions.SkipText).
+	TextMessage
 )
 
 // EncodeError is a value of the input that cannot be made a frame, or input
@@ -169,6 +183,14 @@ func (e *streamEncoder) serial(ctx context.Context, jr *jsonv.Reader) error {
 			return err
 		}
 		h, p, err := FrameHeader(v, e.seq, &e.opts)
+		if err == errSkipText {
+			if e.h.Skipped != nil {
+				if err := e.h.Skipped(1); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if err != nil {
 			return positioned(err, jr, pos)
 		}
@@ -225,6 +247,12 @@ func FrameHeader(v jsontext.Value, seq uint64, opts *EncodeStreamOptions) (Heade
 // frameHeader is FrameHeader but for the sequence id, which it sets only
 // when v is a record that has its own (own).
 func frameHeader(v jsontext.Value, opts *EncodeStreamOptions) (h Header, payload []byte, own bool, err error) {
+	if isTextRecord(v) {
+		if opts.SkipText {
+			return h, nil, false, errSkipText
+		}
+		return h, nil, false, &EncodeError{Kind: TextMessage, Err: &RecordError{Msg: "a WebSocket text message of a packet capture (decode's {\"capture\":...,\"text\":...} record) is not a frame"}}
+	}
 	rec, err := ParseRecord(v)
 	if err != nil {
 		return h, nil, false, &EncodeError{Kind: BadRecord, Err: err}
@@ -287,9 +315,48 @@ type encodeChunk struct {
 	seqAt  []int // offsets in out of the sequence ids to fill in
 	seqOf  []int // the value index of each
 	values int
+	// records left out (SkipText)
+	skipped int
 }
 
 var errSerial = errors.New("one worker takes over")
+
+// errSkipText is a text message's record left out (SkipText).
+var errSkipText = errors.New("a text message, left out")
+
+// isTextRecord tells whether v is the record decode writes for a WebSocket
+// text message of a packet capture: an object of exactly the members
+// "capture" (an object) and "text" (a string), in either order.
+func isTextRecord(v jsontext.Value) bool {
+	if !bytes.Contains(v, []byte(`"capture"`)) {
+		return false
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return false
+	}
+	seen := 0
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil || tok.Kind() != '"' {
+			return false
+		}
+		name := tok.String()
+		kind := d.PeekKind()
+		switch {
+		case name == "capture" && kind == '{' && seen&1 == 0:
+			seen |= 1
+		case name == "text" && kind == '"' && seen&2 == 0:
+			seen |= 2
+		default:
+			return false
+		}
+		if err := d.SkipValue(); err != nil {
+			return false
+		}
+	}
+	return seen == 3
+}
 
 // parallel frames the values of in on several workers (see EncodeStream).
 func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
@@ -337,7 +404,7 @@ func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
 		states <- &workerState{jr: jsonv.NewReader(nil, jsonv.Options{})}
 	}
 	work := func(b *encodeChunk) (*encodeChunk, error) {
-		b.out, b.seqAt, b.seqOf, b.values, b.framed = b.out[:0], b.seqAt[:0], b.seqOf[:0], 0, false
+		b.out, b.seqAt, b.seqOf, b.values, b.framed, b.skipped = b.out[:0], b.seqAt[:0], b.seqOf[:0], 0, false, 0
 		if !b.whole {
 			return b, nil
 		}
@@ -356,6 +423,10 @@ func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
 				return b, nil
 			}
 			h, p, own, err := frameHeader(v, &e.opts)
+			if err == errSkipText {
+				b.skipped++
+				continue
+			}
 			if err != nil {
 				return b, nil
 			}
@@ -386,6 +457,11 @@ func (e *streamEncoder) parallel(ctx context.Context, in io.Reader) error {
 		e.seq += uint64(b.values)
 		if err := e.h.Write(b.out); err != nil {
 			return err
+		}
+		if b.skipped > 0 && e.h.Skipped != nil {
+			if err := e.h.Skipped(b.skipped); err != nil {
+				return err
+			}
 		}
 		if b.idle && e.h.Idle != nil {
 			if err := e.h.Idle(); err != nil {

@@ -206,15 +206,21 @@ func (r *Reader) SkipBadPayload(f *Frame) (skipped int64, found bool) {
 	return r.Resync()
 }
 
-// plausible tells whether b starts with something that looks like a frame:
-// version 1, a known type, a length within the limit, and a payload that can
-// begin a JSON document or a compressed body.
-func (r *Reader) plausible(b []byte) bool {
+// plausible tells whether b starts with something that looks like a frame
+// (Plausible with the reader's limit).
+func (r *Reader) plausible(b []byte) bool { return Plausible(b, r.max) }
+
+// Plausible tells whether b starts with something that looks like a frame:
+// version 1, a known type, a payload length from 1 to maxSize, and (when b
+// holds more than the header) a payload that can begin a JSON document or a
+// compressed body. It is the test by which a Reader resynchronises after a
+// bad frame; b must hold at least HeaderSize bytes.
+func Plausible(b []byte, maxSize int) bool {
 	if len(b) < HeaderSize || b[0] != Version || !MessageType(b[1]).Valid() {
 		return false
 	}
 	h := ParseHeader(b)
-	if h.PayloadLength == 0 || uint64(h.PayloadLength) > uint64(r.max) {
+	if h.PayloadLength == 0 || uint64(h.PayloadLength) > uint64(maxSize) {
 		return false
 	}
 	if len(b) == HeaderSize {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
@@ -59,7 +60,10 @@ const decodeFlushSize = 64 << 10
 //     at item depth and content after a complete root array are errors,
 //     as in strict mode.
 func Decode(w io.Writer, r io.Reader, opts DecodeOptions) error {
-	d := newDecoder(w, r, opts)
+	return newDecoder(w, r, opts).decode()
+}
+
+func (d *decoder) decode() error {
 	if err := d.run(); err != nil {
 		return err
 	}
@@ -126,9 +130,64 @@ type decoder struct {
 	names   []byte
 	scratch []byte
 	kl      keyLine
+
+	// onLine, when set, is told of each content line handled: the
+	// offset in the whole output of the end of the JSON it wrote, its
+	// number and the byte column of its content; true stops the decoding
+	// with errLineHook. Unmarshal's error positions come from it.
+	onLine  func(end int64, line, col int) bool
+	written int64 // bytes flushed to w
+
+	flushAt int // the size of output at which it is written out
 }
 
 func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+	d := newDecoderState(nil, w, opts)
+	d.out = make([]byte, 0, decodeFlushSize+decodeFlushSize/4)
+	d.in = inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(d.maxLine+(32<<10), math.MaxInt32)}
+	return d
+}
+
+// newBytesDecoder is a decoder of the document data, read in place,
+// that makes the whole JSON form in out, writing nothing out. Its state
+// comes from a pool, where putBytesDecoder returns it.
+func newBytesDecoder(data []byte, opts DecodeOptions, out []byte) *decoder {
+	old, _ := bytesDecoders.Get().(*decoder)
+	d := newDecoderState(old, io.Discard, opts)
+	d.out, d.flushAt = out, math.MaxInt
+	d.in = inbuf.Buffer{Buf: data, End: len(data), EOF: true, Max: len(data)}
+	return d
+}
+
+// newStreamDecoder is a decoder for a Decoder: its state from the pool
+// of newBytesDecoder, its buffers small at first (a message is mostly
+// short), growing with the input as Decode's do.
+func newStreamDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+	old, _ := bytesDecoders.Get().(*decoder)
+	d := newDecoderState(old, w, opts)
+	d.out = make([]byte, 0, 4<<10)
+	d.in = inbuf.Buffer{R: r, First: 4 << 10, Steady: 256 << 10, Max: min(d.maxLine+(32<<10), math.MaxInt32)}
+	return d
+}
+
+// bytesDecoders keeps the state of newBytesDecoder's decoders: the
+// struct, its scopes and their key sets, which a small document would
+// otherwise allocate anew each time.
+var bytesDecoders sync.Pool
+
+// putBytesDecoder returns the state of a decoder made by newBytesDecoder
+// or newStreamDecoder to their pool.
+func putBytesDecoder(d *decoder) {
+	if cap(d.stack) > 64 {
+		return
+	}
+	d.in, d.out, d.ln, d.rootLine, d.onLine = inbuf.Buffer{}, nil, lineCtx{}, nil, nil
+	bytesDecoders.Put(d)
+}
+
+// newDecoderState is a decoder without its input and output buffers,
+// reusing the scopes of old if it is not nil.
+func newDecoderState(old *decoder, w io.Writer, opts DecodeOptions) *decoder {
 	maxLine := opts.MaxLineSize
 	if maxLine <= 0 {
 		maxLine = defaultDecodeMaxLine
@@ -137,7 +196,15 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 	if size <= 0 {
 		size = DefaultIndentSize
 	}
-	d := &decoder{
+	var stack []scope
+	d := old
+	if d == nil {
+		d = new(decoder)
+	} else {
+		stack = d.stack[:0]
+	}
+	*d = decoder{
+		stack:      stack,
 		w:          w,
 		maxLine:    maxLine,
 		indentSize: size,
@@ -145,7 +212,7 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 		indent:     opts.JSONIndent,
 		elements:   opts.Elements,
 		nlBuf:      []byte{'\n'},
-		out:        make([]byte, 0, decodeFlushSize+decodeFlushSize/4),
+		flushAt:    decodeFlushSize,
 	}
 	if d.elements {
 		d.indent = ""
@@ -156,7 +223,6 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 			d.depths[i] = -1
 		}
 	}
-	d.in = inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(maxLine+(32<<10), math.MaxInt32)}
 	d.stack = append(d.stack, scope{kind: scopeRoot})
 	return d
 }
@@ -181,7 +247,10 @@ func (d *decoder) run() error {
 		if err := d.handle(); err != nil {
 			return err
 		}
-		if len(d.out) >= decodeFlushSize && (d.strict || d.openObjs == 0) {
+		if d.onLine != nil && d.onLine(d.written+int64(len(d.out)), d.ln.num, d.col0) {
+			return errLineHook
+		}
+		if len(d.out) >= d.flushAt && (d.strict || d.openObjs == 0) {
 			if err := d.flush(); err != nil {
 				return err
 			}
@@ -335,6 +404,9 @@ func (d *decoder) finish() error {
 		if err := d.appendToken(trimSP(d.ln.text[d.rootCol:]), d.rootCol); err != nil {
 			return err
 		}
+		if d.onLine != nil {
+			d.onLine(d.written+int64(len(d.out)), d.rootNum, d.rootCol)
+		}
 	}
 	for len(d.stack) > 1 {
 		if err := d.closeTop(); err != nil {
@@ -361,6 +433,7 @@ func (d *decoder) flush() error {
 			d.werr = err
 			return err
 		}
+		d.written += int64(len(d.out))
 		d.out = d.out[:0]
 	}
 	return nil

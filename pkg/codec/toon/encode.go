@@ -91,6 +91,7 @@ type encoder struct {
 	delim  byte   // the document delimiter, declared by every header
 	lines  bool   // a line has been started
 	dash   int    // depth of a pending list-item hyphen, or -1
+	hold   bool   // flush keeps the output in out (Marshal)
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
@@ -157,6 +158,9 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encode
 
 // flush writes the buffered output to w.
 func (e *encoder) flush() {
+	if e.hold {
+		return
+	}
 	if len(e.out) > 0 && e.err == nil {
 		_, e.err = e.w.Write(e.out)
 	}
@@ -208,7 +212,8 @@ func (e *encoder) spaces(depth int) {
 type memberKey struct {
 	raw     []byte // between the quotes, escapes and all
 	escaped bool
-	none    bool // no key: a root or list-item value
+	none    bool   // no key: a root or list-item value
+	out     []byte // when not nil, the key as written (Marshal's fields)
 }
 
 // root writes the top-level value that starts at p.
@@ -280,16 +285,7 @@ func (e *encoder) array(k memberKey, p, depth int, item bool) int {
 	first := e.ws(p + 1)
 	switch e.in[first] {
 	case ']':
-		e.line(depth)
-		switch {
-		case item:
-			e.appendHeader(k, 0, false, -1)
-		case k.none:
-			e.out = append(e.out, '[', ']')
-		default:
-			e.appendKey(k)
-			e.out = append(e.out, ':', ' ', '[', ']')
-		}
+		e.emptyArray(k, depth, item)
 		return first + 1
 	case '{':
 		if !item {
@@ -315,6 +311,21 @@ func (e *encoder) array(k memberKey, p, depth int, item bool) int {
 		i = e.next(e.item(i, depth+1))
 	}
 	return i + 1
+}
+
+// emptyArray writes an empty array with its key k at depth: [0]: as a
+// list item, [] otherwise.
+func (e *encoder) emptyArray(k memberKey, depth int, item bool) {
+	e.line(depth)
+	switch {
+	case item:
+		e.appendHeader(k, 0, false, -1)
+	case k.none:
+		e.out = append(e.out, '[', ']')
+	default:
+		e.appendKey(k)
+		e.out = append(e.out, ':', ' ', '[', ']')
+	}
 }
 
 // primitives reports whether the elements from first on, up to the end

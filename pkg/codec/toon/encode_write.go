@@ -33,6 +33,10 @@ func isUnquotedKey(s []byte) bool {
 
 // appendKey writes an object member's name as a key (§7.3).
 func (e *encoder) appendKey(k memberKey) {
+	if k.out != nil {
+		e.out = append(e.out, k.out...)
+		return
+	}
 	s := k.raw
 	if k.escaped {
 		e.kbuf = appendJSONUnescaped(e.kbuf[:0], s)

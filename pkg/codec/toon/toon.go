@@ -1,6 +1,27 @@
 // Package toon is the official Token-Oriented Object Notation, spec v4.0
-// (toon-spec: 4.0, github.com/toon-format/spec): an encoder from JSON text
-// and a streaming decoder to JSON text.
+// (toon-spec: 4.0, github.com/toon-format/spec): Marshal and Unmarshal of
+// Go values with the API of encoding/json, and the byte-level encoder from
+// JSON text and streaming decoder to JSON text that they are built on.
+//
+//	out, err := toon.Marshal(users) // []User to a TOON document
+//	var back []User
+//	err = toon.Unmarshal(out, &back) // and back
+//
+// Go values map to TOON as encoding/json maps them to JSON: struct fields
+// by their `toon:"name,omitempty"` tag, else their `json:"..."` tag; maps
+// with sorted keys; time.Time, json.Number, json.Marshaler and
+// encoding.TextMarshaler as encoding/json writes them. Marshal(v) is
+// byte for byte Encode of json.Marshal(v), without making the JSON; arrays
+// of uniform structs become tables (§9.3). NewEncoder and NewDecoder work
+// on streams.
+//
+// Unmarshal stores a document as encoding/json's Unmarshal stores JSON
+// (into an interface: map[string]any, []any, float64 or json.Number with
+// UseNumber, string, bool, nil) and reports *SyntaxError with the line and
+// column, *UnmarshalTypeError with the field path and the line. It runs
+// Decode, the one grammar, to the document's JSON form and stores that
+// with decoders cached per Go type; a Decoder does the same chunk by chunk
+// as it reads, in constant memory.
 //
 // Both sides are lossless: numbers are copied digit for digit in the
 // canonical form of §2 (see AppendNumber) and never pass through a float64,
@@ -11,7 +32,10 @@
 // Policies the spec asks implementations to document:
 //   - Numeric domain: arbitrary precision. A number is never turned into a
 //     string, approximated or rejected for its size.
-//   - Host types: the input is JSON text; there is nothing to normalize.
+//   - Host types: Encode's input is JSON text, with nothing to normalize.
+//     Marshal normalizes Go values as encoding/json does (time.Time to an
+//     RFC 3339 string, []byte to base64, a nil slice, map or pointer to
+//     null); NaN and ±Inf are errors (*UnsupportedValueError), not null.
 //   - Tabs in indentation (non-strict mode; strict mode refuses them): a
 //     tab is one indentation level wherever it stands, and the spaces
 //     among the tabs count together, so depth = floor(spaces/IndentSize) +

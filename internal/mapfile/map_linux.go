@@ -1,16 +1,16 @@
 //go:build linux
 
-package cmd
+package mapfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps size bytes of the regular file f into memory, read-only, its
+// Map maps size bytes of the regular file f into memory, read-only, its
 // pages populated up front (from the page cache: nothing is copied); nil
 // when it cannot.
-func mapFile(f *os.File, size int64) []byte {
+func Map(f *os.File, size int64) []byte {
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
 	if err != nil {
 		return nil
@@ -18,4 +18,5 @@ func mapFile(f *os.File, size int64) []byte {
 	return b
 }
 
-func unmapFile(b []byte) { syscall.Munmap(b) }
+// Unmap undoes Map.
+func Unmap(b []byte) { syscall.Munmap(b) }

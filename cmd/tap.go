@@ -1,0 +1,267 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/capture"
+	"github.com/toonkit/toonkit/pkg/inspect"
+	"github.com/toonkit/toonkit/pkg/tap"
+)
+
+// TapOptions are the options of `toonkit tap`.
+type TapOptions struct {
+	IO           *IOStreams
+	Listen       string
+	Upstream     string
+	Verbose      bool // the full inspect view
+	JSON         bool // decode's NDJSON records
+	Write        string
+	Count        int // stop after this many frames; 0: never
+	MaxFrameSize int
+}
+
+func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
+	opts := &TapOptions{IO: ios}
+	var maxSize string
+	c := &cobra.Command{
+		Use:   "tap --listen ADDR --upstream ADDR",
+		Short: "Forward a TCP connection and show its frames live, both ways",
+		Long: `Tap sits between a client and its server (an orchestrator and a subagent,
+say): it listens on --listen, connects each connection it accepts to
+--upstream, and forwards the bytes of both directions unchanged, each read
+written on at once. As they go through, it shows every Kado frame of both
+directions as soon as its last byte has passed:
+
+  - by default one line per frame, as inspect --oneline writes it, with the
+    time, the connection (client>upstream) and the direction (c2s or s2c);
+  - with -v the full inspect view of each frame;
+  - with --json the NDJSON records decode writes, each header holding
+    "capture":{"conn":...,"dir":...,"time":...}.
+
+Bytes that are not frames are reported and passed over up to the next
+plausible header; forwarding goes on. A connection that begins with a
+WebSocket handshake (HTTP Upgrade) is unwrapped: its binary messages are
+read as frames, its text messages shown as such.
+
+Forwarding never waits for the view. When the view falls behind (a slow
+terminal), it holds at most 16 MiB; bytes beyond are still forwarded but
+not shown, and the view says so and resynchronises after them.
+
+-w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
+IP and TCP headers, one TCP connection per connection, client to upstream)
+that decode, inspect and Wireshark read. It is written to a temporary file
+and put in place when tap ends.
+
+Connections opening and closing, and connections whose upstream cannot be
+reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT) or
+SIGTERM closes the listener and every connection, completes the -w file and
+ends tap with the shell's status for the signal (130 for Ctrl-C). With
+--count N tap ends after N frames, with status 0.
+
+EXIT STATUS
+  0    --count frames were shown
+  2    usage error
+  3    --listen could not be opened, or an output could not be written
+  130  ended by Ctrl-C (143 by SIGTERM), the normal way to stop it`,
+		Example: `  # forward 127.0.0.1:7001 to a subagent on 127.0.0.1:7000 and watch; stop after 4 frames
+  toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 4
+
+  # the frames as decode's NDJSON records, and a pcapng of the traffic for later
+  toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --json -w tap.pcapng --count 4
+
+  # every frame in full: header table, hexdump, payload as JSON
+  toonkit tap -v --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 2`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			for _, a := range []struct{ flag, val string }{{"--listen", opts.Listen}, {"--upstream", opts.Upstream}} {
+				if a.val == "" {
+					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
+				}
+				if _, _, err := net.SplitHostPort(a.val); err != nil {
+					return usageErrorf("an address is HOST:PORT, e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q", a.flag, a.val)
+				}
+			}
+			if opts.Verbose && opts.JSON {
+				return usageErrorf("", "-v and --json are two views: give one")
+			}
+			if opts.Write == "-" {
+				return usageErrorf("the view is on stdout; give -w a file name", "-w: cannot write the pcapng to stdout")
+			}
+			if opts.Count < 0 {
+				return usageErrorf("", "--count: want a number of frames from 1, found %d", opts.Count)
+			}
+			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
+				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTap(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Listen, "listen", "", "accept connections on `HOST:PORT`")
+	f.StringVar(&opts.Upstream, "upstream", "", "forward each connection to `HOST:PORT`")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show each frame in full (the inspect view) instead of one line")
+	f.BoolVar(&opts.JSON, "json", false, "write decode's NDJSON records (with their capture source) instead of the view")
+	f.StringVarP(&opts.Write, "write", "w", "", "also write the traffic to `FILE` as pcapng")
+	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
+	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
+	return c
+}
+
+// errCounted ends a tap that has shown --count frames.
+var errCounted = errors.New("enough frames")
+
+func runTap(opts *TapOptions) error {
+	ios := opts.IO
+	rep := newReporter(ios)
+	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	writeErr := func(err error) error { return ioErrorf("cannot write <stdout>: %s", pathErrText(err)) }
+
+	var pcap *output
+	if opts.Write != "" {
+		pcap = newOutput(ios, opts.Write)
+		if err := pcap.open(); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		if pcap != nil {
+			pcap.Abort()
+		}
+		return ioErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var sig os.Signal
+	restore := setInterruptHook(func(s os.Signal) bool {
+		if sig == nil {
+			sig = s
+		}
+		cancel()
+		return true
+	})
+	defer restore()
+
+	ins := inspect.New(out, inspect.Options{Format: inspect.OneLine, Style: inspectStyle(ios), MaxFrameSize: opts.MaxFrameSize})
+	if opts.Verbose {
+		ins = inspect.New(out, inspect.Options{Format: inspect.Text, Style: inspectStyle(ios), MaxFrameSize: opts.MaxFrameSize})
+	}
+	// stderr goes after what the view has shown.
+	var stderrErr error
+	toStderr := func(f func()) {
+		if err := out.Flush(); err != nil && stderrErr == nil {
+			stderrErr = err
+		}
+		f()
+	}
+	frames := 0
+	var line []byte
+	topts := tap.Options{
+		Upstream:     opts.Upstream,
+		MaxFrameSize: opts.MaxFrameSize,
+		Idle:         out.Flush,
+		Record: func(r *capture.Record) error {
+			if opts.JSON {
+				switch r.Kind {
+				case capture.Frame, capture.Text:
+					line = append(capture.AppendRecord(line[:0], r), '\n')
+					if _, err := out.Write(line); err != nil {
+						return err
+					}
+				case capture.Note:
+					toStderr(func() { rep.notef("%v", r.Err) })
+				default:
+					toStderr(func() {
+						rep.errorf("%v", r.Err)
+						if r.Moved != nil {
+							moveNotes(rep.notef, r.Err, *r.Moved)
+						}
+					})
+				}
+			} else if err := ins.Record(r); err != nil {
+				return err
+			}
+			if r.Kind == capture.Frame {
+				frames++
+				if frames == opts.Count {
+					return errCounted
+				}
+			}
+			return stderrErr
+		},
+		Notice: func(n tap.Notice) error {
+			toStderr(func() {
+				if n.Kind == tap.Failed {
+					rep.warnf("%s: cannot connect to the upstream: %s", n.Conn, netErrText(n.Err))
+					return
+				}
+				rep.notef("%s", n)
+			})
+			return stderrErr
+		},
+	}
+	if pcap != nil {
+		topts.Pcap = pcap
+	}
+	rep.notef("tap: listening on %s, forwarding to %s", ln.Addr(), opts.Upstream)
+	st, err := tap.Serve(ctx, ln, topts)
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if err != nil && !errors.Is(err, errCounted) {
+		if pcap != nil {
+			pcap.Abort()
+		}
+		var we *inspect.WriteError
+		if errors.As(err, &we) {
+			err = we.Err
+		}
+		if isExitError(err) {
+			return err
+		}
+		return writeErr(err)
+	}
+	if pcap != nil {
+		if err := pcap.Commit(); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("tap: %d %s, %d %s, %d %s; %d bytes c2s and %d bytes s2c forwarded",
+		st.Conns, plural(st.Conns, "connection", "connections"), st.Frames, plural(st.Frames, "frame", "frames"),
+		st.Problems, plural(st.Problems, "problem", "problems"), st.Forwarded[0], st.Forwarded[1])
+	if st.Lost > 0 {
+		summary += fmt.Sprintf(", %d of them not shown (the view fell behind)", st.Lost)
+	}
+	rep.notef("%s", summary)
+	if sig != nil {
+		return reported(128 + signalNumber(sig))
+	}
+	return nil
+}
+
+// netErrText is a network error without Go's "dial tcp" / "listen tcp"
+// wording repeated.
+func netErrText(err error) string {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		msg := oe.Err.Error()
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			msg = se.Err.Error()
+		}
+		return msg
+	}
+	return strings.TrimSpace(err.Error())
+}

@@ -1,0 +1,196 @@
+package records
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/toonkit/toonkit/internal/mapfile"
+	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
+)
+
+// MapThreshold is the size from which MapDocument maps a file into memory
+// rather than have it read: reading a file costs a page fault per 4 KiB of
+// a new buffer, besides the copy.
+const MapThreshold = 1 << 20
+
+// Document is one JSON value to write whole (TOON declares every array's
+// length before its items), and where it came from.
+type Document struct {
+	Name  string // the input, for messages
+	Value []byte
+	// Many says that Value is checked JSON, or an array made of several
+	// values; otherwise it is one input as it was read, which the
+	// encoder checks itself (the fast path).
+	Many bool
+	// mapped is the file, mapped in memory, when Value is yet to be read
+	// from it (EncodeTOON); file is the file itself, open, and limit the
+	// most it may be read of it.
+	mapped []byte
+	file   *os.File
+	limit  int
+}
+
+// MapDocument is the document of f, a regular file of MapThreshold bytes
+// or more but no more than limit, mapped into memory instead of read; nil
+// when f is no such file or cannot be mapped. EncodeTOON reads it (a
+// table straight from the mapping, anything else read into Value) and
+// closes f.
+func MapDocument(f *os.File, name string, limit int) *Document {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < MapThreshold || st.Size() > int64(limit) {
+		return nil
+	}
+	m := mapfile.Map(f, st.Size())
+	if m == nil {
+		return nil
+	}
+	return &Document{Name: name, mapped: m, file: f, limit: limit}
+}
+
+// ReadAll reads an input whole, refusing more than limit bytes (a TooLarge
+// error). A regular file (r with a Stat method) is read into a buffer made
+// once, of its size.
+func ReadAll(r io.Reader, name string, limit int) ([]byte, error) {
+	size := bytes.MinRead
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
+			// Room for the whole file and the read that sees its end, so
+			// that the buffer is never grown (and copied) on the way.
+			size = int(st.Size()) + bytes.MinRead
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, &Error{Name: name, Kind: ReadFailed, Err: err}
+	}
+	if n > int64(limit) {
+		return nil, &Error{Name: name, Kind: TooLarge, Err: fmt.Errorf("the input passes the limit of %d bytes", limit)}
+	}
+	return buf.Bytes(), nil
+}
+
+// JSONValues splits a text into its JSON values (copies), values back to
+// back or NDJSON; a value that is not valid is a BadJSON *Error with its
+// position.
+func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
+	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit)})
+	var out [][]byte
+	for {
+		v, _, err := jr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, JSONError(name, err)
+		}
+		out = append(out, bytes.Clone(v))
+	}
+}
+
+// JoinArray makes a JSON array of values.
+func JoinArray(values [][]byte) []byte {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
+}
+
+// EncodeTOON writes the document as TOON (toon.Encode; a mapped table
+// with toon.EncodeTable, straight from the mapping). A mapped document's
+// file is closed on return. A mapped file cut short while it is read is
+// a ReadFailed *Error (mapfile.ErrCutShort), not a crash.
+func (d *Document) EncodeTOON(w io.Writer, opts toon.EncodeOptions) error {
+	if d.mapped != nil {
+		took, err := d.encodeMapped(w, opts)
+		if took || err != nil {
+			return err
+		}
+	}
+	return toon.Encode(w, d.Value, opts)
+}
+
+// encodeMapped encodes a document mapped in memory when it is a table
+// (toon.EncodeTable reads a value that may change or be cut short while it
+// reads it); otherwise it reads the file into the document's value, for
+// toon.Encode. Either way the mapping and the file are closed on return.
+func (d *Document) encodeMapped(w io.Writer, opts toon.EncodeOptions) (took bool, err error) {
+	m, f := d.mapped, d.file
+	d.mapped, d.file = nil, nil
+	defer f.Close()
+	err = mapfile.Guard(m, func() error {
+		var err error
+		took, err = toon.EncodeTable(w, m, opts)
+		return err
+	})
+	mapfile.Unmap(m)
+	if err == mapfile.ErrCutShort {
+		return false, &Error{Name: d.Name, Kind: ReadFailed, Err: err}
+	}
+	if took || err != nil {
+		return took, err
+	}
+	// Read rather than copied from the mapping, which would hold the file
+	// twice for a while.
+	d.Value, err = ReadAll(f, d.Name, d.limit)
+	return false, err
+}
+
+// RootArray reports whether the input's document is an array: JSON
+// starting with "[", or TOON whose first line that is not blank or a
+// comment starts with "[". Other encodings hold records, an array. It
+// peeks no further than the byte or line that decides, so that a live
+// stream is not held back. It is asked before the first record.
+func (s *Source) RootArray() bool {
+	if s.format != codec.JSON && s.format != codec.TOON {
+		return true
+	}
+	for n := 1; ; {
+		n = max(n, s.br.Buffered())
+		p, err := s.br.Peek(n)
+		array, decided := RootArray(s.format, p, err != nil)
+		if decided || err != nil {
+			return array
+		}
+		n = len(p) + 1
+	}
+}
+
+// RootArray decides from the start p of a JSON or TOON document whether
+// its root is an array; whole says p is all there is. Undecided, more of
+// the document is needed.
+func RootArray(format codec.Format, p []byte, whole bool) (array, decided bool) {
+	p = TrimBOM(p)
+	if format == codec.JSON {
+		t := jsonv.TrimSpace(p)
+		return len(t) > 0 && t[0] == '[', len(t) > 0 || whole
+	}
+	for len(p) > 0 {
+		line, rest, complete := bytes.Cut(p, []byte("\n"))
+		t := bytes.TrimLeft(line, " ")
+		switch {
+		case len(bytes.TrimSpace(t)) == 0 || t[0] == '#':
+			if !complete && !whole {
+				return false, false // a blank or comment line, or not yet
+			}
+		default:
+			return t[0] == '[', true
+		}
+		p = rest
+	}
+	return false, whole
+}
