@@ -210,6 +210,18 @@ func parse(data []byte) (*Seal, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, errors.New("not a seal: data after the JSON object")
 	}
+	// json.Number takes a quoted number too: a seq is a JSON number.
+	var runs []map[string]json.RawMessage
+	if err := json.Unmarshal(raw["runs"], &runs); err != nil {
+		return nil, fmt.Errorf("not a seal: runs: %w", err)
+	}
+	for i, r := range runs {
+		for _, k := range []string{"first_seq", "last_seq"} {
+			if v := bytes.TrimSpace(r[k]); len(v) == 0 || v[0] == '"' {
+				return nil, fmt.Errorf("not a seal: runs[%d].%s is not a number", i, k)
+			}
+		}
+	}
 	if s.Format != Format {
 		return nil, fmt.Errorf("not a seal of a known format: %q (want %q)", s.Format, Format)
 	}

@@ -148,6 +148,7 @@ func TestParseStrict(t *testing.T) {
 	for _, bad := range []string{
 		"", "[]", "{}", string(doc[:len(doc)-3]), strings.Replace(string(doc), `{"format"`, `{"extra":1,"format"`, 1),
 		string(doc) + "{}", strings.Replace(string(doc), `"format":"toonkit-seal/1"`, `"format":"toonkit-seal/2"`, 1),
+		strings.Replace(string(doc), `"first_seq":1`, `"first_seq":"1"`, 1),
 	} {
 		if _, err := seal.Parse([]byte(bad), testKey); err == nil {
 			t.Errorf("accepted %q", bad)
