@@ -99,13 +99,19 @@ func (k *keyOptions) load(rep *reporter) ([]byte, error) {
 
 // signer loads the key and makes the Signer of a scheme.
 func (k *keyOptions) signer(rep *reporter, scheme sign.Scheme) (*sign.Signer, error) {
+	s, _, err := k.signerKey(rep, scheme)
+	return s, err
+}
+
+// signerKey is signer, with the key's bytes (for a seal's HMAC).
+func (k *keyOptions) signerKey(rep *reporter, scheme sign.Scheme) (*sign.Signer, []byte, error) {
 	key, err := k.load(rep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := sign.NewSigner(key, scheme)
 	if err != nil {
-		return nil, invalidError(err, "")
+		return nil, nil, invalidError(err, "")
 	}
-	return s, nil
+	return s, key, nil
 }

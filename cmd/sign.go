@@ -2,11 +2,16 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
 )
 
@@ -15,6 +20,8 @@ type SignOptions struct {
 	IO     *IOStreams
 	Input  string
 	Output string
+	Seal   string
+	Append bool
 	Jobs   int
 	signFlags
 }
@@ -52,6 +59,16 @@ newline is stripped) or from an environment variable (--key-env), never
 from the command line, where ps and the shell history would show it. A key
 file that group or others may read gives a warning.
 
+--seal FILE also writes the log's seal to FILE (docs/formats/seal.md): for
+each run its first and last seq and time, its event count and a SHA-256
+chain over its events' signed messages, signed with the same key, so that
+verify --seal catches a log cut short, a run removed or events reordered.
+sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
+written only when every event signs, after the output. --append extends
+the seal already in FILE (its HMAC checked first) with the events signed
+now, for a log that grows: the extended seal is that of the old events
+followed by the new ones.
+
 An event that cannot be signed (not an object; seq, t, actor, type,
 payload or meta.run_id missing or of the wrong type) is an error with its
 position; every event is still checked, and nothing is written to -o.
@@ -68,6 +85,9 @@ EXIT STATUS
   # sign what another command writes, with the key in the environment
   # (in CI, a secret variable)
   export AOP_KEY="$(cat audit.key)"; cat audit.ndjson | toonkit sign --key-env AOP_KEY > signed.ndjson
+
+  # sign and seal an audit log
+  toonkit sign --key-file audit.key --seal audit.seal audit.ndjson -o signed.ndjson
 
   # the AOP backend's own scheme
   toonkit sign --key-file audit.key --scheme payload-compact audit.ndjson`,
@@ -90,6 +110,8 @@ EXIT STATUS
 	opts.add(c)
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
+	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
+	c.Flags().StringVar(&opts.Seal, "seal", "", "also write the log's seal to `FILE` (docs/formats/seal.md), when every event signs")
 	return c
 }
 
@@ -98,8 +120,14 @@ func runSign(opts *SignOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Seal == "-" {
+		return usageErrorf("name a file: the signed events go to the output", "--seal: cannot be -")
+	}
+	if opts.Append && opts.Seal == "" {
+		return usageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
+	}
 	rep := newReporter(opts.IO)
-	signer, err := opts.Key.signer(rep, opts.Scheme)
+	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
@@ -120,6 +148,18 @@ func runSign(opts *SignOptions) error {
 		},
 		Idle: out.Flush,
 	}
+	sb := &seal.Builder{}
+	if opts.Append {
+		if sb, err = resumeSeal(opts.Seal, key, opts.Scheme); err != nil {
+			return err
+		}
+	}
+	if opts.Seal != "" {
+		h.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) error {
+			sb.Add(run, seq, t, d)
+			return nil
+		}
+	}
 	bad, err := sign.SignStream(context.Background(), in.R, signer, sign.StreamOptions{Workers: n,
 		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
 	if err != nil {
@@ -133,7 +173,62 @@ func runSign(opts *SignOptions) error {
 		out.Abort()
 		return reported(ExitInvalid)
 	}
-	return out.Commit()
+	if opts.Seal == "" {
+		return out.Commit()
+	}
+	doc, err := sealDocument(sb, key, opts.Scheme)
+	if err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	so := newOutput(opts.IO, opts.Seal)
+	so.Write(doc)
+	return so.Commit()
+}
+
+// resumeSeal reads the seal that sign --append extends, its HMAC checked.
+func resumeSeal(path string, key []byte, scheme sign.Scheme) (*seal.Builder, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
+	}
+	sl, err := seal.Parse(data, key)
+	if err == nil && sl.Scheme != scheme.String() {
+		err = fmt.Errorf("the seal is of the scheme %s, not %s", sl.Scheme, scheme)
+	}
+	var b *seal.Builder
+	if err == nil {
+		b, err = seal.Resume(sl)
+	}
+	if err != nil {
+		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "")
+	}
+	return b, nil
+}
+
+// sealDocument is the seal file of the events added to b, made now, or at
+// SOURCE_DATE_EPOCH (seconds since 1970) when it is set, for reproducible
+// seals.
+func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme) ([]byte, error) {
+	at := time.Now()
+	if e, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
+		sec, err := strconv.ParseInt(e, 10, 64)
+		if err != nil {
+			return nil, usageErrorf("", "SOURCE_DATE_EPOCH: %q is not a number of seconds", e)
+		}
+		at = time.Unix(sec, 0)
+	}
+	sl, err := b.Seal(key, scheme, at)
+	if err == nil {
+		var doc []byte
+		if doc, err = sl.Marshal(); err == nil {
+			return doc, nil
+		}
+	}
+	return nil, invalidError(fmt.Errorf("cannot make the seal: %w", err), "")
 }
 
 // eventsReadError reports an error of the trace event reader: malformed

@@ -3,8 +3,10 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,6 +14,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
@@ -25,6 +28,7 @@ type VerifyOptions struct {
 	// RequireBoth wants every signature in meta.signature and at the top level.
 	RequireBoth bool
 	Jobs        int // workers; 1 is the single-worker path
+	Seal        string
 	signFlags
 }
 
@@ -60,6 +64,17 @@ match, the exact message that was signed to check it (the scheme's fields
 and the canonical payload), for a producer to compare with its own bytes.
 The signature toonkit computed is never shown: a log of a CI run would
 otherwise hand out a valid signature for a tampered event.
+
+--seal FILE also checks the log against its seal (toonkit sign --seal,
+toonkit seal; docs/formats/seal.md): the seal's own HMAC first (a seal that
+does not verify is an error, and nothing else is judged), then that every
+run of the seal is in the log and no other, and that each run starts and
+ends at the sealed seq with the sealed count and hash chain. Each finding
+names its run (code SIG030):
+  audit.seal:1: run 550e8400…: the log ends at seq 3, the seal at seq 5 (2 events removed from the end)
+  audit.seal:1: run 550e8400…: missing from the log (the seal has 4 events, seq 1 to 4)
+  audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
+With --explain a chain that differs shows both last links.
 
 --scheme and the key are as for sign (see toonkit sign --help).
 
@@ -114,13 +129,18 @@ EXIT STATUS
 	addReportFlag(c, &opts.Report)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
+	c.Flags().StringVar(&opts.Seal, "seal", "", "also check the log against its seal in `FILE` (toonkit sign --seal, toonkit seal)")
 	c.Flags().BoolVar(&opts.RequireBoth, "require-both", false, "want each signature in meta.signature and in the top-level signature: one place only is an error")
 	return c
 }
 
 func runVerify(opts *VerifyOptions) error {
 	rep := newReporter(opts.IO)
-	signer, err := opts.Key.signer(rep, opts.Scheme)
+	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	if err != nil {
+		return err
+	}
+	sl, err := readSeal(opts, key)
 	if err != nil {
 		return err
 	}
@@ -128,6 +148,10 @@ func runVerify(opts *VerifyOptions) error {
 	defer out.Flush()
 	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
 	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
+	var sb seal.Builder
+	if sl != nil {
+		log.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) { sb.Add(run, seq, t, d) }
+	}
 	unreadable := 0
 	for _, name := range opts.Inputs {
 		err := verifyFile(opts, name, log)
@@ -138,6 +162,15 @@ func runVerify(opts *VerifyOptions) error {
 		}
 	}
 	log.Finish()
+	if sl != nil && unreadable == 0 {
+		for _, f := range sb.Compare(sl) {
+			msg := f.Msg
+			if opts.Explain && f.LogChain != "" && f.LogChain != f.SealChain {
+				msg += fmt.Sprintf(" (the last link of the chain: %s in the log, %s in the seal, which keeps the last link only)", f.LogChain, f.SealChain)
+			}
+			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})
+		}
+	}
 	pr.summary(log)
 	if err := out.Flush(); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
@@ -149,6 +182,28 @@ func runVerify(opts *VerifyOptions) error {
 		return reported(ExitInvalid)
 	}
 	return nil
+}
+
+// readSeal reads and checks the seal of --seal, nil without it: its own
+// HMAC first, with the key.
+func readSeal(opts *VerifyOptions, key []byte) (*seal.Seal, error) {
+	if opts.Seal == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(opts.Seal)
+	if err != nil {
+		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
+	}
+	sl, err := seal.Parse(b, key)
+	switch {
+	case errors.Is(err, seal.ErrHMAC):
+		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")
+	case err != nil:
+		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "")
+	case sl.Scheme != opts.Scheme.String():
+		return nil, invalidError(fmt.Errorf("%s: the seal is of the scheme %s, not %s", opts.Seal, sl.Scheme, opts.Scheme), "verify with --scheme "+sl.Scheme)
+	}
+	return sl, nil
 }
 
 // verifyFile checks the events of one file, as part of the log, on
@@ -209,6 +264,9 @@ func (pr *problemPrinter) runLabel(id string) string {
 // subject is "seq 16 (run 550e8400-e29b-41d4-a716-446655440000)", or the
 // pointer of an event that could not be read.
 func subject(p sign.Problem, run string) string {
+	if p.Seq == "" && p.Run != "" {
+		return "run " + run // a seal's finding
+	}
 	if p.Seq == "" {
 		return p.Pointer
 	}
@@ -233,7 +291,7 @@ func finding(p sign.Problem) validate.Finding {
 	if p.Warning {
 		f.Severity = validate.Warning
 	}
-	if p.Seq != "" {
+	if p.Seq != "" || p.Run != "" {
 		f.Message = subject(p, p.Run) + ": " + p.Msg
 	}
 	return f
@@ -241,7 +299,7 @@ func finding(p sign.Problem) validate.Finding {
 
 func (pr *problemPrinter) text(p sign.Problem) {
 	where := fmt.Sprintf("%s:%d", p.File, p.Line)
-	if p.Seq == "" {
+	if p.Seq == "" && p.Run == "" {
 		where += ":" + strconv.Itoa(p.Column)
 	}
 	label, msg := "", p.Msg

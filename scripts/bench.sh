@@ -614,6 +614,23 @@ if ((have_time)); then
 	verify4_kb=$MAX_KB
 	rm -f "$dir/signed4.ndjson"
 fi
+# The seal (sign --seal, verify --seal): each with and without, in turns,
+# with GOMAXPROCS=1; sealing adds at most 10% (plain / sealed >= 0.91).
+note "sign and verify with and without --seal, in turns, x$reps"
+"$tk" sign --key-file "$dir/audit.key" --seal "$dir/audit.seal" "$dir/audit.ndjson" >/dev/null || die "toonkit sign --seal failed"
+t_sp=() t_ss=() t_vp=() t_vs=()
+for ((i = 0; i < reps; i++)); do
+	measure 1 env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" "$dir/audit.ndjson"
+	t_sp+=("$MED_NS")
+	measure 1 env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key" --seal "$dir/bench.seal" "$dir/audit.ndjson"
+	t_ss+=("$MED_NS")
+	measure 1 env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" "$dir/signed.ndjson"
+	t_vp+=("$MED_NS")
+	measure 1 env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key" --seal "$dir/audit.seal" "$dir/signed.ndjson"
+	t_vs+=("$MED_NS")
+done
+sealsp_ns=$(median "${t_sp[@]}") sealss_ns=$(median "${t_ss[@]}") sealvp_ns=$(median "${t_vp[@]}") sealvs_ns=$(median "${t_vs[@]}")
+rm -f "$dir/audit.seal" "$dir/bench.seal"
 pypair sign "$dir/audit.ndjson" env GOMAXPROCS=1 "$tk" sign --key-file "$dir/audit.key"
 pypair verify "$dir/signed.ndjson" env GOMAXPROCS=1 "$tk" verify --key-file "$dir/audit.key"
 py_ns="" chk_pyverify="SKIP (no python3)"
@@ -1139,6 +1156,10 @@ else
 	row "  sign vs the spec's Python" "n/a" ">= 10x" "" "SKIP (no python3)"
 fi
 row "sign MB/s: -j 1 / -j $jobs" "$(mbps "$sig_bytes" "$sign1_ns") / $(mbps "$sig_bytes" "$signj_ns")" "" "" "(in turns)"
+row "sign events/s, 1 core: plain / --seal" "$(evps "$nsig" "$sealsp_ns") / $(evps "$nsig" "$sealss_ns")" "" "" "(in turns)"
+ratiorow "  sign --seal speed, vs plain" "$sealsp_ns" "$sealss_ns" 0.91
+row "verify events/s, 1 core: plain / --seal" "$(evps "$nsig" "$sealvp_ns") / $(evps "$nsig" "$sealvs_ns")" "" "" "(in turns)"
+ratiorow "  verify --seal speed, vs plain" "$sealvp_ns" "$sealvs_ns" 0.91
 ratiorow "  sign speed-up, -j $jobs vs -j 1" "$sign1_ns" "$signj_ns" 1.6
 if [[ -n $py_ns ]]; then
 	ratiorow "  sign -j $jobs vs the spec's Python, wall time" "$py_ns" "$signj_ns" 20

@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
@@ -45,6 +46,11 @@ type item struct {
 	outEnd          int
 	seg             int
 	bad             *FieldError
+	// With scanner.seal: the event's run_id, seq and t, one after the
+	// other in scanResult.info from info on, and its HMAC-SHA256 (the
+	// signature's bytes).
+	info, runLen, seqLen, tLen int
+	digest                     [sha256.Size]byte
 }
 
 // seg is one scan: the items items[from:to], begun at start in state st0;
@@ -64,17 +70,19 @@ type scanResult struct {
 	items []item
 	segs  []seg
 	out   []byte
+	info  []byte // see item.info
 }
 
 func (r *scanResult) reset() {
-	r.items, r.segs, r.out = r.items[:0], r.segs[:0], r.out[:0]
+	r.items, r.segs, r.out, r.info = r.items[:0], r.segs[:0], r.out[:0], r.info[:0]
 }
 
 // scanner parses and signs events; one per goroutine.
 type scanner struct {
-	p   parser
-	s   *Signer
-	max int
+	p    parser
+	s    *Signer
+	max  int
+	seal bool // keep what a seal needs of each event (StreamHandler.Signed)
 }
 
 // run reads events from buf[i:] in state st, the bytes from gap on being
@@ -173,6 +181,11 @@ func (sc *scanner) run(r *scanResult, buf []byte, gap, i, st int, final bool, me
 			it.sigOut = len(r.out)
 			r.out = AppendSigned(r.out, ev, sc.s.Sign(ev))
 			it.outEnd = len(r.out)
+			if sc.seal {
+				it.digest = sc.s.sum
+				it.info, it.runLen, it.seqLen, it.tLen = len(r.info), len(ev.RunID), len(ev.Seq), len(ev.T)
+				r.info = append(append(append(r.info, ev.RunID...), ev.Seq...), ev.T...)
+			}
 		}
 		r.items = append(r.items, it)
 		i += n

@@ -7,7 +7,9 @@ package sign
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -319,4 +321,13 @@ var hexPairs = func() (t [256][2]byte) {
 // Valid reports whether sig is ev's signature, comparing in constant time.
 func (s *Signer) Valid(ev *Event, sig []byte) bool {
 	return hmac.Equal(s.Sign(ev), sig)
+}
+
+// NewKey returns a new random salt key: 256 bits from crypto/rand, as 64
+// lowercase hex digits (the bytes the key file holds, before its line
+// break).
+func NewKey() []byte {
+	var k [32]byte
+	rand.Read(k[:]) // never fails (crypto/rand)
+	return []byte(hex.EncodeToString(k[:]))
 }

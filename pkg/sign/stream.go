@@ -3,6 +3,7 @@ package sign
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"io"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -39,6 +40,11 @@ type StreamHandler struct {
 	// Bad receives an event that cannot be signed, with its index and the
 	// position of what is wrong (*EventError).
 	Bad func(e *EventError) error
+	// Signed, when not nil, receives each event signed, in order, until
+	// the first bad one: its run_id, seq (the decimal form Python prints)
+	// and t, and its HMAC-SHA256 (the signature's 32 bytes): what a seal
+	// needs (pkg/seal's Builder.Add). The slices are valid during the call.
+	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte) error
 	// Idle, when not nil, is called where a live input (StreamOptions.Live)
 	// has nothing more buffered: a place to flush the output.
 	Idle func() error
@@ -101,7 +107,7 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 	}
 	scanners := make(chan *scanner, workers)
 	for _, sg := range signers {
-		scanners <- &scanner{s: sg, max: limit}
+		scanners <- &scanner{s: sg, max: limit, seal: h.Signed != nil}
 	}
 	work := func(b *batch) (*batch, error) {
 		sc := <-scanners
@@ -110,7 +116,7 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 		sc.speculate(&b.res, b.raw, b.from, b.st0, b.final)
 		return b, nil
 	}
-	w := &streamWriter{h: h, sc: &scanner{s: s, max: limit}, st: stStart}
+	w := &streamWriter{h: h, sc: &scanner{s: s, max: limit, seal: h.Signed != nil}, st: stStart}
 	write := func(b *batch) error {
 		err := w.batch(b)
 		select {
@@ -288,6 +294,12 @@ func (w *streamWriter) emit(base int, r *scanResult, from, to int) error {
 		}
 		end = it.outEnd
 		w.cursor = base + it.end
+		if w.h.Signed != nil {
+			info := r.info[it.info:]
+			if err := w.h.Signed(info[:it.runLen], info[it.runLen:it.runLen+it.seqLen], info[it.runLen+it.seqLen:it.runLen+it.seqLen+it.tLen], &it.digest); err != nil {
+				return err
+			}
+		}
 	}
 	return flush()
 }

@@ -3,6 +3,7 @@ package sign
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ func oneLoop(data []byte, limit int) string {
 		if bad == 0 {
 			out.Write(rec.Gap)
 			out.Write(AppendSigned(nil, ev, sg.Sign(ev)))
+			fmt.Fprintf(&msgs, "signed %q %s %q %s\n", ev.RunID, ev.Seq, ev.T, sg.Sign(ev))
 		}
 	}
 	if bad == 0 {
@@ -82,6 +84,10 @@ func streamed(t testing.TB, in io.Reader, opts StreamOptions) string {
 		},
 		Bad: func(e *EventError) error {
 			fmt.Fprintf(&msgs, "%s\n", e)
+			return nil
+		},
+		Signed: func(run, seq, t []byte, d *[sha256.Size]byte) error {
+			fmt.Fprintf(&msgs, "signed %q %s %q %x\n", run, seq, t, *d)
 			return nil
 		},
 	}

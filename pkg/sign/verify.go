@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,6 +20,7 @@ const (
 	CodeLateStart = "SIG013" // a run that starts after seq 1 (warning)
 	CodeSeqRange  = "SIG014" // a seq beyond 64 bits: its order is not checked
 	CodeEvent     = "SIG020" // not a trace event, or malformed JSON
+	CodeSeal      = "SIG030" // the log differs from its seal (pkg/seal)
 )
 
 // Where is an event's place: its file and position, its index in the log.
@@ -65,6 +67,12 @@ type Log struct {
 	Emit        func(Problem)
 	Explain     bool // keep the signed message of each mismatch
 	RequireBoth bool // a signature in one of its two places only is an error
+	// Signed, when not nil, receives every event checked, in order, with
+	// its run_id, seq, t and the HMAC-SHA256 of the message its scheme
+	// signs (its right signature's 32 bytes), whatever signature it holds:
+	// what a seal is checked against (pkg/seal). The slices are valid
+	// during the call.
+	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte)
 
 	// Events is the number of events checked (Check), Unread the number
 	// of records that could not be read as events (Bad): not counted as
@@ -124,9 +132,14 @@ func (l *Log) Bad(w Where, pointer, msg string) {
 	l.emit(Problem{Where: w, Code: CodeEvent, Pointer: pointer, Msg: msg})
 }
 
+// Report records a problem of the log found outside its events (a seal's
+// finding, pkg/seal), counted as an error or a warning; call it after
+// Finish.
+func (l *Log) Report(p Problem) { l.emit(p) }
+
 // Check checks one event.
 func (l *Log) Check(ev *Event, w Where) {
-	v := judge(l.Signer, ev, l.Explain)
+	v := judge(l.Signer, ev, l.Explain, l.Signed != nil)
 	l.apply(&v, w)
 }
 
@@ -141,14 +154,23 @@ type verdict struct {
 	unsigned, valid, hex bool
 	differ               bool   // both signatures, not equal
 	message              []byte // the message signed, for a mismatch with Explain
+	t                    []byte // with seal
+	digest               [sha256.Size]byte
 }
 
 // judge checks ev's signature with s: the expensive part of Check, which
 // needs nothing of the log.
-func judge(s *Signer, ev *Event, explain bool) verdict {
-	v := verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop}
+// With seal it also keeps t and the HMAC of the message signed.
+func judge(s *Signer, ev *Event, explain, seal bool) (v verdict) {
+	v = verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop}
+	if seal {
+		defer func() { v.t, v.digest = ev.T, s.sum }()
+	}
 	if !ev.HasSig && !ev.HasTop {
 		v.unsigned = true
+		if seal {
+			s.Sign(ev)
+		}
 		return v
 	}
 	sig := ev.Signature
@@ -201,6 +223,9 @@ func (l *Log) apply(v *verdict, w Where) {
 		case v.differ:
 			l.emit(problem(CodeTopDiffer, "the top-level signature differs from meta.signature"))
 		}
+	}
+	if l.Signed != nil {
+		l.Signed(v.run, v.seq, v.t, &v.digest)
 	}
 	l.sequence(v, w, problem)
 	l.settle(w.Index)

@@ -107,7 +107,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	var resume *vbatch
 	work := func(b *vbatch) (*vbatch, error) {
 		s := <-workers
-		b.check(s, max, l.Explain)
+		b.check(s, max, l.Explain, l.Signed != nil)
 		workers <- s
 		return b, nil
 	}
@@ -246,7 +246,7 @@ type vitem struct {
 // JSON array is due), as a Reader reads them, until one is not whole in b,
 // is malformed or the array is not as a Reader wants it (stop): what
 // follows is read by a Reader, from the state the batch stopped in.
-func (b *vbatch) check(s *Signer, limit int, explain bool) {
+func (b *vbatch) check(s *Signer, limit int, explain, seal bool) {
 	b.items, b.stop, b.lines, b.moved = b.items[:0], -1, 0, false
 	src := b.raw
 	p := &s.p
@@ -319,7 +319,7 @@ func (b *vbatch) check(s *Signer, limit int, explain bool) {
 				it.msg = err.Error()
 			}
 		} else {
-			it.v = judge(s, ev, explain)
+			it.v = judge(s, ev, explain, seal)
 		}
 		i = j + p.pos
 		if n := bytes.Count(raw, newline); n > 0 { // a record over several lines

@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/seal"
+	"github.com/toonkit/toonkit/pkg/sign"
+)
+
+// SealOptions are the options of `toonkit seal`.
+type SealOptions struct {
+	IO     *IOStreams
+	Input  string
+	Output string
+	signFlags
+}
+
+func newSealCmd(ios *IOStreams, runF func(*SealOptions) error) *cobra.Command {
+	opts := &SealOptions{IO: ios}
+	c := &cobra.Command{
+		Use:   "seal (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
+		Short: "Write the seal of an audit log already signed",
+		Long: `Seal checks the signature of every event of a log already signed (by
+toonkit sign, or by the Python services), then writes the log's seal
+(docs/formats/seal.md): for each run its first and last seq and time, its
+event count and a SHA-256 chain over its events' signed messages, with the
+scheme, the time of sealing (SOURCE_DATE_EPOCH when set) and an HMAC-SHA256
+over the seal's own canonical bytes with the same key. toonkit verify --seal
+then catches a log cut at its end or start, a run removed or added, and
+events swapped or replaced. toonkit sign --seal writes the same seal while
+signing.
+
+The key and --scheme are as for sign (see toonkit sign --help). Nothing is
+written unless every event verifies.
+
+EXIT STATUS
+  0  the seal was written
+  1  an event is not a trace event or its signature does not verify, the
+     input is not trace events, or the key is missing or empty
+  2  usage error
+  3  the input or the key file could not be read, or the output written`,
+		Example: `  # seal a log the Python services signed
+  toonkit seal --key-file audit.key audit.ndjson -o audit.seal`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := opts.parse(); err != nil {
+				return err
+			}
+			inputs, err := inputNames(ios, args, c.CommandPath())
+			if err != nil {
+				return err
+			}
+			opts.Input = inputs[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSeal(opts)
+		},
+	}
+	opts.add(c)
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the seal to `FILE`; - forces stdout")
+	return c
+}
+
+func runSeal(opts *SealOptions) error {
+	rep := newReporter(opts.IO)
+	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	if err != nil {
+		return err
+	}
+	in, err := openInput(opts.IO, opts.Input)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	b, err := seal.FromLog(in.R, signer, opts.MaxEventSize)
+	if err != nil {
+		var ee *sign.EventError
+		switch {
+		case errors.As(err, &ee):
+			rep.errorf("%s", eventError(in.Name, ee))
+			return reported(ExitInvalid)
+		case errors.Is(err, seal.ErrUnsigned):
+			return invalidError(errors.New(in.Name+":"+err.Error()), "only a log whose every event verifies is sealed: run toonkit verify on it")
+		}
+		return eventsReadError(in.Name, err)
+	}
+	doc, err := sealDocument(b, key, opts.Scheme)
+	if err != nil {
+		return err
+	}
+	out := newOutput(opts.IO, opts.Output)
+	out.Write(doc)
+	return out.Commit()
+}

@@ -1,0 +1,93 @@
+package seal
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// Finding is one way a log differs from its seal, in the words of one run:
+// Msg says what differs ("the log ends at seq 3, the seal at seq 5 (2
+// events removed from the end)"). LogChain and SealChain are the run's last
+// links, for a run in both (a seal keeps only the last link of each chain:
+// where two chains part cannot be told from it).
+type Finding struct {
+	RunID               string
+	Msg                 string
+	LogChain, SealChain string
+}
+
+// Compare checks the events added to b (a log, in order) against the seal
+// s: every run of the seal is in the log, every run of the log in the
+// seal, and each run's first and last seq, count, first and last time and
+// chain are the seal's. The findings come in the seal's order of runs, then
+// the runs of the log that the seal does not name, in the log's order; a
+// run gives one finding per thing that differs, its chain only when all
+// else agrees.
+func (b *Builder) Compare(s *Seal) []Finding {
+	var fs []Finding
+	sealed := make(map[string]bool, len(s.Runs))
+	for _, sr := range s.Runs {
+		sealed[sr.RunID] = true
+		k, ok := b.index[sr.RunID]
+		if !ok || sr.Count < 1 {
+			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf("missing from the log (the seal has %s, seq %s to %s)", events(sr.Count), sr.FirstSeq, sr.LastSeq)})
+			continue
+		}
+		lr := b.runs[k].run()
+		n := len(fs)
+		add := func(format string, a ...any) {
+			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf(format, a...), LogChain: lr.Chain, SealChain: sr.Chain})
+		}
+		if lr.FirstSeq != sr.FirstSeq {
+			add("the log starts at seq %s, the seal at seq %s%s", lr.FirstSeq, sr.FirstSeq, howMany(sr.FirstSeq, lr.FirstSeq, "removed from the start", "added at the start"))
+		}
+		if lr.LastSeq != sr.LastSeq {
+			add("the log ends at seq %s, the seal at seq %s%s", lr.LastSeq, sr.LastSeq, howMany(lr.LastSeq, sr.LastSeq, "removed from the end", "added at the end"))
+		}
+		if lr.Count != sr.Count {
+			add("the log has %s of the run, the seal %d", events(lr.Count), sr.Count)
+		}
+		if len(fs) > n {
+			continue
+		}
+		switch {
+		case lr.FirstT != sr.FirstT || lr.LastT != sr.LastT:
+			add("the times of its first and last events differ from the seal's (%s to %s in the log, %s to %s in the seal)", lr.FirstT, lr.LastT, sr.FirstT, sr.LastT)
+		case lr.Chain != sr.Chain:
+			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
+		}
+	}
+	for _, r := range b.runs {
+		if lr := r.run(); !sealed[lr.RunID] {
+			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq), LogChain: lr.Chain})
+		}
+	}
+	return fs
+}
+
+func events(n int64) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
+}
+
+// howMany is " (N events removed…)" for lo < hi, " (N events added…)" for
+// lo > hi, as seq numbers; "" when they cannot be compared.
+func howMany(lo, hi fmt.Stringer, less, more string) string {
+	a, ok1 := new(big.Int).SetString(lo.String(), 10)
+	b, ok2 := new(big.Int).SetString(hi.String(), 10)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	d := new(big.Int).Sub(b, a)
+	what := less
+	if d.Sign() < 0 {
+		d.Neg(d)
+		what = more
+	}
+	if !d.IsInt64() {
+		return ""
+	}
+	return fmt.Sprintf(" (%s %s)", events(d.Int64()), what)
+}

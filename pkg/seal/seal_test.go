@@ -1,0 +1,176 @@
+package seal_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toonkit/toonkit/pkg/seal"
+	"github.com/toonkit/toonkit/pkg/sign"
+)
+
+var testKey = []byte("seal-test-key")
+
+// signedLog signs testdata's audit log, its last 4 events made a second
+// run: two runs of 4 events.
+func signedLog(t testing.TB, edit ...func(string) string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile("../sign/testdata/audit.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	for i := 4; i < len(lines); i++ {
+		lines[i] = strings.ReplaceAll(lines[i], "-000000000000", "-000000000001")
+	}
+	for _, e := range edit {
+		for i := range lines {
+			lines[i] = e(lines[i])
+		}
+	}
+	in := []byte(strings.Join(lines, ""))
+	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
+	var out bytes.Buffer
+	h := sign.StreamHandler{Output: func(b []byte) error { out.Write(b); return nil }, Bad: func(e *sign.EventError) error { return e }}
+	if _, err := sign.SignStream(context.Background(), bytes.NewReader(in), s, sign.StreamOptions{}, h); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func sealOf(t testing.TB, log []byte) []byte {
+	t.Helper()
+	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
+	b, err := seal.FromLog(bytes.NewReader(log), s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := b.Seal(testKey, sign.SchemeSpec, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := sl.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestSealRoundTrip(t *testing.T) {
+	log := signedLog(t)
+	doc := sealOf(t, log)
+	sl, err := seal.Parse(doc, testKey)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	if len(sl.Runs) != 2 || sl.Runs[0].Count+sl.Runs[1].Count != 8 || sl.Runs[0].FirstSeq != "1" {
+		t.Fatalf("runs: %+v", sl.Runs)
+	}
+	if _, err := seal.Parse(doc, []byte("another key")); !errors.Is(err, seal.ErrHMAC) {
+		t.Fatalf("another key: %v", err)
+	}
+	edited := bytes.Replace(doc, []byte(`"count":4`), []byte(`"count":3`), 1)
+	if bytes.Equal(edited, doc) {
+		t.Fatal("no count to edit")
+	}
+	if _, err := seal.Parse(edited, testKey); !errors.Is(err, seal.ErrHMAC) {
+		t.Fatalf("edited: %v", err)
+	}
+}
+
+// TestChainOrder: swapping two events of a run changes its chain, and
+// cutting the last one changes its count, last seq and chain.
+func TestChainOrder(t *testing.T) {
+	log := signedLog(t)
+	lines := strings.SplitAfter(string(log), "\n")
+	swapped := append([]string{lines[1], lines[0]}, lines[2:]...)
+	a, _ := seal.Parse(sealOf(t, log), testKey)
+	b, _ := seal.Parse(sealOf(t, []byte(strings.Join(swapped, ""))), testKey)
+	if a.Runs[0].Chain == b.Runs[0].Chain || a.Runs[1].Chain != b.Runs[1].Chain {
+		t.Fatalf("swap: %+v vs %+v", a.Runs, b.Runs)
+	}
+}
+
+// TestPythonChecker: scripts/checkseal.py, the 20 lines of Python that
+// docs/formats/seal.md promises, agrees with toonkit on good and bad seals.
+func TestPythonChecker(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed (it is on the machine and in CI)")
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	key := write("key", append(testKey, '\n'))
+	log := signedLog(t)
+	doc := sealOf(t, log)
+	lines := strings.SplitAfter(string(log), "\n")
+	cases := []struct {
+		name     string
+		seal     []byte
+		log      string
+		want, py string
+	}{
+		{"good", doc, string(log), "", "ok\n"},
+		{"edited seal", bytes.Replace(doc, []byte(`"count":4`), []byte(`"count":5`), 1), string(log), "HMAC", "the seal HMAC does not match"},
+		{"tail cut", doc, strings.Join(lines[:7], ""), "", "the log and the seal differ"},
+		{"head cut", doc, strings.Join(lines[1:], ""), "", "the log and the seal differ"},
+		{"swapped", doc, lines[1] + lines[0] + strings.Join(lines[2:], ""), "", "the log and the seal differ"},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(py, "../../scripts/checkseal.py", key, write("seal.json", c.seal), write("log.ndjson", []byte(c.log)))
+		out, err := cmd.CombinedOutput()
+		if c.py == "ok\n" {
+			if err != nil || string(out) != c.py {
+				t.Errorf("%s: checkseal.py: %v %s", c.name, err, out)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(string(out), c.py) {
+			t.Errorf("%s: checkseal.py accepted or said %q (%v)", c.name, out, err)
+		}
+	}
+}
+
+func TestParseStrict(t *testing.T) {
+	doc := sealOf(t, signedLog(t))
+	for _, bad := range []string{
+		"", "[]", "{}", string(doc[:len(doc)-3]), strings.Replace(string(doc), `{"format"`, `{"extra":1,"format"`, 1),
+		string(doc) + "{}", strings.Replace(string(doc), `"format":"toonkit-seal/1"`, `"format":"toonkit-seal/2"`, 1),
+		strings.Replace(string(doc), `"first_seq":1`, `"first_seq":"1"`, 1),
+	} {
+		if _, err := seal.Parse([]byte(bad), testKey); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(sealOf(f, signedLog(f)))
+	f.Add([]byte(`{"format":"toonkit-seal/1","scheme":"spec","sealed_at":"","runs":[],"hmac":"00"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := seal.Parse(b, testKey)
+		if err != nil {
+			return
+		}
+		// A seal read back writes the same canonical bytes it was signed over.
+		doc, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := seal.Parse(doc, testKey); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+	})
+}
