@@ -73,6 +73,7 @@ func ParseDelimiter(s string) (Delimiter, error) {
 	return 0, fmt.Errorf("unknown delimiter %q (supported: comma, tab, pipe)", s)
 }
 
+// String is the delimiter's name, as ParseDelimiter takes it: comma, tab or pipe.
 func (d Delimiter) String() string {
 	switch d {
 	case Tab:
