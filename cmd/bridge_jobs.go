@@ -23,12 +23,7 @@ func bridgeJobs(opts *ConvertOptions, src *source, out *output, conv *bridge.Con
 			}
 			return out.failed
 		},
-		Idle: func() error {
-			if out.failed == nil {
-				return out.Flush()
-			}
-			return out.failed
-		},
+		Idle: out.Flush,
 	}
 	rest, err := conv.Stream(context.Background(), src.Reader(), bridge.StreamOptions{Workers: opts.Jobs, Elements: src.Format() == codec.JSON,
 		MaxValueSize: int64(opts.MaxFrameSize), Live: !src.in.regular(), LeaveRead: true,

@@ -111,12 +111,7 @@ func streamJobs(opts *ConvertOptions, src *source, out *output, snk sink) error 
 			}
 			return out.failed
 		},
-		Idle: func() error {
-			if out.failed == nil {
-				return out.Flush()
-			}
-			return out.failed
-		},
+		Idle: out.Flush,
 	}
 	if more, err := recordsRun(opts, src, h, false); !more {
 		return err
@@ -144,12 +139,7 @@ func tableRowsJobs(src *source, jobs int, out *output, write func([]byte) error)
 			}
 			return out.failed
 		},
-		Idle: func() error {
-			if out.failed == nil {
-				return out.Flush()
-			}
-			return out.failed
-		},
+		Idle: out.Flush,
 	}
 	rest, err := tabular.DecodeStream(context.Background(), src.Table(), tabular.StreamOptions{Workers: jobs, Live: !src.in.regular(), LeaveRead: true}, h)
 	src.SetTable(rest)

@@ -53,16 +53,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 	h := capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {
 			frames += n
-			if array == nil {
-				out.Write(b)
-				return out.failed
-			}
-			start := 0
-			for _, end := range ends {
-				array.Write(b[start:end])
-				start = end
-			}
-			return out.failed
+			return writeBatch(out, array, b, ends)
 		},
 		Other: func(r *capture.Record) error {
 			if r.Kind == capture.Note {
@@ -80,12 +71,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 			}
 			return nil
 		},
-		Idle: func() error {
-			if out.failed == nil {
-				out.Flush()
-			}
-			return out.failed
-		},
+		Idle: out.Flush,
 	}
 	err = capture.Stream(context.Background(), br, sopts, h)
 	var fe *capture.FormatError

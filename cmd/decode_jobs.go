@@ -28,16 +28,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 	h := binary.StreamHandler{
 		Records: func(b []byte, ends []int) error {
 			good += len(ends)
-			if array == nil {
-				out.Write(b)
-				return out.failed
-			}
-			start := 0
-			for _, end := range ends {
-				array.Write(b[start:end])
-				start = end
-			}
-			return out.failed
+			return writeBatch(out, array, b, ends)
 		},
 		Large: func(f *binary.Frame, js []byte) error {
 			// Written as the single-worker loop writes it: no copy.
@@ -66,12 +57,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 			moveNotes(rep.notef, err, moved)
 			return nil
 		},
-		Idle: func() error {
-			if out.failed == nil {
-				out.Flush()
-			}
-			return out.failed
-		},
+		Idle: out.Flush,
 	}
 	err = binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
 		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec, LeaveRead: true, Live: !in.regular()}, h)
@@ -81,4 +67,20 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 		}
 	}
 	return good, bad, err
+}
+
+// writeBatch writes a batch of records made by a worker pipeline (b, each
+// record ending at one of ends) to out, or, for a JSON array, to array
+// one record at a time.
+func writeBatch(out *output, array *records.JSONSink, b []byte, ends []int) error {
+	if array == nil {
+		out.Write(b)
+		return out.failed
+	}
+	start := 0
+	for _, end := range ends {
+		array.Write(b[start:end])
+		start = end
+	}
+	return out.failed
 }

@@ -583,12 +583,7 @@ func runQuery(opts *QueryOptions) error {
 		rest, err := q.RunJobs(ctx, src.Reader(), query.JobsOptions{
 			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
 			Encode: w.appendResult, Decoder: qi.StreamDecoder(), Live: !qi.Regular(),
-			Idle: func() error {
-				if out.failed == nil {
-					return out.Flush()
-				}
-				return out.failed
-			},
+			Idle: out.Flush,
 		}, func(r *query.Result) error {
 			start := 0
 			for _, end := range r.Ends {
