@@ -131,6 +131,7 @@ type half struct {
 	begun     bool // its first segment was seen
 	midstream bool // it starts (again) inside the stream: resynchronise first
 	started   bool // the coroutine runs
+	listed    bool // in the reader's halves
 	dead      bool // not read further
 	finished  bool
 	stopping  bool
@@ -171,6 +172,12 @@ func (h *half) feed(b []byte) {
 }
 
 func (h *half) start() {
+	if !h.listed {
+		// the reader's list of directions begun, which close stops and
+		// end finishes (finish takes the direction off it)
+		h.listed = true
+		h.conn.r.halves = append(h.conn.r.halves, h)
+	}
 	h.started = true
 	h.stopping = false
 	h.eof = false
