@@ -409,19 +409,14 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		return name
 	}
-	type loss struct {
-		file string
-		l    tabular.Lossy
-	}
-	var losses []loss
+	losses := tabular.Losses{Max: 5}
 	// lossy takes the lossy cells of an input's rows.
 	lossy := func(name string) func(tabular.Lossy) {
 		return func(l tabular.Lossy) {
-			switch {
-			case opts.Lossy:
+			if opts.Lossy {
 				rep.warnf("%s: %s", name, l)
-			case len(losses) < 5:
-				losses = append(losses, loss{name, l})
+			} else {
+				losses.Add(name, l)
 			}
 		}
 	}
@@ -487,12 +482,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			rep.notef("auto: %s: %s", format, why)
 		}
 	} else if r.Lossy > 0 && !opts.Lossy {
-		if r.FirstLate != nil {
-			losses = append(losses, loss{fileOf(r.FirstLate.Row), *r.FirstLate})
-			slices.SortStableFunc(losses, func(a, b loss) int { return a.l.Row - b.l.Row })
-		}
-		for _, l := range losses[:min(len(losses), 5)] {
-			rep.errorf("%s: %s", l.file, l.l)
+		for _, l := range losses.First(r, fileOf) {
+			rep.errorf("%s: %s", l.Input, l.Lossy)
 		}
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
 			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}

@@ -731,7 +731,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{rep: newReporter(opts.IO), out: out, rows: rows}
+		w.snk = &tableResults{rep: newReporter(opts.IO), out: out, rows: rows, losses: tabular.Losses{Max: 5}}
 	}
 	return w, nil
 }
@@ -800,17 +800,13 @@ type tableResults struct {
 	tw     tabular.RowWriter
 	line   []byte
 	n      int
-	losses []tabular.Lossy
+	losses tabular.Losses
 }
 
 func (t *tableResults) Write(rec []byte) error {
 	t.n++
 	var err error
-	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) {
-		if len(t.losses) < 5 {
-			t.losses = append(t.losses, l)
-		}
-	})
+	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) { t.losses.Add("the results", l) })
 	switch {
 	case errors.Is(err, tabular.ErrNotObject):
 		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "a table holds objects: --to ndjson takes any results")
@@ -827,12 +823,8 @@ func (t *tableResults) End() error {
 	defer t.rows.remove()
 	r := t.tw.Report()
 	if r.Lossy > 0 {
-		if r.FirstLate != nil {
-			t.losses = append(t.losses, *r.FirstLate)
-			slices.SortStableFunc(t.losses, func(a, b tabular.Lossy) int { return a.Row - b.Row })
-		}
-		for _, l := range t.losses[:min(len(t.losses), 5)] {
-			t.rep.errorf("the results: %s", l)
+		for _, l := range t.losses.First(r, func(int) string { return "the results" }) {
+			t.rep.errorf("%s: %s", l.Input, l.Lossy)
 		}
 		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
 			r.Lossy, plural(int(r.Lossy), "cell", "cells")), "--to ndjson writes them as they are")
