@@ -35,6 +35,20 @@ func (s *signFlags) add(c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("scheme", cobra.FixedCompletions(sign.Schemes, cobra.ShellCompDirectiveNoFileComp))
 }
 
+// parseOne is parse for a command of one input (sign, seal): the input,
+// standard input when args names none, goes to input.
+func (s *signFlags) parseOne(ios *IOStreams, c *cobra.Command, args []string, input *string) error {
+	if err := s.parse(); err != nil {
+		return err
+	}
+	inputs, err := inputNames(ios, args, c.CommandPath())
+	if err != nil {
+		return err
+	}
+	*input = inputs[0]
+	return nil
+}
+
 // parse checks the shared flags and reads their values.
 func (s *signFlags) parse() error {
 	var err error

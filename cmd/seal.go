@@ -44,14 +44,9 @@ EXIT STATUS
   toonkit seal --key-file audit.key audit.ndjson -o audit.seal`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := opts.parse(); err != nil {
+			if err := opts.parseOne(ios, c, args, &opts.Input); err != nil {
 				return err
 			}
-			inputs, err := inputNames(ios, args, c.CommandPath())
-			if err != nil {
-				return err
-			}
-			opts.Input = inputs[0]
 			if runF != nil {
 				return runF(opts)
 			}
