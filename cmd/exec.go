@@ -17,6 +17,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/narratoria/host"
 	"github.com/toonkit/toonkit/pkg/validate"
@@ -161,15 +162,18 @@ func runExec(opts *ExecOptions) error {
 	h := host.New(host.Options{MaxLineSize: opts.MaxLineSize, RequestID: requestID}, state)
 	h.OnEvent, h.OnViolation = pr.event, pr.violation
 
-	p := newToolProcess(opts)
-	restore := setInterruptHook(p.interrupt)
+	p := toolproc.New(opts.Tool, opts.Args, toolproc.Options{KillAfter: opts.KillAfter, TimeLimit: opts.Timeout, Stderr: pr.stderr})
+	restore := setInterruptHook(p.Interrupt)
 	defer restore()
-	err = p.start(stdin, pr)
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	if err != nil {
+	err = p.Start(stdin)
+	var ie *toolproc.InterruptedError
+	var pe *toolproc.PipeError
+	switch {
+	case errors.As(err, &ie):
+		return reported(ie.Code)
+	case errors.As(err, &pe):
+		return ioErrorf("%v", pe)
+	case err != nil:
 		if opts.Report == "json" {
 			pr.summary(h.Result(host.Exit{StartError: startErrorText(err)}))
 			pr.close()
@@ -177,19 +181,19 @@ func runExec(opts *ExecOptions) error {
 		return startError(opts.Tool, err)
 	}
 	if opts.Timeout > 0 {
-		t := time.AfterFunc(opts.Timeout, p.timeout)
+		t := time.AfterFunc(opts.Timeout, p.Timeout)
 		defer t.Stop()
 	}
 
-	end, readErr := h.Read(flushingReader{p.stdout, pr.flush})
-	close(p.stdoutDone)
+	end, readErr := h.Read(flushingReader{p.Stdout(), pr.flush})
+	p.DoneReading()
 	if !end || readErr != nil {
 		// The protocol stopped the reading (or it failed): the tool is
 		// ended, and what it still writes is not read.
-		p.stdout.Close()
-		p.abort()
+		p.Stdout().Close()
+		p.Abort()
 	}
-	exit := p.wait()
+	exit := p.Wait()
 	switch {
 	case errors.Is(readErr, os.ErrClosed):
 		// closeAfter closed it: the group was killed, yet the pipe held.
@@ -430,96 +434,6 @@ func (p *execPrinter) close() error {
 	return p.err
 }
 
-// toolProcess is the running tool, in a process group of its own.
-type toolProcess struct {
-	cmd        *exec.Cmd
-	stdout     *os.File // the read end of its stdout
-	stderr     *os.File // the read end of its stderr
-	stdoutDone chan struct{}
-	stderrDone chan struct{}
-	exited     chan struct{} // closed once Wait returned
-	killAfter  time.Duration
-	timeLimit  time.Duration
-
-	mu          sync.Mutex
-	started     bool
-	ending      bool   // terminate was called
-	timedOut    bool   // by --timeout
-	interrupted string // by this signal
-	intCode     int
-}
-
-// newToolProcess prepares the tool's process; start starts it.
-func newToolProcess(opts *ExecOptions) *toolProcess {
-	return &toolProcess{cmd: exec.Command(opts.Tool, opts.Args...), stdoutDone: make(chan struct{}), stderrDone: make(chan struct{}),
-		exited: make(chan struct{}), killAfter: opts.KillAfter, timeLimit: opts.Timeout}
-}
-
-// start starts the tool in a process group of its own, with its stdout
-// and stderr on pipes and its stdin the stdin object (or empty), and
-// passes its stderr on. An error that is not an *ExitError is the tool's:
-// it could not be started.
-func (p *toolProcess) start(stdin []byte, pr *execPrinter) error {
-	c := p.cmd
-	setProcessGroup(c)
-	outR, outW, err1 := os.Pipe()
-	errR, errW, err2 := os.Pipe()
-	inR, inW, err3 := os.Pipe()
-	if err := errors.Join(err1, err2, err3); err != nil {
-		closeFiles(outR, outW, errR, errW, inR, inW)
-		return ioErrorf("cannot make a pipe: %v", err)
-	}
-	c.Stdin, c.Stdout, c.Stderr = inR, outW, errW
-	p.mu.Lock()
-	if p.interrupted != "" {
-		// A signal came first: the tool is not started.
-		p.mu.Unlock()
-		closeFiles(outR, outW, errR, errW, inR, inW)
-		return reported(p.intCode)
-	}
-	err := c.Start()
-	p.started = err == nil
-	p.mu.Unlock()
-	closeFiles(inR, outW, errW) // the tool's ends: it has them now
-	if err != nil {
-		closeFiles(outR, errR, inW)
-		return err
-	}
-	p.stdout, p.stderr = outR, errR
-	go func() {
-		// A tool may exit without reading its stdin: the broken pipe is
-		// its business.
-		inW.Write(stdin)
-		inW.Close()
-	}()
-	go func() {
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := errR.Read(buf)
-			if n > 0 {
-				pr.stderr(buf[:n])
-			}
-			if err != nil {
-				close(p.stderrDone)
-				return
-			}
-		}
-	}()
-	go func() {
-		c.Wait()
-		close(p.exited)
-	}()
-	go p.watch()
-	return nil
-}
-
-// closeFiles closes files, nil ones too.
-func closeFiles(files ...*os.File) {
-	for _, f := range files {
-		f.Close()
-	}
-}
-
 // startError is the error of a tool that cannot be started, with a hint.
 func startError(tool string, err error) error {
 	msg := startErrorText(err)
@@ -544,106 +458,4 @@ func startErrorText(err error) string {
 		return ee.Err.Error()
 	}
 	return pathErrText(err)
-}
-
-// watch ends, once the tool has exited, what it left running in its
-// process group: the invocation is over (spec 4.6). What is left of its
-// output is still read.
-func (p *toolProcess) watch() {
-	<-p.exited
-	p.terminate()
-}
-
-// terminate asks the tool's process group to end, once: SIGTERM now, and
-// SIGKILL after --kill-after unless by then the tool has exited and its
-// stdout is closed (and then SIGKILL for what it left behind).
-func (p *toolProcess) terminate() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ending {
-		return
-	}
-	p.ending = true
-	signalGroup(p.cmd.Process, syscall.SIGTERM)
-	go func() {
-		deadline := time.NewTimer(p.killAfter)
-		defer deadline.Stop()
-		select {
-		case <-p.exited:
-			select {
-			case <-p.stdoutDone:
-			case <-deadline.C:
-			}
-		case <-deadline.C:
-		}
-		signalGroup(p.cmd.Process, syscall.SIGKILL)
-	}()
-}
-
-// abort ends the tool before its time (--timeout, a signal, a protocol
-// error): terminate, and should its stdout still be open a second after
-// SIGKILL (a process outside the group holds it), stop reading it.
-func (p *toolProcess) abort() {
-	p.terminate()
-	go p.closeAfter(p.killAfter + time.Second)
-}
-
-// closeAfter closes the stdout pipe after d unless it was read to its end.
-func (p *toolProcess) closeAfter(d time.Duration) {
-	select {
-	case <-p.stdoutDone:
-	case <-time.After(d):
-		p.stdout.Close()
-	}
-}
-
-func (p *toolProcess) timeout() {
-	p.mu.Lock()
-	p.timedOut = true
-	p.mu.Unlock()
-	p.abort()
-}
-
-// interrupt takes a signal that would end toonkit: the tool is ended
-// first (a second signal kills it at once), and the run then ends with
-// the signal's exit status.
-func (p *toolProcess) interrupt(sig os.Signal) bool {
-	p.mu.Lock()
-	again, started := p.interrupted != "", p.started
-	if !again {
-		p.interrupted, p.intCode = signalName(sig), 128+signalNumber(sig)
-	}
-	p.mu.Unlock()
-	switch {
-	case !started:
-		return true // start sees it, and does not start the tool
-	case again:
-		signalGroup(p.cmd.Process, syscall.SIGKILL)
-		go p.closeAfter(time.Second)
-	default:
-		p.abort()
-	}
-	return true
-}
-
-// wait waits for the tool to exit, kills what it left in its group, waits
-// (a second at most) for its stderr to end, and says how it ended.
-func (p *toolProcess) wait() host.Exit {
-	<-p.exited
-	signalGroup(p.cmd.Process, syscall.SIGKILL) // what it left behind, at once
-	select {
-	case <-p.stderrDone:
-	case <-time.After(time.Second):
-		p.stderr.Close()
-		<-p.stderrDone
-	}
-	ps := p.cmd.ProcessState
-	e := host.Exit{Status: ps.ExitCode(), Signal: exitSignal(ps)}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.timedOut {
-		e.Timeout = p.timeLimit
-	}
-	e.Interrupted, e.InterruptedCode = p.interrupted, p.intCode
-	return e
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/inspect"
 	"github.com/toonkit/toonkit/pkg/tap"
@@ -246,7 +247,7 @@ func runTap(opts *TapOptions) error {
 	}
 	rep.notef("%s", summary)
 	if sig != nil {
-		return reported(128 + signalNumber(sig))
+		return reported(128 + toolproc.SignalNumber(sig))
 	}
 	return nil
 }

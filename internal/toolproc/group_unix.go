@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmd
+package toolproc
 
 import (
 	"os"
@@ -25,13 +25,13 @@ func signalGroup(p *os.Process, sig syscall.Signal) {
 // exitSignal names the signal that ended a process, "" when it exited.
 func exitSignal(ps *os.ProcessState) string {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return signalName(ws.Signal())
+		return SignalName(ws.Signal())
 	}
 	return ""
 }
 
-// signalName is a signal's name, such as SIGTERM.
-func signalName(sig os.Signal) string {
+// SignalName is a signal's name, such as SIGTERM.
+func SignalName(sig os.Signal) string {
 	if s, ok := sig.(syscall.Signal); ok {
 		if name := unix.SignalName(s); name != "" {
 			return name
@@ -40,8 +40,8 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
-// signalNumber is a signal's number.
-func signalNumber(sig os.Signal) int {
+// SignalNumber is a signal's number.
+func SignalNumber(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok {
 		return int(s)
 	}

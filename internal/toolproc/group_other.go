@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cmd
+package toolproc
 
 import (
 	"os"
@@ -21,14 +21,16 @@ func signalGroup(p *os.Process, sig syscall.Signal) {
 
 func exitSignal(ps *os.ProcessState) string { return "" }
 
-func signalName(sig os.Signal) string {
+// SignalName is a signal's name, such as SIGINT.
+func SignalName(sig os.Signal) string {
 	if sig == os.Interrupt {
 		return "SIGINT"
 	}
 	return sig.String()
 }
 
-func signalNumber(sig os.Signal) int {
+// SignalNumber is a signal's number.
+func SignalNumber(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok {
 		return int(s)
 	}
