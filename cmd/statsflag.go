@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/codec"
+	measure "github.com/toonkit/toonkit/pkg/stats"
 	"github.com/toonkit/toonkit/pkg/tokens"
 )
 
@@ -18,58 +19,39 @@ func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
 }
 
 // stats counts the input, as a compact JSON array of its records, and the
-// output. A nil *stats counts nothing.
+// output (measure.Flow). A nil *stats counts nothing.
 type stats struct {
 	encoding string
-	in, out  *tokens.Counter
-	n        int
+	flow     *measure.Flow
+	out      io.Writer // the output's counter
 }
 
 func newStats(encoding string) (*stats, error) {
-	in, err := tokens.NewCounter(encoding)
+	f, err := measure.NewFlow(encoding)
 	if err != nil {
 		return nil, usageErrorf("", "--tokenizer: %v", err)
 	}
-	out, _ := tokens.NewCounter(encoding)
-	return &stats{encoding: encoding, in: in, out: out}, nil
+	return &stats{encoding: encoding, flow: f, out: f.Out()}, nil
 }
 
 // record counts one record of the input.
 func (s *stats) record(rec []byte) {
-	if s == nil {
-		return
+	if s != nil {
+		s.flow.Record(rec)
 	}
-	if s.n == 0 {
-		s.in.Write([]byte{'['})
-	} else {
-		s.in.Write([]byte{','})
-	}
-	s.in.Write(rec)
-	s.n++
 }
 
 // document counts the whole input, one JSON value (compact), instead of
 // records.
 func (s *stats) document(v []byte) {
 	if s != nil {
-		s.in.Write(v)
-		s.n = -1
+		s.flow.Document(v)
 	}
 }
 
 // print writes the table of counts on stderr.
 func (s *stats) print(ios *IOStreams, to codec.Format) error {
-	switch {
-	case s.n == 0:
-		s.in.Write([]byte("[]"))
-	case s.n > 0:
-		s.in.Write([]byte{']'})
-	}
-	in, err := s.in.Counts()
-	if err != nil {
-		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
-	}
-	out, err := s.out.Counts()
+	in, out, err := s.flow.Counts()
 	if err != nil {
 		return invalidError(fmt.Errorf("counting tokens: %w", err), "")
 	}
