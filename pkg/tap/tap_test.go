@@ -426,8 +426,14 @@ func TestSlowViewDoesNotHoldBack(t *testing.T) {
 		// The view, stuck in a record, has not been idle since.
 		n := idles.Load()
 		close(stuck)
-		for start := time.Now(); idles.Load() == n && time.Since(start) < 20*time.Second; {
-			time.Sleep(time.Millisecond)
+		// It has caught up when it has been idle and stays so (a view
+		// still working through what it holds is idle again and again).
+		for start := time.Now(); time.Since(start) < 20*time.Second; {
+			m := idles.Load()
+			time.Sleep(50 * time.Millisecond)
+			if m != n && idles.Load() == m {
+				break
+			}
 		}
 		c.Write(then)
 		c.(*net.TCPConn).CloseWrite()
