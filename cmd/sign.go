@@ -204,19 +204,27 @@ func resumeSeal(path string, key []byte, scheme sign.Scheme) (*seal.Builder, err
 	return b, nil
 }
 
-// sealDocument is the seal file of the events added to b, made now, or at
-// SOURCE_DATE_EPOCH (seconds since 1970) when it is set, for reproducible
-// seals.
-func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme) ([]byte, error) {
-	at := time.Now()
-	if e, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
-		sec, err := strconv.ParseInt(e, 10, 64)
-		if err != nil {
-			return nil, usageErrorf("", "SOURCE_DATE_EPOCH: %q is not a number of seconds", e)
-		}
-		at = time.Unix(sec, 0)
+// clock is time.Now, or a clock stopped at SOURCE_DATE_EPOCH (seconds
+// since 1970) when it is set, for reproducible seals and reports.
+func clock() (func() time.Time, error) {
+	e, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	if !ok {
+		return time.Now, nil
 	}
-	sl, err := b.Seal(key, scheme, at)
+	sec, err := strconv.ParseInt(e, 10, 64)
+	if err != nil {
+		return nil, usageErrorf("", "SOURCE_DATE_EPOCH: %q is not a number of seconds", e)
+	}
+	return func() time.Time { return time.Unix(sec, 0) }, nil
+}
+
+// sealDocument is the seal file of the events added to b, made now (clock).
+func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme) ([]byte, error) {
+	now, err := clock()
+	if err != nil {
+		return nil, err
+	}
+	sl, err := b.Seal(key, scheme, now())
 	if err == nil {
 		var doc []byte
 		if doc, err = sl.Marshal(); err == nil {

@@ -4,14 +4,16 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"strings"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/capture"
+	"github.com/toonkit/toonkit/internal/version"
 	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/pkg/report"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -20,13 +22,13 @@ type ValidateOptions struct {
 	IO           *IOStreams
 	Inputs       []string
 	As           codec.Format // "": detected per file
-	Report       string       // text, json or github
 	Strict       bool
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
 	MaxFrameSize int
 	Jobs         int // workers; 0: the usable CPUs
 	CaptureFlags     // --port, --conn
+	reportFlags      // --report, --junit-cases
 }
 
 // The formats validate checks in this version.
@@ -109,7 +111,7 @@ EXIT STATUS
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if err := checkReport(opts.Report); err != nil {
+			if err := opts.reportFlags.check(report.Formats); err != nil {
 				return err
 			}
 			if as != "" {
@@ -144,7 +146,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&as, "as", "", "the format of every file: binary, tabular, chiffon, trace or narratoria; detected per file when absent")
-	addReportFlag(c, &opts.Report)
+	opts.reportFlags.add(c, report.Formats)
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
@@ -166,79 +168,52 @@ func runValidate(opts *ValidateOptions) error {
 		return err
 	}
 	rep := newReporter(opts.IO)
+	ro, err := opts.reportOptions(opts.IO, opts.Strict)
+	if err != nil {
+		return err
+	}
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
-	var paintFn validate.Paint
-	if opts.Report == "text" && opts.IO.ColorStdout() {
-		c := true
-		roles := map[validate.Role]func(string) string{
-			validate.RoleWhere:   paint(c, color.Bold),
-			validate.RoleError:   paint(c, color.FgRed, color.Bold),
-			validate.RoleWarning: paint(c, color.FgYellow, color.Bold),
-			validate.RolePointer: paint(c, color.FgCyan),
-			validate.RoleCode:    paint(c, color.Faint),
-		}
-		paintFn = func(r validate.Role, s string) string {
-			if p := roles[r]; p != nil {
-				return p(s)
-			}
-			return s
-		}
-	}
-	sum := validate.Summary{Strict: opts.Strict}
-	var findings []validate.Finding
+	r := report.NewValidate(out, ro)
 	stopped := false
 	emit := func(f validate.Finding) bool {
-		sum.Add(f)
-		switch opts.Report {
-		case "text":
-			validate.WriteText(out, f, paintFn)
-		case "github":
-			validate.WriteGitHub(out, f)
-		default:
-			findings = append(findings, f)
-		}
-		if opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors {
-			stopped = true
-			return false
-		}
-		return true
+		r.Finding(f)
+		stopped = opts.MaxErrors > 0 && r.Sum.Errors >= opts.MaxErrors
+		return !stopped
 	}
 	unreadable := 0
 	for _, name := range opts.Inputs {
 		if stopped {
 			break
 		}
+		r.Begin(displayName(name))
 		n, err := validateFile(opts, name, emit)
-		sum.Records += n
 		if err != nil && exitCode(err, true) == ExitIO {
 			out.Flush()
 			rep.report(err, true)
+			r.End(displayName(name), n, err)
 			unreadable++
 			continue
 		}
 		if err != nil {
 			// A file that is not a format validate can tell: a finding,
 			// in every report, with the hint on stderr.
-			msg := strings.TrimPrefix(err.Error(), name+": ")
-			emit(validate.Finding{File: name, Frame: -1, Record: -1, Code: "TK001", Severity: validate.Error, Message: msg})
+			msg := strings.TrimPrefix(err.Error(), displayName(name)+": ")
+			emit(validate.Finding{File: displayName(name), Frame: -1, Record: -1, Code: "TK001", Severity: validate.Error, Message: msg})
 			var ee *ExitError
 			if errors.As(err, &ee) {
 				out.Flush()
 				rep.hint(ee.Hint)
 			}
 		}
-		sum.Files++
+		r.End(displayName(name), n, nil)
 	}
-	switch opts.Report {
-	case "json":
-		out.Write(validate.AppendJSON(nil, sum, findings))
-	default:
-		line := sum.Line()
-		if stopped {
-			line += fmt.Sprintf(" (stopped after %d errors: --max-errors)", opts.MaxErrors)
-		}
-		fmt.Fprintln(out, line)
+	note := ""
+	if stopped {
+		note = fmt.Sprintf("(stopped after %d errors: --max-errors)", opts.MaxErrors)
+	}
+	if err := r.Close(note); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
 	}
 	if err := out.Flush(); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
@@ -246,7 +221,7 @@ func runValidate(opts *ValidateOptions) error {
 	switch {
 	case unreadable > 0:
 		return reported(ExitIO)
-	case !sum.OK():
+	case !r.Sum.OK():
 		return reported(ExitInvalid)
 	}
 	return nil
@@ -313,17 +288,53 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 	return n, nil
 }
 
-// addReportFlag adds --report, the report format of validate and verify.
-func addReportFlag(c *cobra.Command, report *string) {
-	c.Flags().StringVar(report, "report", "text", "report format: text, json or github")
-	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json", "github"}, cobra.ShellCompDirectiveNoFileComp))
+// reportFlags are --report and --junit-cases, of validate and verify.
+type reportFlags struct {
+	Report     string
+	JUnitCases int
 }
 
-// checkReport refuses a --report format that is not text, json or github.
-func checkReport(report string) error {
-	switch report {
-	case "text", "json", "github":
-		return nil
+func (rf *reportFlags) add(c *cobra.Command, formats []string) {
+	c.Flags().StringVar(&rf.Report, "report", "text", "report format: "+report.Names(formats))
+	c.Flags().IntVar(&rf.JUnitCases, "junit-cases", report.DefaultMaxCases, "junit report: list at most `N` records with findings per file, the rest counted in one test case (0: all)")
+	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// check refuses a --report format not in formats.
+func (rf *reportFlags) check(formats []string) error {
+	if err := report.CheckFormat(rf.Report, formats); err != nil {
+		return usageErrorf("", "--report: %v", err)
 	}
-	return usageErrorf("", "--report: want text, json or github, found %q", report)
+	return nil
+}
+
+// reportOptions are the options of the report: colors on a terminal, the
+// clock (stopped at SOURCE_DATE_EPOCH when it is set).
+func (rf *reportFlags) reportOptions(ios *IOStreams, strict bool) (report.Options, error) {
+	now, err := clock()
+	o := report.Options{Format: rf.Report, Strict: strict, Now: now, MaxCases: rf.JUnitCases, Version: version.String()}
+	if o.MaxCases == 0 {
+		o.MaxCases = -1
+	}
+	if rf.Report == report.Text && ios.ColorStdout() {
+		roles := map[validate.Role]func(string) string{
+			validate.RoleWhere:   paint(true, color.Bold),
+			validate.RoleError:   paint(true, color.FgRed, color.Bold),
+			validate.RoleWarning: paint(true, color.FgYellow, color.Bold),
+			validate.RolePointer: paint(true, color.FgCyan),
+			validate.RoleCode:    paint(true, color.Faint),
+			validate.RoleFailure: paint(true, color.FgRed),
+			validate.RoleOK:      paint(true, color.FgGreen),
+		}
+		o.Paint = func(r validate.Role, s string) string { return roles[r](s) }
+	}
+	return o, err
+}
+
+// displayName is the name of an input in reports: stdin's for -.
+func displayName(name string) string {
+	if name == "-" {
+		return stdinName
+	}
+	return name
 }

@@ -7,29 +7,25 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
-	"unicode"
 
-	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/report"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
-	"github.com/toonkit/toonkit/pkg/validate"
 )
 
 // VerifyOptions are the options of `toonkit verify`.
 type VerifyOptions struct {
 	IO      *IOStreams
 	Inputs  []string
-	Report  string // text, json or github
 	Explain bool
 	// RequireBoth wants every signature in meta.signature and at the top level.
 	RequireBoth bool
 	Jobs        int // workers; 1 is the single-worker path
 	Seal        string
 	signFlags
+	reportFlags // --report, --junit-cases
 }
 
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
@@ -110,7 +106,7 @@ EXIT STATUS
 			if err := opts.parse(); err != nil {
 				return err
 			}
-			if err := checkReport(opts.Report); err != nil {
+			if err := opts.reportFlags.check(report.VerifyFormats); err != nil {
 				return err
 			}
 			if opts.Jobs, err = workers(opts.Jobs); err != nil {
@@ -125,8 +121,8 @@ EXIT STATUS
 			return runVerify(opts)
 		},
 	}
-	opts.add(c)
-	addReportFlag(c, &opts.Report)
+	opts.signFlags.add(c)
+	opts.reportFlags.add(c, report.VerifyFormats)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
 	c.Flags().StringVar(&opts.Seal, "seal", "", "also check the log against its seal in `FILE` (toonkit sign --seal, toonkit seal)")
@@ -144,22 +140,29 @@ func runVerify(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	ro, err := opts.reportOptions(opts.IO, false)
+	if err != nil {
+		return err
+	}
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
-	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
+	r := report.NewVerify(out, ro, opts.Scheme)
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem}
 	var sb seal.Builder
 	if sl != nil {
 		log.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) { sb.Add(run, seq, t, d) }
 	}
 	unreadable := 0
 	for _, name := range opts.Inputs {
+		r.Begin(displayName(name))
+		before := log.Records()
 		err := verifyFile(opts, name, log)
 		if err != nil {
 			out.Flush()
 			rep.report(err, true)
 			unreadable++
 		}
+		r.End(displayName(name), log.Records()-before, err)
 	}
 	log.Finish()
 	if sl != nil && unreadable == 0 {
@@ -171,7 +174,9 @@ func runVerify(opts *VerifyOptions) error {
 			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})
 		}
 	}
-	pr.summary(log)
+	if err := r.Close(report.SummaryOf(log)); err != nil {
+		return ioErrorf("cannot write the report: %s", pathErrText(err))
+	}
 	if err := out.Flush(); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
 	}
@@ -230,162 +235,4 @@ func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
 		return readError(in.Name, err)
 	}
 	return nil
-}
-
-// problemPrinter writes the problems of a log in the report's format.
-type problemPrinter struct {
-	w        *bufio.Writer
-	opts     *VerifyOptions
-	color    bool
-	findings []validate.Finding
-	messages [][]byte
-	prefixes map[string]string // the first run_id of each 8-character prefix
-}
-
-// runLabel is a run_id cut to its first 8 characters for the text report,
-// unless another run_id of the report starts with the same 8.
-func (pr *problemPrinter) runLabel(id string) string {
-	r := []rune(id)
-	if len(r) <= 9 {
-		return id
-	}
-	short := string(r[:8])
-	if pr.prefixes == nil {
-		pr.prefixes = map[string]string{}
-	}
-	if first, ok := pr.prefixes[short]; !ok {
-		pr.prefixes[short] = id
-	} else if first != id {
-		return id
-	}
-	return short + "…"
-}
-
-// subject is "seq 16 (run 550e8400-e29b-41d4-a716-446655440000)", or the
-// pointer of an event that could not be read.
-func subject(p sign.Problem, run string) string {
-	if p.Seq == "" && p.Run != "" {
-		return "run " + run // a seal's finding
-	}
-	if p.Seq == "" {
-		return p.Pointer
-	}
-	return fmt.Sprintf("seq %s (run %s)", p.Seq, run)
-}
-
-func (pr *problemPrinter) print(p sign.Problem) {
-	switch pr.opts.Report {
-	case "text":
-		pr.text(p)
-	case "github":
-		validate.WriteGitHub(pr.w, finding(p))
-	default:
-		pr.findings = append(pr.findings, finding(p))
-		pr.messages = append(pr.messages, p.Message)
-	}
-}
-
-func finding(p sign.Problem) validate.Finding {
-	f := validate.Finding{File: p.File, Line: p.Line, Column: p.Column, Frame: -1, Offset: p.Offset, Record: p.Index,
-		Pointer: p.Pointer, Code: p.Code, Message: p.Msg}
-	if p.Warning {
-		f.Severity = validate.Warning
-	}
-	if p.Seq != "" || p.Run != "" {
-		f.Message = subject(p, p.Run) + ": " + p.Msg
-	}
-	return f
-}
-
-func (pr *problemPrinter) text(p sign.Problem) {
-	where := fmt.Sprintf("%s:%d", p.File, p.Line)
-	if p.Seq == "" && p.Run == "" {
-		where += ":" + strconv.Itoa(p.Column)
-	}
-	label, msg := "", p.Msg
-	if pr.color {
-		where = paint(true, color.Bold)(where)
-		if p.Warning {
-			label = paint(true, color.FgYellow, color.Bold)("warning") + ": "
-		} else {
-			msg = paint(true, color.FgRed)(msg)
-		}
-	} else if p.Warning {
-		label = "warning: "
-	}
-	if s := subject(p, pr.runLabel(p.Run)); s != "" {
-		msg = s + ": " + msg
-	}
-	fmt.Fprintf(pr.w, "%s: %s%s\n", where, label, msg)
-	if p.Message != nil {
-		fmt.Fprintf(pr.w, "    the message signed (%s: %s), %d bytes:\n    %s\n", pr.opts.Scheme, schemeParts[pr.opts.Scheme], len(p.Message), printable(p.Message))
-	}
-}
-
-var schemeParts = map[sign.Scheme]string{
-	sign.SchemeSpec:           "run_id seq t actor type json.dumps(payload, sort_keys=True)",
-	sign.SchemePayload:        "run_id seq json.dumps(payload)",
-	sign.SchemePayloadCompact: "run_id seq json.dumps(payload, sort_keys=True, separators=(',', ':'))",
-	sign.SchemeEventCompact:   "run_id seq json.dumps(event without meta and signature, sort_keys=True, separators=(',', ':'))",
-}
-
-// printable is the message as it is, or Go-quoted when it holds a control
-// character (possible in run_id, t, actor or type), which a terminal
-// would act on.
-func printable(m []byte) string {
-	s := string(m)
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-func (pr *problemPrinter) summary(l *sign.Log) {
-	runs := plural(l.Runs(), "run", "runs")
-	switch pr.opts.Report {
-	case "json":
-		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
-			l.OK(), l.Events, l.Unread, l.Runs(), l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
-		for i, f := range pr.findings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = validate.AppendFinding(b, f)
-			if m := pr.messages[i]; m != nil {
-				b = append(b[:len(b)-1], `,"signed_message":`...)
-				b = append(validate.Quote(b, string(m)), '}')
-			}
-		}
-		pr.w.Write(append(b, "]}\n"...))
-		return
-	}
-	if n := l.MetaOnly; n > 0 && !l.RequireBoth {
-		note := fmt.Sprintf("%d %s signed in meta.signature only, with no top-level copy (--require-both makes that an error)",
-			n, plural(n, "event is", "events are"))
-		if pr.opts.Report == "github" {
-			fmt.Fprintf(pr.w, "::notice title=%s::%s\n", sign.CodeOneCopy, note)
-		} else {
-			fmt.Fprintf(pr.w, "note: %s\n", note)
-		}
-	}
-	line := fmt.Sprintf("verified %d %s in %d %s", l.Events, plural(l.Events, "event", "events"), l.Runs(), runs)
-	if l.Unread > 0 {
-		line += fmt.Sprintf(" (%d %s could not be read as %s)", l.Unread, plural(l.Unread, "record", "records"), plural(l.Unread, "an event", "events"))
-	}
-	line += ": "
-	result := "all signatures valid"
-	if !l.OK() {
-		result = fmt.Sprintf("%d %s", l.Errors, plural(l.Errors, "failure", "failures"))
-	}
-	if l.Warnings > 0 {
-		result += fmt.Sprintf(", %d %s", l.Warnings, plural(l.Warnings, "warning", "warnings"))
-	}
-	if pr.color {
-		c := paint(true, color.FgGreen)
-		if !l.OK() {
-			c = paint(true, color.FgRed, color.Bold)
-		}
-		result = c(result)
-	}
-	fmt.Fprintln(pr.w, line+result)
 }

@@ -19,6 +19,8 @@ const (
 	RoleWarning
 	RolePointer
 	RoleCode
+	RoleFailure // a failure's message (verify)
+	RoleOK      // a check that passed (verify)
 )
 
 // Paint colors a piece of a report; nil paints nothing.

@@ -1,6 +1,9 @@
 package validate
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -101,5 +104,44 @@ func TestEveryRuleGivesItsCode(t *testing.T) {
 	// The one rule of a message with no fields.
 	if issues, _ := checkSchema("binary-heartbeat", map[string]any{"a": true}); len(issues) != 1 || issues[0].Code != "BIN021" {
 		t.Errorf("heartbeat with a member: %v", issues)
+	}
+}
+
+// Rules lists every code validate can give: each x-code of the schemas and
+// each code written in the package's Go source.
+func TestRulesListEveryCode(t *testing.T) {
+	have := map[string]Rule{}
+	for i, r := range Rules() {
+		if i > 0 && Rules()[i-1].Code >= r.Code {
+			t.Errorf("Rules not sorted or repeated at %s", r.Code)
+		}
+		if r.Text == "" {
+			t.Errorf("%s: no text", r.Code)
+		}
+		have[r.Code] = r
+	}
+	codeRE := regexp.MustCompile(`"((BIN|CAP|TAB|CHF|AOP|NAR|TK)[0-9]{3})"`)
+	files, _ := filepath.Glob("*.go")
+	files = append(files, "../../cmd/validate.go")
+	schemaFiles, _ := filepath.Glob("schemas/*.json")
+	for _, f := range append(files, schemaFiles...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range codeRE.FindAllStringSubmatch(string(b), -1) {
+			if _, ok := have[m[1]]; !ok {
+				t.Errorf("%s: code %s is not in Rules()", f, m[1])
+			}
+		}
+	}
+	if r := have["BIN018"]; r.Severity != Error || !strings.Contains(r.Text, "0 to 1") {
+		t.Errorf("BIN018 = %+v, want the schema's x-message", r)
+	}
+	if r := have["AOP051"]; r.Severity != Warning {
+		t.Errorf("AOP051 = %+v, want a warning", r)
 	}
 }
