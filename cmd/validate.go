@@ -9,8 +9,8 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/internal/version"
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/records"
 	"github.com/toonkit/toonkit/pkg/report"
