@@ -91,7 +91,8 @@ func (j *junit) suite(name string) *suite {
 // add files a finding in its suite's current test case, or starts the next.
 func (j *junit) add(e entry) {
 	s := j.suite(e.suite)
-	key := e.stream + "\x00" + strconv.Itoa(e.record) + "\x00" + e.name
+	// A record's findings are one case, named by the first one's place.
+	key := e.stream + "\x00" + strconv.Itoa(e.record)
 	if e.record < 0 {
 		key = e.stream + "\x00-\x00" + e.name
 	}
@@ -210,7 +211,11 @@ func (j *junit) finish(s *suite) {
 	}
 	if s.ioErr != "" {
 		s.tests++
-		fmt.Fprintf(&s.spool, "    <testcase name=\"%s\" classname=\"%s\">\n      <error type=\"io\" message=\"%s\"></error>\n    </testcase>\n", attr("the rest of the file"), attr(s.name), attr(s.ioErr))
+		name := "the rest of the file"
+		if s.records == 0 {
+			name = "reading the file"
+		}
+		fmt.Fprintf(&s.spool, "    <testcase name=\"%s\" classname=\"%s\">\n      <error type=\"io\" message=\"%s\"></error>\n    </testcase>\n", attr(name), attr(s.name), attr(s.ioErr))
 	}
 	if ok := s.records - s.withFindings; ok > 0 {
 		j.writeCase(s, fmt.Sprintf("%d %s without findings", ok, plural(ok, j.one, j.many)), nil, nil)
