@@ -58,6 +58,8 @@ type suite struct {
 	withFindings int // records with findings
 	listed       int // test cases of records with findings written
 	cur          *jcase
+	lastKey      string // of the last finding
+	started      bool   // a finding came
 	spool        spool
 	more         map[string]int // past MaxCases: findings by code
 	moreRecords  int
@@ -96,7 +98,8 @@ func (j *junit) add(e entry) {
 	if e.record < 0 {
 		key = e.stream + "\x00-\x00" + e.name
 	}
-	if s.cur == nil || s.cur.key != key {
+	if !s.started || s.lastKey != key { // the next record
+		s.started, s.lastKey = true, key
 		j.flushCase(s)
 		if e.record >= 0 {
 			b := j.seen[e.suite+"\x00"+e.stream]
