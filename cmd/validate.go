@@ -38,7 +38,7 @@ func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Co
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -82,8 +82,16 @@ capture is checked on one worker, whatever -j says.
 Reports (--report): text, one line per finding and a summary line, colored
 on a terminal; json, one object {"ok","files","records","errors",
 "warnings","findings"}; github, workflow commands that GitHub Actions turns
-into annotations. --print-schema NAME prints a message schema (JSON Schema
-2020-12) for use in editors and other tools.
+into annotations; junit, JUnit XML for GitLab, Jenkins, CircleCI, Azure
+Pipelines and Buildkite: a <testsuite> per file, a <testcase> per record
+with findings named by its place (a <failure> per error, warnings as
+<system-out>), one for the records without findings, and past
+--junit-cases N records with findings in a file (default 1000; 0: all) one
+that counts the rest by code; sarif, SARIF 2.1.0 for GitHub code scanning,
+every rule code a reportingDescriptor. Both stream, in bounded memory.
+SOURCE_DATE_EPOCH stops the clock of junit's times, for reproducible
+reports. --print-schema NAME prints a message schema (JSON Schema 2020-12)
+for use in editors and other tools.
 
 EXIT STATUS
   0  no error (warnings alone pass, unless --strict)
@@ -104,6 +112,10 @@ EXIT STATUS
 
   # the findings as data
   toonkit validate --report json capture.bin users.toon
+
+  # test results for GitLab or Jenkins, and code scanning alerts for GitHub (exit status 1)
+  toonkit validate --report junit damaged.bin users.toon > validate.xml
+  toonkit validate --report sarif damaged.bin > validate.sarif
 
   # the schema of STATUS payloads, and of Chiffon messages
   toonkit validate --print-schema binary-status

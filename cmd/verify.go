@@ -31,7 +31,7 @@ type VerifyOptions struct {
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] [-j N] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github|junit] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
@@ -55,7 +55,10 @@ ends its file) are not counted as events verified, but as unread. --report
 json writes one object {"ok","events","unread","runs","failures",
 "warnings","meta_signature_only","top_signature_only","findings"};
 --report github writes workflow commands that GitHub Actions shows as
-annotations. --explain shows, under each signature that does not
+annotations; --report junit JUnit XML, a <testsuite> per file, a <testcase>
+per event with problems ("seq 16 run 550e8400…", a <failure> per error,
+warnings as <system-out>), one for the events without problems, and past
+--junit-cases N (default 1000) one that counts the rest. --explain shows, under each signature that does not
 match, the exact message that was signed to check it (the scheme's fields
 and the canonical payload), for a producer to compare with its own bytes.
 The signature toonkit computed is never shown: a log of a CI run would
@@ -97,6 +100,9 @@ EXIT STATUS
 
   # the result as data
   toonkit verify --key-file audit.key --report json audit.ndjson
+
+  # test results for GitLab or Jenkins
+  toonkit verify --key-file audit.key --report junit audit.ndjson > verify.xml
 
   # a producer that promises both copies: an event with one copy only is an error
   toonkit verify --key-file audit.key --require-both audit.ndjson`,
