@@ -235,13 +235,14 @@ func TestVerifyJobsSeveralFiles(t *testing.T) {
 		}
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
+	t.Setenv("SOURCE_DATE_EPOCH", "0") // junit's clock
 	for _, files := range [][]string{
 		{p("a.ndjson"), p("b.ndjson")},
 		{p("b.ndjson"), p("a.ndjson")},
 		{p("a.ndjson"), p("b-crlf.ndjson"), p("b.ndjson")},
 		{p("a.ndjson"), p("missing.ndjson"), "../testdata/demo/tampered.ndjson", p("b.ndjson")},
 	} {
-		for _, report := range []string{"text", "json"} {
+		for _, report := range []string{"text", "json", "junit"} {
 			args := append([]string{"verify", "--key-file", key, "--report", report}, files...)
 			one := runJobs(t, nil, dir, append(args, "-j", "1")...)
 			four := runJobs(t, nil, dir, append(args, "-j", "4")...)
