@@ -22,6 +22,10 @@ type entry struct {
 	fail   bool   // a <failure> (an error, or a warning with Strict); else a <system-out> line
 	msg    string // the failure's message: "/pointer: message"
 	text   string // the finding as one line
+	// render, when not nil, sets name, msg and text: called only for a
+	// finding that is listed (or of no record), so that the findings past
+	// MaxCases cost no formatting.
+	render func(*entry)
 }
 
 // junit writes a JUnit XML report: one <testsuite> per file.
@@ -96,6 +100,10 @@ func (j *junit) add(e entry) {
 	// A record's findings are one case, named by the first one's place.
 	key := e.stream + "\x00" + strconv.Itoa(e.record)
 	if e.record < 0 {
+		if e.render != nil {
+			e.render(&e)
+			e.render = nil
+		}
 		key = e.stream + "\x00-\x00" + e.name
 	}
 	if !s.started || s.lastKey != key { // the next record
@@ -115,6 +123,10 @@ func (j *junit) add(e entry) {
 			s.moreRecords++
 			s.cur = nil
 		} else {
+			if e.render != nil {
+				e.render(&e)
+				e.render = nil
+			}
 			s.cur = &jcase{key: key, name: e.name}
 		}
 	}
@@ -122,6 +134,9 @@ func (j *junit) add(e entry) {
 		s.more[e.code]++
 		s.moreFail = s.moreFail || e.fail
 		return
+	}
+	if e.render != nil {
+		e.render(&e)
 	}
 	if e.fail {
 		s.cur.failures = append(s.cur.failures, e)

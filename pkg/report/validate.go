@@ -52,19 +52,11 @@ func (r *Validate) Finding(f validate.Finding) {
 		r.sarif.result(f)
 	case JUnit:
 		r.junit.count(f.File, f.Severity == validate.Warning)
-		stream := f.Conn + " " + f.Dir
-		name := f.Where()
-		switch {
-		case f.Conn == "" && f.Frame < 0 && f.Line > 0:
-			name = "line " + itoa(f.Line)
-		default:
-			name = strings.TrimPrefix(strings.TrimPrefix(name, f.File), ": ")
-		}
-		if name == "" {
-			name = "the file"
-		}
-		r.junit.add(entry{suite: f.File, stream: stream, record: f.Record, name: name, code: f.Code,
-			fail: f.Severity == validate.Error || r.o.Strict, msg: msgOf(f.Pointer, f.Message), text: f.Text()})
+		r.junit.add(entry{suite: f.File, stream: f.Conn + " " + f.Dir, record: f.Record, code: f.Code,
+			fail: f.Severity == validate.Error || r.o.Strict, render: func(e *entry) {
+				e.name = caseName(f)
+				e.msg, e.text = msgOf(f.Pointer, f.Message), f.Text()
+			}})
 	}
 }
 
@@ -106,6 +98,17 @@ func (r *Validate) Close(note string) error {
 		r.w.str(line + "\n")
 	}
 	return r.w.err
+}
+
+// caseName is the name of a finding's test case: its place in its file.
+func caseName(f validate.Finding) string {
+	if f.Conn == "" && f.Frame < 0 && f.Line > 0 {
+		return "line " + itoa(f.Line)
+	}
+	if name := strings.TrimPrefix(strings.TrimPrefix(f.Where(), f.File), ": "); name != "" {
+		return name
+	}
+	return "the file"
 }
 
 func msgOf(pointer, msg string) string {
