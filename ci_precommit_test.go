@@ -198,7 +198,8 @@ func TestPreCommitHooksFile(t *testing.T) {
 // pre-commit try-repo against a clean clone of this tree (pre-commit builds
 // toonkit from it with go install), in a repository with a good and a bad
 // file for each hook, then with the .pre-commit-config.yaml of docs/ci.md
-// (its repo and rev pointed at the clone). The go command uses this
+// (its repo and rev pointed at the clone), with a log that Python's
+// json.dumps wrote among the good files. The go command uses this
 // machine's module cache and proxy, and -trimpath so that the packages it
 // built for the other tests (TestGoInstallAtVersion) are not built again.
 // Without pre-commit the test is skipped (a failure under TOONKIT_CI: .ci/run
@@ -219,6 +220,18 @@ func TestPreCommitHooks(t *testing.T) {
 	signed, err := sign.Output()
 	if err != nil {
 		t.Fatalf("signing a log: %v", err)
+	}
+
+	// Chiffon messages as a Python service writes them: json.dumps with its
+	// default separators, CRLF line ends.
+	py := exec.Command(needs.Program(t, "python3", "a Python producer's log is among the good files"), "-c", `
+import json, sys
+for line in open("testdata/demo/chiffon.ndjson"):
+    sys.stdout.buffer.write((json.dumps(json.loads(line)) + "\r\n").encode())
+`)
+	pyLog, err := py.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
 	}
 
 	env := append(gitlessEnv(),
@@ -300,6 +313,7 @@ func TestPreCommitHooks(t *testing.T) {
 			".pre-commit-config.yaml": []byte(config),
 			"captures/capture.bin":    demoFile(t, "capture.bin"),
 			"messages/chiffon.ndjson": demoFile(t, "chiffon.ndjson"),
+			"messages/python.ndjson":  pyLog,
 			"audit/signed.ndjson":     signed,
 		}
 		dir := project(t, files)
@@ -307,6 +321,12 @@ func TestPreCommitHooks(t *testing.T) {
 		out, code := preCommit(t, pc, dir, keyEnv, "run", "--color", "never", "--all-files")
 		if code != 0 || !strings.Contains(out, "toonkit validate...") || !strings.Contains(out, "toonkit verify...") || strings.Count(out, "Passed\n") != 2 {
 			t.Fatalf("exit status %d, want both hooks to pass:\n%s", code, out)
+		}
+		// The same, with the output pre-commit shows only for a hook that
+		// fails: what validate checked.
+		out, code = preCommit(t, pc, dir, keyEnv, "run", "--color", "never", "--all-files", "--verbose", "toonkit-validate")
+		if want := "checked 4 files, 28 records: 0 errors, 0 warnings\n"; code != 0 || !strings.Contains(out, want) {
+			t.Errorf("validate --verbose: exit status %d, want 0 and %q:\n%s", code, want, out)
 		}
 		// The key is missing: verify fails and says why.
 		out, code = preCommit(t, pc, dir, env, "run", "--color", "never", "--all-files", "toonkit-verify")
