@@ -21,20 +21,30 @@ func (f repoFile) Path() string                 { return f.path }
 func (f repoFile) Lstat() (os.FileInfo, error)  { return os.Lstat(f.path) }
 func (f repoFile) Open() (io.ReadCloser, error) { return os.Open(f.path) }
 
-// writeProxy lays out a module proxy in dir (the GOPROXY protocol over
-// file://) serving the work tree's module (the files git tracks or does not
-// ignore, as they are now) as version v.
-func writeProxy(t *testing.T, dir, v string) {
+// treeFiles returns the regular files of the work tree that git tracks or
+// does not ignore, as they are now (uncommitted changes included).
+func treeFiles(t *testing.T) []string {
 	t.Helper()
 	out, err := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("git ls-files: %v", err)
 	}
-	var files []modzip.File
+	var files []string
 	for _, p := range strings.Split(string(out), "\x00") {
 		if fi, err := os.Lstat(p); p != "" && err == nil && fi.Mode().IsRegular() {
-			files = append(files, repoFile{p})
+			files = append(files, p)
 		}
+	}
+	return files
+}
+
+// writeProxy lays out a module proxy in dir (the GOPROXY protocol over
+// file://) serving the work tree's module (treeFiles) as version v.
+func writeProxy(t *testing.T, dir, v string) {
+	t.Helper()
+	var files []modzip.File
+	for _, p := range treeFiles(t) {
+		files = append(files, repoFile{p})
 	}
 	const path = "github.com/toonkit/toonkit"
 	at := filepath.Join(dir, path, "@v")
