@@ -158,7 +158,7 @@ EXIT STATUS
 
 func runValidate(opts *ValidateOptions) error {
 	if opts.PrintSchema != "" {
-		b, err := validate.Schema(opts.PrintSchema)
+		b, err := validate.ExportSchema(opts.PrintSchema)
 		if err != nil {
 			return usageErrorf("", "--print-schema: %v", err)
 		}
