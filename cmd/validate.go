@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fatih/color"
@@ -24,6 +25,8 @@ type ValidateOptions struct {
 	Strict       bool
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
+	Schema       string // --schema FILE
+	user         *validate.UserSchema
 	MaxFrameSize int
 	Jobs         int // workers; 0: the usable CPUs
 	CaptureFlags     // --port, --conn
@@ -113,7 +116,7 @@ EXIT STATUS
 				return err
 			}
 			if as != "" {
-				if opts.As, err = codec.Parse(as, validateFormats...); err != nil {
+				if opts.As, err = codec.Parse(as, asFormats(opts.Schema)...); err != nil {
 					return usageErrorf("", "--as: %v", err)
 				}
 			}
@@ -133,8 +136,11 @@ EXIT STATUS
 				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 					return err
 				}
-			} else if len(args) > 0 {
-				return usageErrorf("", "--print-schema takes no FILE")
+			} else if len(args) > 0 || opts.Schema != "" {
+				return usageErrorf("", "--print-schema takes no FILE and no --schema")
+			}
+			if hasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
+				return usageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -148,6 +154,7 @@ EXIT STATUS
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
+	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	opts.CaptureFlags.add(f)
@@ -164,6 +171,12 @@ func runValidate(opts *ValidateOptions) error {
 		}
 		_, err = opts.IO.Out.Write(b)
 		return err
+	}
+	if opts.Schema != "" && opts.user == nil {
+		var err error
+		if opts.user, err = loadSchema(opts.Schema); err != nil {
+			return err
+		}
 	}
 	rep := newReporter(opts.IO)
 	out := bufio.NewWriter(opts.IO.Out)
@@ -260,6 +273,11 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 	}
 	defer in.Close()
 	br := bufio.NewReaderSize(in.R, 64<<10)
+	uopts := validate.UserOptions{Format: opts.As, MaxFrameSize: opts.MaxFrameSize}
+	if opts.user != nil && !hasRules(opts.As) {
+		n, err := opts.user.Validate(br, in.Name, uopts, emit)
+		return n, userError(in.Name, err)
+	}
 	format := opts.As
 	if format == "" {
 		d, err := records.Sniff(br)
@@ -278,39 +296,81 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		prefix, _ := br.Peek(64 << 10)
 		d := codec.DetectProtocol(prefix)
 		if d.Format == "" {
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", in.Name, d.Why), "name it with --as (chiffon, trace, narratoria)")
+			return 0, invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", in.Name, d.Why), "name it with --as (chiffon, trace, narratoria), or check it against a JSON Schema with --schema FILE")
 		}
 		format = d.Format
 	}
 	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}
-	var n int
-	switch format {
-	case codec.Binary:
-		n, err = validate.Binary(br, in.Name, vopts, emit)
-	case codec.Tabular:
-		n, err = validate.Tabular(br, in.Name, vopts, emit)
-	case codec.Chiffon:
-		n, err = validate.Chiffon(br, in.Name, vopts, emit)
-	case codec.Trace:
-		n, err = validate.Trace(br, in.Name, vopts, emit)
-	case codec.Narratoria:
-		n, err = validate.Narratoria(br, in.Name, vopts, emit)
-	case codec.Pcap:
-		n, err = validate.Capture(br, in.Name, vopts, opts.CaptureFlags.options(0), emit)
-		var fe *capture.FormatError
-		if errors.As(err, &fe) {
-			return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-		}
-		if cerr, ok := noConnError(in.Name, err); ok {
-			return n, cerr
-		}
-	default:
-		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "")
+	n, err := validate.Check(br, in.Name, format, vopts, opts.CaptureFlags.options(0), emit)
+	var fe *capture.FormatError
+	if errors.As(err, &fe) {
+		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+	}
+	if cerr, ok := noConnError(in.Name, err); ok {
+		return n, cerr
+	}
+	if errors.Is(err, validate.ErrNoRules) {
+		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "check it against a JSON Schema with --schema FILE")
 	}
 	if err != nil {
 		return n, readError(in.Name, err)
+	} else if opts.user == nil {
+		return n, nil
 	}
-	return n, nil
+	// --as with rules and --schema: the schema too, on a second read.
+	again, err := openInput(opts.IO, name)
+	if err != nil {
+		return n, err
+	}
+	defer again.Close()
+	uopts.Again = true
+	_, err = opts.user.Validate(again.R, in.Name, uopts, emit)
+	return n, userError(in.Name, err)
+}
+
+// asFormats are the formats --as takes: with --schema, the encodings too.
+func asFormats(schema string) []codec.Format {
+	if schema == "" {
+		return validateFormats
+	}
+	return []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria}
+}
+
+// hasRules reports whether validate has rules of its own for format.
+func hasRules(format codec.Format) bool {
+	return format != "" && slices.Contains(validateFormats, format)
+}
+
+// userError is the error of UserSchema.Validate on input name, to report.
+func userError(name string, err error) error {
+	var re *records.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, validate.ErrUserFormat):
+		return invalidError(fmt.Errorf("%s: %w", name, err), "decode it to NDJSON first")
+	case errors.As(err, &re) && re.Kind != records.ReadFailed:
+		return invalidError(err, "name it with --as (json, ndjson, toon, tabular, binary)")
+	}
+	return readError(name, err)
+}
+
+// loadSchema loads --schema: an unreadable file exits 3, a schema that
+// is not valid or not usable offline 2.
+func loadSchema(path string) (*validate.UserSchema, error) {
+	us, err := validate.LoadUserSchema(path)
+	var se *validate.SchemaError
+	switch {
+	case err == nil:
+		return us, nil
+	case !errors.As(err, &se):
+		return nil, err
+	case se.Problem == validate.SchemaUnreadable:
+		return nil, &ExitError{Code: ExitIO, Err: fmt.Errorf("--schema: %w", err)}
+	case se.Problem == validate.SchemaRemoteRef:
+		return nil, usageErrorf("save the schema it names beside yours and name it by a relative path", "--schema: %v", err)
+	}
+	return nil, usageErrorf("", "--schema: %v", err)
 }
 
 // addReportFlag adds --report, the report format of validate and verify.
