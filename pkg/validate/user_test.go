@@ -79,8 +79,8 @@ func TestUserSchemaDrafts(t *testing.T) {
 // schema's x-code and x-message give the finding's code and message.
 func TestUserSchemaLocalRefs(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"schemas/root.json": `{"type": "object", "properties": {"tag": {"$ref": "defs/tag.json"}}, "required": ["id"]}`,
-		"schemas/defs/tag.json": `{"$ref": "word.json#/$defs/word"}`,
+		"schemas/root.json":      `{"type": "object", "properties": {"tag": {"$ref": "defs/tag.json"}}, "required": ["id"]}`,
+		"schemas/defs/tag.json":  `{"$ref": "word.json#/$defs/word"}`,
 		"schemas/defs/word.json": `{"$defs": {"word": {"type": "string", "maxLength": 3, "x-code": "TAG001", "x-message": "must be a short tag"}}}`,
 	})
 	sameLines(t, userFindings(t, filepath.Join(dir, "schemas/root.json"), `{"id": 1, "tag": "long"}`+"\n"+`{"tag": "ok"}`, ""), []string{
