@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -32,14 +33,12 @@ type ValidateOptions struct {
 	CaptureFlags     // --port, --conn
 }
 
-// The formats validate checks in this version.
-var validateFormats = []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria, codec.Pcap}
 
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--schema FILE] [--report text|json|github] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -53,14 +52,12 @@ the first one):
               each payload against its type's schema (BIN010-BIN023), and
               warnings: sequence ids that do not go up, timestamps that go
               back, RLE oddities, bytes after the last frame (BIN030-BIN034)
-  pcap        packet captures (pcap, pcapng): the frames of every TCP
-              connection checked as binary frames are, each finding naming
-              the connection and direction ("CONN DIR: frame N at byte X",
-              offsets of that direction's stream; --report json: "conn",
-              "dir"); sequence ids and timestamps per direction (one
-              sender's run); holes in the capture (CAP001), WebSocket
-              errors (CAP002), connections not followed (CAP003), and with
-              --port a direction that is not frames (CAP004)
+  pcap        packet captures (pcap, pcapng): each TCP connection's frames
+              checked as binary frames are (per direction), each finding
+              naming the connection and direction ("CONN DIR: frame N at
+              byte X"); holes (CAP001), WebSocket errors (CAP002),
+              connections not followed (CAP003), with --port a direction
+              that is not frames (CAP004)
   tabular     Genesis A2A tables: header and version, cells per row, escapes,
               UTF-8, line length (TAB001-TAB005)
   chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the
@@ -74,6 +71,12 @@ the first one):
               per type (NAR010-NAR071), and across the stream: unique assetId,
               exactly one done, events after done, an error not followed by
               done with ok false, an unknown type (NAR080-NAR084)
+--schema FILE checks each record against your JSON Schema instead (draft by
+its $schema, 2020-12 by default, formats asserted, $refs to files beside it,
+never fetched): each JSON value of JSON or NDJSON, a TOON document, a table's
+rows, frame payloads (/payload/...), whatever protocol; SCH001 or the x-code
+of the schema's node, SCH000 a record that is not JSON. With --as naming a
+format with rules too, both run (the file is read twice: not stdin).
 JSON, a JSON array of messages and NDJSON are all read for chiffon and
 trace; narratoria is NDJSON by its spec. -j N checks binary frames and
 chiffon, trace and narratoria messages on N workers, the rules across the
@@ -84,7 +87,7 @@ Reports (--report): text, one line per finding and a summary line, colored
 on a terminal; json, one object {"ok","files","records","errors",
 "warnings","findings"}; github, workflow commands that GitHub Actions turns
 into annotations. --print-schema NAME prints a message schema (JSON Schema
-2020-12) for use in editors and other tools.
+2020-12, x-code and x-message as $comment: ajv --strict takes it).
 
 EXIT STATUS
   0  no error (warnings alone pass, unless --strict)
@@ -106,6 +109,9 @@ EXIT STATUS
   # the findings as data
   toonkit validate --report json capture.bin users.toon
 
+  # your own JSON Schema, on JSON, NDJSON, TOON or frames (exit status 1)
+  toonkit validate --schema orders.schema.json orders.json orders.toon
+
   # the schema of STATUS payloads, and of Chiffon messages
   toonkit validate --print-schema binary-status
   toonkit validate --print-schema chiffon > chiffon.schema.json`,
@@ -116,7 +122,7 @@ EXIT STATUS
 				return err
 			}
 			if as != "" {
-				if opts.As, err = codec.Parse(as, asFormats(opts.Schema)...); err != nil {
+				if opts.As, err = codec.Parse(as, validate.Formats(opts.Schema != "")...); err != nil {
 					return usageErrorf("", "--as: %v", err)
 				}
 			}
@@ -139,7 +145,7 @@ EXIT STATUS
 			} else if len(args) > 0 || opts.Schema != "" {
 				return usageErrorf("", "--print-schema takes no FILE and no --schema")
 			}
-			if hasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
+			if validate.HasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
 				return usageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
 			}
 			if runF != nil {
@@ -158,7 +164,7 @@ EXIT STATUS
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	opts.CaptureFlags.add(f)
-	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -272,105 +278,38 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		return 0, err
 	}
 	defer in.Close()
-	br := bufio.NewReaderSize(in.R, 64<<10)
-	uopts := validate.UserOptions{Format: opts.As, MaxFrameSize: opts.MaxFrameSize}
-	if opts.user != nil && !hasRules(opts.As) {
-		n, err := opts.user.Validate(br, in.Name, uopts, emit)
-		return n, userError(in.Name, err)
-	}
-	format := opts.As
-	if format == "" {
-		d, err := records.Sniff(br)
-		if err != nil {
-			return 0, readError(in.Name, err)
-		}
-		format = d.Format
-		if format == "" {
-			if _, err := br.Peek(1); err == io.EOF {
-				return 0, nil // an empty file holds no records
-			}
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the format: %s", in.Name, d.Why), "name it with --as (binary, tabular, chiffon, trace, narratoria)")
-		}
-	}
-	if format == codec.JSON {
-		prefix, _ := br.Peek(64 << 10)
-		d := codec.DetectProtocol(prefix)
-		if d.Format == "" {
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", in.Name, d.Why), "name it with --as (chiffon, trace, narratoria), or check it against a JSON Schema with --schema FILE")
-		}
-		format = d.Format
-	}
-	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}
-	n, err := validate.Check(br, in.Name, format, vopts, opts.CaptureFlags.options(0), emit)
+	run := validate.Run{As: opts.As, User: opts.user, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.CaptureFlags.options(0)}
+	n, err := run.File(validate.Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
 	var fe *capture.FormatError
-	if errors.As(err, &fe) {
+	var re *records.Error
+	var hinted interface{ Hint() string }
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.As(err, &hinted):
+		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
+	case errors.As(err, &re) && re.Kind != records.ReadFailed:
+		return n, invalidError(err, "")
+	case errors.As(err, &fe):
 		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
 	}
 	if cerr, ok := noConnError(in.Name, err); ok {
 		return n, cerr
 	}
-	if errors.Is(err, validate.ErrNoRules) {
-		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "check it against a JSON Schema with --schema FILE")
-	}
-	if err != nil {
-		return n, readError(in.Name, err)
-	} else if opts.user == nil {
-		return n, nil
-	}
-	// --as with rules and --schema: the schema too, on a second read.
-	again, err := openInput(opts.IO, name)
-	if err != nil {
-		return n, err
-	}
-	defer again.Close()
-	uopts.Again = true
-	_, err = opts.user.Validate(again.R, in.Name, uopts, emit)
-	return n, userError(in.Name, err)
+	return n, readError(in.Name, err)
 }
 
-// asFormats are the formats --as takes: with --schema, the encodings too.
-func asFormats(schema string) []codec.Format {
-	if schema == "" {
-		return validateFormats
-	}
-	return []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria}
-}
-
-// hasRules reports whether validate has rules of its own for format.
-func hasRules(format codec.Format) bool {
-	return format != "" && slices.Contains(validateFormats, format)
-}
-
-// userError is the error of UserSchema.Validate on input name, to report.
-func userError(name string, err error) error {
-	var re *records.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, validate.ErrUserFormat):
-		return invalidError(fmt.Errorf("%s: %w", name, err), "decode it to NDJSON first")
-	case errors.As(err, &re) && re.Kind != records.ReadFailed:
-		return invalidError(err, "name it with --as (json, ndjson, toon, tabular, binary)")
-	}
-	return readError(name, err)
-}
-
-// loadSchema loads --schema: an unreadable file exits 3, a schema that
-// is not valid or not usable offline 2.
+// loadSchema loads --schema: exit status 3 when a file cannot be read, 2
+// for a schema not valid or not usable offline.
 func loadSchema(path string) (*validate.UserSchema, error) {
 	us, err := validate.LoadUserSchema(path)
 	var se *validate.SchemaError
-	switch {
-	case err == nil:
-		return us, nil
-	case !errors.As(err, &se):
-		return nil, err
-	case se.Problem == validate.SchemaUnreadable:
+	if errors.As(err, &se) && se.Problem == validate.SchemaUnreadable {
 		return nil, &ExitError{Code: ExitIO, Err: fmt.Errorf("--schema: %w", err)}
-	case se.Problem == validate.SchemaRemoteRef:
-		return nil, usageErrorf("save the schema it names beside yours and name it by a relative path", "--schema: %v", err)
+	} else if errors.As(err, &se) {
+		return nil, usageErrorf(se.Hint(), "--schema: %v", err)
 	}
-	return nil, usageErrorf("", "--schema: %v", err)
+	return us, err
 }
 
 // addReportFlag adds --report, the report format of validate and verify.

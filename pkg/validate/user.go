@@ -93,6 +93,14 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 
+// Hint is the next step to suggest, "" when none.
+func (e *SchemaError) Hint() string {
+	if e.Problem == SchemaRemoteRef {
+		return "save the schema it names beside yours and name it by a relative path"
+	}
+	return ""
+}
+
 // remoteRef is the loader's refusal of a URL it does not fetch.
 type remoteRef struct{ url string }
 
@@ -474,7 +482,15 @@ type UserOptions struct {
 
 // ErrUserFormat is returned for an input whose records a UserSchema does
 // not read (a packet capture); errors.Is tells it.
-var ErrUserFormat = errors.New("validate --schema reads JSON, NDJSON, TOON, tables and frames")
+var ErrUserFormat error = &hinted{"validate --schema reads JSON, NDJSON, TOON, tables and frames", "decode it to NDJSON first"}
+
+// hinted is an error with the next step to suggest.
+type hinted struct{ msg, hint string }
+
+func (e *hinted) Error() string { return e.msg }
+
+// Hint is the next step to suggest.
+func (e *hinted) Hint() string { return e.hint }
 
 // Validate checks each record of r, the input named name, against the
 // schema and emits the findings: each JSON value of a JSON or NDJSON
