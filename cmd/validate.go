@@ -33,7 +33,6 @@ type ValidateOptions struct {
 	CaptureFlags     // --port, --conn
 }
 
-
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
