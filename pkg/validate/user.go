@@ -95,8 +95,11 @@ func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Hint is the next step to suggest, "" when none.
 func (e *SchemaError) Hint() string {
-	if e.Problem == SchemaRemoteRef {
+	switch {
+	case e.Problem == SchemaRemoteRef:
 		return "save the schema it names beside yours and name it by a relative path"
+	case strings.HasPrefix(e.Msg, "not a valid schema"):
+		return "a schema is checked against the metaschema of its draft (its $schema; 2020-12 when it names none)"
 	}
 	return ""
 }
