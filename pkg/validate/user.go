@@ -110,17 +110,20 @@ type remoteRef struct{ url string }
 func (r *remoteRef) Error() string { return "not fetched: " + r.url }
 
 // userLoader reads the files a schema names and keeps their bytes, for
-// the positions of errors; it refuses every other URL.
+// the positions of errors; it refuses every other URL. A URL under the
+// folder of a file's $id (https://example.com/schemas/item.json under a
+// file whose $id is https://example.com/schemas/order.json) is the file at
+// the same place under that file's folder, when there is one: schemas
+// published with $ids and relative $refs among them work from a checkout,
+// and nothing is fetched.
 type userLoader struct {
-	raw map[string][]byte // by URL
+	raw   map[string][]byte // by URL
+	local map[string]string // the file of each URL read
+	ids   map[string]string // a file's $id (an absolute, non-file URL) -> the file
 }
 
 func (l *userLoader) Load(u string) (any, error) {
-	p, err := url.Parse(u)
-	if err != nil || p.Scheme != "file" {
-		return nil, &remoteRef{u}
-	}
-	path, err := jsonschema.FileLoader{}.ToFile(u)
+	path, err := l.file(u)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +131,52 @@ func (l *userLoader) Load(u string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.raw[u] = b
-	return parseSchemaDoc(u, b)
+	l.raw[u], l.local[u] = b, path
+	doc, err := parseSchemaDoc(u, b)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := doc.(map[string]any); ok {
+		if id, ok := m["$id"].(string); ok {
+			base, _ := url.Parse(u)
+			if iu, err := base.Parse(id); err == nil && iu.Scheme != "file" {
+				iu.Fragment, iu.RawFragment = "", ""
+				if p, _ := url.Parse(u); p.Scheme != "file" && iu.String() != u {
+					return nil, &remoteRef{u} // another schema than the one asked for
+				}
+				l.ids[iu.String()] = path
+			}
+		}
+	}
+	return doc, nil
+}
+
+// file is the file of URL u: a file: URL's, or one beside a file whose $id
+// shares u's folder.
+func (l *userLoader) file(u string) (string, error) {
+	if p, err := url.Parse(u); err == nil && p.Scheme == "file" {
+		return jsonschema.FileLoader{}.ToFile(u)
+	}
+	ids := make([]string, 0, len(l.ids))
+	for id := range l.ids {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		dir := id[:strings.LastIndexByte(id, '/')+1]
+		rel := strings.TrimPrefix(u, dir)
+		if dir == "" || rel == u || strings.Contains(rel, "..") {
+			continue
+		}
+		if unesc, err := url.PathUnescape(rel); err == nil {
+			rel = unesc
+		}
+		p := filepath.Join(filepath.Dir(l.ids[id]), filepath.FromSlash(rel))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", &remoteRef{u}
 }
 
 // docError is a schema document that is not JSON, at an offset.
@@ -170,7 +217,7 @@ func LoadUserSchema(path string) (*UserSchema, error) {
 		return nil, &SchemaError{Problem: SchemaUnreadable, File: path, Msg: err.Error(), Err: err}
 	}
 	u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-	ld := &userLoader{raw: map[string][]byte{}}
+	ld := &userLoader{raw: map[string][]byte{}, local: map[string]string{}, ids: map[string]string{}}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -217,7 +264,7 @@ func (us *UserSchema) schemaError(ld *userLoader, u, path string, err error) err
 	se := &SchemaError{Problem: SchemaInvalid, File: path, Err: err, Msg: err.Error()}
 	// where sets the place: the file of URL fu and the pointer in it.
 	where := func(fu, ptr string) {
-		se.File = displayPath(fu, u, path)
+		se.File = ld.display(fu, u, path)
 		se.Pointer = ptr
 		if raw, ok := ld.raw[fu]; ok {
 			p := advance(jsonv.Position{Line: 1, Column: 1}, raw[:jsonv.PointerOffset(raw, ptr)])
@@ -238,7 +285,7 @@ func (us *UserSchema) schemaError(ld *userLoader, u, path string, err error) err
 	}
 	switch {
 	case errors.As(err, &de) || de != nil:
-		se.File = displayPath(de.url, u, path)
+		se.File = ld.display(de.url, u, path)
 		if raw, ok := ld.raw[de.url]; ok {
 			off := min(int(de.offset)+len(raw)-len(records.TrimBOM(raw)), len(raw))
 			p := advance(jsonv.Position{Line: 1, Column: 1}, raw[:off])
@@ -259,7 +306,7 @@ func (us *UserSchema) schemaError(ld *userLoader, u, path string, err error) err
 		}
 		se.Msg = pe.Err.Error()
 		if fu != u {
-			se.Msg = fmt.Sprintf("cannot read %s: %v", displayPath(fu, u, path), pe.Err)
+			se.Msg = fmt.Sprintf("cannot read %s: %v", ld.display(fu, u, path), pe.Err)
 			if ru, ptr, ok := us.findRef(ld, fu, false); ok {
 				where(ru, ptr)
 			}
@@ -296,22 +343,25 @@ func (us *UserSchema) schemaError(ld *userLoader, u, path string, err error) err
 			}
 			se.Msg = fileURLRe.ReplaceAllStringFunc(err.Error(), func(q string) string {
 				s := fileURLRe.FindStringSubmatch(q)
-				return displayPath(s[1], u, path) + s[2]
+				return ld.display(s[1], u, path) + s[2]
 			})
 		}
 	}
 	return se
 }
 
-// displayPath names the file of URL fu as the user named the root schema:
+// display names the file of URL fu as the user named the root schema:
 // the root by its path, another file relative to the root's folder.
-func displayPath(fu, root, rootPath string) string {
+func (l *userLoader) display(fu, root, rootPath string) string {
 	if fu == root {
 		return rootPath
 	}
-	p, err := jsonschema.FileLoader{}.ToFile(fu)
-	if err != nil {
-		return fu
+	p, ok := l.local[fu]
+	if !ok {
+		var err error
+		if p, err = (jsonschema.FileLoader{}).ToFile(fu); err != nil {
+			return fu
+		}
 	}
 	abs, _ := filepath.Abs(rootPath)
 	if rel, err := filepath.Rel(filepath.Dir(abs), p); err == nil && !filepath.IsAbs(rootPath) {

@@ -87,6 +87,23 @@ func TestUserSchemaLocalRefs(t *testing.T) {
 		`in:1:18: error: /tag: must be a short tag, found "long" [TAG001]`,
 		`in:2:1: error: /id: is required (the field is missing) [SCH001]`,
 	})
+	// A file with an http $id: its relative $refs are the files at the
+	// same place beside it, not fetched; one that is not there is refused.
+	dir = writeFiles(t, map[string]string{
+		"s/order.json":  `{"$id": "https://example.com/schemas/order.json", "properties": {"item": {"$ref": "item.json"}, "x": {"$ref": "defs/x.json"}}}`,
+		"s/item.json":   `{"$id": "https://example.com/schemas/item.json", "type": "integer"}`,
+		"s/defs/x.json": `{"type": "string"}`,
+		"t/order.json":  `{"$id": "https://example.com/schemas/order.json", "properties": {"item": {"$ref": "item.json"}}}`,
+		"t/item.json":   `{"$id": "https://example.com/other/item.json"}`,
+	})
+	sameLines(t, userFindings(t, filepath.Join(dir, "s/order.json"), `{"item": "a", "x": 1}`, ""), []string{
+		`in:1:10: error: /item: must be integer, found "a" [SCH001]`,
+		`in:1:20: error: /x: must be string, found 1 [SCH001]`,
+	})
+	var se *SchemaError
+	if _, err := LoadUserSchema(filepath.Join(dir, "t/order.json")); !errors.As(err, &se) || se.Problem != SchemaRemoteRef {
+		t.Errorf("a file beside with another $id: err = %v, want a remote ref", err)
+	}
 	// toonkit's own schemas are there, offline.
 	dir = writeFiles(t, map[string]string{"s.json": `{"$ref": "https://toonkit.dev/schemas/binary-status.json"}`})
 	sameLines(t, userFindings(t, filepath.Join(dir, "s.json"), `{"status": "x", "progress": 2}`, ""), []string{
