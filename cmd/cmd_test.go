@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/internal/version"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/validate"
 )
 
 func TestColorDecisions(t *testing.T) {
@@ -273,7 +274,7 @@ func TestRootHelpFormatTable(t *testing.T) {
 				case "encode", "decode":
 					takes = []codec.Format{codec.TOON, codec.Binary, codec.Tabular, codec.JSON, codec.NDJSON}
 				case "validate":
-					takes = validateFormats
+					takes = validate.Formats(false)
 				case "inspect":
 					takes = []codec.Format{codec.Binary}
 				case "sign", "verify":

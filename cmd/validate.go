@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/fatih/color"
@@ -25,20 +27,19 @@ type ValidateOptions struct {
 	Strict       bool
 	MaxErrors    int // 0: no limit
 	PrintSchema  string
+	Schema       string // --schema FILE
+	user         *validate.UserSchema
 	MaxFrameSize int
 	Jobs         int // workers; 0: the usable CPUs
 	CaptureFlags     // --port, --conn
 	reportFlags      // --report, --junit-cases
 }
 
-// The formats validate checks in this version.
-var validateFormats = []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria, codec.Pcap}
-
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as, maxSize string
 	c := &cobra.Command{
-		Use:   "validate [--as FORMAT] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
+		Use:   "validate [--as FORMAT] [--schema FILE] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
 and reports each rule broken: where (file:line:column for text, frame and byte
@@ -52,14 +53,12 @@ the first one):
               each payload against its type's schema (BIN010-BIN023), and
               warnings: sequence ids that do not go up, timestamps that go
               back, RLE oddities, bytes after the last frame (BIN030-BIN034)
-  pcap        packet captures (pcap, pcapng): the frames of every TCP
-              connection checked as binary frames are, each finding naming
-              the connection and direction ("CONN DIR: frame N at byte X",
-              offsets of that direction's stream; --report json: "conn",
-              "dir"); sequence ids and timestamps per direction (one
-              sender's run); holes in the capture (CAP001), WebSocket
-              errors (CAP002), connections not followed (CAP003), and with
-              --port a direction that is not frames (CAP004)
+  pcap        packet captures (pcap, pcapng): each TCP connection's frames
+              checked as binary frames are (per direction), each finding
+              naming the connection and direction ("CONN DIR: frame N at
+              byte X"); holes (CAP001), WebSocket errors (CAP002),
+              connections not followed (CAP003), with --port a direction
+              that is not frames (CAP004)
   tabular     Genesis A2A tables: header and version, cells per row, escapes,
               UTF-8, line length (TAB001-TAB005)
   chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the
@@ -73,6 +72,12 @@ the first one):
               per type (NAR010-NAR071), and across the stream: unique assetId,
               exactly one done, events after done, an error not followed by
               done with ok false, an unknown type (NAR080-NAR084)
+--schema FILE checks each record against your JSON Schema instead (draft by
+its $schema, 2020-12 by default, formats asserted, $refs to files beside it,
+never fetched): each JSON value of JSON or NDJSON, a TOON document, a table's
+rows, frame payloads (/payload/...), whatever protocol; SCH001 or the x-code
+of the schema's node, SCH000 a record that is not JSON. With --as naming a
+format with rules too, both run (the file is read twice: not stdin).
 JSON, a JSON array of messages and NDJSON are all read for chiffon and
 trace; narratoria is NDJSON by its spec. -j N checks binary frames and
 chiffon, trace and narratoria messages on N workers, the rules across the
@@ -90,8 +95,8 @@ with findings named by its place (a <failure> per error, warnings as
 that counts the rest by code; sarif, SARIF 2.1.0 for GitHub code scanning,
 every rule code a reportingDescriptor. Both stream, in bounded memory.
 SOURCE_DATE_EPOCH stops the clock of junit's times, for reproducible
-reports. --print-schema NAME prints a message schema (JSON Schema 2020-12)
-for use in editors and other tools.
+reports. --print-schema NAME prints a message schema (JSON Schema 2020-12,
+x-code and x-message as $comment: ajv --strict takes it).
 
 EXIT STATUS
   0  no error (warnings alone pass, unless --strict)
@@ -117,6 +122,9 @@ EXIT STATUS
   toonkit validate --report junit damaged.bin users.toon > validate.xml
   toonkit validate --report sarif damaged.bin > validate.sarif
 
+  # your own JSON Schema, on JSON, NDJSON, TOON or frames (exit status 1)
+  toonkit validate --schema orders.schema.json orders.json orders.toon
+
   # the schema of STATUS payloads, and of Chiffon messages
   toonkit validate --print-schema binary-status
   toonkit validate --print-schema chiffon > chiffon.schema.json`,
@@ -127,7 +135,7 @@ EXIT STATUS
 				return err
 			}
 			if as != "" {
-				if opts.As, err = codec.Parse(as, validateFormats...); err != nil {
+				if opts.As, err = codec.Parse(as, validate.Formats(opts.Schema != "")...); err != nil {
 					return usageErrorf("", "--as: %v", err)
 				}
 			}
@@ -147,8 +155,11 @@ EXIT STATUS
 				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 					return err
 				}
-			} else if len(args) > 0 {
-				return usageErrorf("", "--print-schema takes no FILE")
+			} else if len(args) > 0 || opts.Schema != "" {
+				return usageErrorf("", "--print-schema takes no FILE and no --schema")
+			}
+			if validate.HasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
+				return usageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -162,22 +173,29 @@ EXIT STATUS
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
+	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	opts.CaptureFlags.add(f)
-	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runValidate(opts *ValidateOptions) error {
 	if opts.PrintSchema != "" {
-		b, err := validate.Schema(opts.PrintSchema)
+		b, err := validate.ExportSchema(opts.PrintSchema)
 		if err != nil {
 			return usageErrorf("", "--print-schema: %v", err)
 		}
 		_, err = opts.IO.Out.Write(b)
 		return err
+	}
+	if opts.Schema != "" && opts.user == nil {
+		var err error
+		if opts.user, err = loadSchema(opts.Schema); err != nil {
+			return err
+		}
 	}
 	rep := newReporter(opts.IO)
 	ro, err := opts.reportOptions(opts.IO, opts.Strict)
@@ -246,58 +264,38 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		return 0, err
 	}
 	defer in.Close()
-	br := bufio.NewReaderSize(in.R, 64<<10)
-	format := opts.As
-	if format == "" {
-		d, err := records.Sniff(br)
-		if err != nil {
-			return 0, readError(in.Name, err)
-		}
-		format = d.Format
-		if format == "" {
-			if _, err := br.Peek(1); err == io.EOF {
-				return 0, nil // an empty file holds no records
-			}
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the format: %s", in.Name, d.Why), "name it with --as (binary, tabular, chiffon, trace, narratoria)")
-		}
+	run := validate.Run{As: opts.As, User: opts.user, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.CaptureFlags.options(0)}
+	n, err := run.File(validate.Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
+	var fe *capture.FormatError
+	var re *records.Error
+	var hinted interface{ Hint() string }
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.As(err, &hinted):
+		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
+	case errors.As(err, &re) && re.Kind != records.ReadFailed:
+		return n, invalidError(err, "")
+	case errors.As(err, &fe):
+		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
 	}
-	if format == codec.JSON {
-		prefix, _ := br.Peek(64 << 10)
-		d := codec.DetectProtocol(prefix)
-		if d.Format == "" {
-			return 0, invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", in.Name, d.Why), "name it with --as (chiffon, trace, narratoria)")
-		}
-		format = d.Format
+	if cerr, ok := noConnError(in.Name, err); ok {
+		return n, cerr
 	}
-	vopts := validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}
-	var n int
-	switch format {
-	case codec.Binary:
-		n, err = validate.Binary(br, in.Name, vopts, emit)
-	case codec.Tabular:
-		n, err = validate.Tabular(br, in.Name, vopts, emit)
-	case codec.Chiffon:
-		n, err = validate.Chiffon(br, in.Name, vopts, emit)
-	case codec.Trace:
-		n, err = validate.Trace(br, in.Name, vopts, emit)
-	case codec.Narratoria:
-		n, err = validate.Narratoria(br, in.Name, vopts, emit)
-	case codec.Pcap:
-		n, err = validate.Capture(br, in.Name, vopts, opts.CaptureFlags.options(0), emit)
-		var fe *capture.FormatError
-		if errors.As(err, &fe) {
-			return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-		}
-		if cerr, ok := noConnError(in.Name, err); ok {
-			return n, cerr
-		}
-	default:
-		return 0, invalidError(fmt.Errorf("%s: the input looks like %s, which validate does not check", in.Name, format), "")
+	return n, readError(in.Name, err)
+}
+
+// loadSchema loads --schema: exit status 3 when a file cannot be read, 2
+// for a schema not valid or not usable offline.
+func loadSchema(path string) (*validate.UserSchema, error) {
+	us, err := validate.LoadUserSchema(path)
+	var se *validate.SchemaError
+	if errors.As(err, &se) && se.Problem == validate.SchemaUnreadable {
+		return nil, &ExitError{Code: ExitIO, Err: fmt.Errorf("--schema: %w", err)}
+	} else if errors.As(err, &se) {
+		return nil, usageErrorf(se.Hint(), "--schema: %v", err)
 	}
-	if err != nil {
-		return n, readError(in.Name, err)
-	}
-	return n, nil
+	return us, err
 }
 
 // reportFlags are --report and --junit-cases, of validate and verify.

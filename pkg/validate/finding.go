@@ -4,6 +4,11 @@
 // expected and what was found. Message rules are JSON Schemas (draft
 // 2020-12) embedded in schemas/; what a schema cannot say (order,
 // uniqueness, rules across records) is checked in Go over the stream.
+//
+// A user's own JSON Schema (UserSchema, validate --schema) checks the
+// records of any JSON, NDJSON, TOON, table or frame input with the same
+// findings and places. ExportSchema writes the embedded schemas in the form
+// strict validators such as ajv take.
 package validate
 
 import (

@@ -14,6 +14,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 //go:embed schemas/*.json
@@ -199,9 +201,29 @@ func generic(k jsonschema.ErrorKind, found string) string {
 		return fmt.Sprintf("must be at least %d characters long, found %s", k.Want, found)
 	case *kind.FalseSchema:
 		return "is not allowed here"
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long, found %s", k.Want, found)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have at least %d %s, found %s", k.Want, plural(k.Want, "element", "elements"), found)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d %s, found %s", k.Want, plural(k.Want, "element", "elements"), found)
+	case *kind.MinProperties:
+		return fmt.Sprintf("must have at least %d %s, found %s", k.Want, plural(k.Want, "member", "members"), found)
+	case *kind.UniqueItems:
+		return fmt.Sprintf("must have unique elements, found elements %d and %d equal", k.Duplicates[0], k.Duplicates[1])
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s, found %s", rat(k.Want), found)
+	case *kind.Not:
+		return fmt.Sprintf("must not match the schema under not, found %s", found)
+	case *kind.DependentRequired:
+		return fmt.Sprintf("must have %s when it has %q, found %s", strings.Join(k.Missing, " and "), k.Prop, found)
 	}
-	return fmt.Sprintf("%s, found %s", strings.TrimSpace(fmt.Sprint(k)), found)
+	return fmt.Sprintf("%s, found %s", k.LocalizedString(english), found)
 }
+
+// english prints the schema library's messages of the rules generic does
+// not word itself.
+var english = message.NewPrinter(language.English)
 
 func rat(r *big.Rat) string {
 	if r.IsInt() {
@@ -274,9 +296,12 @@ func describe(v any) string {
 
 // schemaNode resolves a schema location (URL#fragment) to its node in the
 // schema document, and says the path of nodes from the root to it.
-func schemaNode(loc string) (any, []any) {
+func schemaNode(loc string) (any, []any) { return schemaNodeIn(schemas.docs, loc) }
+
+// schemaNodeIn is schemaNode in the schema documents docs, by URL.
+func schemaNodeIn(docs map[string]any, loc string) (any, []any) {
 	base, frag, _ := strings.Cut(loc, "#")
-	doc := schemas.docs[base]
+	doc := docs[base]
 	path := []any{doc}
 	node := doc
 	frag, _ = url.PathUnescape(frag)

@@ -217,6 +217,9 @@ func newDecoderState(old *decoder, w io.Writer, opts DecodeOptions) *decoder {
 	if d.elements {
 		d.indent = ""
 	}
+	if f := opts.OnLine; f != nil {
+		d.onLine = func(end int64, line, col int) bool { f(end, line, col+1); return false }
+	}
 	for i := range d.depths {
 		d.depths[i] = int16(i / size)
 		if d.strict && i%size != 0 {

@@ -116,4 +116,11 @@ type DecodeOptions struct {
 	Elements bool
 	// MaxLineSize bounds one input line; 0 means 64 MiB.
 	MaxLineSize int
+	// OnLine, when not nil, is told of each content line once its JSON
+	// is made: the offset in the output at which that JSON ends, the
+	// line's number and the column (1-based, in bytes) where its content
+	// starts. It runs on the goroutine that decodes. A JSON byte at
+	// offset o of the output was made from the first line told with an
+	// end past o (validate --schema places findings in TOON files so).
+	OnLine func(end int64, line, col int)
 }
