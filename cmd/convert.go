@@ -385,15 +385,15 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	if err != nil {
 		return err
 	}
-	defer rows.remove()
+	defer rows.Remove()
 	var js *records.JSONSink // --to auto: the compact JSON, should the table not pay
 	var jsonSpool *spool
 	if opts.To == auto {
 		if jsonSpool, err = newSpool("json"); err != nil {
 			return err
 		}
-		defer jsonSpool.remove()
-		js = &records.JSONSink{W: jsonSpool.w, Compact: true}
+		defer jsonSpool.Remove()
+		js = &records.JSONSink{W: jsonSpool.W, Compact: true}
 	}
 	type rowFile struct {
 		first int
@@ -461,7 +461,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			case err != nil:
 				return invalidError(fmt.Errorf("%s: %w", src.Where(), err), "")
 			}
-			if _, err := rows.w.Write(line); err != nil {
+			if _, err := rows.W.Write(line); err != nil {
 				return rows.fail(err)
 			}
 			return nil

@@ -32,7 +32,7 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 		},
 		Write: func(b *records.Batch[tabular.Rows]) error {
 			line = tw.AppendRows(line[:0], &b.Out, lossy)
-			if _, err := rows.w.Write(line); err != nil {
+			if _, err := rows.W.Write(line); err != nil {
 				return rows.fail(err)
 			}
 			return nil

@@ -813,14 +813,14 @@ func (t *tableResults) Write(rec []byte) error {
 	case err != nil:
 		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "")
 	}
-	if _, err := t.rows.w.Write(t.line); err != nil {
+	if _, err := t.rows.W.Write(t.line); err != nil {
 		return t.rows.fail(err)
 	}
 	return nil
 }
 
 func (t *tableResults) End() error {
-	defer t.rows.remove()
+	defer t.rows.Remove()
 	r := t.tw.Report()
 	if r.Lossy > 0 {
 		for _, l := range t.losses.First(r, func(int) string { return "the results" }) {
