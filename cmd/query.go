@@ -731,7 +731,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{rep: newReporter(opts.IO), out: out, rows: rows, losses: tabular.Losses{Max: 5}}
+		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows.W, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
 	}
 	return w, nil
 }
@@ -790,30 +790,25 @@ func (t *toonResults) End() error {
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert
-// --to tabular writes records: the rows go to a temporary file as they
-// come, the header is written at the end, and a table that would not read
-// back as written is refused.
+// --to tabular writes records (records.TableSink): the rows go to a
+// temporary file as they come, the header is written at the end, and a
+// table that would not read back as written is refused.
 type tableResults struct {
-	rep    *reporter
-	out    *output
-	rows   *spool
-	tw     tabular.RowWriter
-	line   []byte
-	n      int
-	losses tabular.Losses
+	records.TableSink
+	rep  *reporter
+	out  *output
+	rows *spool
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	t.n++
-	var err error
-	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) { t.losses.Add("the results", l) })
+	err := t.TableSink.Write(rec)
+	var re *records.RowError
 	switch {
 	case errors.Is(err, tabular.ErrNotObject):
-		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "a table holds objects: --to ndjson takes any results")
+		return invalidError(err, "a table holds objects: --to ndjson takes any results")
+	case errors.As(err, &re):
+		return invalidError(err, "")
 	case err != nil:
-		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "")
-	}
-	if _, err := t.rows.W.Write(t.line); err != nil {
 		return t.rows.fail(err)
 	}
 	return nil
@@ -821,9 +816,9 @@ func (t *tableResults) Write(rec []byte) error {
 
 func (t *tableResults) End() error {
 	defer t.rows.Remove()
-	r := t.tw.Report()
+	r := t.Report()
 	if r.Lossy > 0 {
-		for _, l := range t.losses.First(r, func(int) string { return "the results" }) {
+		for _, l := range t.First() {
 			t.rep.errorf("%s: %s", l.Input, l.Lossy)
 		}
 		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
@@ -836,7 +831,7 @@ func (t *tableResults) End() error {
 	if err != nil {
 		return err
 	}
-	if err := t.tw.Finish(t.out, rd, nil); err != nil {
+	if err := t.Finish(t.out, rd, nil); err != nil {
 		return failure(t.out, t.rows.fail(err))
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -52,4 +53,30 @@ func Example() {
 	// {"id":3}
 	// {"id":4} (one worker)
 	// error: 1:56: invalid character '}' in literal true (expecting 'e') (at /4/id)
+}
+
+// A table is written in one pass: the rows wait (in a temporary file, or
+// here a buffer) until the header, known only at the end, has been written;
+// a table that would not read back as written is refused before then.
+func ExampleTableSink() {
+	var rows strings.Builder
+	ts := &records.TableSink{Rows: &rows, What: "record", Name: "users", Max: 5}
+	for _, rec := range []string{`{"id":1,"name":"Ada"}`, `{"id":2,"name":"Bob"}`} {
+		if err := ts.Write([]byte(rec)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	if r := ts.Report(); r.Lossy > 0 {
+		for _, l := range ts.First() {
+			fmt.Printf("%s: %s\n", l.Input, l.Lossy)
+		}
+		return
+	}
+	ts.Finish(os.Stdout, strings.NewReader(rows.String()), nil)
+	// Output:
+	// @toon 1.0
+	// @keys id,name
+	// 1,Ada
+	// 2,Bob
 }
