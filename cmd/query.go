@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec"
@@ -328,87 +327,28 @@ func (e *queryExit) Error() string {
 // compileFailure renders a filter that does not compile: the filter's line
 // with a caret under the place.
 func compileFailure(ce *query.CompileError) error {
-	before := ce.Filter[:ce.Offset]
-	line := strings.Count(before, "\n") + 1
-	start := strings.LastIndexByte(before, '\n') + 1
-	end := strings.IndexByte(ce.Filter[start:], '\n')
-	if end < 0 {
-		end = len(ce.Filter)
-	} else {
-		end += start
-	}
-	text := ce.Filter[start:end]
-	col := ce.Offset - start
-	ex, caret := jsonv.Excerpt([]byte(text), col)
-	pos := jsonv.Position{Offset: int64(ce.Offset), Line: line, Column: utf8.RuneCountInString(text[:col]) + 1}
-	return &queryExit{code: jqCompile,
-		err:     fmt.Errorf("the filter does not compile: %s: %s", pos, ce.Msg),
-		excerpt: &jsonv.SyntaxError{Pos: pos, Msg: ce.Msg, Excerpt: ex, Caret: caret},
-		hint:    "see jq's manual for the language: https://jqlang.org/manual/"}
+	se := ce.Syntax()
+	return &queryExit{code: jqCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
+		hint: "see jq's manual for the language: https://jqlang.org/manual/"}
 }
 
-// variables returns the names and values of the filter's variables:
-// --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
+// queryVariables returns the names and values of the filter's variables
+// (query.Vars.Parse): --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
 	var vs query.Vars
-	split := func(flag, s string) (string, string, error) {
-		name, value, ok := strings.Cut(s, "=")
-		if !ok || name == "" {
-			return "", "", usageErrorf("give --"+flag+" NAME VALUE, or --"+flag+"=NAME=VALUE",
-				"--%s %q: a name and a value are needed", flag, s)
-		}
-		return name, value, nil
-	}
-	for _, a := range opts.Args {
-		name, value, err := split("arg", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		vs.Set(name, value)
-	}
-	for _, a := range opts.ArgJSON {
-		name, text, err := split("argjson", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		v, err := query.Decode([]byte(text), nil)
-		if err != nil {
-			return nil, nil, usageErrorf("", "--argjson %s: not a JSON value: %s", name, text)
-		}
-		vs.Set(name, v)
-	}
-	for _, a := range opts.SlurpFile {
-		name, file, err := split("slurpfile", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		values := []any{}
-		if err := eachJSONValue(opts, file, func(v any) error { values = append(values, v); return nil }); err != nil {
-			return nil, nil, err
-		}
-		vs.Set(name, values)
-	}
-	for _, a := range opts.RawFile {
-		name, file, err := split("rawfile", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, nil, ioErrorf("--rawfile %s: cannot read %s: %s", name, file, pathErrText(err))
-		}
-		vs.Set(name, strings.ToValidUTF8(string(b), "\uFFFD"))
-	}
-	for _, p := range positional {
-		if text, ok := strings.CutPrefix(p, "j:"); ok {
-			v, err := query.Decode([]byte(text), nil)
-			if err != nil {
-				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", text)
-			}
-			vs.Positional(v)
-		} else {
-			vs.Positional(strings.TrimPrefix(p, "s:"))
-		}
+	err := vs.Parse(query.VarFlags{Arg: opts.Args, ArgJSON: opts.ArgJSON, SlurpFile: opts.SlurpFile, RawFile: opts.RawFile,
+		Positional: positional, ReadFile: os.ReadFile,
+		EachValue: func(file string, f func(any) error) error { return eachJSONValue(opts, file, f) }})
+	var ve *query.VarError
+	switch {
+	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
+		return nil, nil, usageErrorf(fmt.Sprintf("give --%s NAME VALUE, or --%s=NAME=VALUE", ve.Flag, ve.Flag), "%s", err)
+	case ve != nil && ve.Err == query.ErrNotJSON:
+		return nil, nil, usageErrorf("", "%s", err)
+	case ve != nil:
+		return nil, nil, ioErrorf("%s", err)
+	case err != nil:
+		return nil, nil, err
 	}
 	names, values := vs.Bind()
 	return names, values, nil
