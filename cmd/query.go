@@ -423,9 +423,6 @@ func runQuery(opts *QueryOptions) error {
 		}
 		return &queryExit{code: jqCompile, err: err}
 	}
-	order := q.NewOrder()
-	qi.SetOrder(order)
-
 	ctx := context.Background()
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -437,65 +434,7 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	w.enc.Order = order
 	rep := newReporter(ios)
-	status := 0
-	lastFalse := false
-	outputs := 0
-	// fail handles an error of the filter's run on one input; false stops
-	// the run.
-	fail := func(err error, where func() string) (bool, error) {
-		if code, value, message, ok := query.Halted(err); ok {
-			if message {
-				if s, ok := value.(string); ok {
-					io.WriteString(ios.ErrOut, s)
-				} else {
-					var e query.Encoder
-					ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
-				}
-			}
-			status = -1 - code
-			return false, nil
-		}
-		if ctx.Err() != nil {
-			return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
-				hint: "a longer --timeout gives it more time"}
-		}
-		if werr := failure(out, nil); werr != nil {
-			return false, werr
-		}
-		if err := out.Flush(); err != nil {
-			return false, err
-		}
-		prefix := ""
-		if !opts.NullInput {
-			prefix = where() + ": "
-		}
-		rep.errorf("%s%s", prefix, runtimeMessage(err))
-		status = jqRuntime
-		return true, nil // jq goes on with the next input
-	}
-	// run runs the filter on one input; false stops the run.
-	run := func(v any) (bool, error) {
-		it := q.Run(ctx, v, varValues...)
-		for {
-			r, ok := it.Next()
-			if !ok {
-				return true, nil
-			}
-			if err, ok := r.(error); ok {
-				if err := qi.Err(); err != nil {
-					return false, sourceError(err)
-				}
-				return fail(err, qi.Where)
-			}
-			outputs++
-			lastFalse = r == nil || r == false
-			if err := w.write(r); err != nil {
-				return false, failure(out, err)
-			}
-		}
-	}
 	jobs, err := workers(opts.Jobs)
 	if err != nil {
 		return err
@@ -514,91 +453,33 @@ func runQuery(opts *QueryOptions) error {
 		// a 52 MB array).
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	// runJobs runs the filter over the JSON or NDJSON input qi has just
-	// opened on the workers (query.RunJobs); false stops the run. Where
-	// the workers stop short, qi reads on from there.
-	runJobs := func() (bool, error) {
-		src := qi.Source()
-		more := true
-		rest, err := q.RunJobs(ctx, src.Reader(), query.JobsOptions{
-			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
-			Encode: w.appendResult, Decoder: qi.StreamDecoder(), Live: !qi.Regular(),
-			Idle: out.Flush,
-		}, func(r *query.Result) error {
-			start := 0
-			for _, end := range r.Ends {
-				outputs++
-				if err := w.writeBytes(r.Out[start:end]); err != nil {
-					return failure(out, err)
-				}
-				start = end
-			}
-			if len(r.Ends) > 0 {
-				lastFalse = r.LastFalse
-			}
-			if r.Err != nil {
-				pos := r.Pos
-				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.Name(), pos) })
-				more = ok
-				return err
+	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp,
+		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
+		Write: func(b []byte) error {
+			if err := w.writeBytes(b); err != nil {
+				return failure(out, err)
 			}
 			return nil
-		})
-		if rest != nil {
-			qi.ReadOn(rest)
-			return true, nil
-		}
-		qi.Finish()
-		return more && err == nil, err
+		},
+		Fail: func(err error, where func() string) error {
+			if werr := failure(out, nil); werr != nil {
+				return werr
+			}
+			if err := out.Flush(); err != nil {
+				return err
+			}
+			prefix := ""
+			if !opts.NullInput {
+				prefix = where() + ": "
+			}
+			rep.errorf("%s%s", prefix, query.Message(err))
+			return nil // jq goes on with the next input
+		}})
+	if runErr != nil && runErr == ctx.Err() {
+		runErr = &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+			hint: "a longer --timeout gives it more time"}
 	}
-	var runErr error
-	switch {
-	case opts.NullInput:
-		_, runErr = run(nil)
-	case opts.Slurp:
-		all, err := qi.Slurp()
-		if runErr = sourceError(err); runErr == nil {
-			_, runErr = run(all)
-		}
-	default:
-		for {
-			if jobs > 1 && qi.Pending() {
-				stream, err := qi.OpenNext()
-				if err != nil {
-					runErr = sourceError(err)
-					break
-				}
-				if stream { // JSON, NDJSON
-					more, err := runJobs()
-					if err != nil || !more {
-						runErr = err
-						break
-					}
-				}
-				continue
-			}
-			v, err := qi.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				runErr = sourceError(err)
-				break
-			}
-			more, err := run(v)
-			order.Forget()
-			if err != nil || !more {
-				runErr = err
-				break
-			}
-			if qi.Idle() {
-				if err := out.Flush(); err != nil {
-					runErr = err
-					break
-				}
-			}
-		}
-	}
+	runErr = sourceError(runErr)
 	if runErr == nil {
 		runErr = w.end()
 	}
@@ -612,49 +493,33 @@ func runQuery(opts *QueryOptions) error {
 		}
 	}
 	switch {
-	case status < 0: // halt, halt_error
-		if status == -1 {
-			return nil
-		}
-		return &queryExit{code: -1 - status}
-	case status != 0:
-		return &queryExit{code: status}
-	case opts.ExitStatus && outputs == 0:
+	case res.Halted && res.HaltCode == 0: // halt
+		return nil
+	case res.Halted: // halt_error
+		return &queryExit{code: res.HaltCode}
+	case res.Failed:
+		return &queryExit{code: jqRuntime}
+	case opts.ExitStatus && res.Outputs == 0:
 		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && lastFalse:
+	case opts.ExitStatus && res.LastFalse:
 		return &queryExit{code: jqFalse}
 	}
 	return nil
 }
 
-// runtimeMessage is the message of a runtime error: the string error()
-// was given, as jq prints it, or gojq's message.
-func runtimeMessage(err error) string {
-	var ve interface{ Value() any }
-	if errors.As(err, &ve) {
-		if s, ok := ve.Value().(string); ok {
-			return s
-		}
-		var e query.Encoder
-		return "(not a string): " + string(e.Append(nil, ve.Value()))
-	}
-	return err.Error()
-}
-
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
-	opts *QueryOptions
-	out  *output
-	enc  query.Encoder
-	buf  []byte
-	snk  sink
+	opts   *QueryOptions
+	out    *output
+	format query.Format
+	snk    sink
 }
 
 func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	w := &queryWriter{opts: opts, out: out}
-	w.enc.Format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII}
+	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII}
 	if opts.Compact || opts.to != "" {
-		w.enc.Format.Indent, w.enc.Format.Tab = 0, false
+		w.format.Indent, w.format.Tab = 0, false
 	}
 	switch opts.to {
 	case codec.NDJSON:
@@ -676,13 +541,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	return w, nil
 }
 
-func (w *queryWriter) write(v any) error {
-	w.buf = w.appendResult(&w.enc, w.buf[:0], v)
-	return w.writeBytes(w.buf)
-}
-
-// appendResult appends what the result v is written as, with enc (w's own,
-// or a worker's): its JSON, or a raw string, and the newline after it.
+// appendResult appends what the result v is written as, with enc: its JSON, or a raw string, and the newline after it.
 func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
 	if w.snk != nil {
 		return enc.Append(dst, v)

@@ -52,6 +52,14 @@
 // arrays...); error messages are gojq's. Modules (import, include) are not
 // loaded. input_filename is the name the caller gives.
 //
+// # Running over inputs
+//
+// Inputs reads the values of a command line's inputs, in any format;
+// Query.RunInputs runs a filter over them as jq's command line does (on
+// each value, on null with -n, on them all with -s; JSON and NDJSON on
+// several workers with RunJobs, in input order), a runtime error reported
+// and the run going on, halt and halt_error ending it.
+//
 // # Variables and errors
 //
 // Vars gathers the variables jq's command line gives ($NAME, $ARGS), and
