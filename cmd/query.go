@@ -509,15 +509,14 @@ func runQuery(opts *QueryOptions) error {
 
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
-	opts   *QueryOptions
 	out    *output
 	format query.Format
 	snk    sink
 }
 
 func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
-	w := &queryWriter{opts: opts, out: out}
-	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII}
+	w := &queryWriter{out: out}
+	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII, Raw: opts.Raw, Join: opts.Join}
 	if opts.Compact || opts.to != "" {
 		w.format.Indent, w.format.Tab = 0, false
 	}
@@ -541,20 +540,13 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	return w, nil
 }
 
-// appendResult appends what the result v is written as, with enc: its JSON, or a raw string, and the newline after it.
+// appendResult appends what the result v is written as, with enc: its
+// JSON for a sink, or as jq writes it (query.Encoder.AppendResult).
 func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
 	if w.snk != nil {
 		return enc.Append(dst, v)
 	}
-	if s, ok := v.(string); ok && (w.opts.Raw || w.opts.Join) {
-		dst = append(dst, s...)
-	} else {
-		dst = enc.Append(dst, v)
-	}
-	if !w.opts.Join {
-		dst = append(dst, '\n')
-	}
-	return dst
+	return enc.AppendResult(dst, v)
 }
 
 // writeBytes writes a result as appendResult made it.
