@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
 	"github.com/toonkit/toonkit/pkg/records"
 )
 
@@ -79,4 +80,24 @@ func ExampleTableSink() {
 	// @keys id,name
 	// 1,Ada
 	// 2,Bob
+}
+
+// The values of two inputs, NDJSON and JSON, read as one document, an
+// array of them, and written as TOON.
+func ExampleReadDocument() {
+	files := map[string]string{"a.ndjson": "{\"id\": 1}\n{\"id\": 2}\n", "b.json": "{\"id\": 3}"}
+	d, err := records.ReadDocument([]string{"a.ndjson", "b.json"}, func(name string) (*records.Input, error) {
+		return &records.Input{R: strings.NewReader(files[name]), Name: name, Close: func() {}}, nil
+	}, 1<<20, false)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d.EncodeTOON(os.Stdout, toon.EncodeOptions{IndentSize: 2, Delimiter: toon.Comma})
+	fmt.Println()
+	// Output:
+	// [3]{id}:
+	//   1
+	//   2
+	//   3
 }
