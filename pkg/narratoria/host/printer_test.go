@@ -70,3 +70,30 @@ func TestPrinterCloseReportsWriteError(t *testing.T) {
 type failWriter struct{ err error }
 
 func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// The tool's stderr comes from a goroutine of its own while the host
+// calls back: the Printer writes one piece at a time (go test -race).
+func TestPrinterConcurrentStderr(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := NewPrinter(&out, &errOut, PrinterOptions{JSON: true})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 500 {
+			p.Stderr([]byte("line\n"))
+		}
+	}()
+	for i := range 500 {
+		p.Violation(validate.Finding{File: "stdout", Line: i + 1, Frame: -1, Severity: validate.Warning, Code: "EXE002", Message: "m"})
+	}
+	<-done
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 500 {
+		t.Errorf("%d report lines, want 500", n)
+	}
+	if errOut.String() != strings.Repeat("line\n", 500) {
+		t.Errorf("stderr was mixed up")
+	}
+}
