@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -49,4 +50,26 @@ func TestProtocolOf(t *testing.T) {
 			t.Errorf("ProtocolOf(%s) = %q, %v", f, p, ok)
 		}
 	}
+}
+
+// Any input: no panic; a protocol, or a *SourceError, or none when its
+// records may stand as they are.
+func FuzzSourceProtocol(f *testing.F) {
+	f.Add([]byte(`{"protocol_version":"1.0","from_agent":"a"}`+"\n"), false)
+	f.Add([]byte(`[{"seq":1,"actor":"a","meta":{}}]`), false)
+	f.Add([]byte("@toon 1.0\n@keys a\n1\n"), true)
+	f.Fuzz(func(t *testing.T, in []byte, recs bool) {
+		src, err := records.NewSource(bytes.NewReader(in), "in", records.SourceOptions{MaxSize: 1 << 16})
+		if err != nil {
+			return
+		}
+		p, err := SourceProtocol(src, "", recs)
+		var se *SourceError
+		switch {
+		case err != nil && (!errors.As(err, &se) || recs):
+			t.Fatalf("records %v: %T %v", recs, err, err)
+		case err == nil && p != "" && p != Kado && p != Chiffon && p != Trace && p != Narratoria:
+			t.Fatalf("protocol %q", p)
+		}
+	})
 }

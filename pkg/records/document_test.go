@@ -219,3 +219,25 @@ func TestReadDocument(t *testing.T) {
 		t.Errorf("over the limit: %v", err)
 	}
 }
+
+// Any two inputs: no panic; their values, read as one document, are an
+// array of valid JSON, or an *Error.
+func FuzzReadDocument(f *testing.F) {
+	f.Add([]byte("{\"a\": 1}\n{\"b\": 2}\n"), []byte("[1, 2]"))
+	f.Add([]byte("\ufeff1 2 3"), []byte(""))
+	f.Add([]byte("[1,"), []byte("x"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		open := func(name string) (*records.Input, error) {
+			in := map[string][]byte{"a": a, "b": b}[name]
+			return &records.Input{R: bytes.NewReader(in), Name: name, Close: func() {}}, nil
+		}
+		d, err := records.ReadDocument([]string{"a", "b"}, open, 1<<16, false)
+		var re *records.Error
+		switch {
+		case err != nil && !errors.As(err, &re):
+			t.Fatalf("%T %v", err, err)
+		case err == nil && (!d.Many || !jsonv.Valid(d.Value)):
+			t.Fatalf("not a valid array: %q", d.Value)
+		}
+	})
+}
