@@ -81,13 +81,14 @@ vet:
 # The examples cmd's tests run through a shell use a binary built with
 # -race too. Of pkg/inspect and pkg/validate, only the tests that compare
 # their workers with one worker (inspect --json -j, validate -j).
-RACE_PKGS := ./cmd/... ./internal/toolproc/... ./pkg/codec/... ./pkg/sign/... ./pkg/seal/... ./pkg/query/... ./pkg/capture/... ./pkg/tap/... ./pkg/stats/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./internal/toolproc/... ./internal/outfile/... ./pkg/codec/... ./pkg/sign/... ./pkg/seal/... ./pkg/query/... ./pkg/capture/... ./pkg/tap/... ./pkg/stats/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
 
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -race -count=1 -run 'Workers' ./pkg/inspect/ ./pkg/validate/
 	$(GO) test -race -count=1 -run 'Stream' ./pkg/bridge/
+	$(GO) test -race -count=1 -run 'Printer' ./pkg/narratoria/host/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...

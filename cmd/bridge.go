@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/toonkit/toonkit/pkg/bridge"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // bridgeFlags are convert's flags for converting between protocols.
@@ -56,22 +54,6 @@ func (b *bridgeFlags) check(c *cobra.Command, bridging bool) error {
 	return nil
 }
 
-// protocolOf is the protocol of a format, if it is one: binary frames are
-// Kado's.
-func protocolOf(f codec.Format) (bridge.Protocol, bool) {
-	switch f {
-	case codec.Chiffon:
-		return bridge.Chiffon, true
-	case codec.Trace:
-		return bridge.Trace, true
-	case codec.Narratoria:
-		return bridge.Narratoria, true
-	case codec.Binary:
-		return bridge.Kado, true
-	}
-	return "", false
-}
-
 // bridging reports whether convert may map messages between protocols:
 // the target is a protocol, or binary frames from a protocol (named, or
 // detected: an input that holds no protocol's messages then gives its
@@ -86,7 +68,7 @@ func bridging(from, to codec.Format) bool {
 // convertBridge converts messages from one protocol to another, a record
 // at a time: NDJSON out, or binary frames for Kado.
 func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
-	to, _ := protocolOf(opts.To)
+	to, _ := bridge.ProtocolOf(opts.To)
 	rep := newReporter(opts.IO)
 	var snk sink = &records.NDJSONSink{W: w}
 	bs := &binarySink{records.BinarySink{Header: binary.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
@@ -145,34 +127,17 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 	return failure(out, snk.End())
 }
 
-// sourceProtocol is the protocol of an input: --from, binary frames, or
-// the first message's fields. With records, an input that is no
-// protocol's gives "" (its records are frames' records).
+// sourceProtocol is the protocol of an input (bridge.SourceProtocol).
 func sourceProtocol(src *source, from codec.Format, records bool) (bridge.Protocol, error) {
-	if p, ok := protocolOf(from); ok {
-		return p, nil
+	p, err := bridge.SourceProtocol(src.Source, from, records)
+	var se *bridge.SourceError
+	switch {
+	case errors.As(err, &se) && se.Format == "":
+		return "", invalidError(se, "name it with --from (chiffon, trace, narratoria, binary)")
+	case err != nil:
+		return "", invalidError(err, "name the protocol with --from (chiffon, trace, narratoria, binary)")
 	}
-	if src.Format() == codec.Binary {
-		return bridge.Kado, nil
-	}
-	if src.Format() == codec.JSON || src.Format() == codec.NDJSON {
-		peek, _ := src.Reader().Peek(64 << 10)
-		d := codec.DetectProtocol(peek)
-		switch {
-		case d.Format != "":
-			p, _ := protocolOf(d.Format)
-			return p, nil
-		case records:
-			return "", nil
-		case len(jsonv.TrimSpace(peek)) > 0:
-			return "", invalidError(fmt.Errorf("%s: cannot tell the protocol: %s", src.Name(), d.Why), "name it with --from (chiffon, trace, narratoria, binary)")
-		}
-		return bridge.Chiffon, nil // empty: no messages
-	}
-	if records {
-		return "", nil
-	}
-	return "", invalidError(fmt.Errorf("%s: the input is %s, not messages of a protocol", src.Name(), src.Format()), "name the protocol with --from (chiffon, trace, narratoria, binary)")
+	return p, nil
 }
 
 func bridgeError(err error) error {

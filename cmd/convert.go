@@ -380,48 +380,25 @@ func failure(out *output, err error) error {
 // bounded by the largest record and the number of keys.
 func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	rep := newReporter(opts.IO)
-	var tw tabular.RowWriter
 	rows, err := newSpool("rows")
 	if err != nil {
 		return err
 	}
-	defer rows.remove()
+	defer rows.Remove()
 	var js *records.JSONSink // --to auto: the compact JSON, should the table not pay
 	var jsonSpool *spool
 	if opts.To == auto {
 		if jsonSpool, err = newSpool("json"); err != nil {
 			return err
 		}
-		defer jsonSpool.remove()
-		js = &records.JSONSink{W: jsonSpool.w, Compact: true}
+		defer jsonSpool.Remove()
+		js = &records.JSONSink{W: jsonSpool.W, Compact: true}
 	}
-	type rowFile struct {
-		first int
-		name  string
-	}
-	var files []rowFile // the file each row comes from
-	fileOf := func(row int) string {
-		name := ""
-		for _, f := range files {
-			if f.first <= row {
-				name = f.name
-			}
-		}
-		return name
-	}
-	losses := tabular.Losses{Max: 5}
-	// lossy takes the lossy cells of an input's rows.
-	lossy := func(name string) func(tabular.Lossy) {
-		return func(l tabular.Lossy) {
-			if opts.Lossy {
-				rep.warnf("%s: %s", name, l)
-			} else {
-				losses.Add(name, l)
-			}
-		}
+	ts := &records.TableSink{Rows: rows.W, Max: 5}
+	if opts.Lossy {
+		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
 	}
 	nonObject := ""
-	var line []byte
 	for _, name := range opts.Inputs {
 		src, err := openConvertSource(opts, name)
 		if err != nil {
@@ -433,11 +410,11 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		if js != nil {
 			js.Single = oneValue(opts, src)
 		}
-		files = append(files, rowFile{first: tw.Report().Rows, name: src.Name()})
+		ts.Src = src.Source
 		each := src.each
 		if opts.Jobs > 1 && st == nil && js == nil && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
 			each = func(f func([]byte) error) error {
-				return tableJobs(opts, src, &tw, rows, lossy(src.Name()), f)
+				return tableJobs(opts, src, ts, rows, f)
 			}
 		}
 		err = each(func(rec []byte) error {
@@ -450,18 +427,17 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			if nonObject != "" {
 				return nil // --to auto has chosen JSON
 			}
-			var err error
-			line, err = tw.AppendRow(line[:0], rec, lossy(src.Name()))
+			err := ts.Write(rec)
+			var re *records.RowError
 			switch {
 			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				nonObject = fmt.Sprintf("%s: %s", src.Where(), err)
+				nonObject = err.Error()
 				return nil
 			case errors.Is(err, tabular.ErrNotObject):
-				return invalidError(fmt.Errorf("%s: %w", src.Where(), err), "a table holds an array of objects; --to json or --to ndjson take any records")
+				return invalidError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
+			case errors.As(err, &re):
+				return invalidError(err, "")
 			case err != nil:
-				return invalidError(fmt.Errorf("%s: %w", src.Where(), err), "")
-			}
-			if _, err := rows.w.Write(line); err != nil {
 				return rows.fail(err)
 			}
 			return nil
@@ -470,7 +446,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			return err
 		}
 	}
-	r := tw.Report()
+	r := ts.Report()
 	table := opts.To == codec.Tabular
 	if opts.To == auto {
 		why := nonObject
@@ -482,7 +458,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			rep.notef("auto: %s: %s", format, why)
 		}
 	} else if r.Lossy > 0 && !opts.Lossy {
-		for _, l := range losses.First(r, fileOf) {
+		for _, l := range ts.First() {
 			rep.errorf("%s: %s", l.Input, l.Lossy)
 		}
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
@@ -499,13 +475,13 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		if r.Deep > 1 {
 			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, plural(int(r.Deep-1), "cell", "cells"))
 		}
-		rep.warnf("%s: %s%s", fileOf(r.FirstDeep.Row), *r.FirstDeep, more)
+		rep.warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
 	}
 	rd, err := rows.reader()
 	if err != nil {
 		return err
 	}
-	if err := tw.Finish(w, rd, func(l tabular.Lossy) { rep.warnf("%s: %s", fileOf(l.Row), l) }); err != nil {
+	if err := ts.Finish(w, rd, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
 		if out.failed != nil {
 			return out.failed
 		}

@@ -16,8 +16,7 @@ import (
 // that is not valid, and all after it) goes to f, the single-worker loop,
 // from a Reader that reads on as the source's own would have. It closes
 // src.
-func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *spool, lossy func(tabular.Lossy), f func([]byte) error) error {
-	var line []byte
+func tableJobs(opts *ConvertOptions, src *source, ts *records.TableSink, rows *spool, f func([]byte) error) error {
 	h := records.Handler[tabular.Rows]{
 		Work: func(b *records.Batch[tabular.Rows]) bool {
 			b.Out.Reset()
@@ -31,8 +30,7 @@ func tableJobs(opts *ConvertOptions, src *source, tw *tabular.RowWriter, rows *s
 			return true
 		},
 		Write: func(b *records.Batch[tabular.Rows]) error {
-			line = tw.AppendRows(line[:0], &b.Out, lossy)
-			if _, err := rows.w.Write(line); err != nil {
+			if err := ts.WriteRows(&b.Out); err != nil {
 				return rows.fail(err)
 			}
 			return nil

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -11,16 +9,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/fatih/color"
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/narratoria/host"
-	"github.com/toonkit/toonkit/pkg/validate"
 )
 
 // ExecOptions are the options of `toonkit exec`.
@@ -160,9 +157,9 @@ func runExec(opts *ExecOptions) error {
 	}
 	pr := newExecPrinter(opts)
 	h := host.New(host.Options{MaxLineSize: opts.MaxLineSize, RequestID: requestID}, state)
-	h.OnEvent, h.OnViolation = pr.event, pr.violation
+	h.OnEvent, h.OnViolation = pr.Event, pr.Violation
 
-	p := toolproc.New(opts.Tool, opts.Args, toolproc.Options{KillAfter: opts.KillAfter, TimeLimit: opts.Timeout, Stderr: pr.stderr})
+	p := toolproc.New(opts.Tool, opts.Args, toolproc.Options{KillAfter: opts.KillAfter, TimeLimit: opts.Timeout, Stderr: pr.Stderr})
 	restore := setInterruptHook(p.Interrupt)
 	defer restore()
 	err = p.Start(stdin)
@@ -175,8 +172,8 @@ func runExec(opts *ExecOptions) error {
 		return ioErrorf("%v", pe)
 	case err != nil:
 		if opts.Report == "json" {
-			pr.summary(h.Result(host.Exit{StartError: startErrorText(err)}))
-			pr.close()
+			pr.Summary(h.Result(host.Exit{StartError: startErrorText(err)}))
+			pr.Close()
 		}
 		return startError(opts.Tool, err)
 	}
@@ -185,7 +182,7 @@ func runExec(opts *ExecOptions) error {
 		defer t.Stop()
 	}
 
-	end, readErr := h.Read(flushingReader{p.Stdout(), pr.flush})
+	end, readErr := h.Read(pr.Reader(p.Stdout()))
 	p.DoneReading()
 	if !end || readErr != nil {
 		// The protocol stopped the reading (or it failed): the tool is
@@ -197,15 +194,15 @@ func runExec(opts *ExecOptions) error {
 	switch {
 	case errors.Is(readErr, os.ErrClosed):
 		// closeAfter closed it: the group was killed, yet the pipe held.
-		pr.flush()
+		pr.Flush()
 		rep.warnf("stopped reading the tool's stdout: a process outside its process group still held it open")
 	case readErr != nil:
-		pr.flush()
+		pr.Flush()
 		rep.errorf("cannot read the tool's stdout: %s", pathErrText(readErr))
 	}
 	res := h.Result(exit)
-	pr.summary(res)
-	if err := pr.close(); err != nil {
+	pr.Summary(res)
+	if err := pr.Close(); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
 	}
 	if res.ExitCode != 0 {
@@ -250,21 +247,13 @@ func execStdin(opts *ExecOptions) ([]byte, string, error) {
 	}
 	id := opts.RequestID
 	if id == "" {
-		id = newUUID()
+		id = uuid.NewString()
 	}
 	tool := opts.ToolName
 	if tool == "" {
 		tool = filepath.Base(opts.Tool)
 	}
-	obj := []byte(`{"requestId":`)
-	obj = validate.Quote(obj, id)
-	obj = append(obj, `,"tool":`...)
-	obj = validate.Quote(obj, tool)
-	obj = append(obj, `,"operation":`...)
-	obj = validate.Quote(obj, opts.Operation)
-	obj = append(obj, `,"input":`...)
-	obj = append(obj, input...)
-	return append(obj, "}\n"...), id, nil
+	return host.StdinObject(id, tool, opts.Operation, input), id, nil
 }
 
 // readArgFile reads the file a flag names ("-": stdin), up to the line
@@ -312,44 +301,11 @@ func jsonObject(what string, b []byte, max int) ([]byte, error) {
 	return obj, nil
 }
 
-// newUUID is a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// flushingReader flushes the report before each read of the tool's
-// stdout: what was read is shown before waiting for more.
-type flushingReader struct {
-	r     io.Reader
-	flush func()
-}
-
-func (f flushingReader) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
-}
-
-// execPrinter writes the report, and the tool's stderr, one writer at a
-// time.
-type execPrinter struct {
-	mu     sync.Mutex
-	out    *bufio.Writer
-	errOut io.Writer
-	json   bool
-	paint  host.Paint
-	dim    func(string) string
-	buf    []byte
-	err    error // the first write error
-}
-
-func newExecPrinter(opts *ExecOptions) *execPrinter {
-	p := &execPrinter{out: bufio.NewWriterSize(opts.IO.Out, 64<<10), errOut: opts.IO.ErrOut, json: opts.Report == "json",
-		dim: paint(opts.IO.ColorStderr(), color.Faint)}
-	if !p.json && opts.IO.ColorStdout() {
+// newExecPrinter is the report's printer (host.Printer), with toonkit's
+// colors where they are on.
+func newExecPrinter(opts *ExecOptions) *host.Printer {
+	po := host.PrinterOptions{JSON: opts.Report == "json", Dim: paint(opts.IO.ColorStderr(), color.Faint)}
+	if !po.JSON && opts.IO.ColorStdout() {
 		roles := map[host.Role]func(string) string{
 			host.RoleLine:    paint(true, color.Faint),
 			host.RoleType:    paint(true, color.Bold),
@@ -364,74 +320,14 @@ func newExecPrinter(opts *ExecOptions) *execPrinter {
 			host.RoleWhere:   paint(true, color.Bold),
 			host.RolePointer: paint(true, color.FgCyan),
 		}
-		p.paint = func(r host.Role, s string) string {
+		po.Paint = func(r host.Role, s string) string {
 			if f := roles[r]; f != nil {
 				return f(s)
 			}
 			return s
 		}
 	}
-	return p
-}
-
-func (p *execPrinter) write(b []byte) {
-	if _, err := p.out.Write(b); err != nil && p.err == nil {
-		p.err = err
-	}
-}
-
-// print writes one piece of the report, as JSON or as text.
-func (p *execPrinter) print(asJSON func([]byte) []byte, asText func(io.Writer, host.Paint) error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.json {
-		p.buf = asJSON(p.buf[:0])
-		p.write(p.buf)
-		return
-	}
-	asText(p.out, p.paint)
-}
-
-func (p *execPrinter) event(ev *host.Event) {
-	p.print(func(b []byte) []byte { return host.AppendEventJSON(b, ev) },
-		func(w io.Writer, pt host.Paint) error { return host.WriteEventText(w, ev, pt) })
-}
-
-func (p *execPrinter) violation(f validate.Finding) {
-	p.print(func(b []byte) []byte { return host.AppendViolationJSON(b, f) },
-		func(w io.Writer, pt host.Paint) error { return host.WriteViolationText(w, f, pt) })
-}
-
-func (p *execPrinter) summary(r host.Result) {
-	p.print(func(b []byte) []byte { return host.AppendSummaryJSON(b, r) },
-		func(w io.Writer, pt host.Paint) error { return host.WriteSummaryText(w, r, pt) })
-}
-
-func (p *execPrinter) flush() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.out.Flush(); err != nil && p.err == nil {
-		p.err = err
-	}
-}
-
-// stderr passes on a piece of the tool's stderr, after the report so far.
-func (p *execPrinter) stderr(b []byte) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.out.Flush()
-	s, nl := strings.CutSuffix(string(b), "\n")
-	if nl {
-		io.WriteString(p.errOut, p.dim(s)+"\n")
-	} else {
-		io.WriteString(p.errOut, p.dim(s))
-	}
-}
-
-// close flushes the report and says whether all of it was written.
-func (p *execPrinter) close() error {
-	p.flush()
-	return p.err
+	return host.NewPrinter(opts.IO.Out, opts.IO.ErrOut, po)
 }
 
 // startError is the error of a tool that cannot be started, with a hint.

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
+
+	"github.com/toonkit/toonkit/internal/outfile"
 )
 
 const stdinName = "<stdin>"
@@ -94,91 +93,25 @@ func readError(name string, err error) error {
 	return ioErrorf("cannot read %s: %s", name, pathErrText(err))
 }
 
-// output is where a command writes. "" and "-" are stdout. A regular file
-// (or a new one) is written to a temporary file in the same folder, created
-// on first write, and renamed over the target by Commit, so that a failed
-// run leaves no partial output and -o may name an input; a symlink is
-// followed to its target first. Anything else that exists (a device such as
-// /dev/null, a FIFO, a terminal) is written in place.
+// output is where a command writes. "" and "-" are stdout; a file is
+// written atomically (outfile.File): a failed run leaves no partial output,
+// and -o may name an input.
 type output struct {
-	ios     *IOStreams
-	path    string // "" for stdout
-	target  string // path with symlinks resolved
-	tmp     *os.File
-	direct  *os.File // a non-regular file written in place
-	w       *bufio.Writer
-	mode    fs.FileMode
-	replace bool // the target exists: keep its mode
-	failed  error
-	held    *held // stdout held until Commit (holdAll)
+	ios    *IOStreams
+	path   string // "" for stdout
+	file   *outfile.File
+	w      *bufio.Writer
+	failed error
+	held   *outfile.Held // stdout held until Commit (holdAll)
 }
 
 // holdAll makes standard output all or nothing, as a file output is: what
-// is written is held (in memory up to heldInMemory bytes, then in a
-// temporary file) and passed on by Commit, or dropped by Abort. A failed
-// run then writes no partial output even to a pipe, in bounded memory.
+// is written is held (outfile.Held) and passed on by Commit, or dropped by
+// Abort. A failed run then writes no partial output even to a pipe, in
+// bounded memory.
 func (o *output) holdAll() {
 	if o.path == "" && o.held == nil {
-		o.held = &held{}
-	}
-}
-
-// heldInMemory is how much held output stays in memory before it goes to
-// a temporary file.
-const heldInMemory = 4 << 20
-
-// held is output kept back until the run succeeds.
-type held struct {
-	mem   []byte
-	spool *spool
-}
-
-func (h *held) Write(p []byte) (int, error) {
-	if h.mem == nil && h.spool == nil {
-		// Once, at its full size: growing it by doubling would copy it
-		// and leave the old buffers for the collector.
-		h.mem = make([]byte, 0, heldInMemory)
-	}
-	if h.spool == nil && len(h.mem)+len(p) <= heldInMemory {
-		h.mem = append(h.mem, p...)
-		return len(p), nil
-	}
-	if h.spool == nil {
-		s, err := newSpool("output")
-		if err != nil {
-			return 0, err
-		}
-		h.spool = s
-		if _, err := s.w.Write(h.mem); err != nil {
-			return 0, s.fail(err)
-		}
-		h.mem = nil
-	}
-	if _, err := h.spool.w.Write(p); err != nil {
-		return 0, h.spool.fail(err)
-	}
-	return len(p), nil
-}
-
-// passOn writes what is held to w.
-func (h *held) passOn(w io.Writer) error {
-	if h.spool == nil {
-		_, err := w.Write(h.mem)
-		return err
-	}
-	rd, err := h.spool.reader()
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(w, rd)
-	return err
-}
-
-func (h *held) drop() {
-	h.mem = nil
-	if h.spool != nil {
-		h.spool.remove()
-		h.spool = nil
+		o.held = &outfile.Held{}
 	}
 }
 
@@ -216,48 +149,21 @@ func (o *output) open() error {
 	if o.w != nil {
 		return nil
 	}
-	fail := func(err error) error { return ioErrorf("cannot write %s: %s", o.path, pathErrText(err)) }
-	o.target = o.path
-	if t, err := filepath.EvalSymlinks(o.path); err == nil {
-		o.target = t
-	}
-	st, err := os.Stat(o.target)
-	switch {
-	case err == nil && st.IsDir():
-		return ioErrorf("cannot write %s: it is a directory", o.path)
-	case err == nil && !st.Mode().IsRegular():
-		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
-		if err != nil {
-			return fail(err)
-		}
-		o.direct = f
-		o.w = bufio.NewWriterSize(f, outputBuffer)
-		return nil
-	case err == nil:
-		o.replace, o.mode = true, st.Mode().Perm()
-	case !errors.Is(err, fs.ErrNotExist):
-		return fail(err)
-	}
-	f, err := tracked(func() (*os.File, error) { return createTemp(o.target) })
+	f, err := outfile.Open(o.path)
 	if err != nil {
-		return fail(err)
+		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
 	}
-	o.tmp = f
-	o.w = bufio.NewWriterSize(f, outputBuffer)
+	o.file, o.w = f, bufio.NewWriterSize(f.Writer(), outputBuffer)
 	return nil
 }
 
-// createTemp creates a new file beside target, with the permissions a new
-// file gets from the umask.
-func createTemp(target string) (*os.File, error) {
-	dir, base := filepath.Split(target)
-	for i := 0; ; i++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), rand.Uint32()))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
-			return f, err
-		}
+// writeError is the output's error for err, an error of a write to it
+// (or, held, of the temporary file that holds it).
+func (o *output) writeError(err error) error {
+	if te := (*outfile.TempError)(nil); errors.As(err, &te) {
+		return &ExitError{Code: ExitIO, Err: te}
 	}
+	return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -267,9 +173,9 @@ func (o *output) Write(p []byte) (int, error) {
 	if o.held != nil {
 		n, err := o.held.Write(p)
 		if err != nil {
-			o.failed = err
+			o.failed = o.writeError(err)
 		}
-		return n, err
+		return n, o.failed
 	}
 	if err := o.open(); err != nil {
 		o.failed = err
@@ -279,13 +185,13 @@ func (o *output) Write(p []byte) (int, error) {
 		// A block as large as the buffer is written as it is, not
 		// copied into it: what is buffered goes first.
 		if err := o.w.Flush(); err != nil {
-			o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+			o.failed = o.writeError(err)
 			return 0, o.failed
 		}
 	}
 	n, err := o.w.Write(p)
 	if err != nil {
-		o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		o.failed = o.writeError(err)
 		return n, o.failed
 	}
 	return n, nil
@@ -299,7 +205,7 @@ func (o *output) Flush() error {
 		return o.failed
 	}
 	if err := o.w.Flush(); err != nil {
-		o.failed = ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		o.failed = o.writeError(err)
 		return o.failed
 	}
 	return nil
@@ -316,110 +222,40 @@ func (o *output) Commit() error {
 	}
 	if h := o.held; h != nil {
 		o.held = nil
-		err := h.passOn(o.w)
-		h.drop()
+		err := h.PassOn(o.w)
+		h.Drop()
 		if err != nil {
-			if ee := (*ExitError)(nil); errors.As(err, &ee) {
-				return err
-			}
-			return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+			return o.writeError(err)
 		}
 	}
 	if err := o.w.Flush(); err != nil {
 		o.Abort()
-		return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
+		return o.writeError(err)
 	}
-	if o.direct != nil {
-		if err := o.direct.Close(); err != nil {
+	if o.file != nil {
+		err := o.file.Commit()
+		o.file = nil
+		if err != nil {
 			return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
 		}
-		o.direct = nil
-		return nil
-	}
-	if o.tmp == nil {
-		return nil
-	}
-	name := o.tmp.Name()
-	var err error
-	if o.replace {
-		err = o.tmp.Chmod(o.mode)
-	}
-	if cerr := o.tmp.Close(); err == nil {
-		err = cerr
-	}
-	o.tmp = nil
-	if err == nil {
-		err = os.Rename(name, o.target)
-	}
-	untrackTemp(name)
-	if err != nil {
-		os.Remove(name)
-		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
 	}
 	return nil
 }
 
 // Abort discards a file output; stdout output written so far is flushed,
-// since a stream consumer has seen it already in part.
+// since a stream consumer has seen it already in part, and so is a device
+// or FIFO written in place.
 func (o *output) Abort() {
 	if o.held != nil {
-		o.held.drop()
+		o.held.Drop()
 		o.held = nil
 	}
-	if o.tmp != nil {
-		name := o.tmp.Name()
-		o.tmp.Close()
-		os.Remove(name)
-		untrackTemp(name)
-		o.tmp = nil
-		return
-	}
-	if o.direct != nil {
-		o.w.Flush()
-		o.direct.Close()
-		o.direct = nil
-		return
-	}
-	if o.w != nil && o.path == "" {
+	if o.w != nil && (o.path == "" || o.file != nil && o.file.InPlace()) {
 		o.w.Flush()
 	}
-}
-
-// Temporary files in progress, removed by removeTemps when a signal ends
-// the run.
-var temps struct {
-	sync.Mutex
-	names map[string]bool
-}
-
-// tracked creates a temporary file and tracks it, with no moment between
-// the two at which a signal's removeTemps would miss it.
-func tracked(create func() (*os.File, error)) (*os.File, error) {
-	temps.Lock()
-	defer temps.Unlock()
-	f, err := create()
-	if err == nil {
-		if temps.names == nil {
-			temps.names = map[string]bool{}
-		}
-		temps.names[f.Name()] = true
-	}
-	return f, err
-}
-
-func untrackTemp(name string) {
-	temps.Lock()
-	defer temps.Unlock()
-	delete(temps.names, name)
-}
-
-// removeTemps deletes every temporary output file still in progress.
-func removeTemps() {
-	temps.Lock()
-	defer temps.Unlock()
-	for name := range temps.names {
-		os.Remove(name)
-		delete(temps.names, name)
+	if o.file != nil {
+		o.file.Abort()
+		o.file = nil
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec"
@@ -328,87 +327,28 @@ func (e *queryExit) Error() string {
 // compileFailure renders a filter that does not compile: the filter's line
 // with a caret under the place.
 func compileFailure(ce *query.CompileError) error {
-	before := ce.Filter[:ce.Offset]
-	line := strings.Count(before, "\n") + 1
-	start := strings.LastIndexByte(before, '\n') + 1
-	end := strings.IndexByte(ce.Filter[start:], '\n')
-	if end < 0 {
-		end = len(ce.Filter)
-	} else {
-		end += start
-	}
-	text := ce.Filter[start:end]
-	col := ce.Offset - start
-	ex, caret := jsonv.Excerpt([]byte(text), col)
-	pos := jsonv.Position{Offset: int64(ce.Offset), Line: line, Column: utf8.RuneCountInString(text[:col]) + 1}
-	return &queryExit{code: jqCompile,
-		err:     fmt.Errorf("the filter does not compile: %s: %s", pos, ce.Msg),
-		excerpt: &jsonv.SyntaxError{Pos: pos, Msg: ce.Msg, Excerpt: ex, Caret: caret},
-		hint:    "see jq's manual for the language: https://jqlang.org/manual/"}
+	se := ce.Syntax()
+	return &queryExit{code: jqCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
+		hint: "see jq's manual for the language: https://jqlang.org/manual/"}
 }
 
-// variables returns the names and values of the filter's variables:
-// --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
+// queryVariables returns the names and values of the filter's variables
+// (query.Vars.Parse): --arg, --argjson, --slurpfile, --rawfile, and $ARGS.
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
 	var vs query.Vars
-	split := func(flag, s string) (string, string, error) {
-		name, value, ok := strings.Cut(s, "=")
-		if !ok || name == "" {
-			return "", "", usageErrorf("give --"+flag+" NAME VALUE, or --"+flag+"=NAME=VALUE",
-				"--%s %q: a name and a value are needed", flag, s)
-		}
-		return name, value, nil
-	}
-	for _, a := range opts.Args {
-		name, value, err := split("arg", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		vs.Set(name, value)
-	}
-	for _, a := range opts.ArgJSON {
-		name, text, err := split("argjson", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		v, err := query.Decode([]byte(text), nil)
-		if err != nil {
-			return nil, nil, usageErrorf("", "--argjson %s: not a JSON value: %s", name, text)
-		}
-		vs.Set(name, v)
-	}
-	for _, a := range opts.SlurpFile {
-		name, file, err := split("slurpfile", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		values := []any{}
-		if err := eachJSONValue(opts, file, func(v any) error { values = append(values, v); return nil }); err != nil {
-			return nil, nil, err
-		}
-		vs.Set(name, values)
-	}
-	for _, a := range opts.RawFile {
-		name, file, err := split("rawfile", a)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, nil, ioErrorf("--rawfile %s: cannot read %s: %s", name, file, pathErrText(err))
-		}
-		vs.Set(name, strings.ToValidUTF8(string(b), "\uFFFD"))
-	}
-	for _, p := range positional {
-		if text, ok := strings.CutPrefix(p, "j:"); ok {
-			v, err := query.Decode([]byte(text), nil)
-			if err != nil {
-				return nil, nil, usageErrorf("", "--jsonargs: not a JSON value: %s", text)
-			}
-			vs.Positional(v)
-		} else {
-			vs.Positional(strings.TrimPrefix(p, "s:"))
-		}
+	err := vs.Parse(query.VarFlags{Arg: opts.Args, ArgJSON: opts.ArgJSON, SlurpFile: opts.SlurpFile, RawFile: opts.RawFile,
+		Positional: positional, ReadFile: os.ReadFile,
+		EachValue: func(file string, f func(any) error) error { return eachJSONValue(opts, file, f) }})
+	var ve *query.VarError
+	switch {
+	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
+		return nil, nil, usageErrorf(fmt.Sprintf("give --%s NAME VALUE, or --%s=NAME=VALUE", ve.Flag, ve.Flag), "%s", err)
+	case ve != nil && ve.Err == query.ErrNotJSON:
+		return nil, nil, usageErrorf("", "%s", err)
+	case ve != nil:
+		return nil, nil, ioErrorf("%s", err)
+	case err != nil:
+		return nil, nil, err
 	}
 	names, values := vs.Bind()
 	return names, values, nil
@@ -483,9 +423,6 @@ func runQuery(opts *QueryOptions) error {
 		}
 		return &queryExit{code: jqCompile, err: err}
 	}
-	order := q.NewOrder()
-	qi.SetOrder(order)
-
 	ctx := context.Background()
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -497,65 +434,7 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	w.enc.Order = order
 	rep := newReporter(ios)
-	status := 0
-	lastFalse := false
-	outputs := 0
-	// fail handles an error of the filter's run on one input; false stops
-	// the run.
-	fail := func(err error, where func() string) (bool, error) {
-		if code, value, message, ok := query.Halted(err); ok {
-			if message {
-				if s, ok := value.(string); ok {
-					io.WriteString(ios.ErrOut, s)
-				} else {
-					var e query.Encoder
-					ios.ErrOut.Write(append(e.Append(nil, value), '\n'))
-				}
-			}
-			status = -1 - code
-			return false, nil
-		}
-		if ctx.Err() != nil {
-			return false, &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
-				hint: "a longer --timeout gives it more time"}
-		}
-		if werr := failure(out, nil); werr != nil {
-			return false, werr
-		}
-		if err := out.Flush(); err != nil {
-			return false, err
-		}
-		prefix := ""
-		if !opts.NullInput {
-			prefix = where() + ": "
-		}
-		rep.errorf("%s%s", prefix, runtimeMessage(err))
-		status = jqRuntime
-		return true, nil // jq goes on with the next input
-	}
-	// run runs the filter on one input; false stops the run.
-	run := func(v any) (bool, error) {
-		it := q.Run(ctx, v, varValues...)
-		for {
-			r, ok := it.Next()
-			if !ok {
-				return true, nil
-			}
-			if err, ok := r.(error); ok {
-				if err := qi.Err(); err != nil {
-					return false, sourceError(err)
-				}
-				return fail(err, qi.Where)
-			}
-			outputs++
-			lastFalse = r == nil || r == false
-			if err := w.write(r); err != nil {
-				return false, failure(out, err)
-			}
-		}
-	}
 	jobs, err := workers(opts.Jobs)
 	if err != nil {
 		return err
@@ -574,91 +453,33 @@ func runQuery(opts *QueryOptions) error {
 		// a 52 MB array).
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	// runJobs runs the filter over the JSON or NDJSON input qi has just
-	// opened on the workers (query.RunJobs); false stops the run. Where
-	// the workers stop short, qi reads on from there.
-	runJobs := func() (bool, error) {
-		src := qi.Source()
-		more := true
-		rest, err := q.RunJobs(ctx, src.Reader(), query.JobsOptions{
-			Workers: jobs, MaxSize: opts.MaxSize, Vars: varValues, Format: w.enc.Format,
-			Encode: w.appendResult, Decoder: qi.StreamDecoder(), Live: !qi.Regular(),
-			Idle: out.Flush,
-		}, func(r *query.Result) error {
-			start := 0
-			for _, end := range r.Ends {
-				outputs++
-				if err := w.writeBytes(r.Out[start:end]); err != nil {
-					return failure(out, err)
-				}
-				start = end
-			}
-			if len(r.Ends) > 0 {
-				lastFalse = r.LastFalse
-			}
-			if r.Err != nil {
-				pos := r.Pos
-				ok, err := fail(r.Err, func() string { return fmt.Sprintf("%s:%s", src.Name(), pos) })
-				more = ok
-				return err
+	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp,
+		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
+		Write: func(b []byte) error {
+			if err := w.writeBytes(b); err != nil {
+				return failure(out, err)
 			}
 			return nil
-		})
-		if rest != nil {
-			qi.ReadOn(rest)
-			return true, nil
-		}
-		qi.Finish()
-		return more && err == nil, err
+		},
+		Fail: func(err error, where func() string) error {
+			if werr := failure(out, nil); werr != nil {
+				return werr
+			}
+			if err := out.Flush(); err != nil {
+				return err
+			}
+			prefix := ""
+			if !opts.NullInput {
+				prefix = where() + ": "
+			}
+			rep.errorf("%s%s", prefix, query.Message(err))
+			return nil // jq goes on with the next input
+		}})
+	if runErr != nil && runErr == ctx.Err() {
+		runErr = &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+			hint: "a longer --timeout gives it more time"}
 	}
-	var runErr error
-	switch {
-	case opts.NullInput:
-		_, runErr = run(nil)
-	case opts.Slurp:
-		all, err := qi.Slurp()
-		if runErr = sourceError(err); runErr == nil {
-			_, runErr = run(all)
-		}
-	default:
-		for {
-			if jobs > 1 && qi.Pending() {
-				stream, err := qi.OpenNext()
-				if err != nil {
-					runErr = sourceError(err)
-					break
-				}
-				if stream { // JSON, NDJSON
-					more, err := runJobs()
-					if err != nil || !more {
-						runErr = err
-						break
-					}
-				}
-				continue
-			}
-			v, err := qi.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				runErr = sourceError(err)
-				break
-			}
-			more, err := run(v)
-			order.Forget()
-			if err != nil || !more {
-				runErr = err
-				break
-			}
-			if qi.Idle() {
-				if err := out.Flush(); err != nil {
-					runErr = err
-					break
-				}
-			}
-		}
-	}
+	runErr = sourceError(runErr)
 	if runErr == nil {
 		runErr = w.end()
 	}
@@ -672,49 +493,32 @@ func runQuery(opts *QueryOptions) error {
 		}
 	}
 	switch {
-	case status < 0: // halt, halt_error
-		if status == -1 {
-			return nil
-		}
-		return &queryExit{code: -1 - status}
-	case status != 0:
-		return &queryExit{code: status}
-	case opts.ExitStatus && outputs == 0:
+	case res.Halted && res.HaltCode == 0: // halt
+		return nil
+	case res.Halted: // halt_error
+		return &queryExit{code: res.HaltCode}
+	case res.Failed:
+		return &queryExit{code: jqRuntime}
+	case opts.ExitStatus && res.Outputs == 0:
 		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && lastFalse:
+	case opts.ExitStatus && res.LastFalse:
 		return &queryExit{code: jqFalse}
 	}
 	return nil
 }
 
-// runtimeMessage is the message of a runtime error: the string error()
-// was given, as jq prints it, or gojq's message.
-func runtimeMessage(err error) string {
-	var ve interface{ Value() any }
-	if errors.As(err, &ve) {
-		if s, ok := ve.Value().(string); ok {
-			return s
-		}
-		var e query.Encoder
-		return "(not a string): " + string(e.Append(nil, ve.Value()))
-	}
-	return err.Error()
-}
-
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
-	opts *QueryOptions
-	out  *output
-	enc  query.Encoder
-	buf  []byte
-	snk  sink
+	out    *output
+	format query.Format
+	snk    sink
 }
 
 func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
-	w := &queryWriter{opts: opts, out: out}
-	w.enc.Format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII}
+	w := &queryWriter{out: out}
+	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII, Raw: opts.Raw, Join: opts.Join}
 	if opts.Compact || opts.to != "" {
-		w.enc.Format.Indent, w.enc.Format.Tab = 0, false
+		w.format.Indent, w.format.Tab = 0, false
 	}
 	switch opts.to {
 	case codec.NDJSON:
@@ -731,31 +535,18 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{rep: newReporter(opts.IO), out: out, rows: rows, losses: tabular.Losses{Max: 5}}
+		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows.W, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
 	}
 	return w, nil
 }
 
-func (w *queryWriter) write(v any) error {
-	w.buf = w.appendResult(&w.enc, w.buf[:0], v)
-	return w.writeBytes(w.buf)
-}
-
-// appendResult appends what the result v is written as, with enc (w's own,
-// or a worker's): its JSON, or a raw string, and the newline after it.
+// appendResult appends what the result v is written as, with enc: its
+// JSON for a sink, or as jq writes it (query.Encoder.AppendResult).
 func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
 	if w.snk != nil {
 		return enc.Append(dst, v)
 	}
-	if s, ok := v.(string); ok && (w.opts.Raw || w.opts.Join) {
-		dst = append(dst, s...)
-	} else {
-		dst = enc.Append(dst, v)
-	}
-	if !w.opts.Join {
-		dst = append(dst, '\n')
-	}
-	return dst
+	return enc.AppendResult(dst, v)
 }
 
 // writeBytes writes a result as appendResult made it.
@@ -790,40 +581,35 @@ func (t *toonResults) End() error {
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert
-// --to tabular writes records: the rows go to a temporary file as they
-// come, the header is written at the end, and a table that would not read
-// back as written is refused.
+// --to tabular writes records (records.TableSink): the rows go to a
+// temporary file as they come, the header is written at the end, and a
+// table that would not read back as written is refused.
 type tableResults struct {
-	rep    *reporter
-	out    *output
-	rows   *spool
-	tw     tabular.RowWriter
-	line   []byte
-	n      int
-	losses tabular.Losses
+	records.TableSink
+	rep  *reporter
+	out  *output
+	rows *spool
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	t.n++
-	var err error
-	t.line, err = t.tw.AppendRow(t.line[:0], rec, func(l tabular.Lossy) { t.losses.Add("the results", l) })
+	err := t.TableSink.Write(rec)
+	var re *records.RowError
 	switch {
 	case errors.Is(err, tabular.ErrNotObject):
-		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "a table holds objects: --to ndjson takes any results")
+		return invalidError(err, "a table holds objects: --to ndjson takes any results")
+	case errors.As(err, &re):
+		return invalidError(err, "")
 	case err != nil:
-		return invalidError(fmt.Errorf("result %d: %w", t.n, err), "")
-	}
-	if _, err := t.rows.w.Write(t.line); err != nil {
 		return t.rows.fail(err)
 	}
 	return nil
 }
 
 func (t *tableResults) End() error {
-	defer t.rows.remove()
-	r := t.tw.Report()
+	defer t.rows.Remove()
+	r := t.Report()
 	if r.Lossy > 0 {
-		for _, l := range t.losses.First(r, func(int) string { return "the results" }) {
+		for _, l := range t.First() {
 			t.rep.errorf("%s: %s", l.Input, l.Lossy)
 		}
 		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
@@ -836,7 +622,7 @@ func (t *tableResults) End() error {
 	if err != nil {
 		return err
 	}
-	if err := t.tw.Finish(t.out, rd, nil); err != nil {
+	if err := t.Finish(t.out, rd, nil); err != nil {
 		return failure(t.out, t.rows.fail(err))
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/outfile"
 	"github.com/toonkit/toonkit/internal/version"
 )
 
@@ -25,7 +26,7 @@ func Main() int {
 			if interrupted(sig) {
 				continue // the command ends its child and returns
 			}
-			removeTemps()
+			outfile.RemoveTemps()
 			code := 130
 			if s, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(s)

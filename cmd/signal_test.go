@@ -50,24 +50,3 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		t.Fatalf("left behind: %v", entries)
 	}
 }
-
-// A temporary file is tracked in the same moment it is made: removeTemps
-// (a signal's handler) waits while it is made, and then finds it.
-func TestTempFileTrackedAsMade(t *testing.T) {
-	dir := t.TempDir()
-	f, err := tracked(func() (*os.File, error) {
-		if temps.TryLock() {
-			temps.Unlock()
-			t.Error("the file is made while removeTemps could run")
-		}
-		return createTemp(filepath.Join(dir, "out.ndjson"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	removeTemps()
-	if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
-		t.Fatalf("%s is left behind: %v", f.Name(), err)
-	}
-}

@@ -1,12 +1,11 @@
 package cmd
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
+	"github.com/toonkit/toonkit/internal/outfile"
 	"github.com/toonkit/toonkit/pkg/codec"
 	measure "github.com/toonkit/toonkit/pkg/stats"
 	"github.com/toonkit/toonkit/pkg/tokens"
@@ -71,35 +70,27 @@ func (s *stats) print(ios *IOStreams, to codec.Format) error {
 	return nil
 }
 
-// spool is a temporary file that holds output until the run knows it
-// may write it (a table is refused when it would be lossy).
-type spool struct {
-	f *os.File
-	w *bufio.Writer
-}
+// spool is an outfile.Spool whose errors are the CLI's.
+type spool struct{ *outfile.Spool }
 
 func newSpool(what string) (*spool, error) {
-	f, err := tracked(func() (*os.File, error) { return os.CreateTemp("", "toonkit-"+what+"-*") })
+	s, err := outfile.NewSpool(what)
 	if err != nil {
-		return nil, ioErrorf("cannot make a temporary file: %s", pathErrText(err))
+		return nil, &ExitError{Code: ExitIO, Err: err}
 	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+	return &spool{s}, nil
 }
 
 // fail is the error of a write to the spool.
-func (s *spool) fail(err error) error {
-	return ioErrorf("cannot write the temporary file %s: %s", s.f.Name(), pathErrText(err))
-}
+func (s *spool) fail(err error) error { return &ExitError{Code: ExitIO, Err: s.Fail(err)} }
 
 // reader flushes the spool and reads it from its start.
 func (s *spool) reader() (io.Reader, error) {
-	if err := s.w.Flush(); err != nil {
-		return nil, s.fail(err)
+	rd, err := s.Reader()
+	if err != nil {
+		return nil, &ExitError{Code: ExitIO, Err: err}
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return nil, s.fail(err)
-	}
-	return s.f, nil
+	return rd, nil
 }
 
 // copyTo copies the spool to w, the output (out) or a tee of it.
@@ -112,11 +103,4 @@ func (s *spool) copyTo(w io.Writer, out *output) error {
 		return failure(out, s.fail(err))
 	}
 	return out.failed
-}
-
-func (s *spool) remove() {
-	name := s.f.Name()
-	s.f.Close()
-	os.Remove(name)
-	untrackTemp(name)
 }

@@ -135,42 +135,20 @@ type document struct {
 	counted bool // the statistics have counted the input already
 }
 
-// readDocument reads the inputs as one JSON value. A single input holding
-// one value is taken as it is and checked by the encoder itself (the fast
-// path); several values make an array. With mapOK, a single regular file
-// of records.MapThreshold bytes or more is mapped into memory instead of
-// read.
+// readDocument reads the inputs as one JSON value (records.ReadDocument);
+// with mapOK, a single large regular file is mapped into memory.
 func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*document, error) {
-	var values [][]byte
-	var name string
-	for _, n := range names {
-		in, err := openInput(ios, n)
+	d, err := records.ReadDocument(names, func(name string) (*records.Input, error) {
+		in, err := openInput(ios, name)
 		if err != nil {
 			return nil, err
 		}
-		name = in.Name
-		if mapOK && len(names) == 1 && in.f != nil {
-			if d := records.MapDocument(in.f, name, limit); d != nil {
-				return &document{Document: d}, nil
-			}
-		}
-		data, err := records.ReadAll(in.R, in.Name, limit)
-		in.Close()
-		if err != nil {
-			return nil, sourceError(err)
-		}
-		if len(names) == 1 {
-			// Without its byte order mark, which the statistics' compact
-			// JSON has no place for (toon.Encode skips one too).
-			return &document{Document: &records.Document{Name: name, Value: records.TrimBOM(data)}}, nil
-		}
-		vs, err := records.JSONValues(in.Name, data, limit)
-		if err != nil {
-			return nil, sourceError(err)
-		}
-		values = append(values, vs...)
+		return &records.Input{R: in.R, Name: in.Name, File: in.f, Close: in.Close}, nil
+	}, limit, mapOK)
+	if err != nil {
+		return nil, sourceError(err)
 	}
-	return &document{Document: &records.Document{Name: name, Value: records.JoinArray(values), Many: true}}, nil
+	return &document{Document: d}, nil
 }
 
 // writeTOON encodes a document to out and commits it; nothing is written

@@ -7,6 +7,9 @@
 // no place in the target protocol, and the values that would not convert
 // back exactly, go into the target's extension slot (x_source), and
 // converting back restores them, so that A → B → A gives A back.
+//
+// SourceProtocol tells the protocol of an input (records.Source): named,
+// binary frames, or by the fields of its first message.
 package bridge
 
 import (

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toonkit/toonkit/pkg/bridge"
+	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // Chiffon messages converted to trace events on two workers: the workers
@@ -33,4 +34,18 @@ func ExampleConverter_Stream() {
 	// {"seq":1,"t":"2026-01-19T04:21:04Z","actor":"system","type":"action_request","payload":{"action":"run_playbook","context":{"task_id":"t1"}},"meta":{"run_id":"550e8400-e29b-41d4-a716-446655440002","agent_id":0,"x_source":{"protocol":"chiffon","absent":["/to_agent","/protocol_version","/message_id","/request_id","/payload/parameters"]}}}
 	// {"seq":2,"t":"2026-01-19T04:21:05Z","actor":"agent","type":"error","payload":{"error_type":"Timeout","message":"slow","code":"5001","details":{},"recoverable":true},"meta":{"run_id":"550e8400-e29b-41d4-a716-446655440002","agent_id":0,"x_source":{"protocol":"chiffon","fields":{"/from_agent":"infra"},"generated":["/payload/details"],"absent":["/to_agent","/protocol_version","/message_id","/request_id"]}}}
 	// <nil> true
+}
+
+// An input's protocol, told by the fields of its first message.
+func ExampleSourceProtocol() {
+	in := strings.NewReader(`{"version":"0","type":"log","level":"info","message":"Starting"}` + "\n")
+	src, err := records.NewSource(in, "tool.ndjson", records.SourceOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := bridge.SourceProtocol(src, "", false)
+	fmt.Println(p, err)
+	// Output:
+	// narratoria <nil>
 }

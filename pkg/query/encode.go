@@ -15,6 +15,9 @@ type Format struct {
 	Tab    bool // indent with one tab per level (--tab)
 	Sort   bool // object keys sorted (-S)
 	ASCII  bool // non-ASCII characters as \uXXXX escapes (-a)
+	// AppendResult: Raw writes a string result as it is, not as JSON
+	// (-r); Join as well, and with no newline after each result (-j).
+	Raw, Join bool
 }
 
 // Encoder writes gojq values as JSON the way jq prints them: its number
@@ -30,6 +33,20 @@ type Encoder struct {
 // yields only JSON values) are written as null.
 func (e *Encoder) Append(dst []byte, v any) []byte {
 	return e.value(dst, v, 0)
+}
+
+// AppendResult appends a result as jq's command line writes it: its JSON,
+// or a string as it is with Format.Raw or Join, and a newline unless Join.
+func (e *Encoder) AppendResult(dst []byte, v any) []byte {
+	if s, ok := v.(string); ok && (e.Format.Raw || e.Format.Join) {
+		dst = append(dst, s...)
+	} else {
+		dst = e.Append(dst, v)
+	}
+	if !e.Format.Join {
+		dst = append(dst, '\n')
+	}
+	return dst
 }
 
 // AppendString appends s as a JSON string.

@@ -92,3 +92,32 @@ func ExampleVars() {
 	// [$who $n $ARGS]
 	// ["grace",1,{"named":{"n":1,"who":"grace"},"positional":["x"]}]
 }
+
+// jq's variable flags, as a command line gives them (--arg, --argjson,
+// --rawfile, --args), taken in jq's order.
+func ExampleVars_Parse() {
+	var vs query.Vars
+	err := vs.Parse(query.VarFlags{
+		Arg:        []string{"who=ada"},
+		ArgJSON:    []string{"n=3"},
+		RawFile:    []string{"note=note.txt"},
+		Positional: []string{"s:x", "j:[1]"},
+		ReadFile:   func(name string) ([]byte, error) { return []byte("hello\n"), nil },
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names, values := vs.Bind()
+	q, err := query.Compile(`[$who, $n, $note, $ARGS.positional]`, query.Options{Variables: names})
+	if err != nil {
+		panic(err)
+	}
+	r, _ := q.Run(context.Background(), nil, values...).Next()
+	var enc query.Encoder
+	fmt.Println(string(enc.Append(nil, r)))
+	fmt.Println(vs.Parse(query.VarFlags{ArgJSON: []string{"n={"}}))
+	// Output:
+	// ["ada",3,"hello\n",["x",[1]]]
+	// --argjson n: not a JSON value: {
+}

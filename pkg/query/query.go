@@ -51,6 +51,21 @@
 // $__loc__ in error messages, @base32d, getpath/paths on null, keys of
 // arrays...); error messages are gojq's. Modules (import, include) are not
 // loaded. input_filename is the name the caller gives.
+//
+// # Running over inputs
+//
+// Inputs reads the values of a command line's inputs, in any format;
+// Query.RunInputs runs a filter over them as jq's command line does (on
+// each value, on null with -n, on them all with -s; JSON and NDJSON on
+// several workers with RunJobs, in input order), a runtime error reported
+// and the run going on, halt and halt_error ending it.
+//
+// # Variables and errors
+//
+// Vars gathers the variables jq's command line gives ($NAME, $ARGS), and
+// Vars.Parse takes them from its flags as given (--arg, --argjson,
+// --slurpfile, --rawfile, --args, --jsonargs). A filter that does not
+// compile is a *CompileError, which Syntax places in the filter.
 package query
 
 import (
@@ -60,8 +75,10 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // Options configure Compile.
@@ -99,6 +116,25 @@ type CompileError struct {
 
 func (e *CompileError) Error() string {
 	return fmt.Sprintf("the filter does not compile: %s", e.Msg)
+}
+
+// Syntax places the error in the filter: its line:column (in characters)
+// and the filter's line, with the caret's column under the place, as a
+// JSON syntax error is shown.
+func (e *CompileError) Syntax() *jsonv.SyntaxError {
+	before := e.Filter[:e.Offset]
+	start := strings.LastIndexByte(before, '\n') + 1
+	end := strings.IndexByte(e.Filter[start:], '\n')
+	if end < 0 {
+		end = len(e.Filter)
+	} else {
+		end += start
+	}
+	text := e.Filter[start:end]
+	col := e.Offset - start
+	ex, caret := jsonv.Excerpt([]byte(text), col)
+	pos := jsonv.Position{Offset: int64(e.Offset), Line: strings.Count(before, "\n") + 1, Column: utf8.RuneCountInString(text[:col]) + 1}
+	return &jsonv.SyntaxError{Pos: pos, Msg: e.Msg, Excerpt: ex, Caret: caret}
 }
 
 // Compile parses and compiles a filter.

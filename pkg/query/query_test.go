@@ -207,3 +207,22 @@ func TestOrderForget(t *testing.T) {
 		t.Errorf("third input: %s, want the new key last after its own order", got)
 	}
 }
+
+// AppendResult writes results as jq's -r and -j do: strings raw, other
+// values as JSON; a newline after each but with -j.
+func TestAppendResult(t *testing.T) {
+	for _, c := range []struct {
+		f    Format
+		want string
+	}{
+		{Format{}, "\"a\\tb\"\n[1]\n"},
+		{Format{Raw: true}, "a\tb\n[1]\n"},
+		{Format{Join: true}, "a\tb[1]"},
+	} {
+		e := Encoder{Format: c.f}
+		got := string(e.AppendResult(e.AppendResult(nil, "a\tb"), []any{1}))
+		if got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f, got, c.want)
+		}
+	}
+}

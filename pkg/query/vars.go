@@ -1,6 +1,12 @@
 package query
 
-import "slices"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+)
 
 // Vars gathers a filter's variables as jq's command line gives them:
 // named values ($NAME from --arg, --argjson, --slurpfile, --rawfile, where
@@ -42,4 +48,119 @@ func (vs *Vars) Bind() (names []string, values []any) {
 	names = append(slices.Clone(vs.names), "$ARGS")
 	values = append(slices.Clone(vs.values), map[string]any{"positional": pos, "named": named})
 	return names, values
+}
+
+// VarFlags are jq's variable flags as given on its command line.
+type VarFlags struct {
+	// Arg (--arg), ArgJSON (--argjson), SlurpFile (--slurpfile) and
+	// RawFile (--rawfile) are each NAME=VALUE, NAME=JSON or NAME=FILE.
+	Arg, ArgJSON, SlurpFile, RawFile []string
+	// Positional are the values of $ARGS.positional: "s:" and a string
+	// (--args), or "j:" and a JSON text (--jsonargs).
+	Positional []string
+	// ReadFile reads a file of --rawfile; EachValue calls f with each JSON
+	// value of a file of --slurpfile (its errors are returned as they are).
+	ReadFile  func(name string) ([]byte, error)
+	EachValue func(name string, f func(any) error) error
+}
+
+// The problems of a VarError.
+var (
+	ErrNoName  = errors.New("a name and a value are needed")
+	ErrNotJSON = errors.New("not a JSON value")
+)
+
+// VarError is a variable flag that cannot be taken: Err is ErrNoName (Arg
+// has no NAME=), ErrNotJSON (Value is no JSON value) or the error of
+// ReadFile.
+type VarError struct {
+	Flag  string // "arg", "argjson", "slurpfile", "rawfile", "jsonargs"
+	Arg   string // the flag's argument, as given
+	Name  string
+	Value string // the value, or the file's name
+	Err   error
+}
+
+func (e *VarError) Error() string {
+	switch {
+	case e.Err == ErrNoName:
+		return fmt.Sprintf("--%s %q: %s", e.Flag, e.Arg, e.Err)
+	case e.Flag == "jsonargs":
+		return fmt.Sprintf("--%s: %s: %s", e.Flag, e.Err, e.Value)
+	case e.Err == ErrNotJSON:
+		return fmt.Sprintf("--%s %s: %s: %s", e.Flag, e.Name, e.Err, e.Value)
+	}
+	msg := e.Err.Error()
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return fmt.Sprintf("--%s %s: cannot read %s: %s", e.Flag, e.Name, e.Value, msg)
+}
+
+func (e *VarError) Unwrap() error { return e.Err }
+
+// Parse sets the variables that f gives, in jq's order: --arg, --argjson,
+// --slurpfile (the array of the file's values), --rawfile (the file's
+// text, invalid UTF-8 as U+FFFD), then $ARGS.positional. A flag that
+// cannot be taken is a *VarError.
+func (vs *Vars) Parse(f VarFlags) error {
+	each := func(flag string, args []string, set func(name, value string) (any, error)) error {
+		for _, a := range args {
+			name, value, ok := strings.Cut(a, "=")
+			if !ok || name == "" {
+				return &VarError{Flag: flag, Arg: a, Err: ErrNoName}
+			}
+			v, err := set(name, value)
+			if err != nil {
+				if err == ErrNotJSON || flag == "rawfile" { // --slurpfile's pass as they are
+					err = &VarError{Flag: flag, Arg: a, Name: name, Value: value, Err: err}
+				}
+				return err
+			}
+			vs.Set(name, v)
+		}
+		return nil
+	}
+	err := each("arg", f.Arg, func(_, s string) (any, error) { return s, nil })
+	if err == nil {
+		err = each("argjson", f.ArgJSON, func(_, text string) (any, error) { return decodeVar(text) })
+	}
+	if err == nil {
+		err = each("slurpfile", f.SlurpFile, func(_, file string) (any, error) {
+			values := []any{}
+			err := f.EachValue(file, func(v any) error { values = append(values, v); return nil })
+			return values, err
+		})
+	}
+	if err == nil {
+		err = each("rawfile", f.RawFile, func(_, file string) (any, error) {
+			b, err := f.ReadFile(file)
+			return strings.ToValidUTF8(string(b), "\uFFFD"), err
+		})
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range f.Positional {
+		if text, ok := strings.CutPrefix(p, "j:"); ok {
+			v, err := decodeVar(text)
+			if err != nil {
+				return &VarError{Flag: "jsonargs", Arg: text, Value: text, Err: err}
+			}
+			vs.Positional(v)
+		} else {
+			vs.Positional(strings.TrimPrefix(p, "s:"))
+		}
+	}
+	return nil
+}
+
+// decodeVar is the value of a JSON text given as a variable.
+func decodeVar(text string) (any, error) {
+	v, err := Decode([]byte(text), nil)
+	if err != nil {
+		return nil, ErrNotJSON
+	}
+	return v, nil
 }

@@ -52,6 +52,54 @@ func MapDocument(f *os.File, name string, limit int) *Document {
 	return &Document{Name: name, mapped: m, file: f, limit: limit}
 }
 
+// Input is an input ReadDocument reads: R, its name for messages, and
+// the regular file R reads (nil when it is none), which may be mapped.
+type Input struct {
+	R     io.Reader
+	Name  string
+	File  *os.File
+	Close func()
+}
+
+// ReadDocument reads the inputs, opened by open in turn, as one document:
+// a single input as it is, without its byte order mark (the fast path:
+// EncodeTOON checks it), or, with mapOK, mapped into memory (MapDocument)
+// when it is a large enough regular file; the JSON values of several inputs
+// make an array of them (Many). Its errors are open's, as they are, or
+// *Error.
+func ReadDocument(names []string, open func(name string) (*Input, error), limit int, mapOK bool) (*Document, error) {
+	var values [][]byte
+	var name string
+	for _, n := range names {
+		in, err := open(n)
+		if err != nil {
+			return nil, err
+		}
+		name = in.Name
+		if mapOK && len(names) == 1 && in.File != nil {
+			if d := MapDocument(in.File, name, limit); d != nil {
+				return d, nil // EncodeTOON closes the file
+			}
+		}
+		data, err := ReadAll(in.R, in.Name, limit)
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(names) == 1 {
+			// Without its byte order mark, which the statistics' compact
+			// JSON has no place for (toon.Encode skips one too).
+			return &Document{Name: name, Value: TrimBOM(data)}, nil
+		}
+		vs, err := JSONValues(in.Name, data, limit)
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, vs...)
+	}
+	return &Document{Name: name, Value: JoinArray(values), Many: true}, nil
+}
+
 // ReadAll reads an input whole, refusing more than limit bytes (a TooLarge
 // error). A regular file (r with a Stat method) is read into a buffer made
 // once, of its size.

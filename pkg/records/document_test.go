@@ -182,3 +182,62 @@ func TestMapDocument(t *testing.T) {
 		t.Fatal("a small file was mapped")
 	}
 }
+
+// ReadDocument takes one input as it is, without its byte order mark; the
+// values of several inputs make an array; their errors are *Error, with the
+// input's name, or open's as they are.
+func TestReadDocument(t *testing.T) {
+	files := map[string]string{"a.json": "\ufeff{\"a\": 1}", "b.ndjson": "1\n2\n", "c.json": "[true]", "bad.json": "[1,"}
+	closed := 0
+	open := func(name string) (*records.Input, error) {
+		text, ok := files[name]
+		if !ok {
+			return nil, os.ErrNotExist
+		}
+		return &records.Input{R: strings.NewReader(text), Name: name, Close: func() { closed++ }}, nil
+	}
+	d, err := records.ReadDocument([]string{"a.json"}, open, 1<<20, true)
+	if err != nil || string(d.Value) != `{"a": 1}` || d.Many || d.Name != "a.json" {
+		t.Errorf("one input: %+v, %v", d, err)
+	}
+	d, err = records.ReadDocument([]string{"b.ndjson", "c.json"}, open, 1<<20, true)
+	if err != nil || string(d.Value) != `[1,2,[true]]` || !d.Many || d.Name != "c.json" {
+		t.Errorf("two inputs: %q, %v", d.Value, err)
+	}
+	if closed != 3 {
+		t.Errorf("%d inputs closed, want 3", closed)
+	}
+	_, err = records.ReadDocument([]string{"b.ndjson", "bad.json"}, open, 1<<20, true)
+	var re *records.Error
+	if !errors.As(err, &re) || re.Name != "bad.json" {
+		t.Errorf("bad input: %v", err)
+	}
+	if _, err = records.ReadDocument([]string{"nope"}, open, 1<<20, true); err != os.ErrNotExist {
+		t.Errorf("open's error: %v", err)
+	}
+	if _, err = records.ReadDocument([]string{"c.json"}, open, 3, true); !errors.As(err, &re) || re.Kind != records.TooLarge {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// Any two inputs: no panic; their values, read as one document, are an
+// array of valid JSON, or an *Error.
+func FuzzReadDocument(f *testing.F) {
+	f.Add([]byte("{\"a\": 1}\n{\"b\": 2}\n"), []byte("[1, 2]"))
+	f.Add([]byte("\ufeff1 2 3"), []byte(""))
+	f.Add([]byte("[1,"), []byte("x"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		open := func(name string) (*records.Input, error) {
+			in := map[string][]byte{"a": a, "b": b}[name]
+			return &records.Input{R: bytes.NewReader(in), Name: name, Close: func() {}}, nil
+		}
+		d, err := records.ReadDocument([]string{"a", "b"}, open, 1<<16, false)
+		var re *records.Error
+		switch {
+		case err != nil && !errors.As(err, &re):
+			t.Fatalf("%T %v", err, err)
+		case err == nil && (!d.Many || !jsonv.Valid(d.Value)):
+			t.Fatalf("not a valid array: %q", d.Value)
+		}
+	})
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/codec/toon"
 	"github.com/toonkit/toonkit/pkg/records"
 )
 
@@ -52,4 +54,50 @@ func Example() {
 	// {"id":3}
 	// {"id":4} (one worker)
 	// error: 1:56: invalid character '}' in literal true (expecting 'e') (at /4/id)
+}
+
+// A table is written in one pass: the rows wait (in a temporary file, or
+// here a buffer) until the header, known only at the end, has been written;
+// a table that would not read back as written is refused before then.
+func ExampleTableSink() {
+	var rows strings.Builder
+	ts := &records.TableSink{Rows: &rows, What: "record", Name: "users", Max: 5}
+	for _, rec := range []string{`{"id":1,"name":"Ada"}`, `{"id":2,"name":"Bob"}`} {
+		if err := ts.Write([]byte(rec)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	if r := ts.Report(); r.Lossy > 0 {
+		for _, l := range ts.First() {
+			fmt.Printf("%s: %s\n", l.Input, l.Lossy)
+		}
+		return
+	}
+	ts.Finish(os.Stdout, strings.NewReader(rows.String()), nil)
+	// Output:
+	// @toon 1.0
+	// @keys id,name
+	// 1,Ada
+	// 2,Bob
+}
+
+// The values of two inputs, NDJSON and JSON, read as one document, an
+// array of them, and written as TOON.
+func ExampleReadDocument() {
+	files := map[string]string{"a.ndjson": "{\"id\": 1}\n{\"id\": 2}\n", "b.json": "{\"id\": 3}"}
+	d, err := records.ReadDocument([]string{"a.ndjson", "b.json"}, func(name string) (*records.Input, error) {
+		return &records.Input{R: strings.NewReader(files[name]), Name: name, Close: func() {}}, nil
+	}, 1<<20, false)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d.EncodeTOON(os.Stdout, toon.EncodeOptions{IndentSize: 2, Delimiter: toon.Comma})
+	fmt.Println()
+	// Output:
+	// [3]{id}:
+	//   1
+	//   2
+	//   3
 }

@@ -10,9 +10,10 @@
 // input, whether more is buffered (Idle). Its errors are *Error, typed by
 // Kind, with the reader's error (and its position) inside. The Sinks write
 // records as one JSON array (JSONSink), NDJSON (NDJSONSink), Kado frames
-// (BinarySink) or hold them for one Document (DocumentSink), which
-// EncodeTOON writes as TOON; MapDocument maps a large file instead of
-// reading it.
+// (BinarySink), as one Genesis table written in one pass, its rows held
+// until the table is known to read back as written (TableSink), or hold
+// them for one Document (DocumentSink), which EncodeTOON writes as TOON;
+// MapDocument maps a large file instead of reading it.
 //
 // Run spreads the JSON records of a stream (a JSON array's elements,
 // NDJSON lines, values back to back) over several workers and hands the
