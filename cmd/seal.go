@@ -53,14 +53,14 @@ EXIT STATUS
 			return runSeal(opts)
 		},
 	}
-	opts.add(c)
+	opts.addSigning(c)
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the seal to `FILE`; - forces stdout")
 	return c
 }
 
 func runSeal(opts *SealOptions) error {
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func runSeal(opts *SealOptions) error {
 		}
 		return eventsReadError(in.Name, err)
 	}
-	doc, err := sealDocument(b, key, opts.Scheme)
+	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ EXIT STATUS
 			return runSign(opts)
 		},
 	}
-	opts.add(c)
+	opts.addSigning(c)
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
@@ -122,10 +122,11 @@ func runSign(opts *SignOptions) error {
 		return usageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
 	}
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
+	key := ring[0].Secret
 	in, err := openInput(opts.IO, opts.Input)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func runSign(opts *SignOptions) error {
 	}
 	sb := &seal.Builder{}
 	if opts.Append {
-		if sb, err = resumeSeal(opts.Seal, key, opts.Scheme); err != nil {
+		if sb, err = resumeSeal(opts.Seal, ring.Secrets(), opts.Scheme); err != nil {
 			return err
 		}
 	}
@@ -184,13 +185,14 @@ func runSign(opts *SignOptions) error {
 	return so.Commit()
 }
 
-// resumeSeal reads the seal that sign --append extends, its HMAC checked.
-func resumeSeal(path string, key []byte, scheme sign.Scheme) (*seal.Builder, error) {
+// resumeSeal reads the seal that sign --append extends, its HMAC checked
+// with any of the keys (it may be of a key rotated out since).
+func resumeSeal(path string, keys [][]byte, scheme sign.Scheme) (*seal.Builder, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
 	}
-	sl, err := seal.Parse(data, key)
+	sl, err := seal.Parse(data, keys...)
 	if err == nil && sl.Scheme != scheme.String() {
 		err = fmt.Errorf("the seal is of the scheme %s, not %s", sl.Scheme, scheme)
 	}

@@ -136,18 +136,18 @@ EXIT STATUS
 
 func runVerify(opts *VerifyOptions) error {
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
-	sl, err := readSeal(opts, key)
+	sl, err := readSeal(opts, ring.Secrets())
 	if err != nil {
 		return err
 	}
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print, KeyIDs: ring.IDs()}
 	var sb seal.Builder
 	if sl != nil {
 		log.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) { sb.Add(run, seq, t, d) }
@@ -185,8 +185,8 @@ func runVerify(opts *VerifyOptions) error {
 }
 
 // readSeal reads and checks the seal of --seal, nil without it: its own
-// HMAC first, with the key.
-func readSeal(opts *VerifyOptions, key []byte) (*seal.Seal, error) {
+// HMAC first, with any of the keys.
+func readSeal(opts *VerifyOptions, keys [][]byte) (*seal.Seal, error) {
 	if opts.Seal == "" {
 		return nil, nil
 	}
@@ -194,7 +194,7 @@ func readSeal(opts *VerifyOptions, key []byte) (*seal.Seal, error) {
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
 	}
-	sl, err := seal.Parse(b, key)
+	sl, err := seal.Parse(b, keys...)
 	switch {
 	case errors.Is(err, seal.ErrHMAC):
 		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")
@@ -344,8 +344,12 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 	runs := plural(l.Runs(), "run", "runs")
 	switch pr.opts.Report {
 	case "json":
-		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
+		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,`,
 			l.OK(), l.Events, l.Unread, l.Runs(), l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
+		if l.Signer.Keys() > 1 {
+			b = append(sign.AppendJSON(append(b, `"keys":`...), l.RunKeys()), ',')
+		}
+		b = append(b, `"findings":[`...)
 		for i, f := range pr.findings {
 			if i > 0 {
 				b = append(b, ',')
@@ -358,6 +362,13 @@ func (pr *problemPrinter) summary(l *sign.Log) {
 		}
 		pr.w.Write(append(b, "]}\n"...))
 		return
+	}
+	for _, rk := range l.RunKeys() {
+		if pr.opts.Report == "github" {
+			fmt.Fprintf(pr.w, "::notice title=keys::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace("run "+rk.Run+": "+rk.Uses()))
+		} else {
+			fmt.Fprintf(pr.w, "keys: run %s: %s\n", pr.runLabel(rk.Run), rk.Uses())
+		}
 	}
 	if n := l.MetaOnly; n > 0 && !l.RequireBoth {
 		note := fmt.Sprintf("%d %s signed in meta.signature only, with no top-level copy (--require-both makes that an error)",

@@ -70,6 +70,32 @@ type Source struct {
 	Name string
 }
 
+// Flag is the value of a repeatable command-line flag of a kind of source
+// (a pflag.Value, as cobra's flags take): every flag adds to one list, so
+// that the order given holds across flags of different kinds.
+func Flag(kind Kind, list *[]Source) interface {
+	String() string
+	Set(string) error
+	Type() string
+} {
+	return flag{kind, list}
+}
+
+type flag struct {
+	kind Kind
+	list *[]Source
+}
+
+func (f flag) String() string { return "" }
+func (f flag) Type() string   { return "stringArray" }
+func (f flag) Set(v string) error {
+	if v == "" {
+		return errors.New("a name is needed")
+	}
+	*f.list = append(*f.list, Source{Kind: f.kind, Name: v})
+	return nil
+}
+
 // Key is one salt key.
 type Key struct {
 	// ID names the key in reports: a keyring line's id, a key file's name,

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Problem codes.
@@ -164,6 +167,50 @@ type KeyUse struct {
 type RunKeys struct {
 	Run  string
 	Keys []KeyUse
+}
+
+// Uses is "2026-q1 (2 events), 2026-q2 (1 event)".
+func (rk RunKeys) Uses() string {
+	var b []byte
+	for i, u := range rk.Keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "%s (%d event", u.ID, u.Events)
+		if u.Events != 1 {
+			b = append(b, 's')
+		}
+		b = append(b, ')')
+	}
+	return string(b)
+}
+
+// AppendJSON appends the runs' keys as a JSON array: for each run an
+// object {"run_id", "keys": [{"id", "events"}]}.
+func AppendJSON(b []byte, rks []RunKeys) []byte {
+	b = append(b, '[')
+	for i, rk := range rks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = quote(append(b, `{"run_id":`...), rk.Run)
+		b = append(b, `,"keys":[`...)
+		for j, u := range rk.Keys {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = quote(append(b, `{"id":`...), u.ID)
+			b = fmt.Appendf(b, `,"events":%d}`, u.Events)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, ']')
+}
+
+// quote appends s as a JSON string, invalid UTF-8 replaced.
+func quote(b []byte, s string) []byte {
+	b, _ = jsontext.AppendQuote(b, strings.ToValidUTF8(s, "\uFFFD"))
+	return b
 }
 
 // keyRun is what the Log keeps of the keys of a run.
