@@ -29,7 +29,7 @@ type SignOptions struct {
 func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
 	opts := &SignOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "sign (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
+		Use:   "sign (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Sign AOP trace events with HMAC-SHA256",
 		Long: `Sign computes the HMAC-SHA256 signature of each AOP trace event and writes
 the events back, in the same shape (NDJSON or a JSON array), with the
@@ -55,9 +55,13 @@ Python services that follow the spec verify toonkit's signatures and the
 other way round.
 
 The key is the salt key's bytes, read from a file (--key-file; one trailing
-newline is stripped) or from an environment variable (--key-env), never
-from the command line, where ps and the shell history would show it. A key
-file that group or others may read gives a warning.
+newline is stripped), an environment variable (--key-env) or a keyring
+(--keyring FILE: lines "id key"), never from the command line, where ps
+and the shell history would show it; a file others may read gives a
+warning. The flags repeat, for logs that span key rotations: the keys in
+the order given, newest first; sign and seal use the first, verify any.
+A key shorter than 16 bytes gives a warning; one shorter than 8 is refused
+unless --allow-short-key.
 
 --seal FILE also writes the log's seal to FILE (docs/formats/seal.md): for
 each run its first and last seq and time, its event count and a SHA-256
@@ -75,10 +79,9 @@ position; every event is still checked, and nothing is written to -o.
 
 EXIT STATUS
   0  every event signed
-  1  an event could not be signed, the input is not trace events, or the
-     key is missing or empty
-  2  usage error
-  3  the input or the key file could not be read, or the output written`,
+  1  an event could not be signed, or the input is not trace events
+  2  usage error, or a key missing, empty or shorter than 8 bytes
+  3  the input or a key file could not be read, or the output written`,
 		Example: `  # sign an audit log, replacing it only if every event signs
   toonkit sign --key-file audit.key audit.ndjson -o audit.ndjson
 

@@ -35,7 +35,7 @@ type VerifyOptions struct {
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github] [--explain] [--require-both] [-j N] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [--report text|json|github] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
@@ -76,7 +76,10 @@ names its run (code SIG030):
   audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
 With --explain a chain that differs shows both last links.
 
---scheme and the key are as for sign (see toonkit sign --help).
+--scheme and the keys are as for sign (see toonkit sign --help). With
+several keys, newest first, each event verifies with any; a line before the
+summary names the keys of each run (json: "keys"), and a run whose events
+go back to an older key after a newer one is an error (SIG005).
 
 -j N parses the events and checks their signatures on N workers (default:
 the usable CPUs); the rules of the log run in one ordered pass, so the
@@ -89,10 +92,9 @@ EXIT STATUS
   0  every event verified
   1  a signature did not match, the log has a gap, a repeat or an event out
      of order, an event is unsigned or not a trace event, its two signatures
-     differ (or, with --require-both, one is missing), or the key is
-     missing or empty
-  2  usage error
-  3  an input or the key file could not be read`,
+     differ (or, with --require-both, one is missing)
+  2  usage error, or a key missing or empty
+  3  an input, a key file or a keyring could not be read`,
 		Example: `  # a signed audit log, in CI
   toonkit verify --key-file audit.key audit.ndjson
 
@@ -101,6 +103,9 @@ EXIT STATUS
 
   # the result as data
   toonkit verify --key-file audit.key --report json audit.ndjson
+
+  # a log signed across a key rotation: a keyring, newest key first
+  toonkit verify --keyring audit.keyring audit.ndjson
 
   # a producer that promises both copies: an event with one copy only is an error
   toonkit verify --key-file audit.key --require-both audit.ndjson`,
