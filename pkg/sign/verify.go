@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -218,7 +219,8 @@ type keyRun struct {
 	RunKeys
 	newest   int    // the newest key that signed an event of the run so far
 	newestAt Where  // its last event
-	seq      string // the seq of newestAt's event
+	seq      string // the seq of newestAt's event, when it is beyond 64 bits
+	seqN     int64  // else
 	back     bool   // reported
 }
 
@@ -248,7 +250,7 @@ func (l *Log) keys(v *verdict, w Where, problem func(code, msg string) Problem) 
 	}
 	r := l.keyRuns[string(v.run)]
 	if r == nil {
-		r = &keyRun{RunKeys: RunKeys{Run: string(v.run)}, newest: v.key, newestAt: w, seq: string(v.seq)}
+		r = &keyRun{RunKeys: RunKeys{Run: string(v.run)}, newest: v.key + 1}
 		l.keyRuns[r.Run] = r
 		l.keyOrder = append(l.keyOrder, r)
 	}
@@ -260,11 +262,19 @@ func (l *Log) keys(v *verdict, w Where, problem func(code, msg string) Problem) 
 	r.Keys[i].Events++
 	switch {
 	case v.key <= r.newest:
-		r.newest, r.newestAt, r.seq = v.key, w, string(v.seq)
+		r.newest, r.newestAt = v.key, w
+		if r.seq = ""; !v.seqOK { // else formatted when reported: no string an event
+			r.seq = string(v.seq)
+		}
+		r.seqN = v.seqN
 	case v.key > r.newest && !r.back:
 		r.back = true
+		seq := r.seq
+		if seq == "" {
+			seq = strconv.FormatInt(r.seqN, 10)
+		}
 		l.emit(problem(CodeKeyBack, fmt.Sprintf("signed with the key %s, older than the key %s that signed seq %s before it (%s): a key rotated out signs again (keys are given newest first)",
-			l.keyID(v.key), l.keyID(r.newest), r.seq, r.newestAt)))
+			l.keyID(v.key), l.keyID(r.newest), seq, r.newestAt)))
 	}
 }
 
