@@ -65,7 +65,7 @@ unless --allow-short-key.
 
 --seal FILE also writes the log's seal to FILE (docs/formats/seal.md): for
 each run its first and last seq and time, its event count and a SHA-256
-chain over its events' signed messages, signed with the same key, so that
+chain over its events' signed messages, signed with the first key, so that
 verify --seal catches a log cut short, a run removed or events reordered.
 sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
 written only when every event signs, after the output. --append extends
