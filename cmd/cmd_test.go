@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/toonkit/toonkit/internal/version"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/pkg/keys"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -222,6 +224,34 @@ func TestOutputAtomic(t *testing.T) {
 	b, _ := os.ReadFile(target)
 	if st.Mode().Perm() != 0o600 || !bytes.HasPrefix(b, []byte{1, 1}) {
 		t.Fatalf("mode %v, content % x", st.Mode().Perm(), b[:2])
+	}
+}
+
+// The key flags, repeatable, are one list in the order given, across
+// kinds; --allow-short-key is sign's and seal's.
+func TestKeyFlagsOrder(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *VerifyOptions
+	c := newVerifyCmd(ios, func(o *VerifyOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--key-env", "NEW", "--keyring", "ring", "--key-file", "old.key", "--key-env", "OLDEST", "log.ndjson"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := []keys.Source{{Kind: keys.Env, Name: "NEW"}, {Kind: keys.Keyring, Name: "ring"}, {Kind: keys.File, Name: "old.key"}, {Kind: keys.Env, Name: "OLDEST"}}
+	if !reflect.DeepEqual(got.Key.Sources, want) || got.Key.signing {
+		t.Fatalf("%+v", got.Key)
+	}
+	var sg *SignOptions
+	s := newSignCmd(ios, func(o *SignOptions) error { sg = o; return nil })
+	s.SetArgs([]string{"--keyring", "ring", "--allow-short-key"})
+	if err := s.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !sg.Key.AllowShort || !sg.Key.signing || len(sg.Key.Sources) != 1 {
+		t.Fatalf("%+v", sg.Key)
+	}
+	if c.Flags().Lookup("allow-short-key") != nil || newSealCmd(ios, nil).Flags().Lookup("allow-short-key") == nil {
+		t.Fatal("--allow-short-key is sign's and seal's")
 	}
 }
 

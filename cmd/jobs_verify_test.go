@@ -172,6 +172,10 @@ func TestVerifyJobsIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	older := filepath.Join(dir, "older.key") // a second key: the keys of each run are reported
+	if err := os.WriteFile(older, []byte("a-key-rotated-out-long-ago\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	names := verifyJobsInputs(t, dir)
 	problems := 0
 	for _, name := range names {
@@ -191,7 +195,7 @@ func TestVerifyJobsIdentical(t *testing.T) {
 			}
 		}
 		flagSets := [][]string{nil, {"--explain"}, {"--report", "json"}, {"--report", "github", "--require-both"},
-			{"--scheme", "payload", "--explain"}, {"--max-frame-size", "2KiB"}}
+			{"--scheme", "payload", "--explain"}, {"--max-frame-size", "2KiB"}, {"--key-file", older, "--report", "json"}}
 		if raceflag.Enabled {
 			flagSets = flagSets[2:4]
 		}

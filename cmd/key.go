@@ -1,19 +1,20 @@
 package cmd
 
 import (
-	"bytes"
-	"fmt"
-	"os"
+	"errors"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/keys"
 	"github.com/toonkit/toonkit/pkg/sign"
 )
 
-// keyOptions say where the signing key is. Never on the command line: it
-// would show in ps and in the shell's history.
+// keyOptions say where the keys are, in the order given (newest first:
+// the first signs). Never on the command line: it would show in ps and in
+// the shell's history.
 type keyOptions struct {
-	File string
-	Env  string
+	Sources    []keys.Source
+	AllowShort bool // sign and seal: a key shorter than keys.MinLen
+	signing    bool // sign and seal: the first key's length is checked
 }
 
 // signFlags are the flags sign and verify share: the key, the scheme and
@@ -28,8 +29,9 @@ type signFlags struct {
 
 func (s *signFlags) add(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&s.Key.File, "key-file", "", "read the key from `FILE` (one trailing newline is stripped)")
-	f.StringVar(&s.Key.Env, "key-env", "", "read the key from the environment variable `NAME`")
+	f.Var(keys.Flag(keys.File, &s.Key.Sources), "key-file", "read a key from `FILE` (one trailing newline is stripped); repeat it for older keys, newest first")
+	f.Var(keys.Flag(keys.Env, &s.Key.Sources), "key-env", "read a key from the environment variable `NAME`; repeatable")
+	f.Var(keys.Flag(keys.Keyring, &s.Key.Sources), "keyring", "read keys from `FILE`, a line \"id key\" each, newest first; repeatable")
 	f.StringVar(&s.scheme, "scheme", "spec", "what is signed: spec, payload, payload-compact or event-compact")
 	f.StringVar(&s.maxSize, "max-frame-size", "64MiB", "largest event accepted")
 	_ = c.RegisterFlagCompletionFunc("scheme", cobra.FixedCompletions(sign.Schemes, cobra.ShellCompDirectiveNoFileComp))
@@ -49,11 +51,19 @@ func (s *signFlags) parseOne(ios *IOStreams, c *cobra.Command, args []string, in
 	return nil
 }
 
+// addSigning adds the flags of the commands that sign (sign, seal).
+func (s *signFlags) addSigning(c *cobra.Command) {
+	s.add(c)
+	s.Key.signing = true
+	c.Flags().BoolVar(&s.Key.AllowShort, "allow-short-key", false, "sign with a key shorter than 8 bytes all the same")
+}
+
 // parse checks the shared flags and reads their values.
 func (s *signFlags) parse() error {
 	var err error
-	if err := s.Key.check(); err != nil {
-		return err
+	if len(s.Key.Sources) == 0 {
+		return usageErrorf("put the key in a file readable only by you (--key-file FILE) or in an environment variable (--key-env NAME)",
+			"a key is needed: --key-file, --key-env or --keyring")
 	}
 	if s.Scheme, err = sign.ParseScheme(s.scheme); err != nil {
 		return usageErrorf("", "--scheme: %v", err)
@@ -64,68 +74,32 @@ func (s *signFlags) parse() error {
 	return nil
 }
 
-// check says whether exactly one key source is named.
-func (k *keyOptions) check() error {
-	switch {
-	case k.File == "" && k.Env == "":
-		return usageErrorf("put the key in a file readable only by you (--key-file FILE) or in an environment variable (--key-env NAME)",
-			"a key is needed: --key-file or --key-env")
-	case k.File != "" && k.Env != "":
-		return usageErrorf("", "--key-file and --key-env cannot be used together")
+// signer loads the keys and makes the Signer of a scheme, which signs with
+// the first key and verifies with any. Their bytes never appear in a
+// message. A key problem is a usage error, a key file that cannot be read
+// an I/O error.
+func (k *keyOptions) signer(rep *reporter, scheme sign.Scheme) (*sign.Signer, keys.Ring, error) {
+	ring, err := keys.Load(k.Sources, keys.Options{Warn: func(msg, hint string) {
+		rep.warnf("%s", msg)
+		rep.hint(hint)
+	}})
+	var w string
+	if err == nil && k.signing {
+		w, err = keys.CheckSigning(ring[0], k.AllowShort)
 	}
-	return nil
-}
-
-// load reads the key. Its bytes never appear in a message.
-func (k *keyOptions) load(rep *reporter) ([]byte, error) {
-	if k.Env != "" {
-		v, ok := os.LookupEnv(k.Env)
-		switch {
-		case !ok:
-			return nil, invalidError(fmt.Errorf("the environment variable %s is not set", k.Env), "export it in the environment toonkit runs in, or use --key-file")
-		case v == "":
-			return nil, invalidError(fmt.Errorf("the environment variable %s is empty", k.Env), "")
+	var ke *keys.Error
+	if errors.As(err, &ke) {
+		if ke.IO {
+			return nil, nil, ioErrorf("%s", ke.Msg)
 		}
-		return []byte(v), nil
+		return nil, nil, usageErrorf(ke.Hint, "%s", ke.Msg)
 	}
-	st, err := os.Stat(k.File)
-	if err == nil && st.IsDir() {
-		return nil, ioErrorf("cannot read the key file %s: it is a directory", k.File)
+	if w != "" {
+		rep.warnf("%s", w)
 	}
-	b, err := os.ReadFile(k.File)
+	s, err := ring.Signer(scheme)
 	if err != nil {
-		return nil, ioErrorf("cannot read the key file %s: %s", k.File, pathErrText(err))
+		return nil, nil, usageErrorf("", "%v", err)
 	}
-	if perm := st.Mode().Perm(); perm&0o044 != 0 {
-		rep.warnf("the key file %s is readable by group or others (mode %04o)", k.File, perm)
-		rep.hint("chmod 600 " + k.File)
-	}
-	if bytes.HasSuffix(b, []byte("\r\n")) {
-		b = b[:len(b)-2]
-	} else if bytes.HasSuffix(b, []byte("\n")) {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 0 {
-		return nil, invalidError(fmt.Errorf("the key file %s is empty", k.File), "")
-	}
-	return b, nil
-}
-
-// signer loads the key and makes the Signer of a scheme.
-func (k *keyOptions) signer(rep *reporter, scheme sign.Scheme) (*sign.Signer, error) {
-	s, _, err := k.signerKey(rep, scheme)
-	return s, err
-}
-
-// signerKey is signer, with the key's bytes (for a seal's HMAC).
-func (k *keyOptions) signerKey(rep *reporter, scheme sign.Scheme) (*sign.Signer, []byte, error) {
-	key, err := k.load(rep)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := sign.NewSigner(key, scheme)
-	if err != nil {
-		return nil, nil, invalidError(err, "")
-	}
-	return s, key, nil
+	return s, ring, nil
 }

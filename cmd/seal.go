@@ -19,7 +19,7 @@ type SealOptions struct {
 func newSealCmd(ios *IOStreams, runF func(*SealOptions) error) *cobra.Command {
 	opts := &SealOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "seal (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
+		Use:   "seal (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Write the seal of an audit log already signed",
 		Long: `Seal checks the signature of every event of a log already signed (by
 toonkit sign, or by the Python services), then writes the log's seal
@@ -31,15 +31,16 @@ then catches a log cut at its end or start, a run removed or added, and
 events swapped or replaced. toonkit sign --seal writes the same seal while
 signing.
 
-The key and --scheme are as for sign (see toonkit sign --help). Nothing is
+The keys and --scheme are as for sign (see toonkit sign --help): each
+event verifies with any key, the seal is signed with the first. Nothing is
 written unless every event verifies.
 
 EXIT STATUS
   0  the seal was written
-  1  an event is not a trace event or its signature does not verify, the
-     input is not trace events, or the key is missing or empty
-  2  usage error
-  3  the input or the key file could not be read, or the output written`,
+  1  an event is not a trace event or its signature does not verify, or
+     the input is not trace events
+  2  usage error, or a key missing, empty or shorter than 8 bytes
+  3  the input or a key file could not be read, or the output written`,
 		Example: `  # seal a log the Python services signed
   toonkit seal --key-file audit.key audit.ndjson -o audit.seal`,
 		Args: cobra.MaximumNArgs(1),
@@ -53,14 +54,14 @@ EXIT STATUS
 			return runSeal(opts)
 		},
 	}
-	opts.add(c)
+	opts.addSigning(c)
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the seal to `FILE`; - forces stdout")
 	return c
 }
 
 func runSeal(opts *SealOptions) error {
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func runSeal(opts *SealOptions) error {
 		}
 		return eventsReadError(in.Name, err)
 	}
-	doc, err := sealDocument(b, key, opts.Scheme)
+	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme)
 	if err != nil {
 		return err
 	}

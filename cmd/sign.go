@@ -29,7 +29,7 @@ type SignOptions struct {
 func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
 	opts := &SignOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "sign (--key-file FILE | --key-env NAME) [--scheme S] [-o FILE] [FILE|-]",
+		Use:   "sign (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Sign AOP trace events with HMAC-SHA256",
 		Long: `Sign computes the HMAC-SHA256 signature of each AOP trace event and writes
 the events back, in the same shape (NDJSON or a JSON array), with the
@@ -55,13 +55,17 @@ Python services that follow the spec verify toonkit's signatures and the
 other way round.
 
 The key is the salt key's bytes, read from a file (--key-file; one trailing
-newline is stripped) or from an environment variable (--key-env), never
-from the command line, where ps and the shell history would show it. A key
-file that group or others may read gives a warning.
+newline is stripped), an environment variable (--key-env) or a keyring
+(--keyring FILE: lines "id key"), never from the command line, where ps
+and the shell history would show it; a file others may read gives a
+warning. The flags repeat, for logs that span key rotations: the keys in
+the order given, newest first; sign and seal use the first, verify any.
+A key shorter than 16 bytes gives a warning; one shorter than 8 is refused
+unless --allow-short-key.
 
 --seal FILE also writes the log's seal to FILE (docs/formats/seal.md): for
 each run its first and last seq and time, its event count and a SHA-256
-chain over its events' signed messages, signed with the same key, so that
+chain over its events' signed messages, signed with the first key, so that
 verify --seal catches a log cut short, a run removed or events reordered.
 sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
 written only when every event signs, after the output. --append extends
@@ -75,10 +79,9 @@ position; every event is still checked, and nothing is written to -o.
 
 EXIT STATUS
   0  every event signed
-  1  an event could not be signed, the input is not trace events, or the
-     key is missing or empty
-  2  usage error
-  3  the input or the key file could not be read, or the output written`,
+  1  an event could not be signed, or the input is not trace events
+  2  usage error, or a key missing, empty or shorter than 8 bytes
+  3  the input or a key file could not be read, or the output written`,
 		Example: `  # sign an audit log, replacing it only if every event signs
   toonkit sign --key-file audit.key audit.ndjson -o audit.ndjson
 
@@ -102,7 +105,7 @@ EXIT STATUS
 			return runSign(opts)
 		},
 	}
-	opts.add(c)
+	opts.addSigning(c)
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
@@ -122,10 +125,11 @@ func runSign(opts *SignOptions) error {
 		return usageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
 	}
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
+	key := ring[0].Secret
 	in, err := openInput(opts.IO, opts.Input)
 	if err != nil {
 		return err
@@ -145,7 +149,7 @@ func runSign(opts *SignOptions) error {
 	}
 	sb := &seal.Builder{}
 	if opts.Append {
-		if sb, err = resumeSeal(opts.Seal, key, opts.Scheme); err != nil {
+		if sb, err = resumeSeal(opts.Seal, ring.Secrets(), opts.Scheme); err != nil {
 			return err
 		}
 	}
@@ -184,13 +188,14 @@ func runSign(opts *SignOptions) error {
 	return so.Commit()
 }
 
-// resumeSeal reads the seal that sign --append extends, its HMAC checked.
-func resumeSeal(path string, key []byte, scheme sign.Scheme) (*seal.Builder, error) {
+// resumeSeal reads the seal that sign --append extends, its HMAC checked
+// with any of the keys (it may be of a key rotated out since).
+func resumeSeal(path string, keys [][]byte, scheme sign.Scheme) (*seal.Builder, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
 	}
-	sl, err := seal.Parse(data, key)
+	sl, err := seal.Parse(data, keys...)
 	if err == nil && sl.Scheme != scheme.String() {
 		err = fmt.Errorf("the seal is of the scheme %s, not %s", sl.Scheme, scheme)
 	}

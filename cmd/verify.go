@@ -31,7 +31,7 @@ type VerifyOptions struct {
 func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
-		Use:   "verify (--key-file FILE | --key-env NAME) [--scheme S] [--report text|json|github|junit] [--explain] [--require-both] [-j N] FILE...|-",
+		Use:   "verify (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [--report text|json|github|junit] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
@@ -75,7 +75,10 @@ names its run (code SIG030):
   audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
 With --explain a chain that differs shows both last links.
 
---scheme and the key are as for sign (see toonkit sign --help).
+--scheme and the keys are as for sign (see toonkit sign --help). With
+several keys, newest first, each event verifies with any; a line before the
+summary names the keys of each run (json: "keys"), and a run whose events
+go back to an older key after a newer one is an error (SIG005).
 
 -j N parses the events and checks their signatures on N workers (default:
 the usable CPUs); the rules of the log run in one ordered pass, so the
@@ -88,10 +91,9 @@ EXIT STATUS
   0  every event verified
   1  a signature did not match, the log has a gap, a repeat or an event out
      of order, an event is unsigned or not a trace event, its two signatures
-     differ (or, with --require-both, one is missing), or the key is
-     missing or empty
-  2  usage error
-  3  an input or the key file could not be read`,
+     differ (or, with --require-both, one is missing)
+  2  usage error, or a key missing or empty
+  3  an input, a key file or a keyring could not be read`,
 		Example: `  # a signed audit log, in CI
   toonkit verify --key-file audit.key audit.ndjson
 
@@ -103,6 +105,9 @@ EXIT STATUS
 
   # test results for GitLab or Jenkins
   toonkit verify --key-file audit.key --report junit audit.ndjson > verify.xml
+
+  # a log signed across a key rotation: a keyring, newest key first
+  toonkit verify --keyring audit.keyring audit.ndjson
 
   # a producer that promises both copies: an event with one copy only is an error
   toonkit verify --key-file audit.key --require-both audit.ndjson`,
@@ -138,11 +143,11 @@ EXIT STATUS
 
 func runVerify(opts *VerifyOptions) error {
 	rep := newReporter(opts.IO)
-	signer, key, err := opts.Key.signerKey(rep, opts.Scheme)
+	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
-	sl, err := readSeal(opts, key)
+	sl, err := readSeal(opts, ring.Secrets())
 	if err != nil {
 		return err
 	}
@@ -153,7 +158,7 @@ func runVerify(opts *VerifyOptions) error {
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	r := report.NewVerify(out, ro, opts.Scheme)
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs()}
 	var sb seal.Builder
 	if sl != nil {
 		log.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) { sb.Add(run, seq, t, d) }
@@ -196,8 +201,8 @@ func runVerify(opts *VerifyOptions) error {
 }
 
 // readSeal reads and checks the seal of --seal, nil without it: its own
-// HMAC first, with the key.
-func readSeal(opts *VerifyOptions, key []byte) (*seal.Seal, error) {
+// HMAC first, with any of the keys.
+func readSeal(opts *VerifyOptions, keys [][]byte) (*seal.Seal, error) {
 	if opts.Seal == "" {
 		return nil, nil
 	}
@@ -205,7 +210,7 @@ func readSeal(opts *VerifyOptions, key []byte) (*seal.Seal, error) {
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
 	}
-	sl, err := seal.Parse(b, key)
+	sl, err := seal.Parse(b, keys...)
 	switch {
 	case errors.Is(err, seal.ErrHMAC):
 		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")

@@ -44,7 +44,7 @@ step "$tk validate --report github $d/damaged.bin"
 # 9. A signed audit log verified, and a copy that was tampered with: an edited
 #    payload, a removed event, two events swapped (git gives the key file
 #    mode 0644; a key is kept from others).
-chmod 600 $d/audit.key
+chmod 600 $d/audit.key $d/audit.keyring
 step "$tk verify --key-file $d/audit.key $d/audit.ndjson"
 step "$tk verify --key-file $d/audit.key --explain $d/tampered.ndjson"
 

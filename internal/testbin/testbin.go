@@ -77,7 +77,7 @@ func Demo(t testing.TB, demo string) string {
 			t.Fatal(err)
 		}
 		mode := os.FileMode(0o644)
-		if filepath.Ext(e.Name()) == ".key" {
+		if ext := filepath.Ext(e.Name()); ext == ".key" || ext == ".keyring" {
 			mode = 0o600
 		}
 		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {

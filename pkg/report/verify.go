@@ -24,12 +24,16 @@ type VerifySummary struct {
 	Errors, Warnings  int
 	MetaOnly, TopOnly int
 	RequireBoth       bool
+	// Keys are the keys that signed each run, when more than one key was
+	// given (nil otherwise): the text report names them per run, the json
+	// report as "keys", the github report as notices.
+	Keys []sign.RunKeys
 }
 
 // SummaryOf is the summary of a log checked to its end.
 func SummaryOf(l *sign.Log) VerifySummary {
 	return VerifySummary{OK: l.OK(), Events: l.Events, Unread: l.Unread, Runs: l.Runs(), Errors: l.Errors,
-		Warnings: l.Warnings, MetaOnly: l.MetaOnly, TopOnly: l.TopOnly, RequireBoth: l.RequireBoth}
+		Warnings: l.Warnings, MetaOnly: l.MetaOnly, TopOnly: l.TopOnly, RequireBoth: l.RequireBoth, Keys: l.RunKeys()}
 }
 
 // Verify writes the report of toonkit verify: the problems of a log of
@@ -206,8 +210,12 @@ func printable(m []byte) string {
 func (r *Verify) Close(l VerifySummary) error {
 	switch r.o.Format {
 	case JSON:
-		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,"findings":[`,
+		b := fmt.Appendf(nil, `{"ok":%t,"events":%d,"unread":%d,"runs":%d,"failures":%d,"warnings":%d,"meta_signature_only":%d,"top_signature_only":%d,`,
 			l.OK, l.Events, l.Unread, l.Runs, l.Errors, l.Warnings, l.MetaOnly, l.TopOnly)
+		if l.Keys != nil {
+			b = append(sign.AppendJSON(append(b, `"keys":`...), l.Keys), ',')
+		}
+		b = append(b, `"findings":[`...)
 		for i, f := range r.findings {
 			if i > 0 {
 				b = append(b, ',')
@@ -222,6 +230,13 @@ func (r *Verify) Close(l VerifySummary) error {
 		return r.w.err
 	case JUnit:
 		return r.junit.close()
+	}
+	for _, rk := range l.Keys {
+		if r.o.Format == GitHub {
+			r.w.printf("::notice title=keys::%s\n", validate.GitHubData("run "+rk.Run+": "+rk.Uses()))
+		} else {
+			r.w.printf("keys: run %s: %s\n", r.runLabel(rk.Run), rk.Uses())
+		}
 	}
 	if n := l.MetaOnly; n > 0 && !l.RequireBoth {
 		note := fmt.Sprintf("%d %s signed in meta.signature only, with no top-level copy (--require-both makes that an error)",

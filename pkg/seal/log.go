@@ -1,9 +1,7 @@
 package seal
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,7 @@ import (
 var ErrUnsigned = errors.New("signature missing or not valid")
 
 // FromLog reads the trace events of a signed log (as sign.Reader reads
-// them), checks each one's signature with s, and adds it to a Builder. The
+// them), checks each one's signature with s (with any of its keys), and adds it to a Builder. The
 // first event that is not a valid signed event stops it, with an error
 // that names its place.
 func FromLog(in io.Reader, s *sign.Signer, maxEventSize int) (*Builder, error) {
@@ -39,11 +37,10 @@ func FromLog(in io.Reader, s *sign.Signer, maxEventSize int) (*Builder, error) {
 		if !ev.HasSig {
 			sig = ev.TopSignature
 		}
-		right := s.Sign(ev)
-		if !hmac.Equal(right, sig) {
+		if s.Match(ev, sig) < 0 {
 			return nil, fmt.Errorf("%s: event %d: %w", rec.Pos, rec.Index+1, ErrUnsigned)
 		}
-		hex.Decode(mac[:], right)
+		mac = s.Sum() // the key's that signed it, of s's keys
 		b.Add(ev.RunID, ev.Seq, ev.T, &mac)
 	}
 }

@@ -174,20 +174,24 @@ var ErrHMAC = errors.New("the seal's own HMAC does not match: the seal was edite
 // Parse reads a seal strictly (one JSON object, no unknown or missing
 // member, the format known, each chain 64 lowercase hex digits, counts
 // positive, each run once), then checks its HMAC with key, first: a seal
-// that does not verify is ErrHMAC, whatever else is wrong with it.
-func Parse(data []byte, key []byte) (*Seal, error) {
+// that does not verify is ErrHMAC, whatever else is wrong with it. With
+// several keys (a log signed across key rotations) the seal verifies with
+// any of them.
+func Parse(data []byte, keys ...[]byte) (*Seal, error) {
 	s, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
-	mac, err := s.mac(key)
-	if err != nil {
-		return nil, err
+	for _, key := range keys {
+		mac, err := s.mac(key)
+		if err != nil {
+			return nil, err
+		}
+		if hmac.Equal([]byte(mac), []byte(s.HMAC)) {
+			return s, s.check()
+		}
 	}
-	if !hmac.Equal([]byte(mac), []byte(s.HMAC)) {
-		return nil, ErrHMAC
-	}
-	return s, s.check()
+	return nil, ErrHMAC
 }
 
 func parse(data []byte) (*Seal, error) {

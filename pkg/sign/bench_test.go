@@ -172,3 +172,30 @@ func BenchmarkVerifyStreamJobs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifyStreamKeys is BenchmarkVerifyStream with one key, and with
+// the log's key last of three (two newer keys before it, as after two
+// rotations): the key that matched the event before is tried first, so
+// three keys cost what one does.
+func BenchmarkVerifyStreamKeys(b *testing.B) {
+	raw := signBytes(b, "bench-salt-key", SchemeSpec, repeatLog(auditLog(b), 8<<20))
+	for _, keys := range [][]string{{"bench-salt-key"}, {"newest-bench-key", "newer-bench-key", "bench-salt-key"}} {
+		b.Run(fmt.Sprint("keys=", len(keys)), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				l := &Log{Signer: twoKeys(b, keys...), Emit: func(Problem) {}}
+				eachRecord(b, raw, func(rec *Record) {
+					ev, err := l.Signer.Event(rec)
+					if err != nil {
+						b.Fatal(err)
+					}
+					l.Check(ev, Where{File: "log", Line: rec.Pos.Line, Index: rec.Index})
+				})
+				l.Finish()
+				if l.Errors != 0 {
+					b.Fatalf("%d problems", l.Errors)
+				}
+			}
+		})
+	}
+}

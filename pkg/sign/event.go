@@ -93,11 +93,14 @@ type Event struct {
 	topSig  int32 // tape index of the (last) top-level signature name, or -1
 }
 
-// Signer makes and checks the signatures of one key and scheme. It is not
-// safe for concurrent use.
+// Signer makes and checks the signatures of one scheme: it signs with one
+// key and verifies with that key and the keys added to it (AddKey: the keys
+// of a log signed across key rotations). It is not safe for concurrent use.
 type Signer struct {
 	scheme Scheme
-	mac    hash.Hash
+	mac    hash.Hash   // the first key's: the one that signs
+	macs   []hash.Hash // with keys added, every key's, mac first
+	hint   int         // the key that Match tries first: the last matched
 	p      parser
 	w      writer
 	msg    []byte
@@ -318,10 +321,72 @@ var hexPairs = func() (t [256][2]byte) {
 	return
 }()
 
-// Valid reports whether sig is ev's signature, comparing in constant time.
+// Valid reports whether sig is ev's signature with one of the Signer's
+// keys, comparing in constant time.
 func (s *Signer) Valid(ev *Event, sig []byte) bool {
-	return hmac.Equal(s.Sign(ev), sig)
+	return s.Match(ev, sig) >= 0
 }
+
+// AddKey adds a key that Valid and Match accept, after the keys before it
+// (the first key, the newest, signs; the keys added are older keys,
+// newest first).
+func (s *Signer) AddKey(key []byte) error {
+	if len(key) == 0 {
+		return ErrEmptyKey
+	}
+	if s.macs == nil {
+		s.macs = []hash.Hash{s.mac}
+	}
+	s.macs = append(s.macs, hmac.New(sha256.New, key))
+	return nil
+}
+
+// Keys is the number of the Signer's keys.
+func (s *Signer) Keys() int { return max(1, len(s.macs)) }
+
+// Match returns the index of the key (0 the first, then in the order
+// added) that sig is ev's signature with, or -1 when none; the message is
+// made once, and the key that matched the event before is tried first, so
+// that a log of one key costs one HMAC an event whatever the keys. After it
+// Sum is the HMAC of ev's message with the key that matched, or with the
+// first key when none did.
+func (s *Signer) Match(ev *Event, sig []byte) int {
+	if s.macs == nil {
+		if hmac.Equal(s.Sign(ev), sig) {
+			return 0
+		}
+		return -1
+	}
+	msg := s.Message(ev)
+	if s.with(s.hint, msg, sig) {
+		return s.hint
+	}
+	for i := range s.macs {
+		if i != s.hint && s.with(i, msg, sig) {
+			s.hint = i
+			return i
+		}
+	}
+	s.with(0, msg, nil)
+	return -1
+}
+
+// with computes the HMAC of msg with the key i into sum and hex, and
+// reports whether it is sig.
+func (s *Signer) with(i int, msg, sig []byte) bool {
+	m := s.macs[i]
+	m.Reset()
+	m.Write(msg)
+	m.Sum(s.sum[:0])
+	for i, b := range s.sum {
+		*(*[2]byte)(s.hex[2*i:]) = hexPairs[b]
+	}
+	return hmac.Equal(s.hex[:], sig)
+}
+
+// Sum is the raw HMAC-SHA256 computed last (by Sign, Valid or Match): an
+// event's right signature's 32 bytes.
+func (s *Signer) Sum() [sha256.Size]byte { return s.sum }
 
 // NewKey returns a new random salt key: 256 bits from crypto/rand, as 64
 // lowercase hex digits (the bytes the key file holds, before its line

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Problem codes.
@@ -14,6 +18,7 @@ const (
 	CodeUnsigned  = "SIG002" // no signature
 	CodeTopDiffer = "SIG003" // the top-level signature differs from meta.signature
 	CodeOneCopy   = "SIG004" // the signature is in one of its two places only (see Log.RequireBoth)
+	CodeKeyBack   = "SIG005" // a run signed with an older key after a newer one (see Log.KeyIDs)
 	CodeGap       = "SIG010" // events missing in a run
 	CodeRepeat    = "SIG011" // a seq again
 	CodeOrder     = "SIG012" // a seq out of order
@@ -73,6 +78,12 @@ type Log struct {
 	// what a seal is checked against (pkg/seal). The slices are valid
 	// during the call.
 	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte)
+	// KeyIDs name the Signer's keys (AddKey), newest first. With more
+	// than one key the Log keeps which keys signed each run (RunKeys) and
+	// reports a run whose events go back to an older key after a newer one
+	// signed one of them (CodeKeyBack, once a run): a key rotated out
+	// signs again. Without ids the keys are "key 1", "key 2"...
+	KeyIDs []string
 
 	// Events is the number of events checked (Check), Unread the number
 	// of records that could not be read as events (Bad): not counted as
@@ -82,8 +93,10 @@ type Log struct {
 	// no top-level copy; TopOnly the number signed at the top level only.
 	MetaOnly, TopOnly int
 	runs              map[string]*run
-	gaps              []*gap    // open gaps, oldest first
-	queue             []Problem // problems held back behind an open gap, in the order of the events
+	keyRuns           map[string]*keyRun // with several keys
+	keyOrder          []*keyRun          // in the order of each run's first event
+	gaps              []*gap             // open gaps, oldest first
+	queue             []Problem          // problems held back behind an open gap, in the order of the events
 }
 
 type run struct {
@@ -143,6 +156,128 @@ func (l *Log) Check(ev *Event, w Where) {
 	l.apply(&v, w)
 }
 
+// KeyUse is how many events of a run a key signed.
+type KeyUse struct {
+	Key    int    // the key's index
+	ID     string // its id (Log.KeyIDs)
+	Events int
+}
+
+// RunKeys are the keys that signed the events of a run, in the order of
+// their first event in it.
+type RunKeys struct {
+	Run  string
+	Keys []KeyUse
+}
+
+// Uses is "2026-q1 (2 events), 2026-q2 (1 event)".
+func (rk RunKeys) Uses() string {
+	var b []byte
+	for i, u := range rk.Keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "%s (%d event", u.ID, u.Events)
+		if u.Events != 1 {
+			b = append(b, 's')
+		}
+		b = append(b, ')')
+	}
+	return string(b)
+}
+
+// AppendJSON appends the runs' keys as a JSON array: for each run an
+// object {"run_id", "keys": [{"id", "events"}]}.
+func AppendJSON(b []byte, rks []RunKeys) []byte {
+	b = append(b, '[')
+	for i, rk := range rks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = quote(append(b, `{"run_id":`...), rk.Run)
+		b = append(b, `,"keys":[`...)
+		for j, u := range rk.Keys {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = quote(append(b, `{"id":`...), u.ID)
+			b = fmt.Appendf(b, `,"events":%d}`, u.Events)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, ']')
+}
+
+// quote appends s as a JSON string, invalid UTF-8 replaced.
+func quote(b []byte, s string) []byte {
+	b, _ = jsontext.AppendQuote(b, strings.ToValidUTF8(s, "\uFFFD"))
+	return b
+}
+
+// keyRun is what the Log keeps of the keys of a run.
+type keyRun struct {
+	RunKeys
+	newest   int    // the newest key that signed an event of the run so far
+	newestAt Where  // its last event
+	seq      string // the seq of newestAt's event, when it is beyond 64 bits
+	seqN     int64  // else
+	back     bool   // reported
+}
+
+// RunKeys are the keys that signed each run's events (that verified), runs
+// in the order of their first event; nil with one key.
+func (l *Log) RunKeys() []RunKeys {
+	var rk []RunKeys
+	for _, r := range l.keyOrder {
+		rk = append(rk, r.RunKeys)
+	}
+	return rk
+}
+
+// keyID is the id of the key i.
+func (l *Log) keyID(i int) string {
+	if i < len(l.KeyIDs) {
+		return l.KeyIDs[i]
+	}
+	return fmt.Sprintf("key %d", i+1)
+}
+
+// keys records the key of an event that verified with several keys, and
+// reports a run that goes back to an older key.
+func (l *Log) keys(v *verdict, w Where, problem func(code, msg string) Problem) {
+	if l.keyRuns == nil {
+		l.keyRuns = map[string]*keyRun{}
+	}
+	r := l.keyRuns[string(v.run)]
+	if r == nil {
+		r = &keyRun{RunKeys: RunKeys{Run: string(v.run)}, newest: v.key + 1}
+		l.keyRuns[r.Run] = r
+		l.keyOrder = append(l.keyOrder, r)
+	}
+	i := slices.IndexFunc(r.Keys, func(u KeyUse) bool { return u.Key == v.key })
+	if i < 0 {
+		i = len(r.Keys)
+		r.Keys = append(r.Keys, KeyUse{Key: v.key, ID: l.keyID(v.key)})
+	}
+	r.Keys[i].Events++
+	switch {
+	case v.key <= r.newest:
+		r.newest, r.newestAt = v.key, w
+		if r.seq = ""; !v.seqOK { // else formatted when reported: no string an event
+			r.seq = string(v.seq)
+		}
+		r.seqN = v.seqN
+	case v.key > r.newest && !r.back:
+		r.back = true
+		seq := r.seq
+		if seq == "" {
+			seq = strconv.FormatInt(r.seqN, 10)
+		}
+		l.emit(problem(CodeKeyBack, fmt.Sprintf("signed with the key %s, older than the key %s that signed seq %s before it (%s): a key rotated out signs again (keys are given newest first)",
+			l.keyID(v.key), l.keyID(r.newest), seq, r.newestAt)))
+	}
+}
+
 // verdict is what checking one event on its own found: its signature
 // checked, and what the rules of the log need of it. Its byte slices are
 // the event's.
@@ -153,6 +288,7 @@ type verdict struct {
 	hasSig, hasTop       bool
 	unsigned, valid, hex bool
 	differ               bool   // both signatures, not equal
+	key                  int    // the key that verified it, or -1
 	message              []byte // the message signed, for a mismatch with Explain
 	t                    []byte // with seal
 	digest               [sha256.Size]byte
@@ -162,7 +298,7 @@ type verdict struct {
 // needs nothing of the log.
 // With seal it also keeps t and the HMAC of the message signed.
 func judge(s *Signer, ev *Event, explain, seal bool) (v verdict) {
-	v = verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop}
+	v = verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop, key: -1}
 	if seal {
 		defer func() { v.t, v.digest = ev.T, s.sum }()
 	}
@@ -177,7 +313,8 @@ func judge(s *Signer, ev *Event, explain, seal bool) (v verdict) {
 	if !ev.HasSig {
 		sig = ev.TopSignature
 	}
-	if v.valid = s.Valid(ev, sig); !v.valid {
+	v.key = s.Match(ev, sig)
+	if v.valid = v.key >= 0; !v.valid {
 		v.hex = isHexSignature(sig)
 		if explain {
 			v.message = slices.Clone(s.msg)
@@ -204,6 +341,8 @@ func (l *Log) apply(v *verdict, w Where) {
 			}
 			p.Message = v.message
 			l.emit(p)
+		} else if l.Signer.Keys() > 1 {
+			l.keys(v, w, problem)
 		}
 		switch {
 		case !v.hasTop:

@@ -61,7 +61,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		return l.verifyEvents(ctx, NewReader(in, max), file)
 	}
 	workers := make(chan *Signer, opts.Workers)
-	l.Signer.mac.Reset() // the key's state is made once, and shared by the copies
+	l.Signer.reset() // the keys' state is made once, and shared by the copies
 	for range opts.Workers {
 		s, err := l.Signer.Clone()
 		if err != nil {

@@ -70,6 +70,10 @@ func WriteGitHub(w io.Writer, f Finding) error {
 	return err
 }
 
+// GitHubData escapes the message of a GitHub workflow command (::notice
+// title=...::MESSAGE): percent signs and line ends.
+func GitHubData(s string) string { return ghData(s) }
+
 // ghData escapes a workflow command's message.
 func ghData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
