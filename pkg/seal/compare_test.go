@@ -94,7 +94,7 @@ func TestVerifySeal(t *testing.T) {
 	for _, w := range []int{1, 4} {
 		s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 		var b seal.Builder
-		l := &sign.Log{Signer: s, Emit: func(sign.Problem) {}, Signed: func(run, seq, t []byte, d *[32]byte) { b.Add(run, seq, t, d) }}
+		l := &sign.Log{Signer: s, Emit: func(sign.Problem) {}, Signed: func(_ sign.Where, run, seq, t []byte, d *[32]byte) { b.Add(run, seq, t, d) }}
 		if err := l.Verify(t.Context(), bytes.NewReader(raw), "f", sign.VerifyOptions{Workers: w, BatchBytes: 3000}); err != nil {
 			t.Fatal(err)
 		}

@@ -68,11 +68,11 @@ type Log struct {
 	Explain     bool // keep the signed message of each mismatch
 	RequireBoth bool // a signature in one of its two places only is an error
 	// Signed, when not nil, receives every event checked, in order, with
-	// its run_id, seq, t and the HMAC-SHA256 of the message its scheme
-	// signs (its right signature's 32 bytes), whatever signature it holds:
-	// what a seal is checked against (pkg/seal). The slices are valid
-	// during the call.
-	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte)
+	// its place, its run_id, seq, t and the HMAC-SHA256 of the message its
+	// scheme signs (its right signature's 32 bytes), whatever signature it
+	// holds: what a seal is checked against (pkg/seal). The slices are
+	// valid during the call.
+	Signed func(w Where, runID, seq, t []byte, mac *[sha256.Size]byte)
 
 	// Events is the number of events checked (Check), Unread the number
 	// of records that could not be read as events (Bad): not counted as
@@ -225,7 +225,7 @@ func (l *Log) apply(v *verdict, w Where) {
 		}
 	}
 	if l.Signed != nil {
-		l.Signed(v.run, v.seq, v.t, &v.digest)
+		l.Signed(w, v.run, v.seq, v.t, &v.digest)
 	}
 	l.sequence(v, w, problem)
 	l.settle(w.Index)
