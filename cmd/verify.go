@@ -151,10 +151,8 @@ func runVerify(opts *VerifyOptions) error {
 	pr := &problemPrinter{w: out, opts: opts, color: opts.Report == "text" && opts.IO.ColorStdout()}
 	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
 	var sb seal.Builder
-	if sl != nil && opts.Explain {
-		sb.Watch(sl)
-	}
 	if sl != nil {
+		sb.Watch(sl)
 		log.Signed = func(w sign.Where, run, seq, t []byte, d *[sha256.Size]byte) { sb.AddAt(w, run, seq, t, d) }
 	}
 	unreadable := 0
@@ -170,7 +168,7 @@ func runVerify(opts *VerifyOptions) error {
 	if sl != nil && unreadable == 0 {
 		for _, f := range sb.Compare(sl) {
 			msg := f.Msg
-			if f.Departs != "" {
+			if opts.Explain && f.Departs != "" {
 				msg += "; " + f.Departs
 			}
 			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})

@@ -3,6 +3,7 @@ package seal
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Finding is one way a log differs from its seal, in the words of one run:
@@ -96,6 +97,8 @@ func compareRun(r *runState, sr *Run) []Finding {
 			add("the times of its first and last events differ from the seal's (%s to %s in the log, %s to %s in the seal)", lr.FirstT, lr.LastT, sr.FirstT, sr.LastT)
 		case lr.Chain != sr.Chain:
 			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
+		case r.w != nil && !slices.Equal(lr.Checkpoints, sr.Checkpoints):
+			add("the seal's checkpoints are not the links of the log's chain, though its last link is: the seal was not made from this log's events")
 		}
 	}
 	if r.w != nil && len(fs) > 0 {

@@ -31,13 +31,15 @@ type watching struct {
 // Watch makes the Builder compare each run, as its events are added with
 // AddAt, with the links the seal s (read by Parse) keeps of it, so that
 // Compare says where the log first departs from the seal, in
-// Finding.Departs. Call it before the first event. It keeps at most a
-// window of 64 events of each run in memory.
+// Finding.Departs, and compares the runs' checkpoints too. Call it before
+// the first event. It keeps at most a window of 64 events of each run in
+// memory.
 func (b *Builder) Watch(s *Seal) {
 	w := &watching{runs: make(map[string]*Run, len(s.Runs))}
 	if s.Format == Format {
 		w.every = s.Every
 	}
+	b.every, b.v1 = s.Every, s.Format == Format1 // the log's checkpoints, as the seal's
 	for i := range s.Runs {
 		w.runs[s.Runs[i].RunID] = &s.Runs[i]
 	}

@@ -99,7 +99,9 @@ func TestChainOrder(t *testing.T) {
 }
 
 // TestPythonChecker: scripts/checkseal.py, the 20 lines of Python that
-// docs/formats/seal.md promises, agrees with toonkit on good and bad seals.
+// docs/formats/seal.md promises, agrees with toonkit on good and bad seals
+// of both formats: it accepts what verify --seal accepts, and refuses what
+// it refuses, for each attack of issue 22 §4.
 func TestPythonChecker(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -117,29 +119,60 @@ func TestPythonChecker(t *testing.T) {
 	log := signedLog(t)
 	doc := sealOf(t, log)
 	lines := strings.SplitAfter(string(log), "\n")
-	cases := []struct {
-		name     string
-		seal     []byte
-		log      string
-		want, py string
-	}{
-		{"good", doc, string(log), "", "ok\n"},
-		{"edited seal", bytes.Replace(doc, []byte(`"count":4`), []byte(`"count":5`), 1), string(log), "HMAC", "the seal HMAC does not match"},
-		{"tail cut", doc, strings.Join(lines[:7], ""), "", "the log and the seal differ"},
-		{"head cut", doc, strings.Join(lines[1:], ""), "", "the log and the seal differ"},
-		{"swapped", doc, lines[1] + lines[0] + strings.Join(lines[2:], ""), "", "the log and the seal differ"},
+	other := strings.SplitAfter(string(signedLog(t, func(s string) string { return strings.Replace(s, "create_ticket", "delete_ticket", 1) })), "\n")
+	added := strings.SplitAfter(string(signedLog(t, func(s string) string { return strings.ReplaceAll(s, "-000000000000", "-00000000000f") })), "\n")[0]
+	// The seal of toonkit-seal/1, and a seal signed with the key whose
+	// checkpoints are not the log's links.
+	sl, _ := seal.Parse(doc, testKey)
+	v1 := *sl
+	v1.Format, v1.Every, v1.Runs = seal.Format1, 0, append([]seal.Run{}, sl.Runs...)
+	for i := range v1.Runs {
+		v1.Runs[i].Checkpoints = nil
 	}
+	v1.Sign(testKey)
+	v1doc, _ := v1.Marshal()
+	cp := *sl
+	cp.Runs = append([]seal.Run{}, sl.Runs...)
+	cp.Runs[0].Checkpoints = append([]string{"000000000000"}, sl.Runs[0].Checkpoints[1:]...)
+	cp.Sign(testKey)
+	cpdoc, _ := cp.Marshal()
+	cases := []struct {
+		name string
+		seal []byte
+		log  string
+		py   string // what checkseal.py says
+	}{
+		{"good", doc, string(log), "ok\n"},
+		{"good toonkit-seal/1", v1doc, string(log), "ok\n"},
+		{"seal edited", bytes.Replace(doc, []byte(`"count":4`), []byte(`"count":5`), 1), string(log), "the seal HMAC does not match"},
+		{"toonkit-seal/1 edited", bytes.Replace(v1doc, []byte(`"count":4`), []byte(`"count":5`), 1), string(log), "the seal HMAC does not match"},
+		{"checkpoints not the log's", cpdoc, string(log), "the log and the seal differ"},
+		{"tail cut", doc, strings.Join(lines[:7], ""), "the log and the seal differ"},
+		{"tail cut, toonkit-seal/1", v1doc, strings.Join(lines[:7], ""), "the log and the seal differ"},
+		{"head cut", doc, strings.Join(lines[1:], ""), "the log and the seal differ"},
+		{"run removed", doc, strings.Join(lines[:4], ""), "the log and the seal differ"},
+		{"run added", doc, string(log) + added, "the log and the seal differ"},
+		{"swapped", doc, lines[1] + lines[0] + strings.Join(lines[2:], ""), "the log and the seal differ"},
+		{"replaced", doc, lines[0] + other[1] + strings.Join(lines[2:], ""), "the log and the seal differ"},
+		{"an event not signed", doc, strings.Replace(string(log), `"seq":2,`, `"seq":20,`, 1), "bad signature"},
+	}
+	signer, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	for _, c := range cases {
-		cmd := exec.Command(py, "../../scripts/checkseal.py", key, write("seal.json", c.seal), write("log.ndjson", []byte(c.log)))
-		out, err := cmd.CombinedOutput()
-		if c.py == "ok\n" {
-			if err != nil || string(out) != c.py {
-				t.Errorf("%s: checkseal.py: %v %s", c.name, err, out)
+		// toonkit's verdict, as verify --seal's: the seal read, the log's
+		// events all valid, nothing differs.
+		goOK := false
+		if sl, err := seal.Parse(c.seal, testKey); err == nil {
+			var b seal.Builder
+			b.Watch(sl)
+			l := &sign.Log{Signer: signer, Emit: func(sign.Problem) {}, Signed: func(w sign.Where, run, seq, t []byte, d *[32]byte) { b.AddAt(w, run, seq, t, d) }}
+			if err := l.Verify(t.Context(), strings.NewReader(c.log), "f", sign.VerifyOptions{}); err != nil {
+				t.Fatal(err)
 			}
-			continue
+			goOK = l.OK() && len(b.Compare(sl)) == 0
 		}
-		if err == nil || !strings.Contains(string(out), c.py) {
-			t.Errorf("%s: checkseal.py accepted or said %q (%v)", c.name, out, err)
+		out, err := exec.Command(py, "../../scripts/checkseal.py", key, write("seal.json", c.seal), write("log.ndjson", []byte(c.log))).CombinedOutput()
+		if pyOK := err == nil; pyOK != goOK || !strings.Contains(string(out), c.py) || (c.py == "ok\n") != goOK {
+			t.Errorf("%s: toonkit ok=%t, checkseal.py %q (%v), want %q", c.name, goOK, out, err, c.py)
 		}
 	}
 }
