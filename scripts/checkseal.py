@@ -16,6 +16,6 @@ for line in open(sys.argv[3], encoding='utf-8'):
     if not hmac.compare_digest(mac.hexdigest(), e['meta']['signature']): sys.exit('bad signature: %s seq %s' % (rid, e['seq']))
     r = runs.setdefault(rid, {'run_id': rid, 'first_seq': e['seq'], 'first_t': e['t'], 'count': 0, 'chain': sha(b'toonkit-seal/1 chain').hex(), **({'checkpoints': []} if every else {})})
     r.update(last_seq=e['seq'], last_t=e['t'], count=r['count'] + 1, chain=sha(bytes.fromhex(r['chain']) + mac.digest()).hex())
-    if every and (r['count'] <= every or r['count'] % every == 0): r['checkpoints'].append(r['chain'][:12])
+    if every and (r['count'] <= every or r['count'] % every == 0): r['checkpoints'].append(r['chain'][:10])
 if list(runs.values()) != seal['runs']: sys.exit('the log and the seal differ')
 print('ok')

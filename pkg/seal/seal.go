@@ -18,7 +18,7 @@
 // (sign.Signer.Message): its HMAC is the 32 bytes of its right signature,
 // which signing and verifying compute anyway, so that the chain costs two
 // SHA-256 blocks an event. The run's chain is the last link, in hex; its
-// checkpoints are the first 12 hex digits of link_1 to link_16, then of
+// checkpoints are the first 10 hex digits of link_1 to link_16, then of
 // every 16th link. The seal's HMAC is over json.dumps(seal without
 // "hmac", sort_keys=True, separators=(",", ":")) as CPython writes it.
 package seal
@@ -54,14 +54,15 @@ const ChainPrefix = "toonkit-seal/1 chain"
 // Every is the "every" of the seals toonkit writes: a run's checkpoints
 // are the links after each of its first Every events, then after every
 // Every-th event (16, 32, 48…). A checkpoint is the first
-// CheckpointDigits hex digits of its link: 15 bytes of JSON, under 1 KiB
-// per 1000 events of a long run, and every link of a run of at most 16.
+// CheckpointDigits hex digits of its link: 13 bytes of JSON, 1001 bytes
+// for a run of 1000 events, 0.8 KiB per 1000 events of a longer one, and
+// every link of a run of at most 16.
 const Every = 16
 
-// CheckpointDigits is the length of a checkpoint: the first 12 hex digits
-// (48 bits) of its link. A checkpoint only says where a log departs from
+// CheckpointDigits is the length of a checkpoint: the first 10 hex digits
+// (40 bits) of its link. A checkpoint only says where a log departs from
 // its seal; the verdict rests on the whole last link (chain).
-const CheckpointDigits = 12
+const CheckpointDigits = 10
 
 const cpBytes = CheckpointDigits / 2
 

@@ -133,7 +133,7 @@ func TestPythonChecker(t *testing.T) {
 	v1doc, _ := v1.Marshal()
 	cp := *sl
 	cp.Runs = append([]seal.Run{}, sl.Runs...)
-	cp.Runs[0].Checkpoints = append([]string{"000000000000"}, sl.Runs[0].Checkpoints[1:]...)
+	cp.Runs[0].Checkpoints = append([]string{"0000000000"}, sl.Runs[0].Checkpoints[1:]...)
 	cp.Sign(testKey)
 	cpdoc, _ := cp.Marshal()
 	cases := []struct {
@@ -199,7 +199,7 @@ func FuzzParse(f *testing.F) {
 	log := signedLog(f)
 	f.Add(sealOf(f, log))
 	f.Add([]byte(`{"format":"toonkit-seal/1","scheme":"spec","sealed_at":"","runs":[],"hmac":"00"}`))
-	f.Add([]byte(`{"every":2,"format":"toonkit-seal/2","scheme":"spec","sealed_at":"","runs":[{"run_id":"550e8400-e29b-41d4-a716-000000000000","first_seq":1,"last_seq":9,"count":5,"first_t":"","last_t":"","chain":"` + strings.Repeat("0", 64) + `","checkpoints":["000000000000","000000000000","000000000000"]}],"hmac":"` + strings.Repeat("0", 64) + `"}`))
+	f.Add([]byte(`{"every":2,"format":"toonkit-seal/2","scheme":"spec","sealed_at":"","runs":[{"run_id":"550e8400-e29b-41d4-a716-000000000000","first_seq":1,"last_seq":9,"count":5,"first_t":"","last_t":"","chain":"` + strings.Repeat("0", 64) + `","checkpoints":["0000000000","0000000000","0000000000"]}],"hmac":"` + strings.Repeat("0", 64) + `"}`))
 	signer, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := seal.Parse(b, testKey)
