@@ -152,7 +152,7 @@ func runVerify(opts *VerifyOptions) error {
 	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: pr.print}
 	var sb seal.Builder
 	if sl != nil {
-		sb.Watch(sl)
+		sb.For(sl, opts.Explain)
 		log.Signed = func(w sign.Where, run, seq, t []byte, d *[sha256.Size]byte) { sb.AddAt(w, run, seq, t, d) }
 	}
 	unreadable := 0

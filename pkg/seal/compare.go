@@ -25,7 +25,9 @@ type Finding struct {
 // chain are the seal's. The findings come in the seal's order of runs, then
 // the runs of the log that the seal does not name, in the log's order; a
 // run gives one finding per thing that differs, its chain only when all
-// else agrees. A Builder that watched s (Watch) says, on the first finding
+// else agrees; with For, its checkpoints too (their last link agreeing, a
+// seal whose checkpoints differ was not made from the log's events). A
+// Builder that watched s (Watch) says, on the first finding
 // of each run, where the log first departs from the seal (Departs).
 func (b *Builder) Compare(s *Seal) []Finding {
 	var fs []Finding
@@ -37,7 +39,7 @@ func (b *Builder) Compare(s *Seal) []Finding {
 			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf("missing from the log (the seal has %s, seq %s to %s)", events(sr.Count), sr.FirstSeq, sr.LastSeq)})
 			continue
 		}
-		fs = append(fs, compareRun(b.runs[k], &sr)...)
+		fs = append(fs, b.compareRun(b.runs[k], &sr)...)
 	}
 	for _, r := range b.runs {
 		if lr := r.run(); !sealed[lr.RunID] {
@@ -76,7 +78,7 @@ func howMany(lo, hi fmt.Stringer, less, more string) string {
 
 // compareRun is what differs between the run r of the log and sr, the
 // seal's.
-func compareRun(r *runState, sr *Run) []Finding {
+func (b *Builder) compareRun(r *runState, sr *Run) []Finding {
 	var fs []Finding
 	lr := r.run()
 	add := func(format string, a ...any) {
@@ -97,7 +99,7 @@ func compareRun(r *runState, sr *Run) []Finding {
 			add("the times of its first and last events differ from the seal's (%s to %s in the log, %s to %s in the seal)", lr.FirstT, lr.LastT, sr.FirstT, sr.LastT)
 		case lr.Chain != sr.Chain:
 			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
-		case r.w != nil && !slices.Equal(lr.Checkpoints, sr.Checkpoints):
+		case b.checkCps && !slices.Equal(lr.Checkpoints, sr.Checkpoints):
 			add("the seal's checkpoints are not the links of the log's chain, though its last link is: the seal was not made from this log's events")
 		}
 	}

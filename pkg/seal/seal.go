@@ -123,6 +123,8 @@ type Builder struct {
 	every int64 // the checkpoints' spacing; 0: Every
 	v1    bool  // a toonkit-seal/1 seal resumed: no checkpoints
 	watch *watching
+	// checkCps: Compare compares the checkpoints (For).
+	checkCps bool
 }
 
 type runState struct {
