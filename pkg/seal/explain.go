@@ -163,6 +163,7 @@ func (w *runWatch) add(at sign.Where, seq []byte, mac *[sha256.Size]byte, n int6
 	case !ok:
 	case !bytes.Equal(link[:len(want)], want):
 		w.dep = w.resolve(n, want)
+		w.dep.logLink, w.dep.sealLink = hex.EncodeToString(link[:len(want)]), hex.EncodeToString(want)
 		if w.dep.kind == exact {
 			w.want, w.seekLeft = want, maxWindow
 		}
@@ -243,6 +244,15 @@ type departure struct {
 	at, other mark
 	upto      int64
 	more      int64
+	// logLink and sealLink are the first link that differs, after event
+	// upto (exact: at), as the seal keeps it (its checkpoint, or the
+	// whole last link) and as far into the log's.
+	logLink, sealLink string
+}
+
+// link is " (the seal's link after event N: …, the log's: …)".
+func (d *departure) link(n int64) string {
+	return fmt.Sprintf(" (the first link that differs, after event %d: %s in the seal, %s in the log)", n, d.sealLink, d.logLink)
 }
 
 // agreed is "the seal's links agree with the run's first N events".
@@ -260,6 +270,7 @@ func (d *departure) String() string {
 		if d.agreed == 0 {
 			m = fmt.Sprintf("the log first departs from the seal at %s: it is not the sealed run's first event", &d.at)
 		}
+		m += d.link(d.at.n)
 		if d.other.n > 0 {
 			m += fmt.Sprintf("; the seal has there the log's %s", &d.other)
 		} else {
@@ -273,7 +284,7 @@ func (d *departure) String() string {
 		if d.agreed == 0 {
 			why = "the seal's link after the last of these differs, and it keeps none before"
 		}
-		return fmt.Sprintf("the log first departs from the seal at one of %d events, from %s to %s: %s", d.upto-d.agreed, &d.at, &d.other, why)
+		return fmt.Sprintf("the log first departs from the seal at one of %d events, from %s to %s: %s", d.upto-d.agreed, &d.at, &d.other, why) + d.link(d.upto)
 	case beyond:
 		return fmt.Sprintf("the log first departs from the seal at %s: the %s before it are the sealed run, it and those after are not sealed", &d.at, events(d.agreed))
 	case cut:

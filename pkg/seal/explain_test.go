@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,9 +48,40 @@ func explain(t *testing.T, sl *seal.Seal, log []string) []string {
 	}
 	var got []string
 	for _, f := range b.Compare(sl) {
-		got = append(got, f.RunID+": "+f.Msg+"; "+f.Departs)
+		got = append(got, linkRE.ReplaceAllString(f.RunID+": "+f.Msg+"; "+f.Departs, "(link $1)"))
 	}
 	return got
+}
+
+// linkRE is the first link that differs, shown as "(link N)" in the tests
+// (TestExplainLink checks its value).
+var linkRE = regexp.MustCompile(`\(the first link that differs, after event (\d+): [0-9a-f]+ in the seal, [0-9a-f]+ in the log\)`)
+
+// TestExplainLink: --explain shows the first link that differs, as the
+// seal keeps it (its checkpoint) and as the log's.
+func TestExplainLink(t *testing.T) {
+	l := longRun(t, 40, "a")
+	sl := sealLines(t, l)
+	x := append([]string{}, l...)
+	x[2], x[3] = x[3], x[2]
+	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
+	var b seal.Builder
+	b.For(sl, true)
+	swapped, _ := seal.FromLog(strings.NewReader(strings.Join(x, "")), s, 0)
+	xs, _ := swapped.Seal(testKey, sign.SchemeSpec, time.Unix(0, 0))
+	for _, e := range x {
+		rd := sign.NewReader(strings.NewReader(e), 0)
+		rec, _ := rd.Next()
+		ev, _ := s.Event(rec)
+		var mac [32]byte
+		hexDecode(t, mac[:], s.Sign(ev))
+		b.AddAt(sign.Where{File: "log"}, ev.RunID, ev.Seq, ev.T, &mac)
+	}
+	fs := b.Compare(sl)
+	want := fmt.Sprintf("(the first link that differs, after event 3: %s in the seal, %s in the log)", sl.Runs[0].Checkpoints[2], xs.Runs[0].Checkpoints[2])
+	if len(fs) != 1 || !strings.Contains(fs[0].Departs, want) {
+		t.Fatalf("%+v\nwant %s", fs, want)
+	}
 }
 
 func sealLines(t *testing.T, log []string) *seal.Seal {
@@ -86,13 +118,13 @@ func TestExplainShortRuns(t *testing.T) {
 	}{
 		{"intact", l, nil},
 		{"swapped", swapped, []string{fmt.Sprintf("%s: the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count; "+
-			"the log first departs from the seal at event 2 of the run (seq 3, log:2, byte %d): the seal's links agree with the run's first event, not with it; "+
+			"the log first departs from the seal at event 2 of the run (seq 3, log:2, byte %d): the seal's links agree with the run's first event, not with it (link 2); "+
 			"the seal has there the log's event 3 of the run (seq 2, log:3, byte %d)", r0, offset(swapped, 1), offset(swapped, 2))}},
 		{"replaced", replaced, []string{fmt.Sprintf("%s: the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count; "+
-			"the log first departs from the seal at event 2 of the run (seq 2, log:2, byte %d): the seal's links agree with the run's first event, not with it"+none, r0, offset(l, 1))}},
+			"the log first departs from the seal at event 2 of the run (seq 2, log:2, byte %d): the seal's links agree with the run's first event, not with it (link 2)"+none, r0, offset(l, 1))}},
 		{"head cut", l[2:], []string{
 			r0 + ": the log starts at seq 3, the seal at seq 1 (2 events removed from the start); " +
-				"the log first departs from the seal at event 1 of the run (seq 3, log:1, byte 0): it is not the sealed run's first event" + none,
+				"the log first departs from the seal at event 1 of the run (seq 3, log:1, byte 0): it is not the sealed run's first event (link 1)" + none,
 			r0 + ": the log has 2 events of the run, the seal 4; "}},
 		{"tail cut", l[:7], []string{
 			fmt.Sprintf("%s: the log ends at seq 7, the seal at seq 8 (1 event removed from the end); "+
@@ -136,14 +168,14 @@ func TestExplainLongRun(t *testing.T) {
 				strings.Replace(at(43), "seq 43", "seq 40", 1) + " are in each other's places (swapped back, they give the seal's link after event 48)"},
 		{"replaced", with(func(x []string) []string { x[39] = other[39]; return x }),
 			chain + "the log first departs from the seal at one of 16 events, from " + at(33) + " to " + at(48) +
-				": the seal's links agree with the run's first 32 events, not after the last of these, and the seal keeps no link between"},
+				": the seal's links agree with the run's first 32 events, not after the last of these, and the seal keeps no link between (link 48)"},
 		{"swapped across windows", with(func(x []string) []string { x[39], x[59] = x[59], x[39]; return x }),
 			chain + "the log first departs from the seal at one of 16 events, from " + at(33) + " to " + at(48) +
-				": the seal's links agree with the run's first 32 events, not after the last of these, and the seal keeps no link between"},
+				": the seal's links agree with the run's first 32 events, not after the last of these, and the seal keeps no link between (link 48)"},
 		{"replaced in the first 16", with(func(x []string) []string { x[9] = other[9]; return x }),
-			chain + "the log first departs from the seal at " + at(10) + ": the seal's links agree with the run's first 9 events, not with it" + none},
+			chain + "the log first departs from the seal at " + at(10) + ": the seal's links agree with the run's first 9 events, not with it (link 10)" + none},
 		{"inserted in the first 16", with(func(x []string) []string { return append(x[:9], append([]string{other[9]}, x[9:]...)...) }),
-			"r: the log has 101 events of the run, the seal 100; " + "the log first departs from the seal at " + at(10) + ": the seal's links agree with the run's first 9 events, not with it; the seal has there the log's " +
+			"r: the log has 101 events of the run, the seal 100; " + "the log first departs from the seal at " + at(10) + ": the seal's links agree with the run's first 9 events, not with it (link 10); the seal has there the log's " +
 				fmt.Sprintf("event 11 of the run (seq 10, log:11, byte %d)", offset(l, 9)+len(other[9]))},
 		{"tail cut in a window", l[:70],
 			"r: the log ends at seq 70, the seal at seq 100 (30 events removed from the end); the log first departs from the seal at or after " + at(65) +
