@@ -57,8 +57,11 @@ func events(n int64) string {
 }
 
 // howMany is " (N events removed…)" for lo < hi, " (N events added…)" for
-// lo > hi, as seq numbers; "" when they cannot be compared.
-func howMany(lo, hi fmt.Stringer, less, more string) string {
+// lo > hi, as seq numbers, when the log has fewer events of the run than
+// the seal (more < 0), or more (more > 0) respectively; "" when they
+// cannot be compared, or the counts do not say so (a swap moves a seq to
+// the end without removing anything).
+func howMany(lo, hi fmt.Stringer, more int64, less, added string) string {
 	a, ok1 := new(big.Int).SetString(lo.String(), 10)
 	b, ok2 := new(big.Int).SetString(hi.String(), 10)
 	if !ok1 || !ok2 {
@@ -68,9 +71,9 @@ func howMany(lo, hi fmt.Stringer, less, more string) string {
 	what := less
 	if d.Sign() < 0 {
 		d.Neg(d)
-		what = more
+		what = added
 	}
-	if !d.IsInt64() {
+	if !d.IsInt64() || what == less && more >= 0 || what == added && more <= 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (%s %s)", events(d.Int64()), what)
@@ -85,10 +88,10 @@ func (b *Builder) compareRun(r *runState, sr *Run) []Finding {
 		fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf(format, a...)})
 	}
 	if lr.FirstSeq != sr.FirstSeq {
-		add("the log starts at seq %s, the seal at seq %s%s", lr.FirstSeq, sr.FirstSeq, howMany(sr.FirstSeq, lr.FirstSeq, "removed from the start", "added at the start"))
+		add("the log starts at seq %s, the seal at seq %s%s", lr.FirstSeq, sr.FirstSeq, howMany(sr.FirstSeq, lr.FirstSeq, lr.Count-sr.Count, "removed from the start", "added at the start"))
 	}
 	if lr.LastSeq != sr.LastSeq {
-		add("the log ends at seq %s, the seal at seq %s%s", lr.LastSeq, sr.LastSeq, howMany(lr.LastSeq, sr.LastSeq, "removed from the end", "added at the end"))
+		add("the log ends at seq %s, the seal at seq %s%s", lr.LastSeq, sr.LastSeq, howMany(lr.LastSeq, sr.LastSeq, lr.Count-sr.Count, "removed from the end", "added at the end"))
 	}
 	if lr.Count != sr.Count {
 		add("the log has %s of the run, the seal %d", events(lr.Count), sr.Count)
