@@ -16,8 +16,9 @@ import (
 // the one that differs. With the checkpoints of toonkit-seal/2 (every link
 // of a run's first 16 events, then one in 16) that is one event, or a
 // window of at most 16. In a window the Builder tries to recompute the
-// sealed link from the log's own events, two of them swapped back; when
-// one order of them gives it, the first of the two is the exact event.
+// sealed link from the log's own events, two of them swapped back, or one
+// left out with the event after the window taken in; when one of these
+// gives it, the exact event is known.
 // Otherwise the window is named: its events are the log's, the seal keeps
 // nothing of them one by one (an event replaced by another validly signed
 // one shows so).
@@ -119,6 +120,10 @@ type runWatch struct {
 	// is the event the seal has at n (moved, or swapped).
 	want     []byte
 	seekLeft int
+	// After a departure in a window whose events are all kept, the next
+	// event of the log's run is awaited: the window and it, one event of
+	// the window left out, may give the seal's link (an event inserted).
+	dropPending bool
 }
 
 // sealed is the seal's link (or the first bytes of it) after the run's
@@ -136,6 +141,10 @@ func (w *runWatch) sealed(n int64) ([]byte, bool) {
 
 func (w *runWatch) add(at sign.Where, seq []byte, mac *[sha256.Size]byte, n int64, link *[sha256.Size]byte) {
 	if w.dep != nil {
+		if w.dropPending {
+			w.dropPending = false
+			w.dropOne(at, n, seq, mac)
+		}
 		if w.seekLeft > 0 {
 			w.seekLeft--
 			if l := Next(&w.start, mac); bytes.Equal(l[:len(w.want)], w.want) {
@@ -164,8 +173,12 @@ func (w *runWatch) add(at sign.Where, seq []byte, mac *[sha256.Size]byte, n int6
 	case !bytes.Equal(link[:len(want)], want):
 		w.dep = w.resolve(n, want)
 		w.dep.logLink, w.dep.sealLink = hex.EncodeToString(link[:len(want)]), hex.EncodeToString(want)
-		if w.dep.kind == exact {
-			w.want, w.seekLeft = want, maxWindow
+		w.want = want
+		switch {
+		case w.dep.kind == exact:
+			w.seekLeft = maxWindow
+		case w.dep.kind == within && int64(len(w.window)) == n-w.agreed:
+			w.dropPending = true
 		}
 	default:
 		w.agreed, w.start, w.end = n, *link, n == w.sr.Count
@@ -209,6 +222,27 @@ func (w *runWatch) resolve(n int64, want []byte) *departure {
 	return d
 }
 
+// dropOne tries the window of a departure within it with the next event
+// of the log's run after it, each event of the window left out: one that
+// gives the seal's link is an event the seal does not have.
+func (w *runWatch) dropOne(at sign.Where, n int64, seq []byte, mac *[sha256.Size]byte) {
+	var next mark
+	next.set(at, n, seq, mac)
+	win := append(w.window[:len(w.window):len(w.window)], next)
+	for p := range len(win) - 1 {
+		link := w.start
+		for k := range win {
+			if k != p {
+				link = Next(&link, &win[k].mac)
+			}
+		}
+		if bytes.Equal(link[:len(w.want)], w.want) {
+			w.dep.kind, w.dep.at = inserted, clone(win[p])
+			return
+		}
+	}
+}
+
 func clone(m mark) mark {
 	m.seq = bytes.Clone(m.seq)
 	return m
@@ -235,6 +269,7 @@ const (
 	beyond                         // at is the first event after the sealed run
 	cut                            // the log ends at at, the seal goes on (more)
 	unchecked                      // at to other, the log's last, have no sealed link
+	inserted                       // at is an event the seal does not have (upto: the link it gives without)
 )
 
 // departure is where a run of the log first departs from the seal.
@@ -285,6 +320,8 @@ func (d *departure) String() string {
 			why = "the seal's link after the last of these differs, and it keeps none before"
 		}
 		return fmt.Sprintf("the log first departs from the seal at one of %d events, from %s to %s: %s", d.upto-d.agreed, &d.at, &d.other, why) + d.link(d.upto)
+	case inserted:
+		return fmt.Sprintf("the log first departs from the seal at %s: the seal does not have it (without it, the log's events give the seal's link after event %d)", &d.at, d.upto) + d.link(d.upto)
 	case beyond:
 		return fmt.Sprintf("the log first departs from the seal at %s: the %s before it are the sealed run, it and those after are not sealed", &d.at, events(d.agreed))
 	case cut:

@@ -177,6 +177,9 @@ func TestExplainLongRun(t *testing.T) {
 		{"inserted in the first 16", with(func(x []string) []string { return append(x[:9], append([]string{other[9]}, x[9:]...)...) }),
 			"r: the log has 101 events of the run, the seal 100; " + "the log first departs from the seal at " + at(10) + ": the seal's links agree with the run's first 9 events, not with it (link 10); the seal has there the log's " +
 				fmt.Sprintf("event 11 of the run (seq 10, log:11, byte %d)", offset(l, 9)+len(other[9]))},
+		{"inserted in a window", with(func(x []string) []string { return append(x[:39], append([]string{other[39]}, x[39:]...)...) }),
+			"r: the log has 101 events of the run, the seal 100; the log first departs from the seal at " + at(40) +
+				": the seal does not have it (without it, the log's events give the seal's link after event 48) (link 48)"},
 		{"tail cut in a window", l[:70],
 			"r: the log ends at seq 70, the seal at seq 100 (30 events removed from the end); the log first departs from the seal at or after " + at(65) +
 				", up to its last of the run, " + at(70) + ": the seal's links agree with the run's first 64 events, and the seal keeps no link of the events after them to tell\n" +
