@@ -18,10 +18,9 @@ import (
 // window of at most 16. In a window the Builder tries to recompute the
 // sealed link from the log's own events, two of them swapped back, or one
 // left out with the event after the window taken in; when one of these
-// gives it, the exact event is known.
-// Otherwise the window is named: its events are the log's, the seal keeps
-// nothing of them one by one (an event replaced by another validly signed
-// one shows so).
+// gives it, the exact event is known. Otherwise the window is named: the
+// seal keeps nothing of its events one by one, so an event of it replaced
+// by another validly signed one, or removed, is known to be in it only.
 
 // watching is what a Builder watching a seal knows of it.
 type watching struct {
@@ -103,6 +102,12 @@ func (m *mark) String() string {
 // and the last are kept.
 const maxWindow = 64
 
+// maxSwapSearch is the largest window in which swaps are looked for: the
+// search recomputes the window once for each pair of its events, 16,000
+// links for 32 (a toonkit-seal/1 run of up to 32 events; a toonkit-seal/2
+// window has at most 16).
+const maxSwapSearch = 32
+
 // runWatch compares one run of the log with the seal's.
 type runWatch struct {
 	sr     *Run
@@ -177,7 +182,7 @@ func (w *runWatch) add(at sign.Where, seq []byte, mac *[sha256.Size]byte, n int6
 		switch {
 		case w.dep.kind == exact:
 			w.seekLeft = maxWindow
-		case w.dep.kind == within && int64(len(w.window)) == n-w.agreed:
+		case w.dep.kind == within && int64(len(w.window)) == n-w.agreed && len(w.window) <= maxSwapSearch:
 			w.dropPending = true
 		}
 	default:
@@ -197,7 +202,7 @@ func (w *runWatch) resolve(n int64, want []byte) *departure {
 		d.at = clone(win[0])
 		return d
 	}
-	if int64(len(win)) == n-w.agreed { // every event of the window is kept
+	if int64(len(win)) == n-w.agreed && len(win) <= maxSwapSearch { // every event of the window is kept
 		for i := range win {
 			for j := i + 1; j < len(win); j++ {
 				link := w.start
