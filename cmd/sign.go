@@ -195,10 +195,7 @@ func resumeSeal(path string, keys [][]byte, scheme sign.Scheme) (*seal.Builder, 
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
 	}
-	sl, err := seal.Parse(data, keys...)
-	if err == nil && sl.Scheme != scheme.String() {
-		err = fmt.Errorf("the seal is of the scheme %s, not %s", sl.Scheme, scheme)
-	}
+	sl, err := seal.ParseFor(data, scheme, keys...)
 	var b *seal.Builder
 	if err == nil {
 		b, err = seal.Resume(sl)
@@ -229,14 +226,11 @@ func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	sl, err := b.Seal(key, scheme, now())
-	if err == nil {
-		var doc []byte
-		if doc, err = sl.Marshal(); err == nil {
-			return doc, nil
-		}
+	doc, err := b.Document(key, scheme, now())
+	if err != nil {
+		return nil, invalidError(fmt.Errorf("cannot make the seal: %w", err), "")
 	}
-	return nil, invalidError(fmt.Errorf("cannot make the seal: %w", err), "")
+	return doc, nil
 }
 
 // eventsReadError reports an error of the trace event reader: malformed

@@ -73,7 +73,9 @@ names its run (code SIG030):
   audit.seal:1: run 550e8400…: the log ends at seq 3, the seal at seq 5 (2 events removed from the end)
   audit.seal:1: run 550e8400…: missing from the log (the seal has 4 events, seq 1 to 4)
   audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
-With --explain a chain that differs shows both last links.
+With --explain the first finding of a run says where the log first departs
+from the seal: the event (its seq, line and byte offset), or the window of
+at most 16 events the seal's checkpoints bound it to.
 
 --scheme and the keys are as for sign (see toonkit sign --help). With
 several keys, newest first, each event verifies with any; a line before the
@@ -161,7 +163,8 @@ func runVerify(opts *VerifyOptions) error {
 	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs()}
 	var sb seal.Builder
 	if sl != nil {
-		log.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) { sb.Add(run, seq, t, d) }
+		sb.For(sl, opts.Explain)
+		log.Signed = func(w sign.Where, run, seq, t []byte, d *[sha256.Size]byte) { sb.AddAt(w, run, seq, t, d) }
 	}
 	unreadable := 0
 	for _, name := range opts.Inputs {
@@ -179,8 +182,8 @@ func runVerify(opts *VerifyOptions) error {
 	if sl != nil && unreadable == 0 {
 		for _, f := range sb.Compare(sl) {
 			msg := f.Msg
-			if opts.Explain && f.LogChain != "" && f.LogChain != f.SealChain {
-				msg += fmt.Sprintf(" (the last link of the chain: %s in the log, %s in the seal, which keeps the last link only)", f.LogChain, f.SealChain)
+			if opts.Explain && f.Departs != "" {
+				msg += "; " + f.Departs
 			}
 			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})
 		}
@@ -210,14 +213,15 @@ func readSeal(opts *VerifyOptions, keys [][]byte) (*seal.Seal, error) {
 	if err != nil {
 		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
 	}
-	sl, err := seal.Parse(b, keys...)
+	sl, err := seal.ParseFor(b, opts.Scheme, keys...)
+	var se *seal.SchemeError
 	switch {
 	case errors.Is(err, seal.ErrHMAC):
 		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")
+	case errors.As(err, &se):
+		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "verify with --scheme "+se.Seal)
 	case err != nil:
 		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "")
-	case sl.Scheme != opts.Scheme.String():
-		return nil, invalidError(fmt.Errorf("%s: the seal is of the scheme %s, not %s", opts.Seal, sl.Scheme, opts.Scheme), "verify with --scheme "+sl.Scheme)
 	}
 	return sl, nil
 }

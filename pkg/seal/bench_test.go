@@ -35,7 +35,7 @@ func BenchmarkSeal(b *testing.B) {
 				var sb seal.Builder
 				l := &sign.Log{Signer: s, Emit: func(sign.Problem) {}}
 				if sealed {
-					l.Signed = func(run, seq, t []byte, d *[32]byte) { sb.Add(run, seq, t, d) }
+					l.Signed = func(_ sign.Where, run, seq, t []byte, d *[32]byte) { sb.Add(run, seq, t, d) }
 				}
 				if err := l.Verify(b.Context(), bytes.NewReader(signed), "f", sign.VerifyOptions{Workers: 1}); err != nil {
 					b.Fatal(err)

@@ -3,17 +3,20 @@ package seal
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Finding is one way a log differs from its seal, in the words of one run:
 // Msg says what differs ("the log ends at seq 3, the seal at seq 5 (2
-// events removed from the end)"). LogChain and SealChain are the run's last
-// links, for a run in both (a seal keeps only the last link of each chain:
-// where two chains part cannot be told from it).
+// events removed from the end)"). Departs, for a Builder that watched the
+// seal (Watch), on the first finding of a run, says where the log first
+// departs from the seal, naming the event by its seq and place in the log
+// ("the log first departs from the seal at event 2 of the run (seq 3,
+// audit.ndjson:2, byte 270): ...").
 type Finding struct {
-	RunID               string
-	Msg                 string
-	LogChain, SealChain string
+	RunID   string
+	Msg     string
+	Departs string
 }
 
 // Compare checks the events added to b (a log, in order) against the seal
@@ -22,7 +25,10 @@ type Finding struct {
 // chain are the seal's. The findings come in the seal's order of runs, then
 // the runs of the log that the seal does not name, in the log's order; a
 // run gives one finding per thing that differs, its chain only when all
-// else agrees.
+// else agrees; with For, its checkpoints too (their last link agreeing, a
+// seal whose checkpoints differ was not made from the log's events). A
+// Builder that watched s (Watch) says, on the first finding
+// of each run, where the log first departs from the seal (Departs).
 func (b *Builder) Compare(s *Seal) []Finding {
 	var fs []Finding
 	sealed := make(map[string]bool, len(s.Runs))
@@ -33,33 +39,11 @@ func (b *Builder) Compare(s *Seal) []Finding {
 			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf("missing from the log (the seal has %s, seq %s to %s)", events(sr.Count), sr.FirstSeq, sr.LastSeq)})
 			continue
 		}
-		lr := b.runs[k].run()
-		n := len(fs)
-		add := func(format string, a ...any) {
-			fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf(format, a...), LogChain: lr.Chain, SealChain: sr.Chain})
-		}
-		if lr.FirstSeq != sr.FirstSeq {
-			add("the log starts at seq %s, the seal at seq %s%s", lr.FirstSeq, sr.FirstSeq, howMany(sr.FirstSeq, lr.FirstSeq, "removed from the start", "added at the start"))
-		}
-		if lr.LastSeq != sr.LastSeq {
-			add("the log ends at seq %s, the seal at seq %s%s", lr.LastSeq, sr.LastSeq, howMany(lr.LastSeq, sr.LastSeq, "removed from the end", "added at the end"))
-		}
-		if lr.Count != sr.Count {
-			add("the log has %s of the run, the seal %d", events(lr.Count), sr.Count)
-		}
-		if len(fs) > n {
-			continue
-		}
-		switch {
-		case lr.FirstT != sr.FirstT || lr.LastT != sr.LastT:
-			add("the times of its first and last events differ from the seal's (%s to %s in the log, %s to %s in the seal)", lr.FirstT, lr.LastT, sr.FirstT, sr.LastT)
-		case lr.Chain != sr.Chain:
-			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
-		}
+		fs = append(fs, b.compareRun(b.runs[k], &sr)...)
 	}
 	for _, r := range b.runs {
 		if lr := r.run(); !sealed[lr.RunID] {
-			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq), LogChain: lr.Chain})
+			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq)})
 		}
 	}
 	return fs
@@ -73,8 +57,11 @@ func events(n int64) string {
 }
 
 // howMany is " (N events removed…)" for lo < hi, " (N events added…)" for
-// lo > hi, as seq numbers; "" when they cannot be compared.
-func howMany(lo, hi fmt.Stringer, less, more string) string {
+// lo > hi, as seq numbers, when the log has fewer events of the run than
+// the seal (more < 0), or more (more > 0) respectively; "" when they
+// cannot be compared, or the counts do not say so (a swap moves a seq to
+// the end without removing anything).
+func howMany(lo, hi fmt.Stringer, more int64, less, added string) string {
 	a, ok1 := new(big.Int).SetString(lo.String(), 10)
 	b, ok2 := new(big.Int).SetString(hi.String(), 10)
 	if !ok1 || !ok2 {
@@ -84,10 +71,45 @@ func howMany(lo, hi fmt.Stringer, less, more string) string {
 	what := less
 	if d.Sign() < 0 {
 		d.Neg(d)
-		what = more
+		what = added
 	}
-	if !d.IsInt64() {
+	if !d.IsInt64() || what == less && more >= 0 || what == added && more <= 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (%s %s)", events(d.Int64()), what)
+}
+
+// compareRun is what differs between the run r of the log and sr, the
+// seal's.
+func (b *Builder) compareRun(r *runState, sr *Run) []Finding {
+	var fs []Finding
+	lr := r.run()
+	add := func(format string, a ...any) {
+		fs = append(fs, Finding{RunID: sr.RunID, Msg: fmt.Sprintf(format, a...)})
+	}
+	if lr.FirstSeq != sr.FirstSeq {
+		add("the log starts at seq %s, the seal at seq %s%s", lr.FirstSeq, sr.FirstSeq, howMany(sr.FirstSeq, lr.FirstSeq, lr.Count-sr.Count, "removed from the start", "added at the start"))
+	}
+	if lr.LastSeq != sr.LastSeq {
+		add("the log ends at seq %s, the seal at seq %s%s", lr.LastSeq, sr.LastSeq, howMany(lr.LastSeq, sr.LastSeq, lr.Count-sr.Count, "removed from the end", "added at the end"))
+	}
+	if lr.Count != sr.Count {
+		add("the log has %s of the run, the seal %d", events(lr.Count), sr.Count)
+	}
+	if len(fs) == 0 {
+		switch {
+		case lr.FirstT != sr.FirstT || lr.LastT != sr.LastT:
+			add("the times of its first and last events differ from the seal's (%s to %s in the log, %s to %s in the seal)", lr.FirstT, lr.LastT, sr.FirstT, sr.LastT)
+		case lr.Chain != sr.Chain:
+			add("the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count")
+		case b.checkCps && !slices.Equal(lr.Checkpoints, sr.Checkpoints):
+			add("the seal's checkpoints are not the links of the log's chain, though its last link is: the seal was not made from this log's events")
+		}
+	}
+	if r.w != nil && len(fs) > 0 {
+		if d := r.w.finish(); d != nil {
+			fs[0].Departs = d.String()
+		}
+	}
+	return fs
 }

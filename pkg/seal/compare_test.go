@@ -3,6 +3,7 @@ package seal_test
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestCompareAttacks: each attack of issue 22 §4 on a signed log, every
-// event still validly signed, is caught and named.
+// event still validly signed, is caught and named; the cases are named in
+// the issue's words (the seal edited: TestSealEdited).
 func TestCompareAttacks(t *testing.T) {
 	log := signedLog(t)
 	sl, err := seal.Parse(sealOf(t, log), testKey)
@@ -36,10 +38,10 @@ func TestCompareAttacks(t *testing.T) {
 		{"intact", l, nil},
 		{"tail cut", l[:7], []string{r1 + ": the log ends at seq 7, the seal at seq 8 (1 event removed from the end)", r1 + ": the log has 3 events of the run, the seal 4"}},
 		{"head cut", l[2:], []string{r0 + ": the log starts at seq 3, the seal at seq 1 (2 events removed from the start)", r0 + ": the log has 2 events of the run, the seal 4"}},
-		{"run removed", l[:4], []string{r1 + ": missing from the log (the seal has 4 events, seq 5 to 8)"}},
+		{"whole run removed", l[:4], []string{r1 + ": missing from the log (the seal has 4 events, seq 5 to 8)"}},
 		{"run added", append(append([]string{}, l...), added), []string{"another-run: not in the seal (the log has 1 event, seq 1 to 1)"}},
-		{"swapped", []string{l[0], l[2], l[1], l[3], l[4], l[5], l[6], l[7]}, []string{r0 + ": the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count"}},
-		{"replaced", []string{l[0], other[1], l[2], l[3], l[4], l[5], l[6], l[7]}, []string{r0 + ": the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count"}},
+		{"two events swapped (both signatures valid)", []string{l[0], l[2], l[1], l[3], l[4], l[5], l[6], l[7]}, []string{r0 + ": the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count"}},
+		{"an event replaced by a validly signed event from another log", []string{l[0], other[1], l[2], l[3], l[4], l[5], l[6], l[7]}, []string{r0 + ": the chain differs from the seal's: an event was changed, replaced, or two swapped, with the same seqs and count"}},
 	}
 	for _, c := range cases {
 		s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
@@ -94,7 +96,7 @@ func TestVerifySeal(t *testing.T) {
 	for _, w := range []int{1, 4} {
 		s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 		var b seal.Builder
-		l := &sign.Log{Signer: s, Emit: func(sign.Problem) {}, Signed: func(run, seq, t []byte, d *[32]byte) { b.Add(run, seq, t, d) }}
+		l := &sign.Log{Signer: s, Emit: func(sign.Problem) {}, Signed: func(_ sign.Where, run, seq, t []byte, d *[32]byte) { b.Add(run, seq, t, d) }}
 		if err := l.Verify(t.Context(), bytes.NewReader(raw), "f", sign.VerifyOptions{Workers: w, BatchBytes: 3000}); err != nil {
 			t.Fatal(err)
 		}
@@ -152,5 +154,31 @@ func TestResume(t *testing.T) {
 func hexDecode(t *testing.T, dst, src []byte) {
 	if _, err := hex.Decode(dst, src); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSealEdited: the seal edited (issue 22 §4), in any member, is refused
+// by its own HMAC before anything else is judged, as is a seal made with
+// another key.
+func TestSealEdited(t *testing.T) {
+	doc := string(sealOf(t, signedLog(t)))
+	sl, _ := seal.Parse([]byte(doc), testKey)
+	for _, edit := range [][2]string{
+		{`"count":4`, `"count":3`}, {`"last_seq":8`, `"last_seq":7`}, {`"first_seq":1`, `"first_seq":2`},
+		{`"scheme":"spec"`, `"scheme":"payload"`}, {`"every":16`, `"every":32`}, {`"sealed_at":"2026`, `"sealed_at":"2027`},
+		{`"run_id":"550e8400-e29b-41d4-a716-000000000001"`, `"run_id":"550e8400-e29b-41d4-a716-000000000002"`},
+		{`"checkpoints":["` + sl.Runs[0].Checkpoints[0], `"checkpoints":["0000000000`},
+		{sl.Runs[1].Chain, strings.Repeat("0", 64)},
+	} {
+		e := strings.Replace(doc, edit[0], edit[1], 1)
+		if e == doc {
+			t.Fatalf("no %s in the seal", edit[0])
+		}
+		if _, err := seal.Parse([]byte(e), testKey); !errors.Is(err, seal.ErrHMAC) {
+			t.Errorf("%s -> %s: %v", edit[0], edit[1], err)
+		}
+	}
+	if _, err := seal.Parse([]byte(doc), []byte("another key")); !errors.Is(err, seal.ErrHMAC) {
+		t.Errorf("another key: %v", err)
 	}
 }

@@ -73,11 +73,11 @@ type Log struct {
 	Explain     bool // keep the signed message of each mismatch
 	RequireBoth bool // a signature in one of its two places only is an error
 	// Signed, when not nil, receives every event checked, in order, with
-	// its run_id, seq, t and the HMAC-SHA256 of the message its scheme
-	// signs (its right signature's 32 bytes), whatever signature it holds:
-	// what a seal is checked against (pkg/seal). The slices are valid
-	// during the call.
-	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte)
+	// its place, its run_id, seq, t and the HMAC-SHA256 of the message its
+	// scheme signs (its right signature's 32 bytes), whatever signature it
+	// holds: what a seal is checked against (pkg/seal). The slices are
+	// valid during the call.
+	Signed func(w Where, runID, seq, t []byte, mac *[sha256.Size]byte)
 	// KeyIDs name the Signer's keys (AddKey), newest first. With more
 	// than one key the Log keeps which keys signed each run (RunKeys) and
 	// reports a run whose events go back to an older key after a newer one
@@ -364,7 +364,7 @@ func (l *Log) apply(v *verdict, w Where) {
 		}
 	}
 	if l.Signed != nil {
-		l.Signed(v.run, v.seq, v.t, &v.digest)
+		l.Signed(w, v.run, v.seq, v.t, &v.digest)
 	}
 	l.sequence(v, w, problem)
 	l.settle(w.Index)
