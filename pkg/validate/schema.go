@@ -108,6 +108,21 @@ func checkSchema(name string, v any) ([]issue, error) {
 	if s == nil {
 		return nil, fmt.Errorf("no schema %q", name)
 	}
+	leaves, err := failedLeaves(s, v)
+	if err != nil || leaves == nil {
+		return nil, err
+	}
+	out := make([]issue, 0, len(leaves))
+	for _, e := range leaves {
+		out = append(out, explain(e, v))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out, nil
+}
+
+// failedLeaves validates v against s and returns the leaf rules it breaks
+// (the validation error's causes, depth first), nil when v is valid.
+func failedLeaves(s *jsonschema.Schema, v any) ([]*jsonschema.ValidationError, error) {
 	err := s.Validate(v)
 	if err == nil {
 		return nil, nil
@@ -116,19 +131,18 @@ func checkSchema(name string, v any) ([]issue, error) {
 	if !ok {
 		return nil, err
 	}
-	var out []issue
+	var out []*jsonschema.ValidationError
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
+		if len(e.Causes) == 0 {
+			out = append(out, e)
 			return
 		}
-		out = append(out, explain(e, v))
+		for _, c := range e.Causes {
+			walk(c)
+		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out, nil
 }
 

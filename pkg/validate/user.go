@@ -442,26 +442,14 @@ func (us *UserSchema) check(raw []byte) ([]issue, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = us.schema.Validate(v)
-	if err == nil {
-		return nil, nil
-	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
+	leaves, err := failedLeaves(us.schema, v)
+	if err != nil || leaves == nil {
 		return nil, err
 	}
 	var out []issue
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
+	for _, e := range leaves {
 		out = append(out, us.explain(e, v)...)
 	}
-	walk(ve)
 	offs := make([]int64, len(out))
 	for i := range out {
 		offs[i] = jsonv.PointerOffset(raw, out[i].Pointer)
