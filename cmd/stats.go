@@ -64,9 +64,11 @@ marked with *, and a bar chart per tokenizer: each format's tokens as a
 share of compact JSON, drawn with block characters, colored on a terminal
 (--color, NO_COLOR). --report json writes the same as data.
 
-A TOON document is measured whole, in memory, as encode does. -j counts
-several formats at once. Over 50 MB of data, a progress line is shown on
-stderr when it is a terminal.
+The records are measured as they are read, in batches, in memory bounded
+whatever their number (the records, kept while TOON's form of the array
+may change, go to a temporary file past 4 MB); one value that is no array
+is measured whole. -j counts the batches on several workers. Over 50 MB of
+records, a progress line is shown on stderr when it is a terminal.
 
 EXIT STATUS
   0  the data was measured
@@ -122,7 +124,7 @@ EXIT STATUS
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record or line accepted")
-	addJobsFlag(f, &opts.Jobs, "the formats counted at once")
+	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	opts.TOON.add(f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a"}, cobra.ShellCompDirectiveNoFileComp))
@@ -133,27 +135,47 @@ EXIT STATUS
 
 func runStats(opts *StatsOptions) error {
 	copts := &ConvertOptions{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON}
-	doc, err := gatherTOON(copts, nil)
-	if err != nil {
-		return err
-	}
-	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
-	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
-	if len(doc.Value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
-		// A line on the terminal, rewritten as each format is counted,
+	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Workers: opts.Jobs}
+	shown := false
+	if opts.IO.IsStderrTTY() && !opts.IO.Quiet {
+		// A line on the terminal, rewritten as the records are counted,
 		// and cleared at the end.
-		w := opts.IO.ErrOut
-		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.Value)/1e6)
-		mopts.Progress = func(done, total int, format string) {
-			fmt.Fprintf(w, "\r\x1b[Ktoonkit: stats: %d of %d formats counted (%s)", done, total, format)
+		mopts.Progress = func(done int64) {
+			if done > int64(progressBytes) {
+				shown = true
+				fmt.Fprintf(opts.IO.ErrOut, "\r\x1b[Ktoonkit: stats: %d MB of records counted...", done/1e6)
+			}
 		}
 	}
-	rep, err := measure.Measure(doc.Value, mopts)
-	if mopts.Progress != nil {
+	var m *measure.Meter
+	var name string
+	var merr error
+	for i, n := range opts.Inputs {
+		src, err := openConvertSource(copts, n)
+		if err == nil && i == 0 {
+			mopts.Single = oneValue(copts, src)
+			m, err = measure.NewMeter(mopts)
+		}
+		if err == nil {
+			name = src.Name()
+			err = src.each(func(rec []byte) error { merr = m.Record(rec); return merr })
+		}
+		if err != nil && m != nil {
+			m.Close()
+		}
+		if merr != nil {
+			return invalidError(fmt.Errorf("%s: %w", name, merr), "")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	rep, err := m.Close()
+	if shown {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+		return invalidError(fmt.Errorf("%s: %w", name, err), "")
 	}
 	var b []byte
 	if opts.Report == "json" {

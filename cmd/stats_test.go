@@ -92,32 +92,30 @@ func TestStatsAgreesWithStatsFlag(t *testing.T) {
 	}
 }
 
-// Over 50 MB of data, stats shows its progress on stderr when stderr is a
-// terminal, and clears the line before the report; not otherwise.
+// Over 50 MB of records, stats shows its progress on stderr when stderr is
+// a terminal, and clears the line before the report; not otherwise, nor
+// under the threshold.
 func TestStatsProgress(t *testing.T) {
 	defer func(n int) { progressBytes = n }(progressBytes)
 	progressBytes = 10
 	for _, c := range []struct {
-		tty  bool
-		jobs string
-	}{{true, "1"}, {true, "4"}, {false, "1"}} {
-		tty := c.tty
+		tty       bool
+		jobs      string
+		threshold int
+	}{{true, "1", 10}, {true, "4", 10}, {false, "1", 10}, {true, "1", 16}} {
+		tty := c.tty && c.threshold < 16
+		progressBytes = c.threshold
 		ios, in, out, errOut := Test()
-		ios.SetStderrTTY(tty)
+		ios.SetStderrTTY(c.tty)
 		in.WriteString(`[{"a":1},{"a":2}]`)
 		if code := Run(ios, []string{"stats", "-j", c.jobs, "--tokenizer", "o200k_base"}); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 		want := ""
 		if tty {
-			want = "\rtoonkit: stats: counting 6 formats of 0 MB..." +
-				"\r\x1b[Ktoonkit: stats: 1 of 6 formats counted (json)" +
-				"\r\x1b[Ktoonkit: stats: 2 of 6 formats counted (json-indent)" +
-				"\r\x1b[Ktoonkit: stats: 3 of 6 formats counted (toon-comma)" +
-				"\r\x1b[Ktoonkit: stats: 4 of 6 formats counted (toon-tab)" +
-				"\r\x1b[Ktoonkit: stats: 5 of 6 formats counted (toon-pipe)" +
-				"\r\x1b[Ktoonkit: stats: 6 of 6 formats counted (tabular)" +
-				"\r\x1b[K"
+			// One batch of 16 bytes of records (each with its line feed),
+			// past the 10 bytes from which the line shows.
+			want = "\r\x1b[Ktoonkit: stats: 0 MB of records counted..." + "\r\x1b[K"
 		}
 		if errOut.String() != want {
 			t.Errorf("tty %v: stderr %q, want %q", tty, errOut, want)

@@ -64,10 +64,11 @@ type Options struct {
 	// Workers measure formats at once (pkg/pipeline); 0 or 1 measures one
 	// at a time.
 	Workers int
-	// Progress, when set, is called as each format is measured, in the
-	// order of the rows, with the formats measured so far and the number
-	// to measure.
-	Progress func(done, total int, format string)
+	// Progress, when set, is called as the records are measured (a
+	// Meter's), in order, with the bytes of the records (compact JSON)
+	// measured so far, on a goroutine of the Meter's; not for a document
+	// measured whole (Single).
+	Progress func(done int64)
 }
 
 // Row is one format's counts.
@@ -127,41 +128,40 @@ var ErrNotJSON = errors.New("the document is not valid JSON")
 
 // Measure counts doc, one valid JSON value (in any formatting), in each
 // format. It fails when a tokenizer is unknown or fails, or doc is not
-// valid JSON.
+// valid JSON. A root array (unless opts.Single) is measured record by
+// record, as a Meter measures it.
 func Measure(doc []byte, opts Options) (*Report, error) {
-	if len(opts.Tokenizers) == 0 {
-		opts.Tokenizers = tokens.Encodings
-	}
-	for _, t := range opts.Tokenizers {
-		if _, err := tokens.NewCounter(t); err != nil {
-			return nil, err
-		}
+	if _, err := newReport(&opts); err != nil {
+		return nil, err
 	}
 	if err := jsonv.Check(doc); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	doc = bytes.TrimPrefix(jsonv.TrimSpace(doc), []byte("\xEF\xBB\xBF"))
-	if len(doc) == 0 || doc[0] != '[' {
+	if len(doc) == 0 || doc[0] != '[' || opts.Single {
 		opts.Single = true
+		return measureWhole(doc, opts)
 	}
-	want := opts.Formats
-	if len(want) == 0 {
-		want = Formats
+	m, err := NewMeter(opts)
+	if err != nil {
+		return nil, err
 	}
-	rep := &Report{Tokenizers: opts.Tokenizers}
-	for _, f := range Formats {
-		for _, w := range want {
-			if w == f {
-				rep.Rows = append(rep.Rows, Row{Format: f})
-			}
-		}
+	err = eachRecord(doc, false, m.Record)
+	rep, cerr := m.Close()
+	if err != nil {
+		return nil, err
 	}
-	if len(rep.Rows) != len(want) {
-		return nil, fmt.Errorf("unknown format in %q (supported: %v)", want, Formats)
+	return rep, cerr
+}
+
+// measureWhole measures doc, one checked JSON value, as itself: each
+// format a batch of the pipeline.
+func measureWhole(doc []byte, opts Options) (*Report, error) {
+	rep, err := newReport(&opts)
+	if err != nil {
+		return nil, err
 	}
-	// The formats are the batches of a pipeline: measured on the workers,
-	// reported in order.
-	next, done := 0, 0
+	next := 0
 	read := func() (int, error) {
 		if next == len(rep.Rows) {
 			return 0, io.EOF
@@ -170,13 +170,7 @@ func Measure(doc []byte, opts Options) (*Report, error) {
 		return next - 1, nil
 	}
 	work := func(i int) (int, error) { return i, measure(&rep.Rows[i], doc, opts) }
-	write := func(i int) error {
-		done++
-		if opts.Progress != nil {
-			opts.Progress(done, len(rep.Rows), rep.Rows[i].Format)
-		}
-		return nil
-	}
+	write := func(int) error { return nil }
 	if err := pipeline.Run(context.Background(), pipeline.Options{Workers: opts.Workers}, read, work, write); err != nil {
 		return nil, err
 	}
@@ -317,10 +311,12 @@ func writeIndented(w io.Writer, doc []byte, single bool) error {
 func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
 	var tw tabular.RowWriter
 	var rows, line []byte
+	losses := tabular.Losses{Max: 1}
+	lossy := func(l tabular.Lossy) { losses.Add("", l) }
 	notObject := ""
 	err = eachRecord(doc, single, func(rec []byte) error {
 		var err error
-		line, err = tw.AppendRow(line[:0], rec, nil)
+		line, err = tw.AppendRow(line[:0], rec, lossy)
 		if errors.Is(err, tabular.ErrNotObject) {
 			notObject = fmt.Sprintf("record %d: %v", tw.Report().Rows+1, err)
 			return err
@@ -335,7 +331,7 @@ func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
 		return "", err
 	}
 	if r := tw.Report(); r.Lossy > 0 {
-		return fmt.Sprintf("%d %s would not read back as written", r.Lossy, plural(r.Lossy, "cell", "cells")), nil
+		return lossyWhy(r, &losses), nil
 	}
 	return "", tw.Finish(w, bytes.NewReader(rows), nil)
 }

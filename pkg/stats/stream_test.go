@@ -1,0 +1,168 @@
+package stats
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/pkg/tokens"
+)
+
+// wholeReport counts the text that Encode writes of doc in each format,
+// the document whole, with one Counter per format and tokenizer.
+func wholeReport(t testing.TB, doc []byte) *Report {
+	t.Helper()
+	rep := &Report{Tokenizers: tokens.Encodings}
+	for _, f := range Formats {
+		row := Row{Format: f, Tokens: make([]int64, len(tokens.Encodings))}
+		for i, name := range tokens.Encodings {
+			c, _ := tokens.NewCounter(name)
+			why, err := Encode(c, doc, f, Options{})
+			if err != nil {
+				t.Fatalf("Encode %s: %v", f, err)
+			}
+			n, err := c.Counts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			row.Unavailable = why
+			if why == "" {
+				row.Bytes, row.Chars, row.Tokens[i] = n.Bytes, n.Chars, n.Tokens
+			}
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep
+}
+
+// counts is a report's figures without the reasons for a table's absence.
+func countsOf(rep *Report) string {
+	var b strings.Builder
+	for _, r := range rep.Rows {
+		fmt.Fprintf(&b, "%s %d %d %v %t\n", r.Format, r.Bytes, r.Chars, r.Tokens, r.Unavailable != "")
+	}
+	return b.String()
+}
+
+// streamInputs are arrays of records of every shape: the demo files, tables
+// whose TOON form breaks late (into a list), lines of primitives,
+// lists from the start, nesting, Unicode, empty containers.
+func streamInputs(t testing.TB) map[string][]byte {
+	in := map[string][]byte{}
+	for _, n := range []string{"users.json", "orders.json", "data.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+			in[n] = b
+		}
+	}
+	for _, n := range []string{"events.ndjson", "chiffon.ndjson", "session.ndjson"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		values, err := records.JSONValues(n, b, len(b)+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in[n] = records.JoinArray(values)
+	}
+	gen := func(n int, f func(i int) string) []byte {
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",\r\n ")
+			}
+			b.WriteString(f(i))
+		}
+		b.WriteString("]")
+		return []byte(b.String())
+	}
+	in["table"] = gen(300, func(i int) string {
+		return fmt.Sprintf(`{"id":%d,"name":"User %d","note":"a, \"b\"\r\nc|d\te","ok":%t,"score":%d.5,"ref":null}`, i, i, i%3 == 0, i%97)
+	})
+	in["keys in two orders"] = gen(200, func(i int) string {
+		if i%2 == 1 {
+			return fmt.Sprintf(`{"b":"x%d","a":%d}`, i, i)
+		}
+		return fmt.Sprintf(`{"a":%d,"b":"y%d"}`, i, i)
+	})
+	in["table, then nested"] = gen(200, func(i int) string {
+		if i == 170 {
+			return `{"a":1,"b":{"c":[1,2]}}`
+		}
+		return fmt.Sprintf(`{"a":%d,"b":"v%d"}`, i, i)
+	})
+	in["table, then other keys"] = gen(200, func(i int) string {
+		if i >= 150 {
+			return fmt.Sprintf(`{"a":%d,"c":"w"}`, i)
+		}
+		return fmt.Sprintf(`{"a":%d,"b":"v%d"}`, i, i)
+	})
+	in["primitives, then an object"] = gen(300, func(i int) string {
+		if i == 250 {
+			return `{"k":"v"}`
+		}
+		return fmt.Sprintf(`"s %d, x"`, i)
+	})
+	in["primitives"] = gen(300, func(i int) string { return fmt.Sprint([]string{`1`, `"a|b"`, `true`, `null`, `-0.5e3`, `""`}[i%6]) })
+	in["list"] = gen(150, func(i int) string {
+		return fmt.Sprintf(`{"id":%d,"tags":["x","y %d"],"deep":{"m":[{"n":%d}]}}`, i, i, i)
+	})
+	in["arrays"] = gen(120, func(i int) string { return fmt.Sprintf(`[%d,"Zoë",[%d]]`, i, i) })
+	in["nested table"] = gen(120, func(i int) string { return fmt.Sprintf(`{"a":{"b":%d,"c":"ü"},"d":"日本%d"}`, i, i) })
+	in["empty containers"] = gen(100, func(i int) string { return []string{`{}`, `[]`, `{}`}[i%3] })
+	in["empty objects"] = gen(100, func(int) string { return `{}` })
+	in["punctuation"] = gen(100, func(int) string { return `[[],{}]` })
+	in["one"] = []byte(`[{"a":1}]`)
+	in["none"] = []byte(`[]`)
+	return in
+}
+
+// Measured record by record, in batches of any size, on one worker or
+// several, the counts are those of the whole text of each format.
+func TestStreamAgreesWithWholeText(t *testing.T) {
+	defer func(b, s int) { batchBytes, spoolMem = b, s }(batchBytes, spoolMem)
+	for name, doc := range streamInputs(t) {
+		want := countsOf(wholeReport(t, doc))
+		for _, size := range []int{1, 100, 4 << 10, 256 << 10} {
+			for _, workers := range []int{1, 3} {
+				batchBytes, spoolMem = size, 500
+				got, err := Measure(doc, Options{Workers: workers})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if g := countsOf(got); g != want {
+					t.Errorf("%s, batches of %d bytes, %d workers:\n%s\nwant (the whole text)\n%s", name, size, workers, g, want)
+				}
+			}
+		}
+	}
+}
+
+// JSON as Python services write it (json.dumps' separators, indented,
+// ASCII escapes) is measured as the same records.
+func TestStreamPythonFormatted(t *testing.T) {
+	defer func(b int) { batchBytes = b }(batchBytes)
+	batchBytes = 200
+	doc := streamInputs(t)["table"]
+	for _, style := range pyjson.Styles {
+		compact, py := pyjson.Pair(t, doc, style)
+		want := countsOf(wholeReport(t, compact))
+		got, err := Measure(py, Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if countsOf(got) != want {
+			t.Errorf("%s:\n%s\nwant\n%s", style.Name, countsOf(got), want)
+		}
+	}
+}
