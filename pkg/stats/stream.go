@@ -319,7 +319,7 @@ func (m *Meter) work(b *batch) (*batch, error) {
 				return b, fmt.Errorf("%s: %w", row.Format, err)
 			}
 		case Tabular:
-				if b.table == nil {
+			if b.table == nil {
 				continue
 			}
 			text = b.table
@@ -820,4 +820,3 @@ func (s *spool) close() {
 	}
 	s.mem = nil
 }
-
