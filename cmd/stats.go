@@ -181,7 +181,9 @@ func runStats(opts *StatsOptions) error {
 	if opts.Report == "json" {
 		b = rep.AppendJSON(nil)
 	} else {
-		b = appendStatsText(nil, rep, opts.IO.ColorStdout())
+		c := opts.IO.ColorStdout()
+		b = rep.AppendText(nil, measure.Paint{Bold: paint(c, color.Bold), Best: paint(c, color.FgGreen, color.Bold),
+			Cheaper: paint(c, color.FgGreen), Dearer: paint(c, color.FgYellow), Faint: paint(c, color.Faint)})
 	}
 	if _, err := opts.IO.Out.Write(b); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
@@ -192,80 +194,3 @@ func runStats(opts *StatsOptions) error {
 // progressBytes is the size of data from which stats shows its progress
 // on a terminal (a variable for the tests).
 var progressBytes = 50 << 20
-
-// appendStatsText renders the report: the table of counts, the cheapest
-// format of each tokenizer marked, and a bar chart per tokenizer.
-func appendStatsText(b []byte, rep *measure.Report, colored bool) []byte {
-	bold := paint(colored, color.Bold)
-	best := paint(colored, color.FgGreen, color.Bold)
-	cheaper := paint(colored, color.FgGreen)
-	dearer := paint(colored, color.FgYellow)
-	faint := paint(colored, color.Faint)
-	cheapest := make([]int, len(rep.Tokenizers))
-	for t := range rep.Tokenizers {
-		cheapest[t] = rep.Cheapest(t)
-	}
-	// The table.
-	const nameW, numW = 12, 11
-	pad := func(s string, w int) string { return strings.Repeat(" ", max(w-len(s), 0)) }
-	head := "format" + pad("format", nameW) + pad("bytes", numW) + "bytes" + pad("chars", numW) + "chars"
-	for _, t := range rep.Tokenizers {
-		head += pad(t, numW+2) + t
-	}
-	b = append(b, bold(head)...)
-	b = append(b, '\n')
-	for i, row := range rep.Rows {
-		b = append(b, row.Format+pad(row.Format, nameW)...)
-		if row.Unavailable != "" {
-			b = append(b, faint(fmt.Sprintf("%*s  %s", numW, "-", row.Unavailable))...)
-			b = append(b, '\n')
-			continue
-		}
-		line := fmt.Appendf(nil, "%*d%*d", numW, row.Bytes, numW, row.Chars)
-		for t, name := range rep.Tokenizers {
-			n := fmt.Sprint(row.Tokens[t])
-			line = append(line, pad(n, max(numW, len(name)+1)+1)...)
-			if i == cheapest[t] {
-				line = append(line, best(n+" *")...)
-			} else {
-				line = append(line, n+"  "...)
-			}
-		}
-		b = append(b, strings.TrimRight(string(line), " ")...)
-		b = append(b, '\n')
-	}
-	// The charts: tokens as a share of compact JSON.
-	for t, name := range rep.Tokenizers {
-		top := 1.0
-		for i := range rep.Rows {
-			if s, ok := rep.Share(i, t); ok {
-				top = max(top, s)
-			}
-		}
-		b = fmt.Appendf(b, "\n%s\n", bold("tokens by "+name+", as a share of compact JSON"))
-		for i, row := range rep.Rows {
-			b = append(b, row.Format+pad(row.Format, nameW)...)
-			s, ok := rep.Share(i, t)
-			if !ok {
-				b = append(b, faint("-")...)
-				b = append(b, '\n')
-				continue
-			}
-			bar := measure.Bar(s/top, 40)
-			paintBar := dearer
-			switch {
-			case i == cheapest[t]:
-				paintBar = best
-			case s <= 1:
-				paintBar = cheaper
-			}
-			label := fmt.Sprintf("%.1f%%", 100*s)
-			if i == cheapest[t] {
-				label += " cheapest"
-			}
-			b = append(b, paintBar(bar)...)
-			b = fmt.Appendf(b, " %s\n", label)
-		}
-	}
-	return b
-}

@@ -81,6 +81,9 @@ type Row struct {
 	// Unavailable says why the data has no such form (a table that would
 	// not read back as written); the counts are then zero.
 	Unavailable string `json:"unavailable,omitempty"`
+	// Note is what else is worth knowing of the form: a table whose cells
+	// nest deeper than the A2A spec allows.
+	Note string `json:"note,omitempty"`
 }
 
 // Report holds the counts of every format measured.
@@ -196,7 +199,7 @@ func measure(row *Row, doc []byte, opts Options) error {
 		cs[i], _ = tokens.NewCounter(t)
 	}
 	row.Tokens = make([]int64, len(cs))
-	why, err := encode(cs, doc, row.Format, opts)
+	why, err := encode(cs, doc, row.Format, opts, &row.Note)
 	if why != "" {
 		row.Unavailable = why
 		return nil
@@ -227,10 +230,12 @@ func Encode(w io.Writer, doc []byte, format string, opts Options) (unavailable s
 	if len(doc) == 0 || doc[0] != '[' {
 		opts.Single = true
 	}
-	return encode(w, doc, format, opts)
+	return encode(w, doc, format, opts, nil)
 }
 
-func encode(w io.Writer, doc []byte, format string, opts Options) (unavailable string, err error) {
+// encode writes doc in format; note, when not nil, is set to the
+// format's Row.Note.
+func encode(w io.Writer, doc []byte, format string, opts Options, note *string) (unavailable string, err error) {
 	switch format {
 	case JSON:
 		return "", writeCompact(w, doc, opts.Single)
@@ -239,7 +244,7 @@ func encode(w io.Writer, doc []byte, format string, opts Options) (unavailable s
 	case TOONComma, TOONTab, TOONPipe:
 		return "", toon.Encode(w, doc, toon.EncodeOptions{IndentSize: opts.IndentSize, Delimiter: delimiters[format]})
 	case Tabular:
-		return writeTable(w, doc, opts.Single)
+		return writeTable(w, doc, opts.Single, note)
 	}
 	return "", fmt.Errorf("unknown format %q (supported: %v)", format, Formats)
 }
@@ -308,7 +313,7 @@ func writeIndented(w io.Writer, doc []byte, single bool) error {
 
 // writeTable writes doc as convert --to tabular does, or says why it does
 // not convert without loss.
-func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
+func writeTable(w io.Writer, doc []byte, single bool, note *string) (why string, err error) {
 	var tw tabular.RowWriter
 	var rows, line []byte
 	losses := tabular.Losses{Max: 1}
@@ -330,8 +335,12 @@ func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if r := tw.Report(); r.Lossy > 0 {
+	r := tw.Report()
+	if r.Lossy > 0 {
 		return lossyWhy(r, &losses), nil
+	}
+	if note != nil {
+		*note = deepNote(r)
 	}
 	return "", tw.Finish(w, bytes.NewReader(rows), nil)
 }
@@ -370,7 +379,13 @@ func (r *Report) AppendJSON(dst []byte) []byte {
 			b = append(b, '}')
 			continue
 		}
-		b = fmt.Appendf(b, `,"bytes":%d,"chars":%d,"tokens":{`, row.Bytes, row.Chars)
+		b = fmt.Appendf(b, `,"bytes":%d,"chars":%d,`, row.Bytes, row.Chars)
+		if row.Note != "" {
+			b = append(b, `"note":`...)
+			str(row.Note)
+			b = append(b, ',')
+		}
+		b = append(b, `"tokens":{`...)
 		for t, name := range r.Tokenizers {
 			if t > 0 {
 				b = append(b, ',')

@@ -79,6 +79,10 @@ type Meter struct {
 	toon    []toonState // by row (TOON rows)
 	spool   spool
 	counted int64 // bytes of records counted
+
+	// held is the bytes of records in batches sent and not yet written;
+	// maxHeld the most it was (for the tests of the bound).
+	held, maxHeld atomic.Int64
 }
 
 // batchBytes is the size of a batch of records (a variable for the tests).
@@ -240,6 +244,9 @@ func (m *Meter) send() error {
 		b.table = nil
 	} else if b.table == nil {
 		b.table = []byte{}
+	}
+	if h := m.held.Add(int64(len(b.recs))); h > m.maxHeld.Load() {
+		m.maxHeld.Store(h)
 	}
 	select {
 	case m.ch <- b:
@@ -561,6 +568,7 @@ func (m *Meter) write(b *batch) error {
 		}
 	}
 	m.counted += int64(len(b.recs))
+	m.held.Add(-int64(len(b.recs)))
 	if m.opts.Progress != nil {
 		m.opts.Progress(m.counted)
 	}
@@ -719,6 +727,7 @@ func (m *Meter) finish(i int) error {
 			return nil
 		}
 		head = tabular.AppendHeader(nil, r.Keys)
+		row.Note = deepNote(r)
 	}
 	for t, s := range m.streams[i] {
 		c, _ := tokens.NewCounter(m.opts.Tokenizers[t])
@@ -739,6 +748,18 @@ func lossyWhy(r tabular.Report, ls *tabular.Losses) string {
 		why += fmt.Sprintf(" (the first: record %d, %s)", first[0].Row+1, lossText(first[0].Lossy))
 	}
 	return why
+}
+
+// deepNote says that a table's cells nest deeper than the A2A spec
+// allows, or "": the table reads back exactly, in toonkit, but a Genesis
+// sender would have sent JSON.
+func deepNote(r tabular.Report) string {
+	if r.Deep == 0 || r.FirstDeep == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %s nested deeper than the one level the A2A spec allows (the first: record %d, key %q); "+
+		"toonkit reads the table back exactly, a Genesis sender would have used JSON",
+		r.Deep, plural(r.Deep, "cell is", "cells are"), r.FirstDeep.Row+1, r.FirstDeep.Key)
 }
 
 func lossText(l tabular.Lossy) string {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/records"
 	"github.com/toonkit/toonkit/pkg/tokens"
 )
@@ -164,5 +165,87 @@ func TestStreamPythonFormatted(t *testing.T) {
 		if countsOf(got) != want {
 			t.Errorf("%s:\n%s\nwant\n%s", style.Name, countsOf(got), want)
 		}
+	}
+}
+
+// A stream of any length is measured with a bounded number of records in
+// memory: at most the batches in flight (2*workers+2), the one being
+// filled and the one being handed over, each of batchBytes and a record.
+// Counted from the Meter's own books, not from timing.
+func TestStreamMemoryBound(t *testing.T) {
+	defer func(b int) { batchBytes = b }(batchBytes)
+	batchBytes = 2 << 10
+	const workers, records = 2, 20000
+	m, err := NewMeter(Options{Tokenizers: []string{"o200k_base"}, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, longest := 0, 0
+	for i := range records {
+		rec := fmt.Appendf(nil, `{"id":%d,"name":"User %d","note":"%s"}`, i, i, strings.Repeat("x", i%200))
+		total, longest = total+len(rec)+1, max(longest, len(rec)+1)
+		if err := m.Record(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Row(JSON).Bytes < int64(total) {
+		t.Fatalf("json row %d bytes for %d bytes of records", rep.Row(JSON).Bytes, total)
+	}
+	bound := int64((2*workers + 2 + 2) * (batchBytes + longest))
+	if got := m.maxHeld.Load(); got > bound || got == 0 {
+		t.Errorf("at most %d bytes of records held of %d, want <= %d", got, total, bound)
+	}
+	if m.held.Load() != 0 {
+		t.Errorf("%d bytes of records still held", m.held.Load())
+	}
+}
+
+// One level of nesting (users.json: each user's tags, an array of strings
+// in a cell) is what the A2A spec allows, and the table reads back as its
+// records: the row counts. Deeper nesting reads back exactly in toonkit
+// too, so the table counts, with a note that a Genesis sender would have
+// used JSON. A table that does not read back names its first lossy cell.
+func TestTableNesting(t *testing.T) {
+	users, err := os.ReadFile("../../testdata/demo/users.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := mustMeasure(t, string(users), Options{Tokenizers: []string{"o200k_base"}})
+	if row := rep.Row(Tabular); row.Unavailable != "" || row.Note != "" || row.Tokens[0] == 0 {
+		t.Errorf("users.json: tabular row %+v", row)
+	}
+	var table bytes.Buffer
+	if why, err := Encode(&table, users, Tabular, Options{}); why != "" || err != nil {
+		t.Fatal(why, err)
+	}
+	src, err := records.NewSource(&table, "users.toon", records.SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back [][]byte
+	if err := src.Each(func(rec []byte) error { back = append(back, append([]byte{}, rec...)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	values, _ := records.JSONValues("users.json", users, len(users)+1)
+	compact, _ := jsonv.AppendCompact(nil, users)
+	if got := records.JoinArray(back); !bytes.Equal(got, compact) {
+		t.Errorf("users.json's table reads back as\n%s\nwant\n%s (%d values)", got, compact, len(values))
+	}
+
+	deep := `[{"a":1,"b":{"c":[1]}},{"a":2,"b":{"c":[]}}]`
+	for _, workers := range []int{1, 2} {
+		rep = mustMeasure(t, deep, Options{Tokenizers: []string{"o200k_base"}, Workers: workers})
+		row := rep.Row(Tabular)
+		want := `2 cells are nested deeper than the one level the A2A spec allows (the first: record 1, key "b"); toonkit reads the table back exactly, a Genesis sender would have used JSON`
+		if row.Unavailable != "" || row.Note != want || row.Tokens[0] == 0 {
+			t.Errorf("deep: tabular row %+v", row)
+		}
+	}
+	if row := mustMeasure(t, `{"a":[[1]]}`, Options{Tokenizers: []string{"o200k_base"}}).Row(Tabular); row.Note == "" {
+		t.Errorf("one deep object: tabular row %+v", row)
 	}
 }
