@@ -249,3 +249,27 @@ func TestTableNesting(t *testing.T) {
 		t.Errorf("one deep object: tabular row %+v", row)
 	}
 }
+
+// FuzzStream: any array, measured in batches of a few bytes on several
+// workers, counts as the whole text of each format.
+func FuzzStream(f *testing.F) {
+	for _, s := range []string{`[{"a":1},{"a":2},{"a":{"b":1}}]`, `[1,"x,y",{"a":[]}]`, `[{"b":"1","a":2},{"a":3,"b":"z"}]`,
+		`[[1],[2,[3]],{}]`, `[{},{"a":null}]`, `["a\nb","\r\n"]`, `[{"k":"v|w\tx"},{"k":"- y"}]`} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, size uint8) {
+		if len(doc) > 2048 || !jsonv.Valid(doc) || !bytes.HasPrefix(jsonv.TrimSpace(doc), []byte("[")) {
+			return
+		}
+		want := countsOf(wholeReport(t, doc))
+		defer func(b, s int) { batchBytes, spoolMem = b, s }(batchBytes, spoolMem)
+		batchBytes, spoolMem = int(size%64)+1, 16
+		got, err := Measure(doc, Options{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := countsOf(got); g != want {
+			t.Fatalf("batches of %d bytes:\n%s\nwant (the whole text)\n%s", batchBytes, g, want)
+		}
+	})
+}
