@@ -123,6 +123,7 @@ type toonState struct {
 	form  string // "" (no batch yet), "inline", "list" or "table"
 	head  string // the header after the count, as splitTOON gives it
 	broke bool   // a list since a batch after the first: the records before are in the spool
+	upto  int64  // and how many they are
 }
 
 // NewMeter returns a Meter of the records to come. It fails when a
@@ -220,9 +221,8 @@ func (m *Meter) tableRow(b *batch, rec []byte) {
 	}
 	row, err := t.w.AppendRow(dst, rec, t.lossy)
 	if err != nil {
-		if errors.Is(err, tabular.ErrNotObject) {
-			t.why = fmt.Sprintf("record %d: %v", m.n+1, err)
-		}
+		// Not an object (or, were it possible, no valid one): no table.
+		t.why = fmt.Sprintf("record %d: %v", m.n+1, err)
 		t.stopped = true
 		return
 	}
@@ -537,7 +537,7 @@ func (m *Meter) write(b *batch) error {
 				// The array is no table (or line) after all: a list, from
 				// this batch on; the records before are counted again at
 				// the end.
-				st.form, st.head, st.broke = "list", listHead(d), true
+				st.form, st.head, st.broke, st.upto = "list", listHead(d), true, b.first
 				for t, s := range m.streams[i] {
 					s.seq, _ = tokens.NewCounter(m.opts.Tokenizers[t])
 					*s = stream{seq: s.seq}
@@ -704,7 +704,7 @@ func (m *Meter) finish(i int) error {
 		head = fmt.Appendf(nil, "[%d%s", m.n, st.head)
 		if st.broke {
 			front = func(w io.Writer) error {
-				return m.spool.each(func(b *batch) error {
+				return m.spool.each(st.upto, func(b *batch) error {
 					text, _, _, err := m.toonText(b, d, true)
 					if err != nil {
 						return err
@@ -799,8 +799,8 @@ func (s *spool) add(recs []byte) error {
 	return nil
 }
 
-// each calls f with batches of the records kept, in order.
-func (s *spool) each(f func(b *batch) error) error {
+// each calls f with batches of the first n records kept, in order.
+func (s *spool) each(n int64, f func(b *batch) error) error {
 	var r io.Reader = bytes.NewReader(s.mem)
 	if s.file != nil {
 		if err := s.w.Flush(); err != nil {
@@ -813,8 +813,12 @@ func (s *spool) each(f func(b *batch) error) error {
 	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	b := &batch{}
-	for {
-		line, err := br.ReadBytes('\n')
+	for ; ; n-- {
+		var line []byte
+		err := io.EOF
+		if n > 0 {
+			line, err = br.ReadBytes('\n')
+		}
 		if len(line) > 0 {
 			b.recs = append(b.recs, line...)
 		}
