@@ -41,8 +41,8 @@ import (
 // before, kept for that (in memory up to spoolMem, then in a temporary
 // file), are counted again as list items at the end.
 //
-// Memory: the batches in flight (2*Workers+2 of batchBytes each, or of
-// one record when a record is larger, and their texts in each format),
+// Memory: the batches in flight (Workers+2 of batchBytes each, or of one
+// record when a record is larger, and their texts in each format),
 // each tokenizer's tables, and the text of a format from its start to its
 // first place to cut (a few bytes, unless the text holds no letter, digit
 // or line feed at all, which the tokenizer itself would count whole).
@@ -86,7 +86,7 @@ type Meter struct {
 }
 
 // batchBytes is the size of a batch of records (a variable for the tests).
-var batchBytes = 256 << 10
+var batchBytes = 128 << 10
 
 // spoolMem is the size up to which the records kept for TOON are held in
 // memory, not in a temporary file (a variable for the tests).
@@ -279,7 +279,7 @@ func (m *Meter) start() {
 		return b, nil
 	}
 	go func() {
-		m.err = pipeline.Run(context.Background(), pipeline.Options{Workers: m.opts.Workers}, read, m.work, m.write)
+		m.err = pipeline.Run(context.Background(), pipeline.Options{Workers: m.opts.Workers, InFlight: m.opts.Workers + 2}, read, m.work, m.write)
 		close(m.done)
 		for range m.ch { // let Record and Close go on
 		}
@@ -519,7 +519,10 @@ func (m *Meter) write(b *batch) error {
 	var cs []*tokens.Counter
 	defer func() {
 		if cs != nil {
-			m.pool <- cs
+			select {
+			case m.pool <- cs:
+			default:
+			}
 		}
 	}()
 	for i := range m.rep.Rows {

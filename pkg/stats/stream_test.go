@@ -169,7 +169,7 @@ func TestStreamPythonFormatted(t *testing.T) {
 }
 
 // A stream of any length is measured with a bounded number of records in
-// memory: at most the batches in flight (2*workers+2), the one being
+// memory: at most the batches in flight (workers+2), the one being
 // filled and the one being handed over, each of batchBytes and a record.
 // Counted from the Meter's own books, not from timing.
 func TestStreamMemoryBound(t *testing.T) {
@@ -195,7 +195,7 @@ func TestStreamMemoryBound(t *testing.T) {
 	if rep.Row(JSON).Bytes < int64(total) {
 		t.Fatalf("json row %d bytes for %d bytes of records", rep.Row(JSON).Bytes, total)
 	}
-	bound := int64((2*workers + 2 + 2) * (batchBytes + longest))
+	bound := int64((workers + 2 + 2) * (batchBytes + longest))
 	if got := m.maxHeld.Load(); got > bound || got == 0 {
 		t.Errorf("at most %d bytes of records held of %d, want <= %d", got, total, bound)
 	}
