@@ -5,9 +5,11 @@
 // without loss. It answers "which format is cheapest for this data, on
 // this tokenizer".
 //
-// Each format is encoded straight into the counters, a chunk at a time:
-// no format's text is held whole (the table's rows excepted, which a table
-// writes after its header, once every key is known).
+// An array of records is measured record by record (a Meter, which
+// Measure uses for a root array): in batches, on several workers, in
+// memory bounded whatever the number of records, the counts of the
+// batches joined exactly (tokens.Cuts). One value that is not an array is
+// measured whole, each format written straight into the counters.
 //
 // The counts are those of the text that toonkit writes: compact JSON as
 // `encode --stats` counts the input, TOON as `encode --to toon` writes it
