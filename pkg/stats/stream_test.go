@@ -273,3 +273,34 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// Why the joins need care: counts of a text cut at its records' joins do
+// not add up (JSON's `},{` is one pre-token; a TOON row's line feed and
+// the next row's indentation are counted together), while cut at
+// tokens.Cuts they do.
+func TestJoinsAtRecordsDoNotAddUp(t *testing.T) {
+	count := func(s string) int64 {
+		c, _ := tokens.NewCounter("o200k_base")
+		c.Write([]byte(s))
+		n, _ := c.Counts()
+		return n.Tokens
+	}
+	for _, parts := range [][]string{
+		{`[{"a":"x"}`, `,{"a":"y"}]`},
+		{"[2]{a,b}:\n  x,\"y\"", "\n  z,w"},
+	} {
+		text := parts[0] + parts[1]
+		whole := count(text)
+		apart := count(parts[0]) + count(parts[1])
+		if apart == whole {
+			t.Errorf("%q: %d tokens apart, as many as whole", parts, apart)
+		}
+		first, last := tokens.Cuts([]byte(text))
+		if first < 0 {
+			t.Fatalf("%q: no cut", text)
+		}
+		if cut := count(text[:first]) + count(text[first:last]) + count(text[last:]); cut != whole {
+			t.Errorf("%q cut at %d and %d: %d tokens, whole %d", text, first, last, cut, whole)
+		}
+	}
+}
