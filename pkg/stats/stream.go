@@ -58,11 +58,12 @@ type Meter struct {
 	table struct {
 		w       tabular.RowWriter
 		losses  tabular.Losses
-		why     string // not an object
+		why     string // a record the table refuses (not an object)
 		lossy   func(tabular.Lossy)
 		lost    int64 // cells reported lossy
 		keys    int   // the keys of the first record
 		stopped bool  // no more rows are written: the table is not available
+		partial bool  // the lossy cells are counted no further
 		scratch []byte
 	}
 	single  []byte
@@ -84,6 +85,10 @@ type Meter struct {
 	// maxHeld the most it was (for the tests of the bound).
 	held, maxHeld atomic.Int64
 }
+
+// maxLossyKeys is the number of keys of a lossy table beyond which its
+// lossy cells are no longer counted.
+const maxLossyKeys = 4096
 
 // batchBytes is the size of a batch of records (a variable for the tests).
 var batchBytes = 128 << 10
@@ -212,7 +217,13 @@ func (m *Meter) Record(rec []byte) error {
 // and every cell read back as it is.
 func (m *Meter) tableRow(b *batch, rec []byte) {
 	t := &m.table
-	if _, ok := m.index[Tabular]; !ok || t.why != "" {
+	if _, ok := m.index[Tabular]; !ok || t.why != "" || t.partial {
+		return
+	}
+	if t.stopped && len(t.w.Keys()) > maxLossyKeys {
+		// A lossy table of ever new keys: its writer's keys would grow
+		// with the input. The cells are counted no further.
+		t.partial = true
 		return
 	}
 	dst := b.table
@@ -724,6 +735,9 @@ func (m *Meter) finish(i int) error {
 			row.Unavailable = m.table.why
 		case r.Lossy > 0:
 			row.Unavailable = lossyWhy(r, &m.table.losses)
+			if m.table.partial {
+				row.Unavailable = fmt.Sprintf("%s, in the first %d records", row.Unavailable, r.Rows)
+			}
 		}
 		if row.Unavailable != "" {
 			row.Tokens = make([]int64, len(m.opts.Tokenizers))

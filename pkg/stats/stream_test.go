@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -302,5 +303,28 @@ func TestJoinsAtRecordsDoNotAddUp(t *testing.T) {
 		if cut := count(text[:first]) + count(text[first:last]) + count(text[last:]); cut != whole {
 			t.Errorf("%q cut at %d and %d: %d tokens, whole %d", text, first, last, cut, whole)
 		}
+	}
+}
+
+// A lossy table of ever new keys is not followed to its end: the row says
+// how many cells of how many records.
+func TestLossyTableOfNewKeys(t *testing.T) {
+	m, err := NewMeter(Options{Tokenizers: []string{"o200k_base"}, Formats: []string{Tabular}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxLossyKeys + 100 {
+		m.Record(fmt.Appendf(nil, `{"k%d":1}`, i))
+	}
+	rep, err := m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.table.w.Keys()); got != maxLossyKeys+1 {
+		t.Errorf("the table's writer took %d keys", got)
+	}
+	want := regexp.MustCompile(`^\d+ cells would not read back as written \(the first: record 1, key "k1" missing, reads back as null\), in the first 4097 records$`)
+	if row := rep.Rows[0]; !want.MatchString(row.Unavailable) {
+		t.Errorf("tabular row %+v", row)
 	}
 }
