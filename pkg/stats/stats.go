@@ -63,8 +63,8 @@ type Options struct {
 	// (records.JSONSink.Single). A document that is not an array is
 	// always single.
 	Single bool
-	// Workers measure formats at once (pkg/pipeline); 0 or 1 measures one
-	// at a time.
+	// Workers measure batches of records at once (pkg/pipeline), or the
+	// formats of a single value; 0 or 1 measures one at a time.
 	Workers int
 	// Progress, when set, is called as the records are measured (a
 	// Meter's), in order, with the bytes of the records (compact JSON)
