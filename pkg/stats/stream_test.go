@@ -136,6 +136,9 @@ func TestStreamAgreesWithWholeText(t *testing.T) {
 	for name, doc := range streamInputs(t) {
 		want := countsOf(wholeReport(t, doc))
 		for _, size := range []int{1, 100, 4 << 10, 256 << 10} {
+			if size == 1 && len(doc) > 8<<10 {
+				continue // a batch a record: the 100 bytes take a few
+			}
 			for _, workers := range []int{1, 3} {
 				batchBytes, spoolMem = size, 500
 				got, err := Measure(doc, Options{Workers: workers})
