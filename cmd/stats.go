@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -164,7 +165,7 @@ func runStats(opts *StatsOptions) error {
 			m.Close()
 		}
 		if merr != nil {
-			return invalidError(fmt.Errorf("%s: %w", name, merr), "")
+			return statsError(name, merr)
 		}
 		if err != nil {
 			return err
@@ -175,7 +176,7 @@ func runStats(opts *StatsOptions) error {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", name, err), "")
+		return statsError(name, err)
 	}
 	var b []byte
 	if opts.Report == "json" {
@@ -189,6 +190,15 @@ func runStats(opts *StatsOptions) error {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
 	}
 	return nil
+}
+
+// statsError is a failure to measure: the temporary file's (exit 3), or
+// the data's.
+func statsError(name string, err error) error {
+	if te := (*measure.TempError)(nil); errors.As(err, &te) {
+		return ioErrorf("%s: %v", name, te)
+	}
+	return invalidError(fmt.Errorf("%s: %w", name, err), "")
 }
 
 // progressBytes is the size of data from which stats shows its progress

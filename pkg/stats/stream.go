@@ -786,6 +786,16 @@ func lossText(l tabular.Lossy) string {
 	return fmt.Sprintf("key %q: %s %s", l.Key, l.Value, l.Why)
 }
 
+// TempError is a failure of the temporary file in which a Meter keeps
+// records (an I/O error, not one of the data).
+type TempError struct{ Err error }
+
+func (e *TempError) Error() string {
+	return fmt.Sprintf("cannot keep the records in a temporary file (for TOON's form): %v", e.Err)
+}
+
+func (e *TempError) Unwrap() error { return e.Err }
+
 // spool keeps records, in memory up to spoolMem, then in a temporary
 // file.
 type spool struct {
@@ -802,16 +812,16 @@ func (s *spool) add(recs []byte) error {
 	if s.file == nil {
 		f, err := os.CreateTemp("", "toonkit-stats-*")
 		if err != nil {
-			return fmt.Errorf("keeping the records for TOON: %w", err)
+			return &TempError{err}
 		}
 		s.file, s.w = f, bufio.NewWriterSize(f, 256<<10)
 		if _, err := s.w.Write(s.mem); err != nil {
-			return fmt.Errorf("keeping the records for TOON: %w", err)
+			return &TempError{err}
 		}
 		s.mem = nil
 	}
 	if _, err := s.w.Write(recs); err != nil {
-		return fmt.Errorf("keeping the records for TOON: %w", err)
+		return &TempError{err}
 	}
 	return nil
 }

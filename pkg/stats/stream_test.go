@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -329,5 +330,18 @@ func TestLossyTableOfNewKeys(t *testing.T) {
 	want := regexp.MustCompile(`^\d+ cells would not read back as written \(the first: record 1, key "k1" missing, reads back as null\), in the first 4097 records$`)
 	if row := rep.Rows[0]; !want.MatchString(row.Unavailable) {
 		t.Errorf("tabular row %+v", row)
+	}
+}
+
+// A temporary file that cannot be made is a *TempError (an I/O error),
+// not one of the data.
+func TestTempFileError(t *testing.T) {
+	defer func(s int) { spoolMem = s }(spoolMem)
+	spoolMem = 16
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "none"))
+	_, err := Measure(streamInputs(t)["table"], Options{Tokenizers: []string{"o200k_base"}, Workers: 2})
+	var te *TempError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "cannot keep the records in a temporary file") {
+		t.Fatalf("err = %v", err)
 	}
 }
