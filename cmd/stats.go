@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,9 +65,11 @@ marked with *, and a bar chart per tokenizer: each format's tokens as a
 share of compact JSON, drawn with block characters, colored on a terminal
 (--color, NO_COLOR). --report json writes the same as data.
 
-A TOON document is measured whole, in memory, as encode does. -j counts
-several formats at once. Over 50 MB of data, a progress line is shown on
-stderr when it is a terminal.
+The records are measured as they are read, in batches, in memory bounded
+whatever their number (the records, kept while TOON's form of the array
+may change, go to a temporary file past 4 MB); one value that is no array
+is measured whole. -j counts the batches on several workers. Over 50 MB of
+records, a progress line is shown on stderr when it is a terminal.
 
 EXIT STATUS
   0  the data was measured
@@ -122,7 +125,7 @@ EXIT STATUS
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record or line accepted")
-	addJobsFlag(f, &opts.Jobs, "the formats counted at once")
+	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	opts.TOON.add(f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a"}, cobra.ShellCompDirectiveNoFileComp))
@@ -133,33 +136,55 @@ EXIT STATUS
 
 func runStats(opts *StatsOptions) error {
 	copts := &ConvertOptions{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON}
-	doc, err := gatherTOON(copts, nil)
-	if err != nil {
-		return err
-	}
-	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
-	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
-	if len(doc.Value) > progressBytes && opts.IO.IsStderrTTY() && !opts.IO.Quiet {
-		// A line on the terminal, rewritten as each format is counted,
+	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Workers: opts.Jobs}
+	shown := false
+	if opts.IO.IsStderrTTY() && !opts.IO.Quiet {
+		// A line on the terminal, rewritten as the records are counted,
 		// and cleared at the end.
-		w := opts.IO.ErrOut
-		fmt.Fprintf(w, "\rtoonkit: stats: counting %d formats of %d MB...", len(measure.Formats), len(doc.Value)/1e6)
-		mopts.Progress = func(done, total int, format string) {
-			fmt.Fprintf(w, "\r\x1b[Ktoonkit: stats: %d of %d formats counted (%s)", done, total, format)
+		mopts.Progress = func(done int64) {
+			if done > int64(progressBytes) {
+				shown = true
+				fmt.Fprintf(opts.IO.ErrOut, "\r\x1b[Ktoonkit: stats: %d MB of records counted...", done/1e6)
+			}
 		}
 	}
-	rep, err := measure.Measure(doc.Value, mopts)
-	if mopts.Progress != nil {
+	var m *measure.Meter
+	var name string
+	var merr error
+	for i, n := range opts.Inputs {
+		src, err := openConvertSource(copts, n)
+		if err == nil && i == 0 {
+			mopts.Single = oneValue(copts, src)
+			m, err = measure.NewMeter(mopts)
+		}
+		if err == nil {
+			name = src.Name()
+			err = src.each(func(rec []byte) error { merr = m.Record(rec); return merr })
+		}
+		if err != nil && m != nil {
+			m.Close()
+		}
+		if merr != nil {
+			return statsError(name, merr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	rep, err := m.Close()
+	if shown {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+		return statsError(name, err)
 	}
 	var b []byte
 	if opts.Report == "json" {
 		b = rep.AppendJSON(nil)
 	} else {
-		b = appendStatsText(nil, rep, opts.IO.ColorStdout())
+		c := opts.IO.ColorStdout()
+		b = rep.AppendText(nil, measure.Paint{Bold: paint(c, color.Bold), Best: paint(c, color.FgGreen, color.Bold),
+			Cheaper: paint(c, color.FgGreen), Dearer: paint(c, color.FgYellow), Faint: paint(c, color.Faint)})
 	}
 	if _, err := opts.IO.Out.Write(b); err != nil {
 		return ioErrorf("cannot write the report: %s", pathErrText(err))
@@ -167,83 +192,15 @@ func runStats(opts *StatsOptions) error {
 	return nil
 }
 
+// statsError is a failure to measure: the temporary file's (exit 3), or
+// the data's.
+func statsError(name string, err error) error {
+	if te := (*measure.TempError)(nil); errors.As(err, &te) {
+		return ioErrorf("%s: %v", name, te)
+	}
+	return invalidError(fmt.Errorf("%s: %w", name, err), "")
+}
+
 // progressBytes is the size of data from which stats shows its progress
 // on a terminal (a variable for the tests).
 var progressBytes = 50 << 20
-
-// appendStatsText renders the report: the table of counts, the cheapest
-// format of each tokenizer marked, and a bar chart per tokenizer.
-func appendStatsText(b []byte, rep *measure.Report, colored bool) []byte {
-	bold := paint(colored, color.Bold)
-	best := paint(colored, color.FgGreen, color.Bold)
-	cheaper := paint(colored, color.FgGreen)
-	dearer := paint(colored, color.FgYellow)
-	faint := paint(colored, color.Faint)
-	cheapest := make([]int, len(rep.Tokenizers))
-	for t := range rep.Tokenizers {
-		cheapest[t] = rep.Cheapest(t)
-	}
-	// The table.
-	const nameW, numW = 12, 11
-	pad := func(s string, w int) string { return strings.Repeat(" ", max(w-len(s), 0)) }
-	head := "format" + pad("format", nameW) + pad("bytes", numW) + "bytes" + pad("chars", numW) + "chars"
-	for _, t := range rep.Tokenizers {
-		head += pad(t, numW+2) + t
-	}
-	b = append(b, bold(head)...)
-	b = append(b, '\n')
-	for i, row := range rep.Rows {
-		b = append(b, row.Format+pad(row.Format, nameW)...)
-		if row.Unavailable != "" {
-			b = append(b, faint(fmt.Sprintf("%*s  %s", numW, "-", row.Unavailable))...)
-			b = append(b, '\n')
-			continue
-		}
-		line := fmt.Appendf(nil, "%*d%*d", numW, row.Bytes, numW, row.Chars)
-		for t, name := range rep.Tokenizers {
-			n := fmt.Sprint(row.Tokens[t])
-			line = append(line, pad(n, max(numW, len(name)+1)+1)...)
-			if i == cheapest[t] {
-				line = append(line, best(n+" *")...)
-			} else {
-				line = append(line, n+"  "...)
-			}
-		}
-		b = append(b, strings.TrimRight(string(line), " ")...)
-		b = append(b, '\n')
-	}
-	// The charts: tokens as a share of compact JSON.
-	for t, name := range rep.Tokenizers {
-		top := 1.0
-		for i := range rep.Rows {
-			if s, ok := rep.Share(i, t); ok {
-				top = max(top, s)
-			}
-		}
-		b = fmt.Appendf(b, "\n%s\n", bold("tokens by "+name+", as a share of compact JSON"))
-		for i, row := range rep.Rows {
-			b = append(b, row.Format+pad(row.Format, nameW)...)
-			s, ok := rep.Share(i, t)
-			if !ok {
-				b = append(b, faint("-")...)
-				b = append(b, '\n')
-				continue
-			}
-			bar := measure.Bar(s/top, 40)
-			paintBar := dearer
-			switch {
-			case i == cheapest[t]:
-				paintBar = best
-			case s <= 1:
-				paintBar = cheaper
-			}
-			label := fmt.Sprintf("%.1f%%", 100*s)
-			if i == cheapest[t] {
-				label += " cheapest"
-			}
-			b = append(b, paintBar(bar)...)
-			b = fmt.Appendf(b, " %s\n", label)
-		}
-	}
-	return b
-}

@@ -26,7 +26,9 @@
 # >= 5x jq each; table -> JSON peak RSS <= 64 MiB on the table and on it
 # twice over; JSON -> tabular peak RSS <= 128 MiB on a BENCH_TABLE_BIG_MB
 # (1 GB) array; --stats >= 2 MB/s of JSON input; toonkit stats (every
-# format, o200k_base) >= 4 MB/s of JSON input on one core (GOMAXPROCS=1); convert --to tabular on all
+# format, o200k_base) >= 4 MB/s of JSON input on one core (GOMAXPROCS=1), its peak
+# RSS <= 128 MiB on one core, and on the table twice over (two inputs) <= 128
+# MiB and flat (within 25% + 4 MiB), with the default -j (info); convert --to tabular on all
 # CPUs >= 1.6x -j 1 (in turns, median over median). Checks: the table
 # converts back to the same records.
 # Validate (genbench -messages): BENCH_MESSAGES valid Chiffon and AOP trace
@@ -482,7 +484,13 @@ tstats_ns=$MED_NS tstats_kb=$MAX_KB
 measure 1 "$tk" stats --tokenizer o200k_base -j 1 "$dir/table.json"
 tstats1_ns=$MED_NS
 measure 1 "$tk" stats --tokenizer o200k_base "$dir/table.json"
-tstatsj_ns=$MED_NS
+tstatsj_ns=$MED_NS tstatsj_kb=$MAX_KB
+tstats2_kb=""
+if ((have_time)); then
+	note "stats --tokenizer o200k_base on one core, the table twice over (two inputs), x1"
+	measure 1 env GOMAXPROCS=1 "$tk" stats --tokenizer o200k_base "$dir/table.json" "$dir/table.json"
+	tstats2_kb=$MAX_KB
+fi
 big_kb=""
 if ((have_time && bigmb > 0)); then
 	note "generating a ${bigmb} MB JSON array, and converting it to a table"
@@ -1088,7 +1096,19 @@ row "--stats MB/s (JSON input, o200k_base)" "$stats_mbps" ">= 2" "" "$RES"
 tstats_mbps=$(mbps "$tj_bytes" "$tstats_ns")
 check ge "$tstats_mbps" 4
 row "stats MB/s per tokenizer, one core" "$tstats_mbps" ">= 4" "" "$RES"
-if [[ -n $tstats_kb ]]; then row "  its peak RSS MiB" "$(mib "$tstats_kb")" "" "" "(info)"; fi
+if [[ -n $tstats_kb ]]; then
+	# stats streams: its memory does not grow with the input.
+	check le "$tstats_kb" $((lim * 2))
+	row "  its peak RSS MiB" "$(mib "$tstats_kb")" "<= 128" "" "$RES"
+	# Each worker has its own tables of each tokenizer (~12 MiB): info.
+	row "  peak RSS MiB, the default -j" "$(mib "$tstatsj_kb")" "" "" "(info)"
+	if [[ -n $tstats2_kb ]]; then
+		check le "$tstats2_kb" $((lim * 2))
+		row "  peak RSS MiB, one core, 2x input" "$(mib "$tstats2_kb")" "<= 128" "" "$RES"
+		check le "$tstats2_kb" "$((tstats_kb * 5 / 4 + 4096))"
+		row "  growth 1x -> 2x" "$(ratio "$tstats2_kb" "$tstats_kb")" "flat" "" "$RES"
+	fi
+fi
 speedup "stats (6 formats, o200k_base)" "$tj_bytes" "$tstats1_ns" "$tstatsj_ns"
 row "the table converts back to its records" "" "identical" "" "$chk_table"
 echo

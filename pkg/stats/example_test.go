@@ -44,3 +44,31 @@ func ExampleCheapestDelimiter() {
 	// toon-tab 37
 	// toon-pipe 38
 }
+
+func ExampleMeter() {
+	// Records as they are read (NDJSON lines, a JSON array's elements),
+	// measured as the array of them all, without holding them.
+	m, err := stats.NewMeter(stats.Options{Tokenizers: []string{"o200k_base"}})
+	if err != nil {
+		panic(err)
+	}
+	for _, rec := range []string{`{"id":1,"name":"Alice"}`, `{"id":2,"name":"Bob"}`, `{"id":3,"name":"Charlie"}`} {
+		if err := m.Record([]byte(rec)); err != nil {
+			panic(err)
+		}
+	}
+	rep, err := m.Close()
+	if err != nil {
+		panic(err)
+	}
+	for _, row := range rep.Rows {
+		fmt.Printf("%-12s %3d tokens\n", row.Format, row.Tokens[0])
+	}
+	// Output:
+	// json          27 tokens
+	// json-indent   56 tokens
+	// toon-comma    24 tokens
+	// toon-tab      25 tokens
+	// toon-pipe     26 tokens
+	// tabular       24 tokens
+}

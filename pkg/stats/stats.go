@@ -5,9 +5,11 @@
 // without loss. It answers "which format is cheapest for this data, on
 // this tokenizer".
 //
-// Each format is encoded straight into the counters, a chunk at a time:
-// no format's text is held whole (the table's rows excepted, which a table
-// writes after its header, once every key is known).
+// An array of records is measured record by record (a Meter, which
+// Measure uses for a root array): in batches, on several workers, in
+// memory bounded whatever the number of records, the counts of the
+// batches joined exactly (tokens.Cuts). One value that is not an array is
+// measured whole, each format written straight into the counters.
 //
 // The counts are those of the text that toonkit writes: compact JSON as
 // `encode --stats` counts the input, TOON as `encode --to toon` writes it
@@ -61,13 +63,14 @@ type Options struct {
 	// (records.JSONSink.Single). A document that is not an array is
 	// always single.
 	Single bool
-	// Workers measure formats at once (pkg/pipeline); 0 or 1 measures one
-	// at a time.
+	// Workers measure batches of records at once (pkg/pipeline), or the
+	// formats of a single value; 0 or 1 measures one at a time.
 	Workers int
-	// Progress, when set, is called as each format is measured, in the
-	// order of the rows, with the formats measured so far and the number
-	// to measure.
-	Progress func(done, total int, format string)
+	// Progress, when set, is called as the records are measured (a
+	// Meter's), in order, with the bytes of the records (compact JSON)
+	// measured so far, on a goroutine of the Meter's; not for a document
+	// measured whole (Single).
+	Progress func(done int64)
 }
 
 // Row is one format's counts.
@@ -80,6 +83,9 @@ type Row struct {
 	// Unavailable says why the data has no such form (a table that would
 	// not read back as written); the counts are then zero.
 	Unavailable string `json:"unavailable,omitempty"`
+	// Note is what else is worth knowing of the form: a table whose cells
+	// nest deeper than the A2A spec allows.
+	Note string `json:"note,omitempty"`
 }
 
 // Report holds the counts of every format measured.
@@ -127,41 +133,40 @@ var ErrNotJSON = errors.New("the document is not valid JSON")
 
 // Measure counts doc, one valid JSON value (in any formatting), in each
 // format. It fails when a tokenizer is unknown or fails, or doc is not
-// valid JSON.
+// valid JSON. A root array (unless opts.Single) is measured record by
+// record, as a Meter measures it.
 func Measure(doc []byte, opts Options) (*Report, error) {
-	if len(opts.Tokenizers) == 0 {
-		opts.Tokenizers = tokens.Encodings
-	}
-	for _, t := range opts.Tokenizers {
-		if _, err := tokens.NewCounter(t); err != nil {
-			return nil, err
-		}
+	if _, err := newReport(&opts); err != nil {
+		return nil, err
 	}
 	if err := jsonv.Check(doc); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	doc = bytes.TrimPrefix(jsonv.TrimSpace(doc), []byte("\xEF\xBB\xBF"))
-	if len(doc) == 0 || doc[0] != '[' {
+	if len(doc) == 0 || doc[0] != '[' || opts.Single {
 		opts.Single = true
+		return measureWhole(doc, opts)
 	}
-	want := opts.Formats
-	if len(want) == 0 {
-		want = Formats
+	m, err := NewMeter(opts)
+	if err != nil {
+		return nil, err
 	}
-	rep := &Report{Tokenizers: opts.Tokenizers}
-	for _, f := range Formats {
-		for _, w := range want {
-			if w == f {
-				rep.Rows = append(rep.Rows, Row{Format: f})
-			}
-		}
+	err = eachRecord(doc, false, m.Record)
+	rep, cerr := m.Close()
+	if err != nil {
+		return nil, err
 	}
-	if len(rep.Rows) != len(want) {
-		return nil, fmt.Errorf("unknown format in %q (supported: %v)", want, Formats)
+	return rep, cerr
+}
+
+// measureWhole measures doc, one checked JSON value, as itself: each
+// format a batch of the pipeline.
+func measureWhole(doc []byte, opts Options) (*Report, error) {
+	rep, err := newReport(&opts)
+	if err != nil {
+		return nil, err
 	}
-	// The formats are the batches of a pipeline: measured on the workers,
-	// reported in order.
-	next, done := 0, 0
+	next := 0
 	read := func() (int, error) {
 		if next == len(rep.Rows) {
 			return 0, io.EOF
@@ -170,13 +175,7 @@ func Measure(doc []byte, opts Options) (*Report, error) {
 		return next - 1, nil
 	}
 	work := func(i int) (int, error) { return i, measure(&rep.Rows[i], doc, opts) }
-	write := func(i int) error {
-		done++
-		if opts.Progress != nil {
-			opts.Progress(done, len(rep.Rows), rep.Rows[i].Format)
-		}
-		return nil
-	}
+	write := func(int) error { return nil }
 	if err := pipeline.Run(context.Background(), pipeline.Options{Workers: opts.Workers}, read, work, write); err != nil {
 		return nil, err
 	}
@@ -202,7 +201,7 @@ func measure(row *Row, doc []byte, opts Options) error {
 		cs[i], _ = tokens.NewCounter(t)
 	}
 	row.Tokens = make([]int64, len(cs))
-	why, err := encode(cs, doc, row.Format, opts)
+	why, err := encode(cs, doc, row.Format, opts, &row.Note)
 	if why != "" {
 		row.Unavailable = why
 		return nil
@@ -233,10 +232,12 @@ func Encode(w io.Writer, doc []byte, format string, opts Options) (unavailable s
 	if len(doc) == 0 || doc[0] != '[' {
 		opts.Single = true
 	}
-	return encode(w, doc, format, opts)
+	return encode(w, doc, format, opts, nil)
 }
 
-func encode(w io.Writer, doc []byte, format string, opts Options) (unavailable string, err error) {
+// encode writes doc in format; note, when not nil, is set to the
+// format's Row.Note.
+func encode(w io.Writer, doc []byte, format string, opts Options, note *string) (unavailable string, err error) {
 	switch format {
 	case JSON:
 		return "", writeCompact(w, doc, opts.Single)
@@ -245,7 +246,7 @@ func encode(w io.Writer, doc []byte, format string, opts Options) (unavailable s
 	case TOONComma, TOONTab, TOONPipe:
 		return "", toon.Encode(w, doc, toon.EncodeOptions{IndentSize: opts.IndentSize, Delimiter: delimiters[format]})
 	case Tabular:
-		return writeTable(w, doc, opts.Single)
+		return writeTable(w, doc, opts.Single, note)
 	}
 	return "", fmt.Errorf("unknown format %q (supported: %v)", format, Formats)
 }
@@ -314,13 +315,15 @@ func writeIndented(w io.Writer, doc []byte, single bool) error {
 
 // writeTable writes doc as convert --to tabular does, or says why it does
 // not convert without loss.
-func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
+func writeTable(w io.Writer, doc []byte, single bool, note *string) (why string, err error) {
 	var tw tabular.RowWriter
 	var rows, line []byte
+	losses := tabular.Losses{Max: 1}
+	lossy := func(l tabular.Lossy) { losses.Add("", l) }
 	notObject := ""
 	err = eachRecord(doc, single, func(rec []byte) error {
 		var err error
-		line, err = tw.AppendRow(line[:0], rec, nil)
+		line, err = tw.AppendRow(line[:0], rec, lossy)
 		if errors.Is(err, tabular.ErrNotObject) {
 			notObject = fmt.Sprintf("record %d: %v", tw.Report().Rows+1, err)
 			return err
@@ -334,8 +337,12 @@ func writeTable(w io.Writer, doc []byte, single bool) (why string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if r := tw.Report(); r.Lossy > 0 {
-		return fmt.Sprintf("%d %s would not read back as written", r.Lossy, plural(r.Lossy, "cell", "cells")), nil
+	r := tw.Report()
+	if r.Lossy > 0 {
+		return lossyWhy(r, &losses), nil
+	}
+	if note != nil {
+		*note = deepNote(r)
 	}
 	return "", tw.Finish(w, bytes.NewReader(rows), nil)
 }
@@ -374,7 +381,13 @@ func (r *Report) AppendJSON(dst []byte) []byte {
 			b = append(b, '}')
 			continue
 		}
-		b = fmt.Appendf(b, `,"bytes":%d,"chars":%d,"tokens":{`, row.Bytes, row.Chars)
+		b = fmt.Appendf(b, `,"bytes":%d,"chars":%d,`, row.Bytes, row.Chars)
+		if row.Note != "" {
+			b = append(b, `"note":`...)
+			str(row.Note)
+			b = append(b, ',')
+		}
+		b = append(b, `"tokens":{`...)
 		for t, name := range r.Tokenizers {
 			if t > 0 {
 				b = append(b, ',')

@@ -94,10 +94,13 @@ func TestMeasureTOONRows(t *testing.T) {
 // is no cheapest format: its row says why.
 func TestMeasureTableUnavailable(t *testing.T) {
 	for doc, why := range map[string]string{
-		`[{"a":"1"},{"a":"x"}]`: "1 cell would not read back as written",
-		`[{"a":1},{"b":2}]`:     "2 cells would not read back as written",
-		`[{"a":1},[2]]`:         "record 2: expected an object, found an array",
-		`"text"`:                "record 1: expected an object, found a string",
+		`[{"a":"1"},{"a":"x"}]`:        `1 cell would not read back as written (the first: record 1, key "a": "1" is a string that reads back as a number)`,
+		`[{"a":1},{"b":2}]`:            `2 cells would not read back as written (the first: record 1, key "b" missing, reads back as null)`,
+		`[{"a":1,"b":""},{"a":2}]`:     `2 cells would not read back as written (the first: record 1, key "b": "" is an empty string, which reads back as null)`,
+		`{"a":true,"b":"false"}`:       `1 cell would not read back as written (the first: record 1, key "b": "false" is a string that reads back as a boolean)`,
+		`[{"a":1},{"a":2},{"a":"[]"}]`: `1 cell would not read back as written (the first: record 3, key "a": "[]" is a string of JSON, which reads back as that JSON value)`,
+		`[{"a":1},[2]]`:                "record 2: expected an object, found an array",
+		`"text"`:                       "record 1: expected an object, found a string",
 	} {
 		rep := mustMeasure(t, doc, Options{Tokenizers: []string{"o200k_base"}})
 		row := rep.Row(Tabular)

@@ -186,3 +186,27 @@ func safeCut(prev, next byte) bool {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// Cuts returns the first and the last place in b, strictly inside it,
+// where the text may be cut so that the counts of the two sides add up to
+// that of the whole, whatever comes before and after b: texts counted
+// apart (on several goroutines) and joined at such places count as the
+// whole. It returns -1, -1 when b has no such place.
+func Cuts(b []byte) (first, last int) {
+	first, last = -1, -1
+	for p := 1; p < len(b); p++ {
+		if safeCut(b[p-1], b[p]) {
+			first = p
+			break
+		}
+	}
+	if first < 0 {
+		return -1, -1
+	}
+	for p := len(b) - 1; p >= first; p-- {
+		if safeCut(b[p-1], b[p]) {
+			return first, p
+		}
+	}
+	return first, first
+}

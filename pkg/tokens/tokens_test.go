@@ -122,3 +122,40 @@ func BenchmarkCounter(b *testing.B) {
 		c.Counts()
 	}
 }
+
+// Texts counted apart and joined at the places Cuts gives count as the
+// whole: the published vectors, each cut at its first and last place.
+func TestCutsAddUp(t *testing.T) {
+	cut := 0
+	for _, v := range loadVectors(t) {
+		first, last := Cuts([]byte(v.Text))
+		if first < 0 {
+			if last != -1 {
+				t.Errorf("%.40q: Cuts = %d, %d", v.Text, first, last)
+			}
+			continue
+		}
+		if !(0 < first && first <= last && last < len(v.Text)) {
+			t.Fatalf("%.40q: Cuts = %d, %d", v.Text, first, last)
+		}
+		c, _ := NewCounter(v.Encoding)
+		sum := 0
+		for _, part := range []string{v.Text[:first], v.Text[first:last], v.Text[last:]} {
+			n, err := c.enc.Count(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += n
+		}
+		if int64(sum) != v.Tokens {
+			t.Errorf("%s: %.40q cut at %d and %d counts %d, want %d", v.Encoding, v.Text, first, last, sum, v.Tokens)
+		}
+		cut++
+	}
+	if cut < 10 {
+		t.Fatalf("only %d vectors had a cut", cut)
+	}
+	if f, l := Cuts([]byte(`[[],{},[]]`)); f != -1 || l != -1 {
+		t.Errorf("Cuts of punctuation alone = %d, %d", f, l)
+	}
+}
