@@ -40,6 +40,7 @@ import (
 	"io"
 	"iter"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -109,6 +110,10 @@ type Record struct {
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved
+	// Idle says that the input, when it has a Buffered() int method (a
+	// bufio.Reader has it), had nothing more buffered when the record was
+	// given: after a live capture's last packet so far, a place to flush.
+	Idle bool
 	// spec: a frame whose payload Stream's workers check, where the
 	// reading pass did not know what follows it (Options.speculate).
 	spec bool
@@ -314,9 +319,8 @@ type reader struct {
 	live      bool    // a Live: a direction that does not start with a frame is read on (resynchronised)
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
-	dec       packetDecoder
-	matched   bool     // a segment of Options.Conn was seen
-	seen      connSeen // the connections Options.Conn did not select
+	ctxs      []assemblerContext // the slab context takes from
+	idle      bool               // Record.Idle of the records given now
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
@@ -336,7 +340,6 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 			r.ports[uint16(p)] = true
 		}
 	}
-	r.dec.frag.stats = &r.stats
 	r.pool = reassembly.NewStreamPool(factory{r})
 	r.asm = reassembly.NewAssembler(r.pool)
 	r.asm.MaxBufferedPagesPerConnection = max(1, opts.ReassemblyBuffer/pageSize)
@@ -349,65 +352,134 @@ func (r *reader) run(in io.Reader) error {
 	if err != nil {
 		return err
 	}
+	pr := &packetReader{src: src, opts: &r.opts, ports: r.ports, stats: &r.stats}
+	pr.bufd, _ = in.(interface{ Buffered() int })
+	pr.dec.frag.stats = &r.stats
+	if runtime.GOMAXPROCS(0) > 1 && !serialRead {
+		return r.runAhead(pr)
+	}
 	for r.err == nil {
-		data, ci, err := src.ZeroCopyReadPacketData()
+		tcp, flow, t, err := pr.next()
+		r.idle = pr.idle
 		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			r.end()
+			if r.err != nil {
+				return r.err
+			}
+			return err
+		}
+		if tcp != nil {
+			r.assemble(flow, tcp, t)
+		}
+	}
+	r.end()
+	pr.dec.frag.end()
+	return r.finalErr(pr)
+}
+
+// finalErr is the error of a capture read to its end: fn's, or Options.Conn
+// naming no connection of it.
+func (r *reader) finalErr(pr *packetReader) error {
+	if r.err == nil && r.opts.Conn.IsValid() && !pr.matched {
+		return &NoConnError{Want: r.opts.Conn, Conns: pr.seen.names, More: pr.seen.more}
+	}
+	return r.err
+}
+
+// assemble gives a TCP segment, captured at t, to the reassembler.
+func (r *reader) assemble(flow gopacket.Flow, tcp *layers.TCP, t time.Time) {
+	r.stats.TCP++
+	r.now = t
+	r.asm.AssembleWithContext(flow, tcp, r.context(t))
+	if len(r.held) > 0 {
+		r.release()
+	}
+	if r.stats.TCP%idleEvery == 0 {
+		r.closeIdle()
+	}
+}
+
+// context is the AssemblerContext of a segment captured at t. The
+// reassembler keeps it with the segment's bytes when they wait behind a
+// hole, so each segment has its own; they are allocated ctxSlab at a time.
+func (r *reader) context(t time.Time) *assemblerContext {
+	if len(r.ctxs) == cap(r.ctxs) {
+		r.ctxs = make([]assemblerContext, 0, ctxSlab)
+	}
+	r.ctxs = append(r.ctxs, assemblerContext{t: t})
+	return &r.ctxs[len(r.ctxs)-1]
+}
+
+// ctxSlab is the number of AssemblerContexts allocated at once: a slab is
+// kept while one of them is (with bytes waiting behind a hole), so it is
+// small.
+const ctxSlab = 32
+
+// packetReader reads the packets of a capture file and finds their TCP
+// segments: the file format, the link, network and transport layers, IP
+// fragments, and Options.Ports and Options.Conn.
+type packetReader struct {
+	src     packetSource
+	bufd    interface{ Buffered() int } // the input, when it says what it holds
+	idle    bool                        // it held nothing after the last read
+	opts    *Options
+	ports   map[uint16]bool
+	stats   *Stats // Packets, Undecoded, Fragments, FragmentsLost
+	dec     packetDecoder
+	matched bool     // a segment of Options.Conn was seen
+	seen    connSeen // the connections Options.Conn did not select
+}
+
+// next returns the next TCP segment that Options select, its network flow
+// and its capture time; io.EOF at the end of the file, or a *FormatError.
+// The segment is valid until the next call. When a packet passed over
+// leaves the input idle, next returns no segment and no error.
+func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
+	for {
+		data, ci, err := pr.src.ZeroCopyReadPacketData()
+		pr.idle = pr.bufd != nil && pr.bufd.Buffered() == 0
+		if err == io.EOF {
+			return nil, gopacket.Flow{}, time.Time{}, err
 		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				err = errors.New("the file ends inside a packet record")
 			}
-			r.end()
-			if r.err != nil {
-				return r.err
-			}
-			return &FormatError{Packet: r.stats.Packets + 1, Err: err}
+			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets + 1, Err: err}
 		}
-		r.stats.Packets++
-		lt := linkType(src, ci)
-		tcp, flow, err := r.dec.decode(lt, data, ci.Timestamp)
+		pr.stats.Packets++
+		lt := linkType(pr.src, ci)
+		tcp, flow, err := pr.dec.decode(lt, data, ci.Timestamp)
 		if err != nil {
-			r.end()
-			if r.err != nil {
-				return r.err
-			}
-			return &FormatError{Packet: r.stats.Packets, Err: err}
+			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets, Err: err}
 		}
 		if tcp == nil {
-			r.stats.Undecoded++
-			continue
-		}
-		if r.ports != nil && !r.ports[uint16(tcp.SrcPort)] && !r.ports[uint16(tcp.DstPort)] {
-			continue
-		}
-		if r.opts.Conn.IsValid() {
-			src, dst := flowEnds(flow, tcp)
-			if !r.opts.Conn.Matches(src, dst) {
-				if !r.matched {
-					r.seen.add(src, dst, tcp.SYN, tcp.ACK)
-				}
-				continue
+			pr.stats.Undecoded++
+			if pr.idle {
+				return nil, flow, ci.Timestamp, nil
 			}
-			r.matched = true
+			continue
 		}
-		r.stats.TCP++
-		r.now = ci.Timestamp
-		ctx := assemblerContext(ci)
-		r.asm.AssembleWithContext(flow, tcp, &ctx)
-		if len(r.held) > 0 {
-			r.release()
+		if pr.ports != nil && !pr.ports[uint16(tcp.SrcPort)] && !pr.ports[uint16(tcp.DstPort)] {
+			tcp = nil
+		} else if pr.opts.Conn.IsValid() {
+			src, dst := flowEnds(flow, tcp)
+			if !pr.opts.Conn.Matches(src, dst) {
+				if !pr.matched {
+					pr.seen.add(src, dst, tcp.SYN, tcp.ACK)
+				}
+				tcp = nil
+			} else {
+				pr.matched = true
+			}
 		}
-		if r.stats.TCP%idleEvery == 0 {
-			r.closeIdle()
+		if tcp != nil || pr.idle {
+			return tcp, flow, ci.Timestamp, nil
 		}
 	}
-	r.end()
-	r.dec.frag.end()
-	if r.err == nil && r.opts.Conn.IsValid() && !r.matched {
-		return &NoConnError{Want: r.opts.Conn, Conns: r.seen.names, More: r.seen.more}
-	}
-	return r.err
 }
 
 // closeIdle ends the connections that have been idle for IdleTimeout of
@@ -466,6 +538,7 @@ func (r *reader) emit(h *half, rec *Record) {
 	}
 	h.last = rec.Time
 	if !r.deferring && len(r.waiting) == 0 && len(r.held) == 0 {
+		rec.Idle = r.idle
 		r.err = r.fn(rec)
 		return
 	}
@@ -538,9 +611,13 @@ func linkType(src packetSource, ci gopacket.CaptureInfo) layers.LinkType {
 	return layers.LinkTypeEthernet
 }
 
-type assemblerContext gopacket.CaptureInfo
+// assemblerContext carries a segment's capture time through the
+// reassembler (the only part of its CaptureInfo that is used).
+type assemblerContext struct{ t time.Time }
 
-func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(*c) }
+func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo {
+	return gopacket.CaptureInfo{Timestamp: c.t}
+}
 
 // packetDecoder finds the TCP segment in a packet, with one
 // DecodingLayerParser per first layer.

@@ -3,8 +3,8 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
-	"iter"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
@@ -22,6 +22,8 @@ import (
 
 const capBatchBytes = 64 << 10
 
+var errQuitRead = errors.New("quit")
+
 // capItem is a record of a capture kept in a batch: a good frame (its
 // bytes and compact JSON in the batch's arena), or a report or event made
 // by the reading goroutine.
@@ -31,52 +33,70 @@ type capItem struct {
 	start, jstart, end int // the frame's bytes and JSON in the arena
 	rep                *report
 	ev                 *event
-	repv               report // rep's, for a good frame: the batch's items are reused
 }
 
 type capBatch struct {
 	arena []byte
 	items []capItem
-	idle  bool  // the input had nothing buffered after the batch: flush
-	err   error // the capture's final error, after the items
+	reps  []report // the reports of the good frames, by item (reused with the batch)
+	idle  bool     // the input had nothing buffered after the batch: flush
+	err   error    // the capture's final error, after the items
 	out   bytes.Buffer
 }
 
 // inspectCaptureParallel is inspectCapture's reading and rendering on
-// Options.Workers workers.
+// Options.Workers workers. The capture is read on a goroutine of its own,
+// which hands on whole batches (not records one by one).
 func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts capture.Options, s *Summary) (met bool, err error) {
-	bufd, _ := r.(buffered)
-	next, stop := iter.Pull2(capture.Records(r, copts))
-	defer stop()
-	done := false
 	free := make(chan *capBatch, 2*in.opts.Workers+4)
-	read := func() (*capBatch, error) {
-		if done {
-			return nil, io.EOF
-		}
-		var b *capBatch
-		select {
-		case b = <-free:
-		default:
-			b = &capBatch{}
-		}
-		for len(b.arena) < capBatchBytes {
-			rec, err, ok := next()
-			if !ok {
-				done = true
-				break
+	batches := make(chan *capBatch, 1)
+	quit := make(chan struct{})
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(batches)
+		b := &capBatch{}
+		send := func() bool {
+			select {
+			case batches <- b:
+			case <-quit:
+				return false
 			}
-			if err != nil {
-				b.err, done = err, true
-				break
+			select {
+			case b = <-free:
+			default:
+				b = &capBatch{}
 			}
+			return true
+		}
+		_, err := capture.Read(r, copts, func(rec *capture.Record) error {
 			in.keep(b, rec)
-			if bufd != nil && bufd.Buffered() == 0 {
-				b.idle = true
-				break
+			idle := rec.Idle
+			if len(b.arena) >= capBatchBytes || idle {
+				b.idle = idle
+				if !send() {
+					return errQuitRead
+				}
 			}
+			return nil
+		})
+		if err == errQuitRead {
+			return
 		}
-		if len(b.items) == 0 && b.err == nil {
+		if len(b.items) > 0 || err != nil {
+			b.err = err
+			send()
+		}
+	}()
+	defer func() {
+		close(quit)
+		for range batches { // let the reading goroutine end
+		}
+		<-readDone
+	}()
+	read := func() (*capBatch, error) {
+		b, ok := <-batches
+		if !ok {
 			return nil, io.EOF
 		}
 		return b, nil
@@ -90,12 +110,16 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		defer func() { clones <- wi }()
 		b.out.Reset()
 		wi.w = &errWriter{w: &b.out}
+		if cap(b.reps) < len(b.items) {
+			b.reps = make([]report, len(b.items))
+		}
+		b.reps = b.reps[:len(b.items)]
 		for i := range b.items {
 			it := &b.items[i]
 			switch {
 			case it.rep == nil && it.ev == nil:
 				it.f.Raw = b.arena[it.start:it.jstart]
-				it.rep = wi.frameReport(&it.repv, &it.f, b.arena[it.jstart:it.end], it.src)
+				it.rep = wi.frameReport(&b.reps[i], &it.f, b.arena[it.jstart:it.end], it.src)
 				wi.render(fc, it.rep)
 			case it.rep != nil:
 				wi.render(fc, it.rep)

@@ -117,6 +117,10 @@ type Summary struct {
 	Faults      int
 	Notes       int
 	First, Last time.Time
+
+	// connAt indexes Conns by name (checked on use: a copied Summary
+	// shares it).
+	connAt map[string]int
 }
 
 // ConnSummary counts what one connection of a capture held.
@@ -205,8 +209,16 @@ func (s *Summary) check(name string, n int) {
 
 // conn returns the counts of a connection, added when it is new.
 func (s *Summary) conn(name string) *ConnSummary {
-	for i := len(s.Conns) - 1; i >= 0; i-- {
-		if s.Conns[i].Conn == name {
+	if i, ok := s.connAt[name]; ok && i < len(s.Conns) && s.Conns[i].Conn == name {
+		return &s.Conns[i]
+	}
+	if len(s.connAt) != len(s.Conns) {
+		// Not built yet, or built for a Summary this one was copied from.
+		s.connAt = make(map[string]int, len(s.Conns))
+		for i := range s.Conns {
+			s.connAt[s.Conns[i].Conn] = i
+		}
+		if i, ok := s.connAt[name]; ok {
 			return &s.Conns[i]
 		}
 	}
@@ -216,6 +228,10 @@ func (s *Summary) conn(name string) *ConnSummary {
 			return last
 		}
 	}
+	if s.connAt == nil {
+		s.connAt = map[string]int{}
+	}
+	s.connAt[name] = len(s.Conns)
 	s.Conns = append(s.Conns, ConnSummary{Conn: name})
 	return &s.Conns[len(s.Conns)-1]
 }
