@@ -23,9 +23,16 @@ const (
 	aheadBatches = 4         // batches in flight: being filled, queued, assembled
 )
 
-// serialRead makes Read work in one goroutine whatever GOMAXPROCS is (a
-// variable for the tests, which compare both ways).
-var serialRead = false
+// readMode chooses how Read works (a variable for the tests, which
+// compare the ways): byCPUs reads ahead when more than one CPU may run Go
+// code.
+var readMode = byCPUs
+
+const (
+	byCPUs = iota
+	inOne  // in one goroutine
+	ahead  // reading ahead
+)
 
 // segBatch is a run of TCP segments read ahead.
 type segBatch struct {
@@ -77,7 +84,6 @@ func (r *reader) runAhead(pr *packetReader) error {
 				}
 				if tcp == nil { // a packet passed over left the input idle
 					if len(b.segs) > 0 {
-						b.segs[len(b.segs)-1].idle = true
 						break
 					}
 					continue

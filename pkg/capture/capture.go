@@ -355,7 +355,7 @@ func (r *reader) run(in io.Reader) error {
 	pr := &packetReader{src: src, opts: &r.opts, ports: r.ports, stats: &r.stats}
 	pr.bufd, _ = in.(interface{ Buffered() int })
 	pr.dec.frag.stats = &r.stats
-	if runtime.GOMAXPROCS(0) > 1 && !serialRead {
+	if readMode == ahead || readMode == byCPUs && runtime.GOMAXPROCS(0) > 1 {
 		return r.runAhead(pr)
 	}
 	for r.err == nil {

@@ -1,0 +1,160 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/toonkit/toonkit/internal/capturetest"
+)
+
+// tangles are the captures the ways of reading are compared on: every
+// hazard of a real capture (capturetest.Tangle), over Ethernet in pcapng
+// and over Linux cooked (SLL) in a nanosecond pcap, each of some thousand
+// packets (several batches read ahead).
+func tangles() map[string][]byte {
+	return map[string][]byte{
+		"ethernet.pcapng": capturetest.Tangle(layers.LinkTypeEthernet, capturetest.PcapNG, 40, 12),
+		"sll.pcap":        capturetest.Tangle(layers.LinkTypeLinuxSLL, capturetest.PcapNanos, 25, 16),
+	}
+}
+
+// dump reads a capture and writes down everything Read gives: each
+// record whole, the error and the Stats. stopAt > 0 stops the reading at
+// that record.
+func dump(t *testing.T, data []byte, opts Options, serial bool, stopAt int) string {
+	t.Helper()
+	defer func(m int) { readMode = m }(readMode)
+	readMode = ahead
+	if serial {
+		readMode = inOne
+	}
+	var b strings.Builder
+	n := 0
+	stop := errors.New("stop")
+	// A small buffer, so that Record.Idle is set now and then.
+	stats, err := Read(bufio.NewReaderSize(bytes.NewReader(data), 16), opts, func(r *Record) error {
+		n++
+		fmt.Fprintf(&b, "%d %s %s %s %v", r.Kind, r.Conn, r.Dir, TimeString(r.Time), r.Idle)
+		if r.Frame != nil {
+			fmt.Fprintf(&b, " frame %d@%d %+v %x", r.Frame.Index, r.Frame.Offset, r.Frame.Header, r.Frame.Raw)
+		}
+		fmt.Fprintf(&b, " json %s text %q", r.JSON, r.Text)
+		if r.Err != nil {
+			fmt.Fprintf(&b, " err %v", r.Err)
+		}
+		if r.Moved != nil {
+			fmt.Fprintf(&b, " moved %+v", *r.Moved)
+		}
+		b.WriteByte('\n')
+		if n == stopAt {
+			return stop
+		}
+		return nil
+	})
+	if stopAt > 0 {
+		// Stopped early, the reading ahead has read further: only the
+		// records and the error are the same.
+		fmt.Fprintf(&b, "error %v\n", err)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "error %v\nstats %+v\n", err, stats)
+	return b.String()
+}
+
+// Reading ahead (the packets read and decoded on a goroutine of their
+// own) gives the records, errors and Stats of reading in one goroutine,
+// whatever the options, on captures with every hazard.
+func TestReadAheadSameAsSerial(t *testing.T) {
+	conn := ConnID{netip.MustParseAddrPort("[fd00::2]:40001"), netip.MustParseAddrPort("[fd00::9]:7000")}
+	for name, data := range tangles() {
+		for _, oc := range []struct {
+			name string
+			opts Options
+		}{
+			{"defaults", Options{}},
+			{"ports", Options{Ports: []int{40003, 40004, 40005}}},
+			{"conn", Options{Conn: conn}},
+			{"no such conn", Options{Conn: ConnID{netip.MustParseAddrPort("10.1.1.1:1"), netip.MustParseAddrPort("10.1.1.2:2")}}},
+			{"few conns", Options{MaxConns: 7}},
+			{"small reassembly buffer", Options{ReassemblyBuffer: 1}},
+			{"small frames", Options{MaxFrameSize: 40}},
+		} {
+			t.Run(name+"/"+oc.name, func(t *testing.T) {
+				want := dump(t, data, oc.opts, true, 0)
+				got := dump(t, data, oc.opts, false, 0)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("read ahead (-serial +ahead):\n%s", diff)
+				}
+				if strings.Count(want, "\n") < 100 && oc.name == "defaults" {
+					t.Errorf("only %d records", strings.Count(want, "\n"))
+				}
+			})
+		}
+		// Cut short: the records before the damage, then the same
+		// FormatError, the same packet number.
+		for _, cut := range []int{len(data) / 3, len(data) - 7} {
+			t.Run(fmt.Sprintf("%s/cut at %d", name, cut), func(t *testing.T) {
+				want := dump(t, data[:cut], Options{}, true, 0)
+				got := dump(t, data[:cut], Options{}, false, 0)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("read ahead (-serial +ahead):\n%s", diff)
+				}
+				if !strings.Contains(want, "error packet ") {
+					t.Errorf("no FormatError:\n%s", want[max(0, len(want)-300):])
+				}
+			})
+		}
+		// Stopped by the callback, at the first record and further on.
+		for _, at := range []int{1, 150} {
+			t.Run(fmt.Sprintf("%s/stop at %d", name, at), func(t *testing.T) {
+				want := dump(t, data, Options{}, true, at)
+				got := dump(t, data, Options{}, false, at)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("read ahead (-serial +ahead):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// decode's records of the tangles (Stream, as `toonkit decode --keep-going
+// FILE` writes them) are byte for byte those of the reading before it read
+// ahead: the hashes are of that command's output at commit c561d88. With
+// one worker and two (the payloads checked on the workers, a read again
+// with one worker after a frame checked there is not JSON), reading ahead
+// and not.
+func TestTangleDecodeUnchanged(t *testing.T) {
+	defer func(m int) { readMode = m }(readMode)
+	want := map[string]string{"ethernet.pcapng": "7d536ac5b36611c7", "sll.pcap": "f85cf4fa96911e2c"}
+	for name, data := range tangles() {
+		for _, mode := range []int{inOne, ahead} {
+			readMode = mode
+			for _, workers := range []int{1, 2} {
+				var out bytes.Buffer
+				opts := StreamOptions{Workers: workers, Append: func(dst []byte, r *Record) []byte {
+					return append(AppendRecord(dst, r), '\n')
+				}, Reopen: func() (io.Reader, error) { return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil }}
+				err := Stream(context.Background(), bufio.NewReaderSize(bytes.NewReader(data), 64<<10), opts, StreamHandler{
+					Records: func(b []byte, ends []int, frames int) error { out.Write(b); return nil },
+					Other:   func(r *Record) error { return nil },
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := fmt.Sprintf("%x", sha256.Sum256(out.Bytes()))[:16]; got != want[name] {
+					t.Errorf("%s mode %d -j %d: sha256 %s, want %s", name, mode, workers, got, want[name])
+				}
+			}
+		}
+	}
+}
