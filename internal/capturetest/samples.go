@@ -1,11 +1,15 @@
 package capturetest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -281,4 +285,49 @@ func Tangle(link layers.LinkType, file File, conns, rounds int) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// SmallFrames is a pcapng of about size bytes of small frames over 100
+// connections (payloads of about 40 to 220 bytes, one frame a segment,
+// requests and responses interleaved), as `gencapture -bench MB -small`
+// writes for scripts/bench.sh: the capture where the cost of a packet,
+// not of a byte, decides.
+func SmallFrames(size int) []byte {
+	var out bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&out, layers.LinkTypeEthernet)
+	if err != nil {
+		panic(err)
+	}
+	b := &Builder{Emit: func(t time.Time, data []byte) {
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: len(data)}, data); err != nil {
+			panic(err)
+		}
+	}}
+	cs := make([]*Conn, 100)
+	off := make([][2]int, len(cs))
+	for i := range cs {
+		cs[i] = b.Conn(fmt.Sprintf("10.0.0.%d:%d", i+1, 40000+i), "10.1.0.1:7000")
+		cs[i].Handshake()
+	}
+	const words = "the orchestrator asks the subagent to read the report and sum the figures of the third quarter "
+	seq := 0
+	for out.Len() < size {
+		for i, c := range cs {
+			for dir := range 2 {
+				seq++
+				text := make([]byte, seq*7919%180)
+				for k := range text {
+					text[k] = words[k%len(words)]
+				}
+				f := Frame([]kado.MessageType{kado.Instruction, kado.ToolResult}[dir], seq,
+					fmt.Sprintf(`{"conn":%d,"seq":%d,"role":%q,"text":"%s"}`, i, seq, []string{"orchestrator", "subagent"}[dir], text))
+				c.Send(dir, off[i][dir], f)
+				off[i][dir] += len(f)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		panic(err)
+	}
+	return out.Bytes()
 }

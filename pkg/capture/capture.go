@@ -671,7 +671,13 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 	}
 	p := d.parsers[first]
 	if p == nil {
-		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp)
+		p = gopacket.NewDecodingLayerParser(first)
+		// An array indexed by layer type, in place of the default map:
+		// a lookup for every layer of every packet.
+		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp} {
+			p.AddDecodingLayer(l)
+		}
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
