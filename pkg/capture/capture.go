@@ -25,6 +25,11 @@
 // connection that was already open when the capture began starts at its
 // first plausible header.
 //
+// When more than one CPU may run Go code, Read reads the file and decodes
+// the packets' layers on a goroutine of its own, a few batches of segments
+// ahead of the reassembly and the frame reading; the records, their order
+// and their errors are the same either way.
+//
 // Memory is bounded: per direction the frame reader holds at most one frame
 // (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
 // Options.ReassemblyBuffer bytes of out-of-order data, and at most
@@ -273,7 +278,9 @@ type packetSource interface {
 // Read reads the capture in and calls fn with every record, in capture
 // order. An error from fn stops the reading and is returned. A file that
 // cannot be read gives a *FormatError (the records before it have been
-// given to fn); an I/O error is returned as it is.
+// given to fn); an I/O error is returned as it is. Read returns only once
+// nothing reads in any more: stopped early, it waits for a read of in that
+// is under way on the goroutine reading ahead.
 func Read(in io.Reader, opts Options, fn func(*Record) error) (Stats, error) {
 	r := newReader(opts, fn)
 	defer r.close()
