@@ -307,7 +307,7 @@ func (h *half) body(yield func(struct{}) bool) {
 		})
 		h.ws.sawMask = h.wsMask
 		in, base, midstream = h.ws, h.base+skipped+int64(wsHeaderLen(br)), false
-	} else if !midstream {
+	} else if !midstream && !notHTTP(h.chunk) {
 		br := bufio.NewReaderSize(src, handshakeMax)
 		ws, err := handshake(br)
 		switch {
@@ -396,6 +396,18 @@ func (h *half) body(yield func(struct{}) bool) {
 		first = false
 		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m, Frame: badFrame})
 	}
+}
+
+// notHTTP reports whether the first bytes of a direction show that it
+// starts with no HTTP message (neither "GET " nor "HTTP"), so that it is
+// read as frames without a look for a WebSocket handshake (handshake would
+// say so, after a copy of the bytes through its buffer).
+func notHTTP(first []byte) bool {
+	if len(first) < 4 {
+		return false
+	}
+	p := string(first[:4])
+	return p != "GET " && p != "HTTP"
 }
 
 // afterPeek reads what br holds (the bytes the handshake looked at), then
