@@ -158,3 +158,27 @@ func TestTangleDecodeUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the capture, reading ahead gives what reading in one goroutine
+// gives: the records, the error and the Stats.
+func FuzzReadAhead(f *testing.F) {
+	f.Add(capturetest.Tangle(layers.LinkTypeEthernet, capturetest.PcapNG, 5, 3))
+	f.Add(capturetest.Tangle(layers.LinkTypeLinuxSLL2, capturetest.PcapBig, 4, 3))
+	f.Add(capturetest.Tangle(layers.LinkTypeRaw, capturetest.Pcap, 4, 3))
+	for _, name := range capturetest.SampleNames() {
+		data, _ := capturetest.Sample(name)
+		f.Add(data)
+	}
+	frag := &capturetest.Builder{Fragment: 24, FragmentsBackwards: true}
+	c := frag.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+	c.Handshake()
+	c.Send(capturetest.C2S, 0, capturetest.Frame(1, 1, `{"fragmented":"into pieces of 24 bytes"}`))
+	f.Add(frag.Bytes())
+	opts := Options{MaxFrameSize: 1 << 16, MaxConns: 8, ReassemblyBuffer: 1 << 14}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := dump(t, data, opts, true, 0)
+		if got := dump(t, data, opts, false, 0); got != want {
+			t.Errorf("read ahead (-serial +ahead):\n%s", cmp.Diff(want, got))
+		}
+	})
+}
