@@ -238,6 +238,8 @@ type Options struct {
 	// with speculate, also one at the end of the bytes at hand (its Record
 	// has spec set).
 	deferJSON, speculate bool
+	// inOne: read in one goroutine, whatever the CPUs (Records).
+	inOne bool
 }
 
 // Defaults of Options.
@@ -290,8 +292,11 @@ func Read(in io.Reader, opts Options, fn func(*Record) error) (Stats, error) {
 
 // Records returns the records of the capture in as an iterator; the final
 // error, if any, is the last pair. Records are valid until the next
-// iteration.
+// iteration. The capture is read in one goroutine (not ahead), so that
+// between iterations nothing reads in: the caller may look at it (a
+// bufio.Reader's Buffered, say).
 func Records(in io.Reader, opts Options) iter.Seq2[*Record, error] {
+	opts.inOne = true
 	return func(yield func(*Record, error) bool) {
 		stop := errors.New("stop")
 		_, err := Read(in, opts, func(rec *Record) error {
@@ -362,7 +367,7 @@ func (r *reader) run(in io.Reader) error {
 	pr := &packetReader{src: src, opts: &r.opts, ports: r.ports, stats: &r.stats}
 	pr.bufd, _ = in.(interface{ Buffered() int })
 	pr.dec.frag.stats = &r.stats
-	if readMode == ahead || readMode == byCPUs && runtime.GOMAXPROCS(0) > 1 {
+	if readMode == ahead || readMode == byCPUs && !r.opts.inOne && runtime.GOMAXPROCS(0) > 1 {
 		return r.runAhead(pr)
 	}
 	for r.err == nil {
