@@ -33,14 +33,17 @@ type capItem struct {
 	start, jstart, end int // the frame's bytes and JSON in the arena
 	rep                *report
 	ev                 *event
+	// A good frame, once a worker has rendered it: the RLE oddities
+	// its report found (what countGood needs besides the frame).
+	good     bool
+	warnings int
 }
 
 type capBatch struct {
 	arena []byte
 	items []capItem
-	reps  []report // the reports of the good frames, by item (reused with the batch)
-	idle  bool     // the input had nothing buffered after the batch: flush
-	err   error    // the capture's final error, after the items
+	idle  bool  // the input had nothing buffered after the batch: flush
+	err   error // the capture's final error, after the items
 	out   bytes.Buffer
 }
 
@@ -110,17 +113,16 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		defer func() { clones <- wi }()
 		b.out.Reset()
 		wi.w = &errWriter{w: &b.out}
-		if cap(b.reps) < len(b.items) {
-			b.reps = make([]report, len(b.items))
-		}
-		b.reps = b.reps[:len(b.items)]
 		for i := range b.items {
 			it := &b.items[i]
 			switch {
 			case it.rep == nil && it.ev == nil:
+				// One report per worker serves: the writer counts the
+				// frame from the item (countGood).
 				it.f.Raw = b.arena[it.start:it.jstart]
-				it.rep = wi.frameReport(&b.reps[i], &it.f, b.arena[it.jstart:it.end], it.src)
-				wi.render(fc, it.rep)
+				rep := wi.frameReport(&wi.capRep, &it.f, b.arena[it.jstart:it.end], it.src)
+				wi.render(fc, rep)
+				it.good, it.warnings = true, len(rep.warnings)
 			case it.rep != nil:
 				wi.render(fc, it.rep)
 			default:
@@ -132,7 +134,9 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 	write := func(b *capBatch) error {
 		for i := range b.items {
 			met = true
-			if it := &b.items[i]; it.rep != nil {
+			if it := &b.items[i]; it.good {
+				in.countGood(s, &it.f, it.warnings, &it.src)
+			} else if it.rep != nil {
 				in.count(s, it.rep)
 			} else {
 				in.countEvent(it.ev, s)

@@ -503,6 +503,26 @@ func (in *Inspector) count(s *Summary, rep *report) {
 	}
 }
 
+// countGood counts a good frame of a capture as count counts its report
+// (frameReport's): valid, with warnings RLE oddities, from src.
+func (in *Inspector) countGood(s *Summary, f *binary.Frame, warnings int, src *source) {
+	s.Frames++
+	s.Valid++
+	if f.Compressed() {
+		s.Compressed++
+	}
+	s.Bytes += int64(f.Size())
+	s.Warnings += warnings
+	if typ := f.Header.Type; int(typ) < len(s.Types) {
+		s.Types[typ]++
+	}
+	if warnings > 0 {
+		s.check("rle", warnings)
+	}
+	s.conn(src.conn).Frames++
+	s.seen(src.time)
+}
+
 // skip passes over n bytes of r: by seeking when r can seek, else by
 // reading. It returns how many bytes it passed over.
 func skip(r io.Reader, n int64) (int64, error) {

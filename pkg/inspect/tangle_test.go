@@ -5,11 +5,16 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/toonkit/toonkit/internal/capturetest"
 	"github.com/toonkit/toonkit/pkg/capture"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
 // The views of captures with every hazard (capturetest.Tangle: frames split
@@ -53,5 +58,40 @@ func TestTangleViewsUnchanged(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// countGood counts a good frame of a capture as count counts the frame's
+// report: plain and compressed frames, one with an RLE zero count (a
+// warning), of two connections.
+func TestCountGoodIsCount(t *testing.T) {
+	raws := [][]byte{
+		frame(t, kado.Instruction, 1, `{"instruction":"ping"}`, kado.CompressNever),
+		frame(t, kado.Status, 3, `{"status":"analyzing","log":"`+strings.Repeat(" ", 40)+`"}`, kado.CompressAlways),
+		rawFrame(1, 4, -1, 5, []byte("\x5a{\"status\":\"\xff\x41\x00ok\",\"progress\":1}")),
+		frame(t, kado.Heartbeat, 4, `{}`, kado.CompressNever),
+	}
+	in := New(io.Discard, Options{})
+	var viaCount, viaGood Summary
+	rd := kado.NewReader(nil, kado.ReaderOptions{})
+	warned := 0
+	for i, raw := range raws {
+		f := kado.Frame{Index: i, Offset: int64(100 * i), Header: kado.ParseHeader(raw), Raw: raw}
+		js, err := rd.JSON(&f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := source{conn: fmt.Sprintf("10.0.0.%d:4000>10.0.0.9:7000", i%2), dir: capture.Dir(i % 2), time: time.Unix(int64(1000+i), 0)}
+		var rep report
+		in.count(&viaCount, in.frameReport(&rep, &f, js, src))
+		in.countGood(&viaGood, &f, len(rep.warnings), &src)
+		warned += len(rep.warnings)
+	}
+	if warned == 0 {
+		t.Fatal("no frame with a warning")
+	}
+	viaCount.connAt, viaGood.connAt = nil, nil
+	if diff := cmp.Diff(viaCount, viaGood, cmp.AllowUnexported(Summary{})); diff != "" {
+		t.Errorf("count (-) and countGood (+):\n%s", diff)
 	}
 }
