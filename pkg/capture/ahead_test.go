@@ -182,3 +182,31 @@ func FuzzReadAhead(f *testing.F) {
 		}
 	})
 }
+
+// Record.Idle marks the records after which the input has nothing more
+// buffered: read from a bufio.Reader of 64 KiB, a pcapng of small frames
+// has about one such place per 64 KiB, and the last record has it. (Behind
+// a second buffer of pcapgo's own, Buffered would say "nothing" for every
+// packet that buffer still held: a batch cut and a flush for each.)
+func TestIdleWhereTheInputIsDrained(t *testing.T) {
+	data := capturetest.SmallFrames(2 << 20)
+	for _, mode := range []int{inOne, ahead} {
+		defer func(m int) { readMode = m }(readMode)
+		readMode = mode
+		n, idle, last := 0, 0, false
+		_, err := Read(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), Options{}, func(r *Record) error {
+			n++
+			if r.Idle {
+				idle++
+			}
+			last = r.Idle
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if most := len(data)/(64<<10) + 2; idle > most || !last || n < 5000 {
+			t.Errorf("mode %d: %d of %d records idle (at most %d), the last idle: %v", mode, idle, n, most, last)
+		}
+	}
+}

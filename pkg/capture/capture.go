@@ -38,6 +38,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -577,10 +578,24 @@ func (r *reader) emit(h *half, rec *Record) {
 }
 
 func openSource(in io.Reader) (packetSource, error) {
-	// pcapgo reads through its own bufio.Reader (pcapng) or reads exact
-	// sizes (pcap): a 4-byte look decides.
+	// pcapgo reads through a bufio.Reader of its own (pcapng: one given
+	// serves when it is at least 4 KiB, so that its Buffered says what
+	// Record.Idle says) or reads exact sizes (pcap): a 4-byte look decides.
 	var magic [4]byte
-	n, err := io.ReadFull(in, magic[:])
+	full := in
+	var n int
+	var err error
+	if br, ok := in.(*bufio.Reader); ok {
+		var p []byte
+		p, err = br.Peek(4)
+		n = copy(magic[:], p)
+		if err == io.EOF && n > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		n, err = io.ReadFull(in, magic[:])
+		full = io.MultiReader(bytes.NewReader(magic[:]), in)
+	}
 	if err != nil {
 		if n == 0 && err == io.EOF {
 			return nil, &FormatError{Err: errors.New("the input is empty")}
@@ -593,7 +608,6 @@ func openSource(in io.Reader) (packetSource, error) {
 	if codec.Detect(magic[:]).Format != codec.Pcap {
 		return nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
 	}
-	full := io.MultiReader(bytes.NewReader(magic[:]), in)
 	if binary.BigEndian.Uint32(magic[:]) == 0x0a0d0d0a {
 		ng, err := pcapgo.NewNgReader(full, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
