@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/gopacket/gopacket/layers"
@@ -207,6 +208,68 @@ func TestIdleWhereTheInputIsDrained(t *testing.T) {
 		}
 		if most := len(data)/(64<<10) + 2; idle > most || !last || n < 5000 {
 			t.Errorf("mode %d: %d of %d records idle (at most %d), the last idle: %v", mode, idle, n, most, last)
+		}
+	}
+}
+
+// A pcapng on a pipe (tcpdump -w - | ...), read through a bufio.Reader:
+// each frame is given, marked Idle, as soon as the packet that completes
+// it has been written, while the pipe stays open (in one goroutine and
+// reading ahead).
+func TestPcapngOnAPipeAsItComes(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.PcapNG}
+	c := b.Conn("10.0.0.1:40000", "10.0.0.2:7000")
+	c.Handshake()
+	off := 0
+	for i := 1; i <= 3; i++ {
+		f := capturetest.Frame(1, i, fmt.Sprintf(`{"step":%d}`, i))
+		c.Send(capturetest.C2S, off, f)
+		off += len(f)
+	}
+	data := b.Bytes()
+	var blocks [][]byte // section header, interface, then a block a packet
+	for at := 0; at < len(data); {
+		n := int(data[at+4]) | int(data[at+5])<<8 | int(data[at+6])<<16 | int(data[at+7])<<24
+		blocks = append(blocks, data[at:at+n])
+		at += n
+	}
+	if len(blocks) != 2+3+3 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	defer func(m int) { readMode = m }(readMode)
+	for _, mode := range []int{inOne, ahead} {
+		readMode = mode
+		pr, pw := io.Pipe()
+		got := make(chan string, 8)
+		done := make(chan error, 1)
+		go func() {
+			_, err := Read(bufio.NewReaderSize(pr, 64<<10), Options{}, func(r *Record) error {
+				if r.Kind == Frame {
+					got <- fmt.Sprintf("%d %v", r.Frame.Header.SequenceID, r.Idle)
+				}
+				return nil
+			})
+			done <- err
+		}()
+		for i, blk := range blocks {
+			if _, err := pw.Write(blk); err != nil {
+				t.Fatal(err)
+			}
+			if i < 5 {
+				continue // the headers and the handshake
+			}
+			select {
+			case s := <-got:
+				if want := fmt.Sprintf("%d true", i-4); s != want {
+					t.Errorf("mode %d: record %q, want %q", mode, s, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("mode %d: frame %d not given while the pipe stays open", mode, i-4)
+			}
+		}
+		pw.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
