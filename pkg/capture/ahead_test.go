@@ -273,3 +273,20 @@ func TestPcapngOnAPipeAsItComes(t *testing.T) {
 		}
 	}
 }
+
+// TimeCache appends what AppendTime appends, whatever the times before.
+func TestTimeCacheIsAppendTime(t *testing.T) {
+	var c TimeCache
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	times := []time.Time{
+		base, base.Add(1), base.Add(999999999), base.Add(time.Second), base.Add(time.Second + 7),
+		base.Add(-1), base, base.In(time.FixedZone("x", 3600)).Add(5), base.Add(24 * time.Hour),
+		time.Date(10000, 1, 1, 0, 0, 0, 5, time.UTC), base.Add(3), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), base,
+	}
+	for i, tm := range times {
+		want := string(AppendTime([]byte("x"), tm))
+		if got := string(c.Append([]byte("x"), tm)); got != want {
+			t.Errorf("time %d: %q, want %q", i, got, want)
+		}
+	}
+}

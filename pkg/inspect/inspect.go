@@ -14,6 +14,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -272,7 +273,8 @@ type Inspector struct {
 
 	// scratch, reused from frame to frame
 	unrle, compact, line, title []byte
-	capRep                      report // the report of a capture's frame (classify)
+	capRep                      report            // the report of a capture's frame (classify)
+	times                       capture.TimeCache // the capture times of --oneline
 }
 
 // New returns an Inspector that writes to w.
