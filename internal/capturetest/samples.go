@@ -1,11 +1,15 @@
 package capturetest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -163,4 +167,167 @@ func SampleNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Tangle is a capture of conns connections over rounds rounds of frames
+// each way, on the given link and file format, with every hazard a real
+// capture has, chosen by a fixed seed: frames split at any offset, several
+// frames in one segment, segments out of order, sent twice, overlapping, a
+// segment lost, a payload that is not JSON, IPv6 connections beside IPv4
+// ones, WebSocket connections (masked, messages in continuation frames,
+// text messages), and a connection already open when the capture began.
+// It is large enough (conns*rounds*3 packets or so) to cross the batches
+// a reader works in.
+func Tangle(link layers.LinkType, file File, conns, rounds int) []byte {
+	b := &Builder{Link: link, File: file}
+	rng := uint64(0x9e3779b97f4a7c15)
+	rnd := func(n int) int {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(n))
+	}
+	type conn struct {
+		c    *Conn
+		ws   bool
+		off  [2]int
+		mask []byte
+	}
+	cs := make([]*conn, conns)
+	for i := range cs {
+		client, server := fmt.Sprintf("10.0.%d.%d:%d", i/200, i%200+1, 40000+i), "10.9.0.1:7000"
+		if i%3 == 1 {
+			client, server = fmt.Sprintf("[fd00::%x]:%d", i+1, 40000+i), "[fd00::9]:7000"
+		}
+		c := &conn{c: b.Conn(client, server), ws: i%5 == 2, mask: []byte{byte(i), 0x5a, 0xa5, byte(i * 7)}}
+		if i == conns-1 {
+			// already open: no handshake, and the first bytes seen are
+			// the end of a frame
+			c.off = [2]int{1000, 2000}
+			tail := Frame(kado.Status, 0, `{"cut":"before the capture"}`)
+			c.c.Send(C2S, c.off[0], tail[7:])
+			c.off[0] += len(tail) - 7
+		} else {
+			c.c.Handshake()
+		}
+		if c.ws {
+			c.c.Send(C2S, 0, []byte(WSRequest))
+			c.c.Send(S2C, 0, []byte(WSResponse))
+			c.off = [2]int{len(WSRequest), len(WSResponse)}
+		}
+		cs[i] = c
+	}
+	seq := 0
+	for round := range rounds {
+		for i, c := range cs {
+			for dir := range 2 {
+				seq++
+				typ := []kado.MessageType{kado.Instruction, kado.ToolResult}[dir]
+				payload := fmt.Sprintf(`{"conn":%d,"round":%d,"dir":%d,"text":"%s"}`, i, round, dir, fmt.Sprint(seq*7919%1000))
+				if rnd(40) == 0 {
+					payload = `{"not json":` // a payload that is not JSON
+				}
+				data := Frame(typ, seq, payload)
+				if rnd(4) == 0 { // two frames in one go
+					data = append(data, Frame(typ, seq, `{"second":true}`)...)
+				}
+				if c.ws {
+					var mask []byte
+					if dir == C2S {
+						mask = c.mask
+					}
+					switch rnd(3) {
+					case 0:
+						data = WSFrame(true, 2, data, mask)
+					case 1: // in two frames: a continuation
+						k := 1 + rnd(len(data)-1)
+						data = append(WSFrame(false, 2, data[:k], mask), WSFrame(true, 0, data[k:], mask)...)
+					default: // a text message first
+						data = append(WSFrame(true, 1, []byte(fmt.Sprintf("text %d", seq)), mask), WSFrame(true, 2, data, mask)...)
+					}
+				}
+				off := c.off[dir]
+				c.off[dir] += len(data)
+				switch rnd(8) {
+				case 0, 1, 2: // one segment
+					c.c.Send(dir, off, data)
+				case 3: // split at any offset
+					c.c.SendSplit(dir, off, data, 1+rnd(len(data)-1))
+				case 4: // three pieces, the last first
+					k1 := 1 + rnd(len(data)-2)
+					k2 := k1 + 1 + rnd(len(data)-k1-1)
+					c.c.Send(dir, off+k2, data[k2:])
+					c.c.Send(dir, off, data[:k1])
+					c.c.Send(dir, off+k1, data[k1:k2])
+				case 5: // sent twice
+					c.c.Send(dir, off, data)
+					c.c.Send(dir, off, data)
+				case 6: // overlapping segments
+					k := 1 + rnd(len(data)-1)
+					c.c.Send(dir, off, data[:k])
+					back := min(k, 1+rnd(8))
+					c.c.Send(dir, off+k-back, data[k-back:])
+				default: // a segment the capture missed, now and then
+					k := 1 + rnd(len(data)-1)
+					c.c.Send(dir, off, data[:k])
+					if rnd(6) == 0 {
+						b.Lose(b.Packets() - 1)
+					}
+					c.c.Send(dir, off+k, data[k:])
+				}
+			}
+		}
+	}
+	for i, c := range cs {
+		if i%4 != 3 { // some connections are never closed
+			c.c.Fin(C2S, c.off[0])
+			c.c.Fin(S2C, c.off[1])
+		}
+	}
+	return b.Bytes()
+}
+
+// SmallFrames is a pcapng of about size bytes of small frames over 100
+// connections (payloads of about 40 to 220 bytes, one frame a segment,
+// requests and responses interleaved), as `gencapture -bench MB -small`
+// writes for scripts/bench.sh: the capture where the cost of a packet,
+// not of a byte, decides.
+func SmallFrames(size int) []byte {
+	var out bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&out, layers.LinkTypeEthernet)
+	if err != nil {
+		panic(err)
+	}
+	b := &Builder{Emit: func(t time.Time, data []byte) {
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: len(data)}, data); err != nil {
+			panic(err)
+		}
+	}}
+	cs := make([]*Conn, 100)
+	off := make([][2]int, len(cs))
+	for i := range cs {
+		cs[i] = b.Conn(fmt.Sprintf("10.0.0.%d:%d", i+1, 40000+i), "10.1.0.1:7000")
+		cs[i].Handshake()
+	}
+	const words = "the orchestrator asks the subagent to read the report and sum the figures of the third quarter "
+	seq := 0
+	for out.Len() < size {
+		for i, c := range cs {
+			for dir := range 2 {
+				seq++
+				text := make([]byte, seq*7919%180)
+				for k := range text {
+					text[k] = words[k%len(words)]
+				}
+				f := Frame([]kado.MessageType{kado.Instruction, kado.ToolResult}[dir], seq,
+					fmt.Sprintf(`{"conn":%d,"seq":%d,"role":%q,"text":"%s"}`, i, seq, []string{"orchestrator", "subagent"}[dir], text))
+				c.Send(dir, off[i][dir], f)
+				off[i][dir] += len(f)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		panic(err)
+	}
+	return out.Bytes()
 }

@@ -25,6 +25,11 @@
 // connection that was already open when the capture began starts at its
 // first plausible header.
 //
+// When more than one CPU may run Go code, Read reads the file and decodes
+// the packets' layers on a goroutine of its own, a few batches of segments
+// ahead of the reassembly and the frame reading; the records, their order
+// and their errors are the same either way.
+//
 // Memory is bounded: per direction the frame reader holds at most one frame
 // (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
 // Options.ReassemblyBuffer bytes of out-of-order data, and at most
@@ -33,6 +38,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -40,6 +46,7 @@ import (
 	"io"
 	"iter"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -109,6 +116,10 @@ type Record struct {
 	// Moved says, after a Problem that is a bad frame (a
 	// *kado.FrameError), how the frame reader went on.
 	Moved *kado.Moved
+	// Idle says that the input, when it has a Buffered() int method (a
+	// bufio.Reader has it), had nothing more buffered when the record was
+	// given: after a live capture's last packet so far, a place to flush.
+	Idle bool
 	// spec: a frame whose payload Stream's workers check, where the
 	// reading pass did not know what follows it (Options.speculate).
 	spec bool
@@ -151,6 +162,40 @@ func AppendTime(dst []byte, t time.Time) []byte {
 	put(20, 9, t.Nanosecond())
 	b[29] = 'Z'
 	return append(dst, b[:]...)
+}
+
+// TimeCache appends times as AppendTime does, reusing the date and time
+// of day of the second it formatted last: a capture's records mostly fall
+// in the same second as the one before. The zero TimeCache is ready to
+// use; it is not safe for concurrent use.
+type TimeCache struct {
+	sec    int64 // the second of prefix, when ok
+	ok     bool
+	prefix [20]byte // "2006-01-02T15:04:05."
+}
+
+// Append appends TimeString(t) to dst.
+func (c *TimeCache) Append(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	if sec := t.Unix(); !c.ok || sec != c.sec {
+		var b [30]byte
+		full := AppendTime(b[:0], t)
+		if len(full) != len(b) { // a year AppendTime writes otherwise
+			c.ok = false
+			return append(dst, full...)
+		}
+		copy(c.prefix[:], full)
+		c.sec, c.ok = sec, true
+	}
+	dst = append(dst, c.prefix[:]...)
+	var ns [10]byte
+	v := t.Nanosecond()
+	for i := 8; i >= 0; i-- {
+		ns[i] = byte('0' + v%10)
+		v /= 10
+	}
+	ns[9] = 'Z'
+	return append(dst, ns[:]...)
 }
 
 // Error is a problem found in one direction of a connection.
@@ -228,6 +273,8 @@ type Options struct {
 	// with speculate, also one at the end of the bytes at hand (its Record
 	// has spec set).
 	deferJSON, speculate bool
+	// inOne: read in one goroutine, whatever the CPUs (Records).
+	inOne bool
 }
 
 // Defaults of Options.
@@ -268,7 +315,9 @@ type packetSource interface {
 // Read reads the capture in and calls fn with every record, in capture
 // order. An error from fn stops the reading and is returned. A file that
 // cannot be read gives a *FormatError (the records before it have been
-// given to fn); an I/O error is returned as it is.
+// given to fn); an I/O error is returned as it is. Read returns only once
+// nothing reads in any more: stopped early, it waits for a read of in that
+// is under way on the goroutine reading ahead.
 func Read(in io.Reader, opts Options, fn func(*Record) error) (Stats, error) {
 	r := newReader(opts, fn)
 	defer r.close()
@@ -278,8 +327,11 @@ func Read(in io.Reader, opts Options, fn func(*Record) error) (Stats, error) {
 
 // Records returns the records of the capture in as an iterator; the final
 // error, if any, is the last pair. Records are valid until the next
-// iteration.
+// iteration. The capture is read in one goroutine (not ahead), so that
+// between iterations nothing reads in: the caller may look at it (a
+// bufio.Reader's Buffered, say).
 func Records(in io.Reader, opts Options) iter.Seq2[*Record, error] {
+	opts.inOne = true
 	return func(yield func(*Record, error) bool) {
 		stop := errors.New("stop")
 		_, err := Read(in, opts, func(rec *Record) error {
@@ -314,9 +366,8 @@ type reader struct {
 	live      bool    // a Live: a direction that does not start with a frame is read on (resynchronised)
 	pool      *reassembly.StreamPool
 	asm       *reassembly.Assembler
-	dec       packetDecoder
-	matched   bool     // a segment of Options.Conn was seen
-	seen      connSeen // the connections Options.Conn did not select
+	ctxs      []assemblerContext // the slab context takes from
+	idle      bool               // Record.Idle of the records given now
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
@@ -336,7 +387,6 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 			r.ports[uint16(p)] = true
 		}
 	}
-	r.dec.frag.stats = &r.stats
 	r.pool = reassembly.NewStreamPool(factory{r})
 	r.asm = reassembly.NewAssembler(r.pool)
 	r.asm.MaxBufferedPagesPerConnection = max(1, opts.ReassemblyBuffer/pageSize)
@@ -349,65 +399,134 @@ func (r *reader) run(in io.Reader) error {
 	if err != nil {
 		return err
 	}
+	pr := &packetReader{src: src, opts: &r.opts, ports: r.ports, stats: &r.stats}
+	pr.bufd, _ = in.(interface{ Buffered() int })
+	pr.dec.frag.stats = &r.stats
+	if readMode == ahead || readMode == byCPUs && !r.opts.inOne && runtime.GOMAXPROCS(0) > 1 {
+		return r.runAhead(pr)
+	}
 	for r.err == nil {
-		data, ci, err := src.ZeroCopyReadPacketData()
+		tcp, flow, t, err := pr.next()
+		r.idle = pr.idle
 		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			r.end()
+			if r.err != nil {
+				return r.err
+			}
+			return err
+		}
+		if tcp != nil {
+			r.assemble(flow, tcp, t)
+		}
+	}
+	r.end()
+	pr.dec.frag.end()
+	return r.finalErr(pr)
+}
+
+// finalErr is the error of a capture read to its end: fn's, or Options.Conn
+// naming no connection of it.
+func (r *reader) finalErr(pr *packetReader) error {
+	if r.err == nil && r.opts.Conn.IsValid() && !pr.matched {
+		return &NoConnError{Want: r.opts.Conn, Conns: pr.seen.names, More: pr.seen.more}
+	}
+	return r.err
+}
+
+// assemble gives a TCP segment, captured at t, to the reassembler.
+func (r *reader) assemble(flow gopacket.Flow, tcp *layers.TCP, t time.Time) {
+	r.stats.TCP++
+	r.now = t
+	r.asm.AssembleWithContext(flow, tcp, r.context(t))
+	if len(r.held) > 0 {
+		r.release()
+	}
+	if r.stats.TCP%idleEvery == 0 {
+		r.closeIdle()
+	}
+}
+
+// context is the AssemblerContext of a segment captured at t. The
+// reassembler keeps it with the segment's bytes when they wait behind a
+// hole, so each segment has its own; they are allocated ctxSlab at a time.
+func (r *reader) context(t time.Time) *assemblerContext {
+	if len(r.ctxs) == cap(r.ctxs) {
+		r.ctxs = make([]assemblerContext, 0, ctxSlab)
+	}
+	r.ctxs = append(r.ctxs, assemblerContext{t: t})
+	return &r.ctxs[len(r.ctxs)-1]
+}
+
+// ctxSlab is the number of AssemblerContexts allocated at once: a slab is
+// kept while one of them is (with bytes waiting behind a hole), so it is
+// small.
+const ctxSlab = 32
+
+// packetReader reads the packets of a capture file and finds their TCP
+// segments: the file format, the link, network and transport layers, IP
+// fragments, and Options.Ports and Options.Conn.
+type packetReader struct {
+	src     packetSource
+	bufd    interface{ Buffered() int } // the input, when it says what it holds
+	idle    bool                        // it held nothing after the last read
+	opts    *Options
+	ports   map[uint16]bool
+	stats   *Stats // Packets, Undecoded, Fragments, FragmentsLost
+	dec     packetDecoder
+	matched bool     // a segment of Options.Conn was seen
+	seen    connSeen // the connections Options.Conn did not select
+}
+
+// next returns the next TCP segment that Options select, its network flow
+// and its capture time; io.EOF at the end of the file, or a *FormatError.
+// The segment is valid until the next call. When a packet passed over
+// leaves the input idle, next returns no segment and no error.
+func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
+	for {
+		data, ci, err := pr.src.ZeroCopyReadPacketData()
+		pr.idle = pr.bufd != nil && pr.bufd.Buffered() == 0
+		if err == io.EOF {
+			return nil, gopacket.Flow{}, time.Time{}, err
 		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				err = errors.New("the file ends inside a packet record")
 			}
-			r.end()
-			if r.err != nil {
-				return r.err
-			}
-			return &FormatError{Packet: r.stats.Packets + 1, Err: err}
+			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets + 1, Err: err}
 		}
-		r.stats.Packets++
-		lt := linkType(src, ci)
-		tcp, flow, err := r.dec.decode(lt, data, ci.Timestamp)
+		pr.stats.Packets++
+		lt := linkType(pr.src, ci)
+		tcp, flow, err := pr.dec.decode(lt, data, ci.Timestamp)
 		if err != nil {
-			r.end()
-			if r.err != nil {
-				return r.err
-			}
-			return &FormatError{Packet: r.stats.Packets, Err: err}
+			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets, Err: err}
 		}
 		if tcp == nil {
-			r.stats.Undecoded++
-			continue
-		}
-		if r.ports != nil && !r.ports[uint16(tcp.SrcPort)] && !r.ports[uint16(tcp.DstPort)] {
-			continue
-		}
-		if r.opts.Conn.IsValid() {
-			src, dst := flowEnds(flow, tcp)
-			if !r.opts.Conn.Matches(src, dst) {
-				if !r.matched {
-					r.seen.add(src, dst, tcp.SYN, tcp.ACK)
-				}
-				continue
+			pr.stats.Undecoded++
+			if pr.idle {
+				return nil, flow, ci.Timestamp, nil
 			}
-			r.matched = true
+			continue
 		}
-		r.stats.TCP++
-		r.now = ci.Timestamp
-		ctx := assemblerContext(ci)
-		r.asm.AssembleWithContext(flow, tcp, &ctx)
-		if len(r.held) > 0 {
-			r.release()
+		if pr.ports != nil && !pr.ports[uint16(tcp.SrcPort)] && !pr.ports[uint16(tcp.DstPort)] {
+			tcp = nil
+		} else if pr.opts.Conn.IsValid() {
+			src, dst := flowEnds(flow, tcp)
+			if !pr.opts.Conn.Matches(src, dst) {
+				if !pr.matched {
+					pr.seen.add(src, dst, tcp.SYN, tcp.ACK)
+				}
+				tcp = nil
+			} else {
+				pr.matched = true
+			}
 		}
-		if r.stats.TCP%idleEvery == 0 {
-			r.closeIdle()
+		if tcp != nil || pr.idle {
+			return tcp, flow, ci.Timestamp, nil
 		}
 	}
-	r.end()
-	r.dec.frag.end()
-	if r.err == nil && r.opts.Conn.IsValid() && !r.matched {
-		return &NoConnError{Want: r.opts.Conn, Conns: r.seen.names, More: r.seen.more}
-	}
-	return r.err
 }
 
 // closeIdle ends the connections that have been idle for IdleTimeout of
@@ -466,6 +585,7 @@ func (r *reader) emit(h *half, rec *Record) {
 	}
 	h.last = rec.Time
 	if !r.deferring && len(r.waiting) == 0 && len(r.held) == 0 {
+		rec.Idle = r.idle
 		r.err = r.fn(rec)
 		return
 	}
@@ -492,10 +612,24 @@ func (r *reader) emit(h *half, rec *Record) {
 }
 
 func openSource(in io.Reader) (packetSource, error) {
-	// pcapgo reads through its own bufio.Reader (pcapng) or reads exact
-	// sizes (pcap): a 4-byte look decides.
+	// pcapgo reads through a bufio.Reader of its own (pcapng: one given
+	// serves when it is at least 4 KiB, so that its Buffered says what
+	// Record.Idle says) or reads exact sizes (pcap): a 4-byte look decides.
 	var magic [4]byte
-	n, err := io.ReadFull(in, magic[:])
+	full := in
+	var n int
+	var err error
+	if br, ok := in.(*bufio.Reader); ok {
+		var p []byte
+		p, err = br.Peek(4)
+		n = copy(magic[:], p)
+		if err == io.EOF && n > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		n, err = io.ReadFull(in, magic[:])
+		full = io.MultiReader(bytes.NewReader(magic[:]), in)
+	}
 	if err != nil {
 		if n == 0 && err == io.EOF {
 			return nil, &FormatError{Err: errors.New("the input is empty")}
@@ -508,7 +642,6 @@ func openSource(in io.Reader) (packetSource, error) {
 	if codec.Detect(magic[:]).Format != codec.Pcap {
 		return nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
 	}
-	full := io.MultiReader(bytes.NewReader(magic[:]), in)
 	if binary.BigEndian.Uint32(magic[:]) == 0x0a0d0d0a {
 		ng, err := pcapgo.NewNgReader(full, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
@@ -538,9 +671,13 @@ func linkType(src packetSource, ci gopacket.CaptureInfo) layers.LinkType {
 	return layers.LinkTypeEthernet
 }
 
-type assemblerContext gopacket.CaptureInfo
+// assemblerContext carries a segment's capture time through the
+// reassembler (the only part of its CaptureInfo that is used).
+type assemblerContext struct{ t time.Time }
 
-func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(*c) }
+func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo {
+	return gopacket.CaptureInfo{Timestamp: c.t}
+}
 
 // packetDecoder finds the TCP segment in a packet, with one
 // DecodingLayerParser per first layer.
@@ -594,7 +731,13 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 	}
 	p := d.parsers[first]
 	if p == nil {
-		p = gopacket.NewDecodingLayerParser(first, &d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp)
+		p = gopacket.NewDecodingLayerParser(first)
+		// An array indexed by layer type, in place of the default map:
+		// a lookup for every layer of every packet.
+		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp} {
+			p.AddDecodingLayer(l)
+		}
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}

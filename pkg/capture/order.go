@@ -142,6 +142,7 @@ func (r *reader) release() {
 		if d.rec.Frame != nil {
 			r.heldBytes -= len(d.rec.Frame.Raw)
 		}
+		d.rec.Idle = r.idle
 		r.err = r.fn(&d.rec)
 		n++
 	}

@@ -12,8 +12,12 @@ import (
 // The records held back behind a hole are bounded: past maxHeld the hole
 // is given up, and the records still come out in time order.
 func TestHeldBound(t *testing.T) {
-	defer func(m int) { maxHeld = m }(maxHeld)
+	defer func(m, s int) { maxHeld, readMode = m, s }(maxHeld, readMode)
 	maxHeld = 4 << 10
+	// In one goroutine: how much of the file has been read when the hole
+	// is reported is the measure (reading ahead reads up to aheadBatches
+	// batches further, the whole of this small capture).
+	readMode = inOne
 	frame := func(seq int) []byte {
 		f, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: 1, SequenceID: uint32(seq)}, []byte(fmt.Sprintf(`{"n":%d}`, seq)), kado.CompressNever)
 		return f

@@ -72,8 +72,7 @@ type StreamHandler struct {
 // of batches in flight (pkg/pipeline). It returns what Read returns, after
 // the output of every record before the error.
 func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandler) error {
-	buffered, _ := in.(interface{ Buffered() int })
-	idle := func() bool { return opts.Live && buffered != nil && buffered.Buffered() == 0 }
+	idle := func(r *Record) bool { return opts.Live && r.Idle }
 	if opts.Workers <= 1 {
 		var out []byte
 		_, err := Read(in, opts.Options, func(r *Record) error {
@@ -93,7 +92,7 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 			default:
 				err = h.Other(r)
 			}
-			if err == nil && h.Idle != nil && idle() {
+			if err == nil && h.Idle != nil && idle(r) {
 				err = h.Idle()
 			}
 			return err
@@ -132,8 +131,8 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 		}
 		_, err := Read(in, ropts, func(r *Record) error {
 			cur.add(r)
-			if cur.size >= batchBytes || idle() {
-				cur.idle = idle()
+			if cur.size >= batchBytes || idle(r) {
+				cur.idle = idle(r)
 				if !send(cur) {
 					return errQuit
 				}

@@ -146,8 +146,9 @@ type half struct {
 	queued    []queued  // segments waiting behind a hole
 	rd        *kado.Reader
 	ws        *wsReader
-	wsDir     bool // it began with a WebSocket handshake
-	wsMask    int  // its WebSocket frames are masked (1) or not (0), or not known (-1)
+	wsDir     bool   // it began with a WebSocket handshake
+	wsMask    int    // its WebSocket frames are masked (1) or not (0), or not known (-1)
+	rec       Record // the frame being emitted: a Record per frame would be an allocation
 }
 
 var errStopped = errors.New("stopped")
@@ -306,7 +307,7 @@ func (h *half) body(yield func(struct{}) bool) {
 		})
 		h.ws.sawMask = h.wsMask
 		in, base, midstream = h.ws, h.base+skipped+int64(wsHeaderLen(br)), false
-	} else if !midstream {
+	} else if !midstream && !notHTTP(h.chunk) {
 		br := bufio.NewReaderSize(src, handshakeMax)
 		ws, err := handshake(br)
 		switch {
@@ -322,7 +323,7 @@ func (h *half) body(yield func(struct{}) bool) {
 			})
 			in = h.ws
 		default:
-			in = br
+			in = &afterPeek{br: br, src: src}
 		}
 	}
 	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: base})
@@ -338,13 +339,15 @@ func (h *half) body(yield func(struct{}) bool) {
 				// Whether the payload is JSON does not decide where
 				// reading goes on (a version byte follows: MoveOn would
 				// trust the length): the workers check it (Stream).
-				h.emit(&Record{Kind: Frame, Frame: f})
+				h.rec = Record{Kind: Frame, Frame: f}
+				h.emit(&h.rec)
 				continue
 			} else if len(rest) == 0 && r.opts.speculate {
 				// What follows is not here yet: the workers check it,
 				// and should it not be JSON, Stream reads again with
 				// one worker.
-				h.emit(&Record{Kind: Frame, Frame: f, spec: true})
+				h.rec = Record{Kind: Frame, Frame: f, spec: true}
+				h.emit(&h.rec)
 				continue
 			}
 		}
@@ -353,7 +356,8 @@ func (h *half) body(yield func(struct{}) bool) {
 			var js []byte
 			if js, err = rd.JSON(f); err == nil {
 				first = false
-				h.emit(&Record{Kind: Frame, Frame: f, JSON: js})
+				h.rec = Record{Kind: Frame, Frame: f, JSON: js}
+				h.emit(&h.rec)
 				continue
 			}
 			c := *f
@@ -392,6 +396,36 @@ func (h *half) body(yield func(struct{}) bool) {
 		first = false
 		h.emit(&Record{Kind: Problem, Err: &Error{Conn: h.conn.name, Dir: h.dir, Err: err}, Moved: &m, Frame: badFrame})
 	}
+}
+
+// notHTTP reports whether the first bytes of a direction show that it
+// starts with no HTTP message (neither "GET " nor "HTTP"), so that it is
+// read as frames without a look for a WebSocket handshake (handshake would
+// say so, after a copy of the bytes through its buffer).
+func notHTTP(first []byte) bool {
+	if len(first) < 4 {
+		return false
+	}
+	p := string(first[:4])
+	return p != "GET " && p != "HTTP"
+}
+
+// afterPeek reads what br holds (the bytes the handshake looked at), then
+// src directly: a buffer the bytes of every segment would be copied
+// through.
+type afterPeek struct {
+	br  *bufio.Reader
+	src io.Reader
+}
+
+func (a *afterPeek) Read(p []byte) (int, error) {
+	if a.br != nil {
+		if a.br.Buffered() > 0 {
+			return a.br.Read(p)
+		}
+		a.br = nil
+	}
+	return a.src.Read(p)
 }
 
 // frameStart reports whether the bytes of a failed first frame begin as a

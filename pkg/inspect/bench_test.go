@@ -1,12 +1,15 @@
 package inspect
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/capturetest"
+	"github.com/toonkit/toonkit/pkg/capture"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -116,6 +119,29 @@ func TestConstantMemory(t *testing.T) {
 			t.Logf("the live heap peaked at %.1f MiB for a %d MiB input", float64(peak)/(1<<20), tc.size>>20)
 			if peak > 8<<20 {
 				t.Errorf("the live heap reached %d MiB for a %d MiB input", peak>>20, tc.size>>20)
+			}
+		})
+	}
+}
+
+// BenchmarkCaptureOneLine is `inspect --oneline` of a capture of small
+// frames (capturetest.SmallFrames, as scripts/bench.sh's inspect section
+// measures at 28 MB), with one worker and two, and the full view with two.
+func BenchmarkCaptureOneLine(b *testing.B) {
+	data := capturetest.SmallFrames(8 << 20)
+	for _, bc := range []struct {
+		name    string
+		format  Format
+		workers int
+	}{{"oneline/j1", OneLine, 1}, {"oneline/j2", OneLine, 2}, {"view/j2", Text, 2}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				in := New(io.Discard, Options{Format: bc.format, Workers: bc.workers})
+				if _, err := in.InspectCapture("bench", bufio.NewReaderSize(bytes.NewReader(data), 64<<10), capture.Options{}); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

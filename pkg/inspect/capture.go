@@ -102,10 +102,6 @@ func (in *Inspector) Record(rec *capture.Record) error {
 	return nil
 }
 
-// buffered is a reader that says how much it holds (bufio.Reader), so
-// that a live capture is flushed when the input is idle.
-type buffered interface{ Buffered() int }
-
 var errOutput = errors.New("the output failed")
 
 func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Options, s *Summary) error {
@@ -117,7 +113,6 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 		copts.MaxFrameSize = in.max
 	}
 	fc := &frameContext{name: name}
-	bufd, _ := r.(buffered)
 	met := false
 	var err error
 	if o.Workers > 1 && !o.SummaryOnly {
@@ -129,7 +124,7 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 			if in.w.err != nil {
 				return errOutput
 			}
-			if o.Flush != nil && bufd != nil && bufd.Buffered() == 0 {
+			if o.Flush != nil && rec.Idle {
 				if err := o.Flush(); err != nil {
 					in.w.err = err
 					return errOutput

@@ -3,8 +3,8 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
-	"iter"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
@@ -22,6 +22,8 @@ import (
 
 const capBatchBytes = 64 << 10
 
+var errQuitRead = errors.New("quit")
+
 // capItem is a record of a capture kept in a batch: a good frame (its
 // bytes and compact JSON in the batch's arena), or a report or event made
 // by the reading goroutine.
@@ -31,7 +33,10 @@ type capItem struct {
 	start, jstart, end int // the frame's bytes and JSON in the arena
 	rep                *report
 	ev                 *event
-	repv               report // rep's, for a good frame: the batch's items are reused
+	// A good frame, once a worker has rendered it: the RLE oddities
+	// its report found (what countGood needs besides the frame).
+	good     bool
+	warnings int
 }
 
 type capBatch struct {
@@ -43,40 +48,58 @@ type capBatch struct {
 }
 
 // inspectCaptureParallel is inspectCapture's reading and rendering on
-// Options.Workers workers.
+// Options.Workers workers. The capture is read on a goroutine of its own,
+// which hands on whole batches (not records one by one).
 func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts capture.Options, s *Summary) (met bool, err error) {
-	bufd, _ := r.(buffered)
-	next, stop := iter.Pull2(capture.Records(r, copts))
-	defer stop()
-	done := false
 	free := make(chan *capBatch, 2*in.opts.Workers+4)
-	read := func() (*capBatch, error) {
-		if done {
-			return nil, io.EOF
-		}
-		var b *capBatch
-		select {
-		case b = <-free:
-		default:
-			b = &capBatch{}
-		}
-		for len(b.arena) < capBatchBytes {
-			rec, err, ok := next()
-			if !ok {
-				done = true
-				break
+	batches := make(chan *capBatch, 1)
+	quit := make(chan struct{})
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(batches)
+		b := &capBatch{}
+		send := func() bool {
+			select {
+			case batches <- b:
+			case <-quit:
+				return false
 			}
-			if err != nil {
-				b.err, done = err, true
-				break
+			select {
+			case b = <-free:
+			default:
+				b = &capBatch{}
 			}
+			return true
+		}
+		_, err := capture.Read(r, copts, func(rec *capture.Record) error {
 			in.keep(b, rec)
-			if bufd != nil && bufd.Buffered() == 0 {
-				b.idle = true
-				break
+			idle := rec.Idle
+			if len(b.arena) >= capBatchBytes || idle {
+				b.idle = idle
+				if !send() {
+					return errQuitRead
+				}
 			}
+			return nil
+		})
+		if err == errQuitRead {
+			return
 		}
-		if len(b.items) == 0 && b.err == nil {
+		if len(b.items) > 0 || err != nil {
+			b.err = err
+			send()
+		}
+	}()
+	defer func() {
+		close(quit)
+		for range batches { // let the reading goroutine end
+		}
+		<-readDone
+	}()
+	read := func() (*capBatch, error) {
+		b, ok := <-batches
+		if !ok {
 			return nil, io.EOF
 		}
 		return b, nil
@@ -94,9 +117,12 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 			it := &b.items[i]
 			switch {
 			case it.rep == nil && it.ev == nil:
+				// One report per worker serves: the writer counts the
+				// frame from the item (countGood).
 				it.f.Raw = b.arena[it.start:it.jstart]
-				it.rep = wi.frameReport(&it.repv, &it.f, b.arena[it.jstart:it.end], it.src)
-				wi.render(fc, it.rep)
+				rep := wi.frameReport(&wi.capRep, &it.f, b.arena[it.jstart:it.end], it.src)
+				wi.render(fc, rep)
+				it.good, it.warnings = true, len(rep.warnings)
 			case it.rep != nil:
 				wi.render(fc, it.rep)
 			default:
@@ -108,7 +134,9 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 	write := func(b *capBatch) error {
 		for i := range b.items {
 			met = true
-			if it := &b.items[i]; it.rep != nil {
+			if it := &b.items[i]; it.good {
+				in.countGood(s, &it.f, it.warnings, &it.src)
+			} else if it.rep != nil {
 				in.count(s, it.rep)
 			} else {
 				in.countEvent(it.ev, s)

@@ -268,8 +268,8 @@ func (in *Inspector) analyzeFrameInto(rep *report, f *kado.Frame) {
 		payloadLength: f.Header.PayloadLength, compressed: f.Compressed(),
 	}
 	rep.typ = f.Header.Type
-	rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
-	if in.opts.Format != OneLine && !in.opts.SummaryOnly { // the only views without the table
+	if in.opts.Format != OneLine && !in.opts.SummaryOnly { // the only views without the title and table
+		rep.title = f.Header.Type.String() + ", seq " + strconv.FormatUint(uint64(f.Header.SequenceID), 10) + ", " + strconv.Itoa(f.Size()) + " bytes"
 		rep.fields = checkFields(rep.fieldsBuf[:0], rep.header, in.max, lengthFacts{reached: true, avail: len(wire)})
 	}
 	if rep.compressed {

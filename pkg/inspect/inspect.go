@@ -14,6 +14,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -117,6 +118,10 @@ type Summary struct {
 	Faults      int
 	Notes       int
 	First, Last time.Time
+
+	// connAt indexes Conns by name (checked on use: a copied Summary
+	// shares it).
+	connAt map[string]int
 }
 
 // ConnSummary counts what one connection of a capture held.
@@ -205,8 +210,16 @@ func (s *Summary) check(name string, n int) {
 
 // conn returns the counts of a connection, added when it is new.
 func (s *Summary) conn(name string) *ConnSummary {
-	for i := len(s.Conns) - 1; i >= 0; i-- {
-		if s.Conns[i].Conn == name {
+	if i, ok := s.connAt[name]; ok && i < len(s.Conns) && s.Conns[i].Conn == name {
+		return &s.Conns[i]
+	}
+	if len(s.connAt) != len(s.Conns) {
+		// Not built yet, or built for a Summary this one was copied from.
+		s.connAt = make(map[string]int, len(s.Conns))
+		for i := range s.Conns {
+			s.connAt[s.Conns[i].Conn] = i
+		}
+		if i, ok := s.connAt[name]; ok {
 			return &s.Conns[i]
 		}
 	}
@@ -216,6 +229,10 @@ func (s *Summary) conn(name string) *ConnSummary {
 			return last
 		}
 	}
+	if s.connAt == nil {
+		s.connAt = map[string]int{}
+	}
+	s.connAt[name] = len(s.Conns)
 	s.Conns = append(s.Conns, ConnSummary{Conn: name})
 	return &s.Conns[len(s.Conns)-1]
 }
@@ -256,7 +273,8 @@ type Inspector struct {
 
 	// scratch, reused from frame to frame
 	unrle, compact, line, title []byte
-	capRep                      report // the report of a capture's frame (classify)
+	capRep                      report            // the report of a capture's frame (classify)
+	times                       capture.TimeCache // the capture times of --oneline
 }
 
 // New returns an Inspector that writes to w.
@@ -485,6 +503,26 @@ func (in *Inspector) count(s *Summary, rep *report) {
 	if rep.problem != nil && len(s.Problems) < MaxProblems {
 		s.Problems = append(s.Problems, *rep.problem)
 	}
+}
+
+// countGood counts a good frame of a capture as count counts its report
+// (frameReport's): valid, with warnings RLE oddities, from src.
+func (in *Inspector) countGood(s *Summary, f *binary.Frame, warnings int, src *source) {
+	s.Frames++
+	s.Valid++
+	if f.Compressed() {
+		s.Compressed++
+	}
+	s.Bytes += int64(f.Size())
+	s.Warnings += warnings
+	if typ := f.Header.Type; int(typ) < len(s.Types) {
+		s.Types[typ]++
+	}
+	if warnings > 0 {
+		s.check("rle", warnings)
+	}
+	s.conn(src.conn).Frames++
+	s.seen(src.time)
 }
 
 // skip passes over n bytes of r: by seeking when r can seek, else by

@@ -23,7 +23,7 @@ const previewBytes = 64
 func (in *Inspector) renderOneLine(rep *report) {
 	p := in.printer()
 	if p.style == nil && rep.ok && !rep.cut && len(rep.errors) == 0 && len(rep.warnings) == 0 && rep.skip == nil {
-		p.buf = appendOneLine(p.buf, rep)
+		p.buf = appendOneLine(p.buf, rep, &in.times)
 		p.nl()
 		in.done(p)
 		return
@@ -75,7 +75,7 @@ func (in *Inspector) renderOneLine(rep *report) {
 
 // appendOneLine appends the plain line of a good frame without warnings,
 // as renderOneLine writes it, without its newline.
-func appendOneLine(b []byte, rep *report) []byte {
+func appendOneLine(b []byte, rep *report, times *capture.TimeCache) []byte {
 	var num [24]byte
 	padLeft := func(s []byte, w int) {
 		for n := w - len(s); n > 0; n-- {
@@ -94,7 +94,7 @@ func appendOneLine(b []byte, rep *report) []byte {
 	padLeft(strconv.AppendInt(num[:0], rep.offset, 10), 10)
 	b = append(b, "  "...)
 	if rep.src != nil {
-		b = capture.AppendTime(b, rep.src.time)
+		b = times.Append(b, rep.src.time)
 		b = append(b, ' ')
 		b = append(b, rep.src.conn...)
 		b = append(b, ' ')
