@@ -75,7 +75,9 @@ func newUpstream(t *testing.T) *upstream {
 		t.Fatal(err)
 	}
 	u := &upstream{ln: ln, got: map[int][]byte{}}
+	accepting := make(chan struct{})
 	go func() {
+		defer close(accepting)
 		for {
 			c, err := ln.Accept()
 			if err != nil {
@@ -85,7 +87,9 @@ func newUpstream(t *testing.T) *upstream {
 			go u.serve(c)
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); u.wg.Wait() })
+	// The accept loop ends before Wait: a WaitGroup's Add must not race
+	// with its Wait (the race detector caught it once under make test).
+	t.Cleanup(func() { ln.Close(); <-accepting; u.wg.Wait() })
 	return u
 }
 
@@ -102,8 +106,8 @@ func (u *upstream) serve(c net.Conn) {
 			c.(*net.TCPConn).CloseWrite()
 		}()
 	}})
-	if err != nil {
-		return
+	if err != nil || len(all) < kado.HeaderSize {
+		return // a connection the tap closed before a whole header came
 	}
 	var n int
 	fmt.Sscanf(string(all[kado.HeaderSize:]), `{"conn":%d`, &n)
