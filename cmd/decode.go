@@ -239,57 +239,50 @@ func runDecode(opts *DecodeOptions) error {
 			continue
 		}
 		rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err == nil {
-				var js []byte
-				if js, err = rd.JSON(f); err == nil {
-					frames++
-					switch {
-					case array != nil && opts.Payload:
-						array.Write(js)
-					case array != nil:
-						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
-						array.Write(line)
-					case opts.Payload:
-						out.Write(js)
-						out.Write(newline)
-					default:
-						line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
-						out.Write(line[:len(line)-1]) // the record up to its payload
-						out.Write(js)
-						out.Write(recordEnd)
-					}
-					if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
-						out.Flush()
-					}
-					if out.failed != nil {
-						in.Close()
-						out.Abort()
-						return out.failed
-					}
-					continue
+		var stop error // the bad frame that ends the run
+		err = rd.Each(opts.KeepGoing, binary.FrameHandler{
+			Good: func(f *binary.Frame, js []byte) error {
+				frames++
+				switch {
+				case array != nil && opts.Payload:
+					array.Write(js)
+				case array != nil:
+					line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+					array.Write(line)
+				case opts.Payload:
+					out.Write(js)
+					out.Write(newline)
+				default:
+					line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
+					out.Write(line[:len(line)-1]) // the record up to its payload
+					out.Write(js)
+					out.Write(recordEnd)
 				}
-			}
-			if !binary.IsFrameError(err) {
-				in.Close()
-				out.Abort()
-				return readError(in.Name, err)
-			}
-			bad++
-			ferr := frameError(in.Name, err, opts.KeepGoing)
-			if !opts.KeepGoing {
-				in.Close()
-				out.Abort()
+				if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+					out.Flush()
+				}
+				return out.failed
+			},
+			Bad: func(err error) error {
+				bad++
+				ferr := frameError(in.Name, err, opts.KeepGoing)
+				if opts.KeepGoing {
+					rep.report(ferr, true)
+					return nil
+				}
+				stop = ferr
 				return ferr
-			}
-			rep.report(ferr, true)
-			resync(rep.notef, rd, f, err)
-		}
+			},
+			Moved: func(err error, m binary.Moved) { moveNotes(rep.notef, err, m) },
+		})
 		in.Close()
+		if err != nil {
+			out.Abort()
+			if err != stop && err != out.failed {
+				err = readError(in.Name, err) // not a frame's
+			}
+			return err
+		}
 	}
 	if array != nil && arrayUsed {
 		array.End() // a failure is Commit's to report
@@ -305,14 +298,6 @@ func runDecode(opts *DecodeOptions) error {
 }
 
 var newline, recordEnd = []byte("\n"), []byte("}\n")
-
-// resync moves a reader past a bad frame and says how far it went, in
-// notes. After a payload that is not JSON, the frame's length is trusted
-// when what follows looks like a header; f is that frame (nil for a header
-// failure).
-func resync(notef func(format string, args ...any), rd *binary.Reader, f *binary.Frame, err error) {
-	moveNotes(notef, err, rd.MoveOn(f, err))
-}
 
 // moveNotes says how far the reader moved on after the bad frame of err.
 func moveNotes(notef func(format string, args ...any), err error, m binary.Moved) {

@@ -40,3 +40,35 @@ func ExampleEncodeStream() {
 	// STATUS seq 100: {"status":"running","progress":50}
 	// TOOL_CALL seq 9: {"toolName":"read_file","args":{"path":"a.go"}}
 }
+
+// Each reads a stream frame by frame; with keepGoing a bad frame is
+// reported and the reader moves on to the next plausible header.
+func ExampleReader_Each() {
+	var stream bytes.Buffer
+	w := binary.NewWriter(&stream, binary.CompressNever)
+	w.WriteFrame(binary.Header{Version: 1, Type: binary.Instruction, SequenceID: 1}, []byte(`{"instruction":"a"}`))
+	stream.WriteString("junk")
+	w.WriteFrame(binary.Header{Version: 1, Type: binary.Status, SequenceID: 2}, []byte(`{"status":"done","progress":100}`))
+
+	r := binary.NewReader(&stream, binary.ReaderOptions{})
+	err := r.Each(true, binary.FrameHandler{
+		Good: func(f *binary.Frame, js []byte) error {
+			fmt.Printf("frame %d: %s\n", f.Index, js)
+			return nil
+		},
+		Bad: func(err error) error {
+			fmt.Println("bad:", err)
+			return nil
+		},
+		Moved: func(err error, m binary.Moved) {
+			fmt.Printf("skipped %d bytes\n", m.Skipped)
+		},
+	})
+	fmt.Println("end:", err)
+	// Output:
+	// frame 0: {"instruction":"a"}
+	// bad: frame 1 at byte 37: version: expected 1, found 106 (0x6A 'j')
+	// skipped 4 bytes
+	// frame 2: {"status":"done","progress":100}
+	// end: <nil>
+}
