@@ -387,40 +387,24 @@ func frameError(name string, err error, keepGoing bool) error {
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }
 
-// decodeTable writes the rows of a table as NDJSON, or to array, and says
-// how many.
+// decodeTable writes the rows of a table as NDJSON, or to array, as
+// convert --to ndjson (convertStream) does, and says how many.
 func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSink, jobs int) (int, error) {
 	rs, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Tabular, Regular: in.regular()})
 	if err != nil {
 		return 0, sourceError(err)
 	}
 	src := &source{Source: rs, in: in}
+	var snk sink = &records.NDJSONSink{W: out}
+	if array != nil {
+		snk = array
+	}
 	n := 0
+	write := func(rec []byte) error { n++; return snk.Write(rec) }
 	if jobs > 1 {
-		done, err := tableRowsJobs(src, jobs, out, func(rec []byte) error {
-			if array != nil {
-				return array.Write(rec)
-			}
-			out.Write(rec)
-			out.Write(newline)
-			return nil
-		})
-		if n += done; err != nil || src.Table() == nil {
+		if _, err := tableRowsJobs(src, jobs, out, write); err != nil || src.Table() == nil {
 			return n, err
 		}
 	}
-	err = src.each(func(rec []byte) error {
-		if array != nil {
-			array.Write(rec)
-		} else {
-			out.Write(rec)
-			out.Write(newline)
-		}
-		if out.failed == nil && src.Idle() {
-			out.Flush()
-		}
-		n++
-		return out.failed
-	})
-	return n, err
+	return n, pump(src, out, nil, write)
 }
