@@ -301,21 +301,9 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 
 // moveNotes says how far the reader moved on after the bad frame of err.
 func moveNotes(notef func(format string, args ...any), err error, m binary.Moved) {
-	var fe *binary.FrameError
-	if !errors.As(err, &fe) {
-		return
+	for _, n := range m.Notes(err) {
+		notef("%s", n)
 	}
-	if fe.Kind == binary.BadPayload {
-		if m.Skipped == 0 {
-			return
-		}
-		notef("the frame's payloadLength does not lead to a header; resynchronising from byte %d", fe.Offset+1)
-	}
-	if !m.Found {
-		notef("skipped %d %s to the end: no further frame found", m.Skipped, plural(int(m.Skipped), "byte", "bytes"))
-		return
-	}
-	notef("skipped %d %s to the next plausible header at byte %d", m.Skipped, plural(int(m.Skipped), "byte", "bytes"), fe.Offset+m.Skipped)
 }
 
 func plural(n int, one, many string) string {

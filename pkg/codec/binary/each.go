@@ -1,6 +1,10 @@
 package binary
 
-import "io"
+import (
+	"errors"
+	"fmt"
+	"io"
+)
 
 // FrameHandler receives what Reader.Each reads, in input order. An error a
 // function returns stops Each and is returned by it.
@@ -52,4 +56,29 @@ func (r *Reader) Each(keepGoing bool, h FrameHandler) error {
 			h.Moved(err, m)
 		}
 	}
+}
+
+// Notes says in words how the reader moved on past the bad frame of err (a
+// *FrameError), one sentence a line, as decode --keep-going reports it:
+// where it resynchronised from when a payload's length was not trusted,
+// and how many bytes it skipped to which header, or to the end. There are
+// none when err is not a frame error, or when a bad payload was passed over
+// by its length.
+func (m Moved) Notes(err error) []string {
+	var fe *FrameError
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	var notes []string
+	if fe.Kind == BadPayload {
+		if m.Skipped == 0 {
+			return nil
+		}
+		notes = append(notes, fmt.Sprintf("the frame's payloadLength does not lead to a header; resynchronising from byte %d", fe.Offset+1))
+	}
+	bytes := plural(int(m.Skipped), "byte", "bytes")
+	if !m.Found {
+		return append(notes, fmt.Sprintf("skipped %d %s to the end: no further frame found", m.Skipped, bytes))
+	}
+	return append(notes, fmt.Sprintf("skipped %d %s to the next plausible header at byte %d", m.Skipped, bytes, fe.Offset+m.Skipped))
 }

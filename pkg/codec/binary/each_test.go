@@ -38,6 +38,9 @@ func trace(r *Reader, keepGoing bool, stopAt int) (string, error) {
 		},
 		Moved: func(err error, m Moved) {
 			fmt.Fprintf(&b, "moved %+v\n", m)
+			for _, n := range m.Notes(err) {
+				fmt.Fprintf(&b, "note %s\n", n)
+			}
 		},
 	})
 	return b.String(), err
@@ -56,9 +59,11 @@ moved {Skipped:0 Found:true Untrusted:false}
 good 2@59 {"status":"s","progress":1}
 bad frame 3 at byte 106: type: expected a message type from 1 to 8, found 9 (0x09)
 moved {Skipped:6 Found:true Untrusted:false}
+note skipped 6 bytes to the next plausible header at byte 111
 good 4@111 {"status":"s","progress":1}
 bad frame 5 at byte 157: header: expected 18 header bytes, found only 2 bytes remain
 moved {Skipped:2 Found:false Untrusted:false}
+note skipped 2 bytes to the end: no further frame found
 `
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -119,3 +124,24 @@ func TestEachReadError(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// A payload that is not JSON, whose length does not lead to a header: the
+// reader resynchronises from the frame's second byte (the frame is at byte
+// 0), and the notes say so.
+func TestMovedNotesUntrusted(t *testing.T) {
+	good, _, _ := AppendFrame(nil, Header{Version: 1, Type: Status, Timestamp: 3, SequenceID: 3}, []byte(`{"status":"s","progress":1}`), CompressNever)
+	wrong := append(AppendHeader(nil, Header{Version: 1, Type: Status, PayloadLength: 5, Timestamp: 2, SequenceID: 2}), "xyz"...)
+	in := append(append([]byte{}, wrong...), good...)
+	got, err := trace(NewReader(bytes.NewReader(in), ReaderOptions{}), true, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "Untrusted:true") ||
+		!strings.Contains(got, "note the frame's payloadLength does not lead to a header; resynchronising from byte 1\n") ||
+		!strings.Contains(got, "note skipped 21 bytes to the next plausible header at byte 21\n") {
+		t.Fatalf("trace:\n%s", got)
+	}
+	if n := (Moved{Skipped: 3}).Notes(errors.New("not a frame's")); n != nil {
+		t.Fatalf("notes for a read error: %q", n)
+	}
+}
