@@ -243,21 +243,7 @@ func runDecode(opts *DecodeOptions) error {
 		err = rd.Each(opts.KeepGoing, binary.FrameHandler{
 			Good: func(f *binary.Frame, js []byte) error {
 				frames++
-				switch {
-				case array != nil && opts.Payload:
-					array.Write(js)
-				case array != nil:
-					line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
-					array.Write(line)
-				case opts.Payload:
-					out.Write(js)
-					out.Write(newline)
-				default:
-					line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
-					out.Write(line[:len(line)-1]) // the record up to its payload
-					out.Write(js)
-					out.Write(recordEnd)
-				}
+				line = writeFrame(out, array, opts.Payload, line, f, js)
 				if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
 					out.Flush()
 				}
@@ -298,6 +284,28 @@ func runDecode(opts *DecodeOptions) error {
 }
 
 var newline, recordEnd = []byte("\n"), []byte("}\n")
+
+// writeFrame writes a good frame's record (its payload alone with
+// payloadOnly) to array or, as a line, to out, the payload not copied into
+// a line; line is a buffer to reuse, returned.
+func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *binary.Frame, js []byte) []byte {
+	switch {
+	case array != nil && payloadOnly:
+		array.Write(js)
+	case array != nil:
+		line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+		array.Write(line)
+	case payloadOnly:
+		out.Write(js)
+		out.Write(newline)
+	default:
+		line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
+		out.Write(line[:len(line)-1]) // the record up to its payload
+		out.Write(js)
+		out.Write(recordEnd)
+	}
+	return line
+}
 
 // moveNotes says how far the reader moved on after the bad frame of err.
 func moveNotes(notef func(format string, args ...any), err error, m binary.Moved) {

@@ -33,18 +33,7 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 		Large: func(f *binary.Frame, js []byte) error {
 			// Written as the single-worker loop writes it: no copy.
 			good++
-			switch {
-			case array != nil:
-				array.Write(appendRec(nil, f, js))
-			case opts.Payload:
-				out.Write(js)
-				out.Write(newline)
-			default:
-				line := binary.AppendRecord(nil, f.Header, f.Compressed(), nil)
-				out.Write(line[:len(line)-1])
-				out.Write(js)
-				out.Write(recordEnd)
-			}
+			writeFrame(out, array, opts.Payload, nil, f, js)
 			return out.failed
 		},
 		Bad: func(err error, moved binary.Moved) error {
