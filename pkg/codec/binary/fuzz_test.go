@@ -176,3 +176,46 @@ func FuzzParseRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEach: Each with keepGoing ends on any input, hands out valid JSON and
+// frames in order, and moves on past every bad frame; a move that skipped
+// bytes has one or two notes.
+func FuzzEach(f *testing.F) {
+	seedFrames(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		const limit = 1 << 16
+		r := NewReader(bytes.NewReader(in), ReaderOptions{MaxFrameSize: limit})
+		calls, next := 0, 0
+		errTooMany := errors.New("too many calls")
+		err := r.Each(true, FrameHandler{
+			Good: func(fr *Frame, js []byte) error {
+				if fr.Index != next || len(js) > limit || !jsonv.Valid(js) {
+					t.Fatalf("frame %d (want %d): %q", fr.Index, next, js)
+				}
+				next++
+				if calls++; calls > len(in)+1 {
+					return errTooMany
+				}
+				return nil
+			},
+			Bad: func(err error) error {
+				if !IsFrameError(err) {
+					t.Fatalf("Bad got %v", err)
+				}
+				next++
+				if calls++; calls > len(in)+1 {
+					return errTooMany
+				}
+				return nil
+			},
+			Moved: func(err error, m Moved) {
+				if n := len(m.Notes(err)); n < 1 && m.Skipped > 0 || n > 2 {
+					t.Fatalf("%d notes for %+v after %v", n, m, err)
+				}
+			},
+		})
+		if err != nil {
+			t.Fatalf("Each: %v", err)
+		}
+	})
+}
