@@ -32,6 +32,9 @@ type SyntaxError struct {
 	Msg     string
 	Excerpt string // the line of the error, possibly cut to a window
 	Caret   int    // the column of the error within Excerpt, 0-based, in runes
+	// Hint is the next step, when one is known: NonFiniteHint for a NaN
+	// or an Infinity.
+	Hint string
 }
 
 func (e *SyntaxError) Error() string {

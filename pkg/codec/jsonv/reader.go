@@ -48,6 +48,12 @@ type Options struct {
 	// position. For a caller that needs no more (the workers of
 	// pkg/records, whose errors a Reader that counts reads again).
 	Offsets bool
+	// NonFinite makes NaN, Infinity and -Infinity values, as Python's
+	// json.loads reads them (json.dumps writes them for non-finite
+	// floats): the values Next gives hold them as they are, for a caller
+	// that writes them as something else (TOON writes null). Without it
+	// they are errors, with NonFiniteHint.
+	NonFinite bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -71,6 +77,7 @@ type Reader struct {
 	started bool
 	dec     jsontext.Decoder
 	chk     Checker // reads the common values, in one pass
+	mask    []byte  // the value parse reads, with NonFinite
 	noChk   bool    // (tests) every value is read by jsontext
 	slow    int     // (tests) objects and arrays jsontext read
 	members bool    // chk.top holds the members of the last value
@@ -415,11 +422,19 @@ func (r *Reader) syntaxError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Pointer = ""
 	}
+	if !r.opts.NonFinite {
+		e.Hint = HintAt(r.last, rel)
+	}
 	return e
 }
 
-// parse reads the value b starts with, in place.
+// parse reads the value b starts with, in place; with NonFinite, a copy
+// of it whose NaN and Infinity values are numbers (maskNonFinite).
 func (r *Reader) parse(b []byte) (jsontext.Value, error) {
+	if r.opts.NonFinite {
+		r.mask = maskNonFinite(r.mask, b, !r.in.EOF)
+		b = r.mask
+	}
 	r.dec.Reset(bytes.NewBuffer(b), loneSurrogates...)
 	return r.dec.ReadValue()
 }
@@ -427,7 +442,7 @@ func (r *Reader) parse(b []byte) (jsontext.Value, error) {
 // isScalarStart reports whether c starts a number or a literal, which have
 // no closing character.
 func isScalarStart(c byte) bool {
-	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n'
+	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I'
 }
 
 // lineCounter is a line and column, and the end of the line before them

@@ -93,6 +93,12 @@ type EncodeOptions struct {
 	IndentSize int
 	// Delimiter is the document delimiter (§11.1); 0 means comma.
 	Delimiter Delimiter
+	// NonFinite, when not nil, is told how many NaN, Infinity and
+	// -Infinity values Encode or EncodeTable wrote as null, once the
+	// document is written, when there were any. (Python's json.dumps
+	// writes non-finite floats so, and json.loads reads them back; TOON
+	// has no such numbers, and §3 makes them null.)
+	NonFinite func(count int)
 }
 
 // DecodeOptions configure a Decoder.
