@@ -10,9 +10,11 @@ import (
 
 // Encode writes the TOON form of one JSON value to w, without a final
 // newline (§12). value is one JSON text, with optional white space around
-// it and an optional UTF-8 byte order mark before it; Encode returns an
-// error, having written nothing, when it is not valid JSON (RFC 8259,
-// UTF-8), when an object holds a member name twice (the error matches
+// it and an optional UTF-8 byte order mark before it; NaN, Infinity and
+// -Infinity, as Python's json.dumps writes non-finite floats, may stand
+// for values, and are written as null (§3; EncodeOptions.NonFinite counts
+// them). Encode returns an error, having written nothing, when it is not
+// valid JSON (RFC 8259, UTF-8) with those three words, when an object holds a member name twice (the error matches
 // errEncodeDuplicateName), when a string holds an escaped lone surrogate
 // (TOON strings are Unicode text, §7.1) or when arrays and objects nest
 // deeper than 10000 levels. It never panics.

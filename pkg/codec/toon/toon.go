@@ -32,10 +32,14 @@
 // Policies the spec asks implementations to document:
 //   - Numeric domain: arbitrary precision. A number is never turned into a
 //     string, approximated or rejected for its size.
-//   - Host types: Encode's input is JSON text, with nothing to normalize.
-//     Marshal normalizes Go values as encoding/json does (time.Time to an
-//     RFC 3339 string, []byte to base64, a nil slice, map or pointer to
-//     null); NaN and ±Inf are errors (*UnsupportedValueError), not null.
+//   - Host types: Encode's input is JSON text, with nothing to normalize
+//     but the non-finite floats Python's json.dumps writes by default:
+//     NaN, Infinity and -Infinity (json.loads's spelling, where a value
+//     may stand) are written as null (§3), and counted for
+//     EncodeOptions.NonFinite. Marshal normalizes Go values as
+//     encoding/json does (time.Time to an RFC 3339 string, []byte to
+//     base64, a nil slice, map or pointer to null); NaN and ±Inf are
+//     errors (*UnsupportedValueError), not null, as in encoding/json.
 //   - Tabs in indentation (non-strict mode; strict mode refuses them): a
 //     tab is one indentation level wherever it stands, and the spaces
 //     among the tabs count together, so depth = floor(spaces/IndentSize) +
