@@ -245,11 +245,9 @@ func (e *encoder) fastValue(dst []byte, p int) ([]byte, int, bool) {
 		if len(in)-p >= 4 && string(in[p:p+4]) == "null" {
 			return append(dst, "null"...), p + 4, true
 		}
-	case 'N', 'I':
-		return e.slowNumber(dst, p) // NaN, Infinity
 	case '{', '[':
 	default:
-		return e.fastNumber(dst, p)
+		return e.fastNumber(dst, p) // NaN, Infinity and -Infinity too (slowNumber)
 	}
 	return dst, 0, false
 }
