@@ -84,7 +84,7 @@ func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeO
 	if arr, err := doc.Array(); err == nil && arr != nil {
 		value = arr.Value // several values make an array
 	}
-	d, rep, err := measure.CheapestDelimiter(value, t.Tokenizer, t.Indent, 1)
+	d, rep, err := measure.CheapestDelimiter(jsonv.MaskNonFinite(nil, value), t.Tokenizer, t.Indent, 1) // NaN: a number
 	if err != nil {
 		return opts
 	}
