@@ -270,7 +270,7 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 		if err != nil {
 			return nil, err
 		}
-		src.AllowNonFinite() // Python's NaN and Infinity become null
+		src.AllowNonFinite(opts.To == codec.TOON) // Python's NaN and Infinity become null
 		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)

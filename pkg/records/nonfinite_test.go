@@ -31,7 +31,7 @@ func TestSourceAllowNonFinite(t *testing.T) {
 		}
 
 		s, _ = records.NewSource(bytes.NewReader(py), "py.json", records.SourceOptions{Format: format})
-		s.AllowNonFinite()
+		s.AllowNonFinite(true)
 		var ds records.DocumentSink
 		if err := s.Each(ds.Write); err != nil {
 			t.Fatal(err)

@@ -231,12 +231,13 @@ func (s *Source) Reader() *bufio.Reader { return s.br }
 // returns).
 func (s *Source) ReadOn(jr *jsonv.Reader) { s.jr = jr }
 
-// AllowNonFinite makes NaN, Infinity and -Infinity values of a JSON input,
-// as Python's json.loads reads them (jsonv.Options.NonFinite), for TOON
-// output, which writes them as null (toon.EncodeOptions.NonFinite). It
-// must come before the first record is read.
-func (s *Source) AllowNonFinite() {
-	if s.jr != nil && s.format != codec.TOON && !s.jopts.NonFinite {
+// AllowNonFinite, when allow is true, makes NaN, Infinity and -Infinity
+// values of a JSON input, as Python's json.loads reads them
+// (jsonv.Options.NonFinite), for TOON output, which writes them as null
+// (toon.EncodeOptions.NonFinite). It must come before the first record is
+// read.
+func (s *Source) AllowNonFinite(allow bool) {
+	if allow && s.jr != nil && s.format != codec.TOON && !s.jopts.NonFinite {
 		s.jopts.NonFinite = true
 		s.jr = jsonv.NewReader(s.br, s.jopts)
 	}
