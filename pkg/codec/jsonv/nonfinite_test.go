@@ -3,6 +3,7 @@ package jsonv
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -133,10 +134,27 @@ func FuzzReaderNonFinite(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, elements bool) {
 		opts := Options{MaxValueSize: 1 << 16, Elements: elements, NonFinite: true}
-		got, pos, err := readValues(t, iotest.HalfReader(bytes.NewReader(in)), opts)
+		got, pos, gotErr := readValues(t, iotest.HalfReader(bytes.NewReader(in)), opts)
+		err := gotErr
 		for i, v := range got {
 			if !Valid(MaskNonFinite(nil, []byte(v))) || !bytes.HasPrefix(in[pos[i].Offset:], []byte(v)) {
 				t.Fatalf("value %q at %v of %q", v, pos[i], in)
+			}
+		}
+		// The Checker's one pass and jsontext's read of the masked value
+		// agree, values and errors.
+		slow := NewReader(bytes.NewReader(in), opts)
+		slow.noChk = true
+		for i := 0; ; i++ {
+			v, p, err := slow.Next()
+			if i == len(got) {
+				if err == nil || err != io.EOF && fmt.Sprint(err) != fmt.Sprint(gotErr) {
+					t.Fatalf("%q: the Checker ends with %v, jsontext alone gives %q, %v", in, gotErr, v, err)
+				}
+				break
+			}
+			if err != nil || string(v) != got[i] || p != pos[i] {
+				t.Fatalf("%q: value %d: the Checker gives %q at %v, jsontext alone %q at %v, %v", in, i, got[i], pos[i], v, p, err)
 			}
 		}
 		if bytes.ContainsAny(in, "NI") {

@@ -146,7 +146,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 		limit = DefaultMaxValueSize
 	}
 	r.limit, r.opts, r.err, r.last, r.started, r.inArray, r.elem = limit, opts, nil, nil, false, false, 0
-	r.chk.wantTop, r.members = opts.Members, false
+	r.chk.wantTop, r.chk.nonFinite, r.members = opts.Members, opts.NonFinite, false
 	r.in = inbuf.Buffer{R: src, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { r.countTo(r.in.Base + int64(r.in.Pos)) }}
 	r.mark, r.start = 0, 0
