@@ -439,8 +439,8 @@ func (r *Reader) parse(b []byte) (jsontext.Value, error) {
 	return r.dec.ReadValue()
 }
 
-// isScalarStart reports whether c starts a number or a literal, which have
-// no closing character.
+// isScalarStart reports whether c starts a number or a literal (NaN and
+// Infinity too, for NonFinite), which have no closing character.
 func isScalarStart(c byte) bool {
 	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I'
 }
