@@ -137,6 +137,7 @@ func (r *reporter) report(err error, ranCommand bool) int {
 	if errors.As(err, &ee) {
 		r.excerpt(ee.Excerpt)
 		r.hint(ee.Hint)
+		r.hint(jsonv.Hint(err)) // the JSON reader's: NaN is not JSON
 	}
 	if code == ExitUsage && (ee == nil || ee.Hint == "" && !ee.NotUsage) {
 		r.hint("run 'toonkit --help' for usage")

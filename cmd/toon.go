@@ -71,26 +71,20 @@ func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
 // auto reports whether --delimiter is auto.
 func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") }
 
-func (t *toonFlags) encodeOptions() toon.EncodeOptions {
-	return toon.EncodeOptions{IndentSize: t.Indent, Delimiter: t.Delimiter}
-}
-
-// encodeOptionsFor is encodeOptions, with the delimiter of --delimiter
-// auto chosen for doc (pkg/stats.CheapestDelimiter), and said on stderr
-// with --verbose. A document that is no JSON value keeps the comma: the
-// encoder says what is wrong with it.
+// encodeOptionsFor is the encoder's options, with the delimiter of
+// --delimiter auto chosen for doc (pkg/stats.CheapestDelimiter), and said
+// on stderr with --verbose. A document that is no JSON value keeps the
+// comma: the encoder says what is wrong with it.
 func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeOptions {
-	opts := t.encodeOptions()
+	opts := toon.EncodeOptions{IndentSize: t.Indent, Delimiter: t.Delimiter}
 	if !t.Auto {
 		return opts
 	}
 	value := doc.Value
-	if !doc.Many && !jsonv.Valid(value) {
-		if values, err := records.JSONValues(doc.Name, value, len(value)+1); err == nil && len(values) > 1 {
-			value = records.JoinArray(values) // several values make an array
-		}
+	if arr, err := doc.Array(); err == nil && arr != nil {
+		value = arr.Value // several values make an array
 	}
-	d, rep, err := measure.CheapestDelimiter(value, t.Tokenizer, t.Indent, 1)
+	d, rep, err := measure.CheapestDelimiter(jsonv.MaskNonFinite(nil, value), t.Tokenizer, t.Indent, 1) // NaN: a number
 	if err != nil {
 		return opts
 	}
@@ -156,19 +150,21 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 // writes it (toon.Encode's text has none); the statistics count the
 // document without it.
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
+	var nonFinite int // NaN and Infinity, as Python writes them, become null
+	opts.NonFinite = func(n int) { nonFinite = n }
 	err := encodeTOON(out, st, doc, opts)
 	var ee *ExitError
 	if err != nil && !doc.Many && !errors.As(err, &ee) {
 		// The fast path failed: find out why with the JSON reader, which
 		// gives positions; several values make an array.
-		values, verr := records.JSONValues(doc.Name, doc.Value, len(doc.Value)+1)
+		arr, verr := doc.Array()
 		switch {
 		case verr != nil:
 			err = sourceError(verr)
-		case len(values) != 1:
+		case arr != nil:
 			out.Abort()
 			out = newOutput(ios, out.path)
-			err = encodeTOON(out, st, &document{Document: &records.Document{Name: doc.Name, Value: records.JoinArray(values), Many: true}}, opts)
+			err = encodeTOON(out, st, &document{Document: arr}, opts)
 		}
 	}
 	if err != nil {
@@ -181,6 +177,9 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 	out.Write(newline) // a failure is Commit's to report
 	if err := out.Commit(); err != nil {
 		return err
+	}
+	if nonFinite > 0 {
+		newReporter(ios).notef("note: %s: %d non-finite %s (NaN/Infinity, as Python's json.dumps writes them) written as null (TOON §3)", doc.Name, nonFinite, plural(nonFinite, "number", "numbers"))
 	}
 	if st != nil {
 		return st.print(ios, codec.TOON)
@@ -200,7 +199,7 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 		return sourceError(err)
 	}
 	if st != nil && !doc.counted {
-		compact, err := jsonv.AppendCompact(nil, doc.Value)
+		compact, err := jsonv.AppendCompactNonFinite(nil, doc.Value)
 		if err != nil {
 			return err
 		}
@@ -215,9 +214,7 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records bool) error {
 	out.holdAll()
 	opts := t.decodeOptions(maxLine)
-	if records {
-		opts.Elements = true
-	} else {
+	if opts.Elements = records; !records {
 		opts.JSONIndent = "  "
 	}
 	if err := toon.Decode(out, br, opts); err != nil {
@@ -273,6 +270,7 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 		if err != nil {
 			return nil, err
 		}
+		src.AllowNonFinite(opts.To == codec.TOON) // Python's NaN and Infinity become null
 		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
 		err = src.each(func(rec []byte) error {
 			st.record(rec)

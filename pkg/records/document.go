@@ -124,10 +124,11 @@ func ReadAll(r io.Reader, name string, limit int) ([]byte, error) {
 }
 
 // JSONValues splits a text into its JSON values (copies), values back to
-// back or NDJSON; a value that is not valid is a BadJSON *Error with its
-// position.
+// back or NDJSON, for a TOON document: NaN, Infinity and -Infinity are
+// values, as Python's json.loads reads them (toon.Encode writes them as
+// null); a value that is not valid is a BadJSON *Error with its position.
 func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
-	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit)})
+	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit), NonFinite: true})
 	var out [][]byte
 	for {
 		v, _, err := jr.Next()
@@ -139,6 +140,22 @@ func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
 		}
 		out = append(out, bytes.Clone(v))
 	}
+}
+
+// Array is the document of a single input (not Many) that holds several
+// JSON values (NDJSON, values back to back): the array of them, as a Many
+// document; nil when the document is Many, valid JSON, or one value (with
+// NaN or Infinity, say). The error is JSONValues's: the first value that
+// is not valid, with its position.
+func (d *Document) Array() (*Document, error) {
+	if d.Many || jsonv.Valid(d.Value) {
+		return nil, nil
+	}
+	values, err := JSONValues(d.Name, d.Value, len(d.Value)+1)
+	if err != nil || len(values) == 1 {
+		return nil, err
+	}
+	return &Document{Name: d.Name, Value: JoinArray(values), Many: true}, nil
 }
 
 // JoinArray makes a JSON array of values.

@@ -72,6 +72,7 @@ type Source struct {
 	br      *bufio.Reader
 
 	jr      *jsonv.Reader
+	jopts   jsonv.Options // jr's, for JSON input
 	td      *tabular.Decoder
 	ts      *toonSource // TOON: decoded in a goroutine, read as NDJSON by jr
 	bd      *binary.Reader
@@ -200,7 +201,8 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 	maxSize := opts.MaxSize
 	switch s.format {
 	case codec.JSON, codec.NDJSON:
-		s.jr = jsonv.NewReader(s.br, jsonv.Options{MaxValueSize: int64(maxSize), Elements: s.format == codec.JSON})
+		s.jopts = jsonv.Options{MaxValueSize: int64(maxSize), Elements: s.format == codec.JSON}
+		s.jr = jsonv.NewReader(s.br, s.jopts)
 	case codec.Tabular:
 		s.td = tabular.NewDecoder(s.br, tabular.DecoderOptions{MaxLineSize: maxSize})
 	case codec.Binary:
@@ -228,6 +230,18 @@ func (s *Source) Reader() *bufio.Reader { return s.br }
 // from where another reader of the input stopped (the Reader that Run
 // returns).
 func (s *Source) ReadOn(jr *jsonv.Reader) { s.jr = jr }
+
+// AllowNonFinite, when allow is true, makes NaN, Infinity and -Infinity
+// values of a JSON input, as Python's json.loads reads them
+// (jsonv.Options.NonFinite), for TOON output, which writes them as null
+// (toon.EncodeOptions.NonFinite). It must come before the first record is
+// read.
+func (s *Source) AllowNonFinite(allow bool) {
+	if allow && s.jr != nil && s.format != codec.TOON && !s.jopts.NonFinite {
+		s.jopts.NonFinite = true
+		s.jr = jsonv.NewReader(s.br, s.jopts)
+	}
+}
 
 // Table is the decoder of a table's rows, nil for other formats.
 func (s *Source) Table() *tabular.Decoder { return s.td }

@@ -268,7 +268,7 @@ func (r *Reader) JSON(f *Frame) ([]byte, error) {
 		if rel >= 0 && !IsCompressed(wire) {
 			fe.ByteOffset = payloadAt + rel
 		}
-		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err), Pointer: jsonv.ErrorPointer(err)}
+		fe.Err = &PayloadError{Offset: rel, Compressed: IsCompressed(wire), Msg: jsonv.Message(err), Pointer: jsonv.ErrorPointer(err), Hint: jsonv.HintAt(src, rel)}
 		if !validStart(src) {
 			fe.Err = nil
 		} else {
@@ -294,7 +294,11 @@ type PayloadError struct {
 	Compressed bool
 	Msg        string
 	Pointer    string // JSON pointer of the value, when known
+	Hint       string // the next step, when known (jsonv.HintAt: a NaN)
 }
+
+// JSONHint is the hint for the error (jsonv.Hint).
+func (e *PayloadError) JSONHint() string { return e.Hint }
 
 func (e *PayloadError) Error() string {
 	where := "payload"

@@ -26,6 +26,9 @@ type Checker struct {
 	// own, not those of the objects within), when wantTop.
 	top     []Member
 	wantTop bool
+	// nonFinite makes NaN, Infinity and -Infinity values (a Reader's
+	// Options.NonFinite).
+	nonFinite bool
 }
 
 // Member is a member of a JSON object, as offsets in the object's bytes:
@@ -196,8 +199,15 @@ func (c *Checker) value(src []byte) (end, k int, ok bool) {
 			i += 4
 		default:
 			var good bool
+			start := i
 			if i, good = scanNumber(src, i); !good {
-				return 0, 0, false
+				// NaN, Infinity, -Infinity: values to a Reader with
+				// Options.NonFinite.
+				m := NonFiniteLen(src[start:])
+				if m == 0 || !c.nonFinite {
+					return 0, 0, false
+				}
+				i = start + m
 			}
 		}
 		// After a value: a separator, the end of containers, or the end.

@@ -28,3 +28,19 @@ func ExampleReader_Members() {
 	// id=1 name="Ann"
 	// id=2 tags=["a", "b"]
 }
+
+// Python's json.dumps writes non-finite floats as NaN, Infinity and
+// -Infinity by default: not JSON, so an error with a hint, unless the
+// Reader is told to read them as json.loads does.
+func ExampleOptions_nonFinite() {
+	py := `{"x": NaN, "y": -Infinity}`
+	_, _, err := jsonv.NewReader(strings.NewReader(py), jsonv.Options{}).Next()
+	fmt.Println(err)
+	fmt.Println(jsonv.Hint(err))
+	v, _, _ := jsonv.NewReader(strings.NewReader(py), jsonv.Options{NonFinite: true}).Next()
+	fmt.Println(string(v))
+	// Output:
+	// 1:7: invalid character 'N' at start of value (at /x)
+	// NaN and Infinity are not JSON; Python writes them for non-finite floats unless json.dumps(..., allow_nan=False)
+	// {"x": NaN, "y": -Infinity}
+}

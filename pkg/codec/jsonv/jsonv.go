@@ -1,6 +1,10 @@
 // Package jsonv is toonkit's JSON value model: a stream of raw JSON values
 // read with go-json-experiment's jsontext, with member order, number literals
-// and positions kept. Duplicate names and invalid UTF-8 are errors.
+// and positions kept. Duplicate names and invalid UTF-8 are errors. So are
+// NaN, Infinity and -Infinity, which Python's json.dumps writes for
+// non-finite floats, with NonFiniteHint on the *SyntaxError; a Reader with
+// Options.NonFinite reads them as values, for TOON, which writes them as
+// null.
 package jsonv
 
 import (
@@ -32,6 +36,9 @@ type SyntaxError struct {
 	Msg     string
 	Excerpt string // the line of the error, possibly cut to a window
 	Caret   int    // the column of the error within Excerpt, 0-based, in runes
+	// Hint is the next step, when one is known: NonFiniteHint for a NaN
+	// or an Infinity.
+	Hint string
 }
 
 func (e *SyntaxError) Error() string {

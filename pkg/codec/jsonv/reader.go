@@ -48,6 +48,12 @@ type Options struct {
 	// position. For a caller that needs no more (the workers of
 	// pkg/records, whose errors a Reader that counts reads again).
 	Offsets bool
+	// NonFinite makes NaN, Infinity and -Infinity values, as Python's
+	// json.loads reads them (json.dumps writes them for non-finite
+	// floats): the values Next gives hold them as they are, for a caller
+	// that writes them as something else (TOON writes null). Without it
+	// they are errors, with NonFiniteHint.
+	NonFinite bool
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -71,6 +77,7 @@ type Reader struct {
 	started bool
 	dec     jsontext.Decoder
 	chk     Checker // reads the common values, in one pass
+	mask    []byte  // the value parse reads, with NonFinite
 	noChk   bool    // (tests) every value is read by jsontext
 	slow    int     // (tests) objects and arrays jsontext read
 	members bool    // chk.top holds the members of the last value
@@ -139,7 +146,7 @@ func (r *Reader) reset(src io.Reader, opts Options) {
 		limit = DefaultMaxValueSize
 	}
 	r.limit, r.opts, r.err, r.last, r.started, r.inArray, r.elem = limit, opts, nil, nil, false, false, 0
-	r.chk.wantTop, r.members = opts.Members, false
+	r.chk.wantTop, r.chk.nonFinite, r.members = opts.Members, opts.NonFinite, false
 	r.in = inbuf.Buffer{R: src, First: firstSize, Steady: readSize, Max: int(min(limit+readSize, math.MaxInt32)),
 		Drop: func([]byte) { r.countTo(r.in.Base + int64(r.in.Pos)) }}
 	r.mark, r.start = 0, 0
@@ -415,19 +422,27 @@ func (r *Reader) syntaxError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Pointer = ""
 	}
+	if !r.opts.NonFinite {
+		e.Hint = HintAt(r.last, rel)
+	}
 	return e
 }
 
-// parse reads the value b starts with, in place.
+// parse reads the value b starts with, in place; with NonFinite, a copy
+// of it whose NaN and Infinity values are numbers (maskNonFinite).
 func (r *Reader) parse(b []byte) (jsontext.Value, error) {
+	if r.opts.NonFinite {
+		r.mask = maskNonFinite(r.mask, b, !r.in.EOF)
+		b = r.mask
+	}
 	r.dec.Reset(bytes.NewBuffer(b), loneSurrogates...)
 	return r.dec.ReadValue()
 }
 
-// isScalarStart reports whether c starts a number or a literal, which have
-// no closing character.
+// isScalarStart reports whether c starts a number or a literal (NaN and
+// Infinity too, for NonFinite), which have no closing character.
 func isScalarStart(c byte) bool {
-	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n'
+	return c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I'
 }
 
 // lineCounter is a line and column, and the end of the line before them

@@ -10,9 +10,11 @@ import (
 
 // Encode writes the TOON form of one JSON value to w, without a final
 // newline (§12). value is one JSON text, with optional white space around
-// it and an optional UTF-8 byte order mark before it; Encode returns an
-// error, having written nothing, when it is not valid JSON (RFC 8259,
-// UTF-8), when an object holds a member name twice (the error matches
+// it and an optional UTF-8 byte order mark before it; NaN, Infinity and
+// -Infinity, as Python's json.dumps writes non-finite floats, may stand
+// for values, and are written as null (§3; EncodeOptions.NonFinite counts
+// them). Encode returns an error, having written nothing, when it is not
+// valid JSON (RFC 8259, UTF-8) with those three words, when an object holds a member name twice (the error matches
 // errEncodeDuplicateName), when a string holds an escaped lone surrogate
 // (TOON strings are Unicode text, §7.1) or when arrays and objects nest
 // deeper than 10000 levels. It never panics.
@@ -38,20 +40,32 @@ func Encode(w io.Writer, value []byte, opts EncodeOptions) error {
 	if err != nil {
 		return err
 	}
-	if e.fastTable() {
-		return e.err
+	if !e.fastTable() {
+		if err := e.general(); err != nil {
+			return err
+		}
 	}
-	return e.general()
+	return e.done()
 }
 
 // general encodes any value: the validating pass, then the walk.
 func (e *encoder) general() error {
 	var err error
-	if e.index, err = validateJSON(e.in); err != nil {
+	e.nonFinite = 0 // the one-pass form may have counted some before it gave up
+	if e.index, err = validateJSON(e.in, &e.nonFinite); err != nil {
 		return err
 	}
 	e.root(e.ws(0))
 	e.flush()
+	return e.err
+}
+
+// done returns the error of w, or tells EncodeOptions.NonFinite of the
+// non-finite numbers written as null.
+func (e *encoder) done() error {
+	if e.err == nil && e.nonFinite > 0 && e.onNonFinite != nil {
+		e.onNonFinite(e.nonFinite)
+	}
 	return e.err
 }
 
@@ -74,7 +88,7 @@ func EncodeTable(w io.Writer, value []byte, opts EncodeOptions) (bool, error) {
 	if !e.fastTable() {
 		return false, nil
 	}
-	return true, e.err
+	return true, e.done()
 }
 
 // encodeChunk is the size from which buffered output is written to w.
@@ -92,6 +106,9 @@ type encoder struct {
 	lines  bool   // a line has been started
 	dash   int    // depth of a pending list-item hyphen, or -1
 	hold   bool   // flush keeps the output in out (Marshal)
+
+	nonFinite   int       // NaN, Infinity and -Infinity written as null
+	onNonFinite func(int) // EncodeOptions.NonFinite
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
@@ -114,7 +131,7 @@ func newEncoder(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error)
 	if err != nil {
 		return nil, err
 	}
-	if e.index, err = validateJSON(value); err != nil {
+	if e.index, err = validateJSON(value, &e.nonFinite); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -142,7 +159,7 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encode
 	// A UTF-8 byte order mark, which RFC 8259 lets a parser ignore, is
 	// skipped (error offsets then count from after it).
 	value = bytes.TrimPrefix(value, utf8BOM)
-	e := &encoder{in: value, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed()}
+	e := &encoder{in: value, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed(), onNonFinite: opts.NonFinite}
 	// The output is rarely much larger than the input, and never held
 	// beyond a chunk and a line.
 	e.out = make([]byte, 0, min(len(value)+len(value)/2+64, encodeChunk+encodeChunk/4))

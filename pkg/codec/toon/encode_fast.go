@@ -247,7 +247,7 @@ func (e *encoder) fastValue(dst []byte, p int) ([]byte, int, bool) {
 		}
 	case '{', '[':
 	default:
-		return e.fastNumber(dst, p)
+		return e.fastNumber(dst, p) // NaN, Infinity and -Infinity too (slowNumber)
 	}
 	return dst, 0, false
 }
@@ -414,11 +414,16 @@ func swarDigitCount(x uint64) int {
 }
 
 // slowNumber checks the number at p with the validator, on a copy of it,
-// and appends its canonical form.
+// and appends its canonical form; a NaN, Infinity or -Infinity is counted
+// and appended as null.
 func (e *encoder) slowNumber(dst []byte, p int) ([]byte, int, bool) {
 	e.raw = append(e.raw[:0], e.in[p:jsonNumberEnd(e.in, p)]...)
 	if len(e.raw) == 0 {
 		return dst, 0, false
+	}
+	if n := nonFiniteLen(e.raw); n == len(e.raw) {
+		e.nonFinite++
+		return append(dst, "null"...), p + n, true
 	}
 	v := jsonValidator{in: e.raw}
 	n, err := v.num(0)

@@ -82,11 +82,17 @@ type jsonValidator struct {
 	spill map[int]map[string]struct{}
 	seed  maphash.Seed
 	a, b  []byte // scratch for decoded names
+	// nonFinite, when not nil, makes NaN, Infinity and -Infinity values
+	// (json.loads reads them, json.dumps writes them) valid, and counts
+	// them.
+	nonFinite *int
 }
 
-// validateJSON checks in and returns its skip index, sorted by start.
-func validateJSON(in []byte) ([]skipSpan, error) {
-	v := jsonValidator{in: in, seed: maphash.MakeSeed()}
+// validateJSON checks in and returns its skip index, sorted by start. With
+// nonFinite not nil, NaN, Infinity and -Infinity are values too, counted
+// in *nonFinite.
+func validateJSON(in []byte, nonFinite *int) ([]skipSpan, error) {
+	v := jsonValidator{in: in, seed: maphash.MakeSeed(), nonFinite: nonFinite}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
@@ -150,7 +156,13 @@ func (v *jsonValidator) run() error {
 			i, err = v.literal(i, "false")
 		case 'n':
 			i, err = v.literal(i, "null")
+		case 'N', 'I':
+			i, err = v.nonFiniteValue(i)
 		default:
+			if c == '-' && i+1 < len(in) && in[i+1] == 'I' {
+				i, err = v.nonFiniteValue(i)
+				break
+			}
 			i, err = v.num(i)
 		}
 		if err != nil {
@@ -525,6 +537,31 @@ func (v *jsonValidator) literal(i int, word string) (int, error) {
 		return 0, v.fail(i, "unexpected %s (want a value)", v.describe(i))
 	}
 	return i + len(word), nil
+}
+
+// nonFiniteValue checks the NaN, Infinity or -Infinity at i, which only
+// json.loads's grammar has (as JSON, they are not values: the error is
+// that of num).
+func (v *jsonValidator) nonFiniteValue(i int) (int, error) {
+	if n := nonFiniteLen(v.in[i:]); n > 0 && v.nonFinite != nil {
+		*v.nonFinite++
+		return i + n, nil
+	}
+	if v.in[i] == '-' {
+		return v.num(i)
+	}
+	return 0, v.fail(i, "unexpected %s (want a value)", v.describe(i))
+}
+
+// nonFiniteLen is the length of the NaN, Infinity or -Infinity that b
+// starts with, as json.loads reads them (case matters), or 0.
+func nonFiniteLen(b []byte) int {
+	for _, w := range [...]string{"NaN", "Infinity", "-Infinity"} {
+		if len(b) >= len(w) && string(b[:len(w)]) == w {
+			return len(w)
+		}
+	}
+	return 0
 }
 
 // num checks the number at i (RFC 8259 grammar).

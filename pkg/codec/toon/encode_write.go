@@ -114,6 +114,12 @@ func (e *encoder) appendPrim(dst []byte, p int) ([]byte, int) {
 		return append(dst, "false"...), p + 5
 	case 'n':
 		return append(dst, "null"...), p + 4
+	case 'N', 'I':
+		return append(dst, "null"...), p + nonFiniteLen(e.in[p:]) // §3
+	case '-':
+		if e.in[p+1] == 'I' {
+			return append(dst, "null"...), p + len("-Infinity")
+		}
 	}
 	return appendNumberAt(dst, e.in, p)
 }

@@ -7,11 +7,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 )
 
 // FuzzEncode checks that Encode never panics, that it accepts exactly the
 // JSON texts jsontext accepts (valid UTF-8, no escaped lone surrogates,
-// nesting up to 10000) and fails on the others, with the duplicate-name
+// nesting up to 10000), with NaN, Infinity and -Infinity values as
+// json.loads has them, and fails on the others, with the duplicate-name
 // error when a duplicate name is all that is wrong; that its output keeps
 // the whitespace rules of §12; and that the one-pass table form, when it
 // takes a text, writes what the general path writes.
@@ -23,6 +25,9 @@ func FuzzEncode(f *testing.F) {
 		`"\ud800"`, `-0.0e+5`, `1e400`, ` [ ] `, `{"":{"":[]}}`, `["-","#","05"," a"]`,
 		string(encodeBenchRecords(3, true)), string(prettyJSON(encodeBenchRecords(3, false))),
 		`[{"a":"x:y","b":-1.5e3},{"a":"\u00e9","b":0}]`,
+		// json.dumps's non-finite floats (null in TOON), and what is not one.
+		`[{"a": NaN, "b": Infinity}, {"a": -Infinity, "b": 1.5}]`, `{"x": [NaN, -Infinity], "y": {"z": Infinity}}`,
+		`NaN`, ` -Infinity `, `[nan, inf, +Infinity, -NaN]`, `[NaNx, Infinit]`, `{"a":1,NaN:2}`,
 	} {
 		f.Add([]byte(s), uint8(0), uint8(0))
 	}
@@ -32,8 +37,10 @@ func FuzzEncode(f *testing.F) {
 		err := Encode(&out, data, opts)
 		checkFastTable(t, data, opts)
 
-		strict := jsontext.Value(data).IsValid()
-		dupOK := jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true))
+		// NaN, Infinity and -Infinity are values, as json.loads has them.
+		masked := jsonv.MaskNonFinite(nil, data)
+		strict := jsontext.Value(masked).IsValid()
+		dupOK := jsontext.Value(masked).IsValid(jsontext.AllowDuplicateNames(true))
 		switch {
 		case strict && err != nil:
 			t.Fatalf("Encode(%q): %v, want no error", data, err)

@@ -245,7 +245,7 @@ func putMarshalState(m *marshalState) {
 
 // reset prepares m to write with the options o.
 func (m *marshalState) reset(o MarshalOptions, out []byte) error {
-	e, err := newEncoderUnchecked(io.Discard, nil, EncodeOptions(o))
+	e, err := newEncoderUnchecked(io.Discard, nil, EncodeOptions{IndentSize: o.IndentSize, Delimiter: o.Delimiter})
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (m *marshalState) reset(o MarshalOptions, out []byte) error {
 // js into the output of e, at the output position of e: the part of a
 // document that the reflection walk hands over.
 func (e *encoder) encodeSub(js []byte, fn func(e *encoder)) error {
-	index, err := validateJSON(js)
+	index, err := validateJSON(js, nil) // a Marshaler's NaN is an error, as in encoding/json
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func viaEncode(v any, o MarshalOptions) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := Encode(&out, js, EncodeOptions(o)); err != nil {
+	if err := Encode(&out, js, EncodeOptions{IndentSize: o.IndentSize, Delimiter: o.Delimiter}); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil

@@ -32,10 +32,14 @@
 // Policies the spec asks implementations to document:
 //   - Numeric domain: arbitrary precision. A number is never turned into a
 //     string, approximated or rejected for its size.
-//   - Host types: Encode's input is JSON text, with nothing to normalize.
-//     Marshal normalizes Go values as encoding/json does (time.Time to an
-//     RFC 3339 string, []byte to base64, a nil slice, map or pointer to
-//     null); NaN and ±Inf are errors (*UnsupportedValueError), not null.
+//   - Host types: Encode's input is JSON text, with nothing to normalize
+//     but the non-finite floats Python's json.dumps writes by default:
+//     NaN, Infinity and -Infinity (json.loads's spelling, where a value
+//     may stand) are written as null (§3), and counted for
+//     EncodeOptions.NonFinite. Marshal normalizes Go values as
+//     encoding/json does (time.Time to an RFC 3339 string, []byte to
+//     base64, a nil slice, map or pointer to null); NaN and ±Inf are
+//     errors (*UnsupportedValueError), not null, as in encoding/json.
 //   - Tabs in indentation (non-strict mode; strict mode refuses them): a
 //     tab is one indentation level wherever it stands, and the spaces
 //     among the tabs count together, so depth = floor(spaces/IndentSize) +
@@ -93,6 +97,12 @@ type EncodeOptions struct {
 	IndentSize int
 	// Delimiter is the document delimiter (§11.1); 0 means comma.
 	Delimiter Delimiter
+	// NonFinite, when not nil, is told how many NaN, Infinity and
+	// -Infinity values Encode or EncodeTable wrote as null, once the
+	// document is written, when there were any. (Python's json.dumps
+	// writes non-finite floats so, and json.loads reads them back; TOON
+	// has no such numbers, and §3 makes them null.)
+	NonFinite func(count int)
 }
 
 // DecodeOptions configure a Decoder.
