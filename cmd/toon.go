@@ -179,7 +179,11 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 		return err
 	}
 	if nonFinite > 0 {
-		newReporter(ios).notef("note: %s: %d non-finite %s (NaN/Infinity, as Python's json.dumps writes them) written as null (TOON §3)", doc.Name, nonFinite, plural(nonFinite, "number", "numbers"))
+		where, in := doc.Name+": ", ""
+		if doc.Inputs > 1 { // the count is theirs together
+			where, in = "", fmt.Sprintf(" in the %d inputs", doc.Inputs)
+		}
+		newReporter(ios).notef("note: %s%d non-finite %s (NaN/Infinity, as Python's json.dumps writes them)%s written as null (TOON §3)", where, nonFinite, plural(nonFinite, "number", "numbers"), in)
 	}
 	if st != nil {
 		return st.print(ios, codec.TOON)

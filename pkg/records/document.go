@@ -27,6 +27,9 @@ type Document struct {
 	// values; otherwise it is one input as it was read, which the
 	// encoder checks itself (the fast path).
 	Many bool
+	// Inputs is how many inputs the document was read from, when more
+	// than one (ReadDocument): Name is then the last of them.
+	Inputs int
 	// mapped is the file, mapped in memory, when Value is yet to be read
 	// from it (EncodeTOON); file is the file itself, open, and limit the
 	// most it may be read of it.
@@ -97,7 +100,7 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 		}
 		values = append(values, vs...)
 	}
-	return &Document{Name: name, Value: JoinArray(values), Many: true}, nil
+	return &Document{Name: name, Value: JoinArray(values), Many: true, Inputs: len(names)}, nil
 }
 
 // ReadAll reads an input whole, refusing more than limit bytes (a TooLarge
