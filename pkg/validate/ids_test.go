@@ -265,3 +265,60 @@ func TestChiffonChunkKeys(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// retained is the bytes of the heap that f leaves in use, once garbage is
+// collected.
+func retained(f func()) int64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	return int64(m1.HeapAlloc) - int64(m0.HeapAlloc)
+}
+
+// The trace rules keep a run_id that is not a canonical UUID as a digest,
+// and Narratoria's an assetId: a stream of long ids keeps a few dozen
+// bytes of each, not the id.
+func TestLongIDsKeptAsDigests(t *testing.T) {
+	if err := loadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	pad := strings.Repeat("r", 2000)
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, `{"seq":0,"t":"2025-12-05T10:30:00.000Z","actor":"agent","type":"final_output","payload":{"text":"ok"},"meta":{"seed":42,"run_id":"%s-%d","agent_id":123,"session_id":"s","signature":"%064x"}}`+"\n", pad, i, i)
+	}
+	tr := &trace{}
+	b := retained(func() {
+		if _, err := envelopes(strings.NewReader(in.String()), "in", Options{}, tr, func(Finding) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("trace: %d bytes kept for %d runs", b, n)
+	if per := float64(b) / n; per > 200 {
+		t.Errorf("trace: %.0f bytes kept a run of a 2 KB run_id, want <= 200", per)
+	}
+	runtime.KeepAlive(tr)
+
+	in.Reset()
+	for i := range n {
+		fmt.Fprintf(&in, `{"version":"0","type":"asset","assetId":"%s-%d","mediaType":"image/png","url":"https://example.com/a.png"}`+"\n", pad, i)
+	}
+	lines := strings.Split(strings.TrimSuffix(in.String(), "\n"), "\n")
+	nr := &narr{done: -1, errorAt: -1}
+	b = retained(func() {
+		for i, line := range lines {
+			nf := narrFacts{typ: "asset", assetID: strings.Clone(line[40:]), hasAsset: true} // as r.str copies it
+			nr.check(&nf, i, func(string, string, Severity, string) bool { return true })
+		}
+	})
+	runtime.KeepAlive(lines)
+	t.Logf("narratoria: %d bytes kept for %d assets", b, n)
+	if per := float64(b) / n; per > 200 {
+		t.Errorf("narratoria: %.0f bytes kept an asset of a 2 KB assetId, want <= 200", per)
+	}
+	runtime.KeepAlive(nr)
+}
