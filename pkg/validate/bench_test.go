@@ -122,3 +122,21 @@ func BenchmarkValidateWorkers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChiffonStream validates a stream of 400,000 Chiffon messages
+// (160 MB, made as it is read), long enough for the id sets to grow to the
+// size of a large stream's: b.N counts streams.
+func BenchmarkChiffonStream(b *testing.B) {
+	if err := loadSchemas(); err != nil {
+		b.Fatal(err)
+	}
+	const n = 400000
+	cpu0 := cpuTime()
+	for b.Loop() {
+		got, err := Chiffon(newChiffonReader(n), "in", Options{}, func(f Finding) bool { b.Fatal(f.Text()); return false })
+		if err != nil || got != n {
+			b.Fatal(got, err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/(cpuTime()-cpu0).Seconds(), "msg/cpu-s")
+}
