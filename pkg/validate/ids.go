@@ -109,7 +109,8 @@ const (
 // bits its slot there; a full segment splits in two, its keys divided
 // between itself and a new segment by one more bit of their hash, in
 // place (a scratch copy kept by the table). Nothing is let go but the
-// directory and the first segment while it is small, so the table's
+// directory and the first segment while it is small (and a segment of
+// keys whose hashes share too many first bits: see split), so the table's
 // memory is what it holds, with no old copies for the garbage collector:
 // about (17+sizeof(V)) / 0.6 bytes a key. The capacities of the segments
 // are drawn at random, so that segments that fill at the same pace do not
@@ -124,6 +125,7 @@ type idTable[V any] struct {
 	dir    []*segment[V] // 2^depth entries
 	depth  uint8
 	n      int
+	segs   int // segments in dir
 	s1, s2 uint64
 	rng    mrand.PCG
 	keys   [][16]byte // scratch of a split
@@ -206,9 +208,11 @@ func (t *idTable[V]) get(k [16]byte) (V, bool) {
 // add keeps v for k unless k has a value already, which it returns.
 func (t *idTable[V]) add(k [16]byte, v V) (V, bool) {
 	if t.dir == nil {
-		t.s1, t.s2 = mrand.Uint64(), mrand.Uint64()
+		if t.s1 == 0 && t.s2 == 0 { // (tests set them)
+			t.s1, t.s2 = mrand.Uint64(), mrand.Uint64()
+		}
 		t.rng.Seed(mrand.Uint64(), mrand.Uint64())
-		t.dir = []*segment[V]{newSegment[V](segFirst, 0)}
+		t.dir, t.segs = []*segment[V]{newSegment[V](segFirst, 0)}, 1
 	}
 	h := t.hash(k)
 	for {
@@ -230,15 +234,26 @@ func (t *idTable[V]) add(k [16]byte, v V) (V, bool) {
 
 // split makes room in the full segment s, where the hash h goes: the
 // first segment, while small, is copied into one twice its size; any
-// other is split in two.
+// other is split in two. But for keys whose hashes share more first bits
+// than chance gives (which the random seeds make as likely as guessing
+// them), where splitting would make the directory far larger than its
+// segments call for: s is then copied into one twice its size.
 func (t *idTable[V]) split(s *segment[V], h uint64) {
-	if t.depth == 0 && len(s.tags) < segMin {
-		grown := newSegment[V](min(2*len(s.tags), segMin), 0)
+	d := s.depth
+	if t.depth == 0 && len(s.tags) < segMin || d == t.depth && (len(t.dir) >= 64*t.segs || t.depth >= 32) {
+		slots := 2 * len(s.tags)
+		if t.depth == 0 {
+			slots = min(slots, segMin)
+		}
+		grown := newSegment[V](slots, d)
 		t.each(s, func(k [16]byte, v V) { grown.put(k, v, t.hash(k)) })
-		t.dir[0] = grown
+		size := uint64(1) << (t.depth - d)
+		start := h >> (64 - uint(t.depth)) &^ (size - 1)
+		for j := start; j < start+size; j++ {
+			t.dir[j] = grown
+		}
 		return
 	}
-	d := s.depth
 	if d == t.depth {
 		dir := make([]*segment[V], 2*len(t.dir))
 		for j := range dir {
@@ -249,6 +264,7 @@ func (t *idTable[V]) split(s *segment[V], h uint64) {
 	}
 	s.depth = d + 1
 	ns := newSegment[V](segMin+512*int(t.rng.Uint64()%segSteps), d+1)
+	t.segs++
 	// Out to the scratch, then back into s or into ns by the bit after
 	// the d that s's keys share.
 	t.keys, t.vals = t.keys[:0], t.vals[:0]

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -321,4 +322,34 @@ func TestLongIDsKeptAsDigests(t *testing.T) {
 		t.Errorf("narratoria: %.0f bytes kept an asset of a 2 KB assetId, want <= 200", per)
 	}
 	runtime.KeepAlive(nr)
+}
+
+// Keys whose hashes share their first 10 bits (which takes knowing the
+// seeds) do not blow the directory up: past 64 entries a segment (128
+// after the doubling that reached it), the segment grows instead of
+// splitting. The table is still a map.
+func TestIDTableSkewedKeys(t *testing.T) {
+	tab := idTable[int32]{s1: 1, s2: 2}
+	var keys [][16]byte
+	var k [16]byte
+	for i := uint64(0); len(keys) < 8000; i++ {
+		binary.LittleEndian.PutUint64(k[:8], i)
+		if tab.hash(k)>>54 == 0 {
+			keys = append(keys, k)
+		}
+	}
+	for i, k := range keys {
+		if _, seen := tab.add(k, int32(i)); seen {
+			t.Fatalf("key %d seen before it was added", i)
+		}
+	}
+	if len(tab.dir) > 128*tab.segs || tab.segs > 32 {
+		t.Fatalf("a directory of %d entries for %d segments", len(tab.dir), tab.segs)
+	}
+	for i, k := range keys {
+		if v, ok := tab.get(k); !ok || v != int32(i) {
+			t.Fatalf("key %d: %d %v", i, v, ok)
+		}
+	}
+	t.Logf("%d entries, %d segments, %d keys", len(tab.dir), tab.segs, tab.n)
 }
