@@ -201,8 +201,11 @@ func (t *idTable[V]) get(k [16]byte) (V, bool) {
 	}
 	h := t.hash(k)
 	s := t.segment(h)
-	i, ok := s.find(k, h)
-	return s.vals[i], ok
+	if i, ok := s.find(k, h); ok {
+		return s.vals[i], true
+	}
+	var zero V // (an empty slot's value may be a moved key's)
+	return zero, false
 }
 
 // add keeps v for k unless k has a value already, which it returns.

@@ -353,3 +353,52 @@ func TestIDTableSkewedKeys(t *testing.T) {
 	}
 	t.Logf("%d entries, %d segments, %d keys", len(tab.dir), tab.segs, tab.n)
 }
+
+// An id set answers as a map of the ids' texts does, for any sequence of
+// adds and looks-up of UUIDs and other ids, across the splits of its
+// tables (an op adds a burst of thousands of ids).
+func FuzzIDSet(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 1, 1, 2, 2, 0, 0, 3, 5, 0, 1, 1, 2})
+	f.Add([]byte{3, 0, 0, 3, 0, 9, 1, 0, 5, 0, 0, 1, 4, 1, 200})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var s idSet[int32]
+		want := map[string]int32{}
+		id := func(i uint16) []byte {
+			switch i % 4 {
+			case 0, 1:
+				return fmt.Appendf(nil, "550e8400-e29b-41d4-a716-%012x", i)
+			case 2:
+				return fmt.Appendf(nil, "550E8400-E29B-41D4-A716-%012X", i)
+			}
+			return fmt.Appendf(nil, "id-%d", i)
+		}
+		check := func(x []byte, v int32) {
+			prev, seen := s.add(x, v)
+			w, wseen := want[string(x)]
+			if seen != wseen || seen && prev != w {
+				t.Fatalf("add %s: %d %v, want %d %v", x, prev, seen, w, wseen)
+			}
+			if !wseen {
+				want[string(x)] = v
+			}
+		}
+		for len(ops) >= 3 {
+			op, i := ops[0], uint16(ops[1])<<8|uint16(ops[2])
+			ops = ops[3:]
+			switch op % 3 {
+			case 0:
+				check(id(i), int32(len(want)))
+			case 1:
+				v, ok := s.get(id(i))
+				w, wok := want[string(id(i))]
+				if ok != wok || v != w {
+					t.Fatalf("get %s: %d %v, want %d %v", id(i), v, ok, w, wok)
+				}
+			default:
+				for j := range uint16(5000) {
+					check(id(i+j), int32(j))
+				}
+			}
+		}
+	})
+}
