@@ -10,28 +10,37 @@ import (
 
 // idSet maps ids to values in a few dozen bytes per id, whatever the ids
 // (the stream rules keep every id of a stream): a canonical UUID is kept
-// as its 16 bytes, any other id as a digest of 16 bytes (see digester),
-// each kind in its own idTable. Looking an id up does not allocate, and adding
+// as its 16 bytes (one in upper case too, in a table of its own), any
+// other id as a digest of 16 bytes (see digester), each kind in its own
+// idTable. Looking an id up does not allocate, and adding
 // one allocates only when its table grows.
 type idSet[V any] struct {
 	uuids   idTable[V]
-	other   idTable[V] // digests of the ids that are not canonical UUIDs
+	upper   idTable[V] // UUIDs in the canonical form but upper case, as .NET writes them
+	other   idTable[V] // digests of the other ids
 	digests digester
 }
 
-func (s *idSet[V]) get(id []byte) (V, bool) {
+// table is the table of id and its key there.
+func (s *idSet[V]) table(id []byte) (*idTable[V], [16]byte) {
 	if k, ok := uuidKey(id); ok {
-		return s.uuids.get(k)
+		return &s.uuids, k
 	}
-	return s.other.get(s.digests.digest(id))
+	if k, ok := uuidKeyIn(id, &upperHexVal); ok {
+		return &s.upper, k
+	}
+	return &s.other, s.digests.digest(id)
+}
+
+func (s *idSet[V]) get(id []byte) (V, bool) {
+	t, k := s.table(id)
+	return t.get(k)
 }
 
 // add keeps v for id unless id has a value already, which it returns.
 func (s *idSet[V]) add(id []byte, v V) (V, bool) {
-	if k, ok := uuidKey(id); ok {
-		return s.uuids.add(k, v)
-	}
-	return s.other.add(s.digests.digest(id), v)
+	t, k := s.table(id)
+	return t.add(k, v)
 }
 
 // digester makes a digest of 16 bytes of any text, to keep in its place
@@ -76,18 +85,31 @@ func isCanonicalUUID(s []byte) bool {
 // are.
 var uuidHexAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
-// lowerHexVal is the value of a lowercase hex digit, -1 for any other byte.
-var lowerHexVal = hexTable(false)
+// lowerHexVal is the value of a lowercase hex digit, -1 for any other
+// byte; upperHexVal of an upper-case one.
+var lowerHexVal, upperHexVal = hexTable(false), upperHexTable()
+
+func upperHexTable() (t [256]int8) {
+	t = hexTable(true)
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = -1
+	}
+	return t
+}
 
 // uuidKey is the 16 bytes of a canonical UUID; false for any other text.
-func uuidKey(s []byte) ([16]byte, bool) {
+func uuidKey(s []byte) ([16]byte, bool) { return uuidKeyIn(s, &lowerHexVal) }
+
+// uuidKeyIn is the 16 bytes of a UUID in the canonical 8-4-4-4-12 form
+// whose digits hexVal gives; false for any other text.
+func uuidKeyIn(s []byte, hexVal *[256]int8) ([16]byte, bool) {
 	var k [16]byte
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
 	var bad int8
 	for i, p := range uuidHexAt {
-		hi, lo := lowerHexVal[s[p]], lowerHexVal[s[p+1]]
+		hi, lo := hexVal[s[p]], hexVal[s[p+1]]
 		bad |= hi | lo // -1 sets the sign bit
 		k[i] = byte(hi)<<4 | byte(lo)
 	}

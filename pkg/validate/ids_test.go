@@ -116,6 +116,10 @@ func TestIDSetKeepsDigests(t *testing.T) {
 			t.Fatalf("%s: %d %v", f, v, ok)
 		}
 	}
+	// The upper-case UUID is kept exactly too, at no SHA-256.
+	if u.uuids.n != 1 || u.upper.n != 1 || u.other.n != 2 {
+		t.Fatalf("%d lower-case UUIDs, %d upper-case, %d digests; want 1, 1, 2", u.uuids.n, u.upper.n, u.other.n)
+	}
 }
 
 // chiffonReader reads the n Chiffon messages benchMessages writes, made
