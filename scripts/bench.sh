@@ -43,7 +43,8 @@
 # CPU-second (user + system, from GNU time) of toonkit and of ajv-cli (node
 # takes more than one core), steadier than the wall time on a busy machine. Peak RSS on a 1 GB trace stream (mark <= 64 MiB) and on a
 # 1 GB Chiffon stream (info: the sets of message ids, request ids and task
-# ids that its stream rules need grow with the stream).
+# ids that its stream rules need grow with the stream; mark <= 128 bytes of
+# peak RSS a message, about 100 with ~37-45 bytes an id).
 # Bridge (genbench -messages chiffon): BENCH_BRIDGE_MESSAGES Chiffon messages
 # (default 100000) converted to trace events and piped into toonkit sign,
 # end to end, mark >= 50,000 messages/s; peak RSS at N and 4N messages, mark
@@ -1161,9 +1162,11 @@ fi
 if [[ -n $tbig_kb ]]; then
 	check le "$tbig_kb" 65536
 	row "validate trace peak RSS MiB, $vbig MB" "$(mib "$tbig_kb")" "<= 64" "" "$RES"
-	row "  ($tbig_n messages; no id sets)" "" "" "" ""
+	row "  ($tbig_n messages; one run_id per 1000)" "" "" "" ""
 	row "validate chiffon peak RSS MiB, $vbig MB" "$(mib "$vbig_kb")" "" "" "(info)"
 	row "  ($vbig_n messages; with its id sets)" "" "" "" ""
+	check le "$((vbig_kb * 1024 / vbig_n))" 128
+	row "  peak RSS per message, bytes" "$((vbig_kb * 1024 / vbig_n))" "<= 128" "" "$RES"
 fi
 echo
 fi # validate

@@ -23,24 +23,38 @@ import (
 // (error), a second work_result for a task (error), a work_status after its
 // task's work_result (warning).
 func Chiffon(r io.Reader, name string, opts Options, emit Emit) (int, error) {
-	return envelopes(r, name, opts, &chiffon{chunks: map[string]*chunkSet{}, seed: maphash.MakeSeed()}, emit)
+	return envelopes(r, name, opts, newChiffon(), emit)
+}
+
+func newChiffon() *chiffon {
+	return &chiffon{chunks: map[chunkKey]*chunkSet{}, seed: maphash.MakeSeed()}
 }
 
 type chiffon struct {
-	messages idSet[int32]  // message_id -> first record
-	requests idSet[uint64] // request_id -> hash of the payload
-	results  idSet[int32]  // task_id -> record of its work_result
-	chunks   map[string]*chunkSet
-	seed     maphash.Seed // read by local on every worker
-	key      []byte
+	messages idSet[int32]           // message_id -> first record
+	requests idSet[uint64]          // request_id -> hash of the payload
+	results  idSet[int32]           // task_id -> record of its work_result
+	chunks   map[chunkKey]*chunkSet // the steps whose chunks do not tile their output yet
+	spare    []*chunkSet            // sets let go, to be reused
+	digests  digester               // of the keys of chunks that are not a UUID and an integer
+	seed     maphash.Seed           // read by local on every worker
+}
+
+// chunkKey names the step of a task that output chunks belong to: the
+// task's UUID and the step's number, or a digest of both (see digester)
+// when they are not a canonical UUID and an integer.
+type chunkKey struct {
+	id     [16]byte
+	number int64
+	digest bool
 }
 
 // chunkSet is the output chunks of one step of a task.
 type chunkSet struct {
-	total  int64
-	ranges [][2]int64
-	two    [2][2]int64 // the first ranges' memory
-	last   mark
+	task, step []byte // the task id, the step's number as compact JSON
+	total      int64
+	ranges     [][2]int64
+	last       mark
 }
 
 func (c *chiffon) schema() string     { return "chiffon" }
@@ -201,19 +215,21 @@ func isEnvelopeField(name []byte) bool {
 }
 
 // chunk adds the output chunk "bytes a-b of n" of a work_status to the
-// chunks of its step.
+// chunks of its step. A step's set is let go once its chunks tile the
+// output (as before), and its memory is then reused for another step's:
+// steps that complete leave nothing behind, not even garbage.
 func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(Finding) bool) bool {
-	// The key: the task id after its length, and the step's number as
-	// compact JSON (no allocation to look it up).
-	k := binary.LittleEndian.AppendUint32(c.key[:0], uint32(len(task)))
-	k = append(k, task...)
-	k = append(k, step...)
-	c.key = k
-	set := c.chunks[string(k)]
+	k := c.chunkKey(task, step)
+	set := c.chunks[k]
 	if set == nil {
-		set = &chunkSet{total: n}
-		set.ranges = set.two[:0]
-		c.chunks[string(k)] = set
+		if i := len(c.spare) - 1; i >= 0 {
+			set, c.spare = c.spare[i], c.spare[:i]
+		} else {
+			set = &chunkSet{}
+		}
+		set.task, set.step = append(set.task[:0], task...), append(set.step[:0], step...)
+		set.total, set.ranges = n, set.ranges[:0]
+		c.chunks[k] = set
 	}
 	if n != set.total || a > b || b > n {
 		if !emit(r.at("/payload/step/output_chunk", "CHF052", Error, fmt.Sprintf("bytes %d-%d of %d does not fit the step's output of %d bytes", a, b, n, set.total))) {
@@ -224,9 +240,27 @@ func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(F
 	}
 	set.last = r.mark("/payload/step/output_chunk")
 	if set.tiled() {
-		delete(c.chunks, string(k)) // complete: nothing more to check
+		delete(c.chunks, k) // complete: nothing more to check
+		if len(c.spare) < 64 && cap(set.task)+cap(set.step) <= 256 && cap(set.ranges) <= 64 {
+			set.last = mark{}
+			c.spare = append(c.spare, set)
+		}
 	}
 	return true
+}
+
+// chunkKey is the key of the chunks of a step: exact for a canonical UUID
+// and an integer (not -0, which is not 0 written otherwise), else a digest
+// of the task's length, the task and the step.
+func (c *chiffon) chunkKey(task, step []byte) chunkKey {
+	if id, ok := uuidKey(task); ok {
+		if n, ok := intOf(step); ok && (n != 0 || step[0] != '-') {
+			return chunkKey{id: id, number: n}
+		}
+	}
+	var length [4]byte
+	binary.LittleEndian.PutUint32(length[:], uint32(len(task)))
+	return chunkKey{id: c.digests.digest(length[:], task, step), digest: true}
 }
 
 // compacted is the compact form of the JSON value v: v itself when it is
@@ -242,13 +276,10 @@ func compacted(buf *[]byte, v []byte) []byte {
 
 // finish checks that each step's output chunks tile 0..N.
 func (c *chiffon) finish(emit func(Finding) bool) bool {
-	keys := slices.Collect(maps.Keys(c.chunks))
-	sort.Slice(keys, func(i, j int) bool { return c.chunks[keys[i]].last.Offset < c.chunks[keys[j]].last.Offset })
-	for _, k := range keys {
-		set := c.chunks[k]
-		// The key: the task id after its length, then the step number.
-		n := binary.LittleEndian.Uint32([]byte(k))
-		task, step := k[4:4+n], k[4+n:]
+	sets := slices.Collect(maps.Values(c.chunks))
+	sort.Slice(sets, func(i, j int) bool { return sets[i].last.Offset < sets[j].last.Offset })
+	for _, set := range sets {
+		task, step := set.task, set.step
 		slices.SortFunc(set.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 		next := int64(0)
 		problem := ""

@@ -280,7 +280,7 @@ func narratoriaJobs(rdr io.Reader, name string, opts Options, emit Emit) (int, e
 	if max <= 0 {
 		max = jsonv.DefaultMaxValueSize
 	}
-	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	n := &narr{done: -1, errorAt: -1}
 	c := newChunker(rdr, true, opts.chunk)
 	ws := workers(opts.Workers)
 	work := func(b *chunk) (*chunk, error) {

@@ -26,7 +26,7 @@ import (
 func Narratoria(r io.Reader, name string, opts Options, emit Emit) (int, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if startsWith(br, '[') {
-		n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+		n := &narr{done: -1, errorAt: -1}
 		return envelopes(br, name, opts, &narrArray{n: n, file: name}, emit)
 	}
 	if opts.Workers > 1 {
@@ -68,7 +68,7 @@ func NarratoriaLines(r io.Reader, name string, opts Options, emit Emit, line fun
 		max = jsonv.DefaultMaxValueSize
 	}
 	in := inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: max + 32<<10}
-	n := &narr{assets: map[string]int{}, done: -1, errorAt: -1}
+	n := &narr{done: -1, errorAt: -1}
 	return narrLinesFrom(&in, 0, n, name, emit, line)
 }
 
@@ -211,9 +211,9 @@ func (c *lineCheck) stream(n *narr, name string, emit Emit) (more, stop bool) {
 }
 
 type narr struct {
-	assets  map[string]int
-	done    int // record of the done event, -1 before
-	errorAt int // record of the last error event, -1 when none is pending
+	assets  idSet[int32] // assetId -> record of its first asset event
+	done    int          // record of the done event, -1 before
+	errorAt int          // record of the last error event, -1 when none is pending
 }
 
 var narratoriaTypes = map[string]bool{"log": true, "state_patch": true, "asset": true, "ui_event": true, "error": true, "done": true}
@@ -266,12 +266,10 @@ func (n *narr) check(nf *narrFacts, index int, emit func(ptr, code string, sev S
 			}
 		}
 		if nf.hasAsset {
-			if first, seen := n.assets[nf.assetID]; seen {
+			if first, seen := n.assets.add([]byte(nf.assetID), int32(index)); seen {
 				if !emit("/assetId", "NAR046", Error, fmt.Sprintf("repeats the assetId of record %d", first)) {
 					return false, false
 				}
-			} else {
-				n.assets[nf.assetID] = index
 			}
 		}
 	case "error":

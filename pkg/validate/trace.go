@@ -11,12 +11,12 @@ import (
 // (a repeat or a step back is an error, a gap a warning), and a top-level
 // signature, where present, equal to meta.signature.
 func Trace(r io.Reader, name string, opts Options, emit Emit) (int, error) {
-	return envelopes(r, name, opts, &trace{runs: map[string]int{}}, emit)
+	return envelopes(r, name, opts, &trace{}, emit)
 }
 
 type trace struct {
-	runs map[string]int // run_id -> its place in last
-	last []int64        // the last seq seen of each run
+	runs idSet[int32] // run_id -> its place in last
+	last []int64      // the last seq seen of each run
 }
 
 func (t *trace) schema() string     { return "trace" }
@@ -39,9 +39,8 @@ func (t *trace) stream(r *record, f *facts, emit func(Finding) bool) bool {
 		return true
 	}
 	run, seq := f.run, f.seq
-	i, seen := t.runs[string(run)] // no allocation to look up
+	i, seen := t.runs.add(run, int32(len(t.last)))
 	if !seen {
-		t.runs[string(run)] = len(t.last)
 		t.last = append(t.last, seq)
 		return true
 	}

@@ -112,10 +112,10 @@ func TestUUIDKey(t *testing.T) {
 	}
 }
 
-// uuidTable keeps what a map keeps, across its growths, for ids that
+// idTable keeps what a map keeps, across its growths, for ids that
 // differ in any byte (sequential ones, as generators write them, too).
 func TestUUIDTableIsAMap(t *testing.T) {
-	var tab uuidTable[int32]
+	var tab idTable[int32]
 	want := map[[16]byte]int32{}
 	key := func(i int) [16]byte {
 		var k [16]byte
