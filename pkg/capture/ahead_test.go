@@ -144,7 +144,8 @@ func TestTangleDecodeUnchanged(t *testing.T) {
 				var out bytes.Buffer
 				opts := StreamOptions{Workers: workers, Append: func(dst []byte, r *Record) []byte {
 					return append(AppendRecord(dst, r), '\n')
-				}, Reopen: func() (io.Reader, error) { return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil }}
+				}}
+				opts.Reopen = func() (io.Reader, error) { return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil }
 				err := Stream(context.Background(), bufio.NewReaderSize(bytes.NewReader(data), 64<<10), opts, StreamHandler{
 					Records: func(b []byte, ends []int, frames int) error { out.Write(b); return nil },
 					Other:   func(r *Record) error { return nil },

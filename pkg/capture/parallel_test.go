@@ -23,9 +23,9 @@ func transcript(data []byte, workers int, keepGoing bool, batch int, reopen bool
 	var out bytes.Buffer
 	frames := 0
 	opts := capture.StreamOptions{
-		Options: capture.Options{MaxFrameSize: 1 << 16, ReassemblyBuffer: 1 << 14, MaxConns: 8},
+		Options: capture.Options{MaxFrameSize: 1 << 16, ReassemblyBuffer: 1 << 14, MaxConns: 8,
+			Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil }},
 		Workers: workers, BatchBytes: batch,
-		Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil },
 		Append: func(dst []byte, r *capture.Record) []byte {
 			return append(capture.AppendRecord(dst, r), '\n')
 		},

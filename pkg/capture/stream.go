@@ -334,19 +334,19 @@ func (h *half) body(yield func(struct{}) bool) {
 		if err == io.EOF {
 			return
 		}
-		if err == nil && !first && r.opts.deferJSON {
+		if err == nil && !first && r.opts.LeaveJSON {
 			if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
 				// Whether the payload is JSON does not decide where
 				// reading goes on (a version byte follows: MoveOn would
-				// trust the length): the workers check it (Stream).
-				h.rec = Record{Kind: Frame, Frame: f}
+				// trust the length): the workers check it (Record.Check).
+				h.rec = Record{Kind: Frame, Frame: f, unchecked: true}
 				h.emit(&h.rec)
 				continue
-			} else if len(rest) == 0 && r.opts.speculate {
+			} else if len(rest) == 0 && r.opts.Reopen != nil {
 				// What follows is not here yet: the workers check it,
-				// and should it not be JSON, Stream reads again with
-				// one worker.
-				h.rec = Record{Kind: Frame, Frame: f, spec: true}
+				// and should it not be JSON, the caller reads again
+				// without LeaveJSON.
+				h.rec = Record{Kind: Frame, Frame: f, unchecked: true, spec: true}
 				h.emit(&h.rec)
 				continue
 			}
