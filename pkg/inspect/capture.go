@@ -117,20 +117,21 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 	var err error
 	if o.Workers > 1 && !o.SummaryOnly {
 		var handed int
-		met, handed, err = in.inspectCaptureParallel(fc, r, copts, s)
+		met, handed, err = in.inspectCaptureParallel(fc, r, copts, s, 0)
 		if err == errDiverged {
 			// A frame at the end of the bytes at hand, left to the
 			// workers, is not JSON: where reading went on after it
-			// depends on that. Read again, past what was written.
+			// depends on that. Read again, past what was written,
+			// checking those frames in the reading pass.
 			if r, err = copts.Reopen(); err == nil {
 				copts.Reopen = nil
 				var again bool
-				again, err = in.readCapture(fc, r, copts, s, handed)
+				again, _, err = in.inspectCaptureParallel(fc, r, copts, s, handed)
 				met = met || again
 			}
 		}
 	} else {
-		met, err = in.readCapture(fc, r, copts, s, 0)
+		met, err = in.readCapture(fc, r, copts, s)
 	}
 	var fe *capture.FormatError
 	switch {
@@ -149,15 +150,11 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 	return nil
 }
 
-// readCapture shows and counts the records of a capture on one worker,
-// past the first skip of them; met reports that it showed some.
-func (in *Inspector) readCapture(fc *frameContext, r io.Reader, copts capture.Options, s *Summary, skip int) (met bool, err error) {
+// readCapture shows and counts the records of a capture on one worker;
+// met reports that it showed some.
+func (in *Inspector) readCapture(fc *frameContext, r io.Reader, copts capture.Options, s *Summary) (met bool, err error) {
 	o := &in.opts
 	_, err = capture.Read(r, copts, func(rec *capture.Record) error {
-		if skip > 0 {
-			skip--
-			return nil
-		}
 		met = true
 		in.captured(fc, rec, s)
 		if in.w.err != nil {

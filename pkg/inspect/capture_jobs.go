@@ -63,8 +63,9 @@ var errDiverged = errors.New("a frame left unchecked is not JSON")
 // which hands on whole batches (not records one by one), and leaves the
 // check of the frames' payloads to the workers (capture.Options.LeaveJSON).
 // When the reading pass guessed wrong about a frame it returns
-// errDiverged, with the number of records written.
-func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts capture.Options, s *Summary) (met bool, handed int, err error) {
+// errDiverged, with the number of records written. The first skip records
+// are passed over (written by a run that diverged).
+func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts capture.Options, s *Summary, skip int) (met bool, handed int, err error) {
 	copts.LeaveJSON = true
 	free := make(chan *capBatch, 2*in.opts.Workers+4)
 	batches := make(chan *capBatch, 1)
@@ -88,6 +89,10 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 			return true
 		}
 		_, err := capture.Read(r, copts, func(rec *capture.Record) error {
+			if skip > 0 {
+				skip--
+				return nil
+			}
 			in.keep(b, rec)
 			idle := rec.Idle
 			if len(b.arena) >= capBatchBytes || idle {
