@@ -46,7 +46,7 @@ type capBatch struct {
 	items []capItem
 	idle  bool  // the input had nothing buffered after the batch: flush
 	err   error // the capture's final error, after the items
-	out   bytes.Buffer
+	out   sliceWriter
 	// diverged: a frame whose payload the reading pass left unchecked,
 	// not knowing what followed it, is not JSON (capture.Record.Check):
 	// the capture is read again, with one worker, past the batches
@@ -136,8 +136,11 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		w := <-clones
 		defer func() { clones <- w }()
 		wi := w.in
-		b.out.Reset()
+		b.out.b = b.out.b[:0]
 		wi.w = &errWriter{w: &b.out}
+		// --oneline's plain line of a good frame, without a report: an
+		// uncompressed payload has no RLE oddities to warn of
+		fast := wi.opts.Format == OneLine && wi.opts.Style == nil
 		for i := range b.items {
 			it := &b.items[i]
 			switch {
@@ -159,11 +162,17 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 					}
 					js = it.rec.JSON
 				}
+				it.good = true
+				if fast && !it.f.Compressed() {
+					src := it.src()
+					b.out.b = append(appendFrameLine(b.out.b, it.f.Index, it.f.Offset, &src, it.f.Header, false, js, &wi.times), '\n')
+					continue
+				}
 				// One report per worker serves: the writer counts the
 				// frame from the item (countGood).
 				rep := wi.frameReport(&wi.capRep, &it.f, js, it.src())
 				wi.render(fc, rep)
-				it.good, it.warnings = true, len(rep.warnings)
+				it.warnings = len(rep.warnings)
 			case it.rep != nil:
 				wi.render(fc, it.rep)
 			default:
@@ -188,13 +197,12 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 				in.countEvent(it.ev, s)
 			}
 		}
-		if err := in.writeBatch(b.out.Bytes(), b.idle); err != nil {
+		if err := in.writeBatch(b.out.b, b.idle); err != nil {
 			return err
 		}
 		if b.err != nil {
 			return b.err
 		}
-		clear(b.items) // the records' strings and errors
 		b.arena, b.items, b.idle = b.arena[:0], b.items[:0], false
 		select {
 		case free <- b:
@@ -229,4 +237,12 @@ func (in *Inspector) keep(b *capBatch, rec *capture.Record) {
 		ev.text = bytes.Clone(ev.text)
 	}
 	b.items = append(b.items, capItem{rep: rep, ev: ev})
+}
+
+// sliceWriter appends what is written to b.
+type sliceWriter struct{ b []byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
