@@ -128,8 +128,16 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		in  *Inspector
 		dec *kado.Reader // checks the payloads left unchecked
 	}
-	clones := make(chan worker, in.opts.Workers)
-	for range in.opts.Workers {
+	// --oneline's lines cost less than the reading pass (capture.Read,
+	// on the goroutine above): it keeps a CPU of its own, and the lines
+	// are rendered on one worker fewer (with one, on the writer's
+	// goroutine), so that fewer goroutines compete with it.
+	workers := in.opts.Workers
+	if in.opts.Format == OneLine {
+		workers = max(1, workers-1)
+	}
+	clones := make(chan worker, workers)
+	for range workers {
 		clones <- worker{&Inspector{opts: in.opts, max: in.max}, kado.NewReader(nil, kado.ReaderOptions{MaxFrameSize: copts.MaxFrameSize})}
 	}
 	work := func(b *capBatch) (*capBatch, error) {
@@ -210,7 +218,7 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		}
 		return nil
 	}
-	err = pipeline.Run(context.Background(), pipeline.Options{Workers: in.opts.Workers}, read, work, write)
+	err = pipeline.Run(context.Background(), pipeline.Options{Workers: workers}, read, work, write)
 	if err == errWriteStop {
 		err = errOutput
 	}
