@@ -49,7 +49,7 @@ func dump(t *testing.T, data []byte, opts Options, serial bool, stopAt int) stri
 		if r.Frame != nil {
 			fmt.Fprintf(&b, " frame %d@%d %+v %x", r.Frame.Index, r.Frame.Offset, r.Frame.Header, r.Frame.Raw)
 		}
-		fmt.Fprintf(&b, " json %s text %q", r.JSON, r.Text)
+		fmt.Fprintf(&b, " json %s text %q unchecked %v %v", r.JSON, r.Text, r.unchecked, r.spec)
 		if r.Err != nil {
 			fmt.Fprintf(&b, " err %v", r.Err)
 		}

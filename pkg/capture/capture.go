@@ -412,6 +412,7 @@ type reader struct {
 	asm       *reassembly.Assembler
 	ctxs      []assemblerContext // the slab context takes from
 	idle      bool               // Record.Idle of the records given now
+	resumes   int                // switches to a direction's coroutine (for the tests)
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
