@@ -727,18 +727,20 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo {
 // packetDecoder finds the TCP segment in a packet, with one
 // DecodingLayerParser per first layer.
 type packetDecoder struct {
-	eth     layers.Ethernet
-	dot1q   layers.Dot1Q
-	sll     layers.LinuxSLL
-	sll2    layers.LinuxSLL2
-	loop    layers.Loopback
-	ip4     layers.IPv4
-	ip6     layers.IPv6
-	ip6frag layers.IPv6Fragment
-	tcp     layers.TCP
-	frag    defrag
-	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
-	decoded []gopacket.LayerType
+	eth       layers.Ethernet
+	dot1q     layers.Dot1Q
+	sll       layers.LinuxSLL
+	sll2      layers.LinuxSLL2
+	loop      layers.Loopback
+	ip4       layers.IPv4
+	ip6       layers.IPv6
+	ip6frag   layers.IPv6Fragment
+	tcp       layers.TCP
+	frag      defrag
+	parsers   map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	last      *gopacket.DecodingLayerParser // the parser of the packet before, of
+	lastFirst gopacket.LayerType            // its first layer
+	decoded   []gopacket.LayerType
 }
 
 // decode returns the TCP layer of a packet and its network flow; tcp is
@@ -774,7 +776,10 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 	if d.parsers == nil {
 		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
 	}
-	p := d.parsers[first]
+	p := d.last
+	if first != d.lastFirst || p == nil {
+		p = d.parsers[first]
+	}
 	if p == nil {
 		p = gopacket.NewDecodingLayerParser(first)
 		// An array indexed by layer type, in place of the default map:
@@ -786,6 +791,7 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
+	d.last, d.lastFirst = p, first // a capture's packets mostly share their first layer
 	_ = p.DecodeLayers(data, &d.decoded)
 	var flow gopacket.Flow
 	hasTCP := false
