@@ -54,6 +54,12 @@ type capBatch struct {
 	diverged bool
 }
 
+// newCapBatch is a batch with room for the frames of capBatchBytes (small
+// frames: a few hundred), so that it does not grow frame by frame.
+func newCapBatch() *capBatch {
+	return &capBatch{arena: make([]byte, 0, capBatchBytes+16<<10), items: make([]capItem, 0, 512)}
+}
+
 // errDiverged stops a run whose reading pass guessed wrong about a frame
 // (capBatch.diverged).
 var errDiverged = errors.New("a frame left unchecked is not JSON")
@@ -74,7 +80,7 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 	go func() {
 		defer close(readDone)
 		defer close(batches)
-		b := &capBatch{}
+		b := newCapBatch()
 		send := func() bool {
 			select {
 			case batches <- b:
@@ -84,7 +90,7 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 			select {
 			case b = <-free:
 			default:
-				b = &capBatch{}
+				b = newCapBatch()
 			}
 			return true
 		}
