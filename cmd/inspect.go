@@ -84,8 +84,8 @@ direction's stream. A hole in the capture, a WebSocket error and a
 connection not followed are entries of their own marked INVALID ("!" with
 --oneline); notes and WebSocket text messages are shown too. --port N reads
 only the connections on port N; --skip, --length and --frame do not apply.
-A capture is rendered on --jobs workers in every view, with the output of
-one.
+A capture is read and rendered on --jobs workers in every view, with the
+output of one.
 
 Several files are inspected in order, each introduced by its name; "-" or
 no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
