@@ -20,6 +20,7 @@ func TestDirectSameAsCoroutine(t *testing.T) {
 	files := tangles()
 	small := capturetest.SmallFrames(1 << 20)
 	files["small.pcapng"] = small
+	files["after-whole.pcapng"] = afterWholeFrames()
 	for name, data := range files {
 		for _, opts := range []Options{
 			{},
@@ -65,7 +66,7 @@ func firstDiff(a, b string) string {
 func FuzzDirectSameAsCoroutine(f *testing.F) {
 	f.Add(capturetest.Tangle(layers.LinkTypeEthernet, capturetest.PcapNG, 5, 3))
 	f.Add(capturetest.Tangle(layers.LinkTypeRaw, capturetest.Pcap, 4, 3))
-	f.Add(capturetest.SmallFrames(16 << 10))
+	f.Add(afterWholeFrames())
 	for _, name := range capturetest.SampleNames() {
 		data, _ := capturetest.Sample(name)
 		f.Add(data)
@@ -84,4 +85,40 @@ func FuzzDirectSameAsCoroutine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// afterWholeFrames is a capture whose segments end, after whole frames,
+// with what the frame reader decides on at once (a whole header that is
+// bad, a payload that is not JSON, a header cut short by a lost segment)
+// or waits on (part of a header, a good header without its payload),
+// while another connection sends in between.
+func afterWholeFrames() []byte {
+	b := &capturetest.Builder{}
+	a := b.Conn("10.0.0.1:40000", "10.0.0.9:7000")
+	o := b.Conn("10.0.0.2:40001", "10.0.0.9:7000")
+	a.Handshake()
+	o.Handshake()
+	good := func(seq int) []byte { return capturetest.Frame(1, seq, `{"n":1}`) }
+	badHeader := append([]byte{2, 1, 7, 0, 0, 0}, make([]byte, 12)...)
+	badJSON := capturetest.Frame(1, 9, `{"n":`)
+	segs := [][]byte{
+		append(good(1), good(2)...),                         // whole frames: read directly
+		append(append(good(12), badHeader...), good(13)...), // a bad header, and the frame it resynchronises on
+		append(good(3), badHeader...),                       // then a whole bad header
+		append(append(good(4), good(5)...), badJSON...),     // then a payload that is not JSON
+		append(good(6), good(7)[:10]...),                    // then part of a header
+		append(good(7)[10:], good(8)[:20]...),               // the rest, then a header without its payload
+		good(8)[20:],
+		append(good(10), 0x01),
+		append([]byte{3}, good(11)...),
+	}
+	off, ooff := 0, 0
+	for i, seg := range segs {
+		a.Send(capturetest.C2S, off, seg)
+		off += len(seg)
+		of := good(100 + i)
+		o.Send(capturetest.C2S, ooff, of)
+		ooff += len(of)
+	}
+	return b.Bytes()
 }

@@ -178,7 +178,7 @@ func (h *half) feed(b []byte) {
 		// here, without a switch to the coroutine and back.
 		for h.direct() {
 		}
-		if !h.hasPending && len(h.chunk) == 0 {
+		if !h.hasPending && len(h.chunk) == 0 && h.waits() {
 			h.chunk = nil
 			h.fed += int64(len(b))
 			return
@@ -191,6 +191,18 @@ func (h *half) feed(b []byte) {
 	}
 	h.chunk = nil
 	h.fed += int64(len(b))
+}
+
+// waits reports whether the frame reader, given no more bytes, would only
+// wait for more: it holds less than a header, or a good header whose frame
+// is not whole. (Otherwise, a bad header, it reports it and moves on now.)
+func (h *half) waits() bool {
+	buf := h.rd.Buffered()
+	if len(buf) < kado.HeaderSize {
+		return true
+	}
+	hd := kado.ParseHeader(buf)
+	return hd.Check(h.conn.r.opts.MaxFrameSize) == nil && kado.HeaderSize+int(hd.PayloadLength) > len(buf)
 }
 
 // directReads lets feed read frames itself (a variable for the tests,
