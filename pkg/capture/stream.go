@@ -234,28 +234,42 @@ func (h *half) direct() bool {
 		return false
 	}
 	f, err := rd.Next()
-	if err == nil && r.opts.LeaveJSON {
-		// as body leaves payloads unchecked
-		if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
-			h.rec = Record{Kind: Frame, Frame: f, unchecked: true}
-			h.emit(&h.rec)
-			return true
-		} else if len(rest) == 0 && r.opts.Reopen != nil {
-			h.rec = Record{Kind: Frame, Frame: f, unchecked: true, spec: true}
-			h.emit(&h.rec)
-			return true
-		}
-	}
 	if err == nil {
-		var js []byte
-		if js, err = rd.JSON(f); err == nil {
-			h.rec = Record{Kind: Frame, Frame: f, JSON: js}
-			h.emit(&h.rec)
+		if err = h.frame(f, false); err == nil {
 			return true
 		}
 	}
 	h.hasPending, h.pendingF, h.pendingErr = true, f, err
 	return false
+}
+
+// frame emits a frame the reader accepted, with its payload as compact
+// JSON, or, with Options.LeaveJSON, unchecked where the check does not
+// decide how reading goes on (not a direction's first frame, and a version
+// byte follows it: MoveOn would trust the length of a payload that is not
+// JSON) or, with Options.Reopen, may be taken back (nothing follows it
+// yet: should it not be JSON, the caller reads again without LeaveJSON). A payload that is not JSON gives the check's error, and
+// nothing is emitted.
+func (h *half) frame(f *kado.Frame, first bool) error {
+	r := h.conn.r
+	if !first && r.opts.LeaveJSON {
+		if rest := h.rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
+			h.rec = Record{Kind: Frame, Frame: f, unchecked: true}
+			h.emit(&h.rec)
+			return nil
+		} else if len(rest) == 0 && r.opts.Reopen != nil {
+			h.rec = Record{Kind: Frame, Frame: f, unchecked: true, spec: true}
+			h.emit(&h.rec)
+			return nil
+		}
+	}
+	js, err := h.rd.JSON(f)
+	if err != nil {
+		return err
+	}
+	h.rec = Record{Kind: Frame, Frame: f, JSON: js}
+	h.emit(&h.rec)
+	return nil
 }
 
 func (h *half) start() {
@@ -440,30 +454,10 @@ func (h *half) body(yield func(struct{}) bool) {
 		if err == io.EOF {
 			return
 		}
-		if err == nil && !first && r.opts.LeaveJSON {
-			if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
-				// Whether the payload is JSON does not decide where
-				// reading goes on (a version byte follows: MoveOn would
-				// trust the length): the workers check it (Record.Check).
-				h.rec = Record{Kind: Frame, Frame: f, unchecked: true}
-				h.emit(&h.rec)
-				continue
-			} else if len(rest) == 0 && r.opts.Reopen != nil {
-				// What follows is not here yet: the workers check it,
-				// and should it not be JSON, the caller reads again
-				// without LeaveJSON.
-				h.rec = Record{Kind: Frame, Frame: f, unchecked: true, spec: true}
-				h.emit(&h.rec)
-				continue
-			}
-		}
 		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
 		if err == nil && !checked {
-			var js []byte
-			if js, err = rd.JSON(f); err == nil {
+			if err = h.frame(f, first); err == nil {
 				first = false
-				h.rec = Record{Kind: Frame, Frame: f, JSON: js}
-				h.emit(&h.rec)
 				continue
 			}
 		}
