@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -226,11 +227,9 @@ func (h *half) direct() bool {
 	if len(buf) == 0 {
 		buf = h.chunk // what the reader reads next
 	}
-	if len(buf) < kado.HeaderSize {
-		return false
-	}
-	hd := kado.ParseHeader(buf)
-	if hd.Check(r.opts.MaxFrameSize) != nil || kado.HeaderSize+int(hd.PayloadLength) > len(buf) {
+	// The reader reads no further than the header, and the payload its
+	// length gives when the header is good.
+	if len(buf) < kado.HeaderSize || kado.HeaderSize+int(binary.LittleEndian.Uint32(buf[kado.OffPayloadLength:])) > len(buf) {
 		return false
 	}
 	f, err := rd.Next()
