@@ -139,8 +139,8 @@ func (r *Record) Unchecked() bool { return r.unchecked }
 // given that Problem in r's place: the frame was at the end of the bytes
 // at hand (Options.Reopen), and where reading went on after it depended on
 // its payload. The records from r on may then not be Read's: read the
-// capture again without LeaveJSON, past the records before r. A record
-// that is not unchecked is left as it is.
+// capture again with Options.Reopen nil, past the records before r. A
+// record that is not unchecked is left as it is.
 func (r *Record) Check(dec *kado.Reader) (ok bool) {
 	if !r.unchecked {
 		return true
@@ -310,8 +310,9 @@ type Options struct {
 	// when Reopen is set, also those at the end of the bytes at hand
 	// (most frames of a capture: a segment mostly ends with a frame),
 	// whose check would decide it: should one of them not be JSON, Check
-	// says so, and the caller reads the capture again (Reopen) without
-	// LeaveJSON, past the records before it.
+	// says so, and the caller reads the capture again (Reopen) with
+	// Reopen nil (those frames are then checked by Read), past the
+	// records before it.
 	LeaveJSON bool
 	// Reopen, when not nil, gives the capture again from its start (a
 	// regular file, seeked back): see LeaveJSON and StreamOptions. Read
