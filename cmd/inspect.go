@@ -84,8 +84,8 @@ direction's stream. A hole in the capture, a WebSocket error and a
 connection not followed are entries of their own marked INVALID ("!" with
 --oneline); notes and WebSocket text messages are shown too. --port N reads
 only the connections on port N; --skip, --length and --frame do not apply.
-A capture is rendered on --jobs workers in every view, with the output of
-one.
+A capture is read and rendered on --jobs workers in every view, with the
+output of one.
 
 Several files are inspected in order, each introduced by its name; "-" or
 no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
@@ -298,12 +298,14 @@ func runInspect(opts *InspectOptions) error {
 		}
 		br := bufio.NewReaderSize(in.R, 64<<10)
 		var s inspect.Summary
-		if isCapture(br) {
+		if p, _ := br.Peek(4); len(p) > 0 && codec.Detect(p).Format == codec.Pcap { // a packet capture
 			if err := captureWindow(opts, in.Name); err != nil {
 				in.Close()
 				return err
 			}
-			s, err = ins.InspectCapture(in.Name, br, opts.CaptureFlags.options(opts.MaxFrameSize))
+			copts := opts.CaptureFlags.options(opts.MaxFrameSize)
+			copts.Reopen = capture.ReopenFile(in.f) // a file: the workers may check more frames
+			s, err = ins.InspectCapture(in.Name, br, copts)
 		} else {
 			s, err = ins.Inspect(in.Name, br)
 		}
@@ -380,12 +382,6 @@ func frameProblem(name string, opts *InspectOptions, s inspect.Summary) error {
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d problems; the first: %s", name, s.Invalid+s.Faults, s.Problems[0])}
 	}
 	return nil
-}
-
-// isCapture reports whether the input starts as a packet capture does.
-func isCapture(br *bufio.Reader) bool {
-	p, _ := br.Peek(4)
-	return len(p) > 0 && codec.Detect(p).Format == codec.Pcap
 }
 
 // captureWindow refuses --skip, --length and --frame on a capture: they

@@ -58,7 +58,8 @@ func (r *reader) runAhead(pr *packetReader) error {
 	full := make(chan *segBatch, aheadBatches-2)
 	free := make(chan *segBatch, aheadBatches)
 	for range aheadBatches {
-		free <- &segBatch{}
+		// room for a batch's segments, and for the packet that ends it
+		free <- &segBatch{arena: make([]byte, 0, aheadBytes+64<<10), segs: make([]segment, 0, aheadPackets)}
 	}
 	quit := make(chan struct{})
 	done := make(chan struct{})

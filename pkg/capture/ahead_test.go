@@ -49,7 +49,7 @@ func dump(t *testing.T, data []byte, opts Options, serial bool, stopAt int) stri
 		if r.Frame != nil {
 			fmt.Fprintf(&b, " frame %d@%d %+v %x", r.Frame.Index, r.Frame.Offset, r.Frame.Header, r.Frame.Raw)
 		}
-		fmt.Fprintf(&b, " json %s text %q", r.JSON, r.Text)
+		fmt.Fprintf(&b, " json %s text %q unchecked %v %v", r.JSON, r.Text, r.unchecked, r.spec)
 		if r.Err != nil {
 			fmt.Fprintf(&b, " err %v", r.Err)
 		}
@@ -144,7 +144,8 @@ func TestTangleDecodeUnchanged(t *testing.T) {
 				var out bytes.Buffer
 				opts := StreamOptions{Workers: workers, Append: func(dst []byte, r *Record) []byte {
 					return append(AppendRecord(dst, r), '\n')
-				}, Reopen: func() (io.Reader, error) { return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil }}
+				}}
+				opts.Reopen = func() (io.Reader, error) { return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil }
 				err := Stream(context.Background(), bufio.NewReaderSize(bytes.NewReader(data), 64<<10), opts, StreamHandler{
 					Records: func(b []byte, ends []int, frames int) error { out.Write(b); return nil },
 					Other:   func(r *Record) error { return nil },

@@ -81,7 +81,8 @@ func BenchmarkStream(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			opts := capture.StreamOptions{Workers: workers, Append: func(dst []byte, r *capture.Record) []byte {
 				return append(capture.AppendRecord(dst, r), '\n')
-			}, Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil }}
+			}}
+			opts.Reopen = func() (io.Reader, error) { return bytes.NewReader(data), nil }
 			for b.Loop() {
 				n := 0
 				err := capture.Stream(context.Background(), bytes.NewReader(data), opts, capture.StreamHandler{

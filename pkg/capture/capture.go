@@ -120,9 +120,42 @@ type Record struct {
 	// bufio.Reader has it), had nothing more buffered when the record was
 	// given: after a live capture's last packet so far, a place to flush.
 	Idle bool
-	// spec: a frame whose payload Stream's workers check, where the
-	// reading pass did not know what follows it (Options.speculate).
-	spec bool
+	// unchecked: a frame whose payload the reading pass left to the
+	// caller (Options.LeaveJSON); spec: one where it did not know what
+	// follows it.
+	unchecked, spec bool
+}
+
+// Unchecked reports whether r is a frame whose payload Read left to the
+// caller to check (Options.LeaveJSON): its JSON is nil until Check.
+func (r *Record) Unchecked() bool { return r.unchecked }
+
+// Check checks the payload of a frame that Read left unchecked, with dec,
+// a binary.Reader of Options.MaxFrameSize whose stream is not read (its
+// buffers serve). When the payload is JSON, r.JSON is its compact JSON
+// (dec's bytes, valid until dec's next use); when it is not, r becomes the
+// Problem that Read would have given (the frame, its *kado.FrameError, and
+// Moved: the length was trusted). ok is false when Read could not have
+// given that Problem in r's place: the frame was at the end of the bytes
+// at hand (Options.Reopen), and where reading went on after it depended on
+// its payload. The records from r on may then not be Read's: read the
+// capture again with Options.Reopen nil, past the records before r. A
+// record that is not unchecked is left as it is.
+func (r *Record) Check(dec *kado.Reader) (ok bool) {
+	if !r.unchecked {
+		return true
+	}
+	js, err := dec.JSON(r.Frame)
+	if err != nil && r.spec {
+		return false
+	}
+	r.unchecked, r.spec = false, false
+	if err != nil {
+		r.Kind, r.Err, r.Moved = Problem, &Error{Conn: r.Conn, Dir: r.Dir, Err: err}, &kado.Moved{Found: true}
+		return true
+	}
+	r.JSON = js
+	return true
 }
 
 // TimeString formats t as RFC 3339 in UTC with nine fraction digits, as
@@ -268,11 +301,23 @@ type Options struct {
 	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
 	ReassemblyBuffer int
 
-	// deferJSON (Stream with workers): a frame whose payload need not be
-	// checked in the reading pass (see half.body) is given with JSON nil;
-	// with speculate, also one at the end of the bytes at hand (its Record
-	// has spec set).
-	deferJSON, speculate bool
+	// LeaveJSON lets Read give frames whose payload it has not checked,
+	// for a caller that checks them on workers (Record.Unchecked,
+	// Record.Check): the frames after a direction's first where the
+	// check does not decide how reading goes on (a version byte follows
+	// the frame: were the payload not JSON, the reader would trust its
+	// length all the same, and the Problem is the one Check makes) and,
+	// when Reopen is set, also those at the end of the bytes at hand
+	// (most frames of a capture: a segment mostly ends with a frame),
+	// whose check would decide it: should one of them not be JSON, Check
+	// says so, and the caller reads the capture again (Reopen) with
+	// Reopen nil (those frames are then checked by Read), past the
+	// records before it.
+	LeaveJSON bool
+	// Reopen, when not nil, gives the capture again from its start (a
+	// regular file, seeked back): see LeaveJSON and StreamOptions. Read
+	// itself never calls it.
+	Reopen func() (io.Reader, error)
 	// inOne: read in one goroutine, whatever the CPUs (Records).
 	inOne bool
 }
@@ -368,6 +413,7 @@ type reader struct {
 	asm       *reassembly.Assembler
 	ctxs      []assemblerContext // the slab context takes from
 	idle      bool               // Record.Idle of the records given now
+	resumes   int                // switches to a direction's coroutine (for the tests)
 }
 
 func newReader(opts Options, fn func(*Record) error) *reader {
@@ -682,18 +728,20 @@ func (c *assemblerContext) GetCaptureInfo() gopacket.CaptureInfo {
 // packetDecoder finds the TCP segment in a packet, with one
 // DecodingLayerParser per first layer.
 type packetDecoder struct {
-	eth     layers.Ethernet
-	dot1q   layers.Dot1Q
-	sll     layers.LinuxSLL
-	sll2    layers.LinuxSLL2
-	loop    layers.Loopback
-	ip4     layers.IPv4
-	ip6     layers.IPv6
-	ip6frag layers.IPv6Fragment
-	tcp     layers.TCP
-	frag    defrag
-	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
-	decoded []gopacket.LayerType
+	eth       layers.Ethernet
+	dot1q     layers.Dot1Q
+	sll       layers.LinuxSLL
+	sll2      layers.LinuxSLL2
+	loop      layers.Loopback
+	ip4       layers.IPv4
+	ip6       layers.IPv6
+	ip6frag   layers.IPv6Fragment
+	tcp       layers.TCP
+	frag      defrag
+	parsers   map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	last      *gopacket.DecodingLayerParser // the parser of the packet before, of
+	lastFirst gopacket.LayerType            // its first layer
+	decoded   []gopacket.LayerType
 }
 
 // decode returns the TCP layer of a packet and its network flow; tcp is
@@ -729,7 +777,10 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 	if d.parsers == nil {
 		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
 	}
-	p := d.parsers[first]
+	p := d.last
+	if first != d.lastFirst || p == nil {
+		p = d.parsers[first]
+	}
 	if p == nil {
 		p = gopacket.NewDecodingLayerParser(first)
 		// An array indexed by layer type, in place of the default map:
@@ -741,6 +792,7 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
+	d.last, d.lastFirst = p, first // a capture's packets mostly share their first layer
 	_ = p.DecodeLayers(data, &d.decoded)
 	var flow gopacket.Flow
 	hasTCP := false

@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/pipeline"
@@ -29,15 +31,14 @@ type StreamOptions struct {
 	// (a bufio.Reader has it) says nothing more is buffered, so that
 	// records are passed on as they come.
 	Live bool
-	// Reopen, when not nil, gives the capture again from its start (a
-	// regular file, seeked back). The reading pass then leaves to the
-	// workers also the payloads of frames at the end of the bytes at hand
-	// (most frames of a capture: a segment mostly ends with a frame),
-	// whose check would decide how reading goes on were they not JSON;
-	// when one of them is not, nothing of its batch is handed on, and the
-	// capture is read again with one worker, past the records already
-	// handed on.
-	Reopen func() (io.Reader, error)
+	// Options.Reopen, when not nil, gives the capture again from its
+	// start (a regular file, seeked back). The reading pass then leaves
+	// to the workers also the payloads of frames at the end of the bytes
+	// at hand (most frames of a capture: a segment mostly ends with a
+	// frame), whose check would decide how reading goes on were they not
+	// JSON; when one of them is not, nothing of its batch is handed on,
+	// and the capture is read again with one worker, past the records
+	// already handed on.
 	// LeaveRead: a run that stops early returns at once, even while the
 	// capture is still being read (the reading goroutine stops at its next
 	// record, or when in gives it its next bytes); in must then be left
@@ -109,7 +110,7 @@ func Stream(ctx context.Context, in io.Reader, opts StreamOptions, h StreamHandl
 	quit := make(chan struct{})
 	readerDone := make(chan struct{})
 	ropts := opts.Options
-	ropts.deferJSON, ropts.speculate = true, opts.Reopen != nil
+	ropts.LeaveJSON = true
 	go func() {
 		defer close(readerDone)
 		defer close(batches)
@@ -315,7 +316,7 @@ func (b *batch) add(r *Record) {
 		f.Raw = nil
 		b.frames = append(b.frames, f)
 	}
-	s.deferred = r.Kind == Frame && r.JSON == nil
+	s.deferred = r.Unchecked()
 	s.js = len(b.arena)
 	b.arena = append(b.arena, r.JSON...)
 	s.jsEnd = len(b.arena)
@@ -353,17 +354,9 @@ func (b *batch) work(dec *kado.Reader, appendRec func([]byte, *Record) []byte) {
 	b.out, b.ends, b.isFrame, b.marks = b.out[:0], b.ends[:0], b.isFrame[:0], b.marks[:0]
 	for i := range b.recs {
 		r := &b.recs[i]
-		if r.Kind == Frame && b.spans[i].deferred {
-			js, err := dec.JSON(r.Frame)
-			if err != nil && r.spec {
-				b.diverged = true
-				return
-			}
-			if err != nil {
-				r.Kind, r.Err, r.Moved = Problem, &Error{Conn: r.Conn, Dir: r.Dir, Err: err}, &kado.Moved{Found: true}
-			} else {
-				r.JSON = js
-			}
+		if !r.Check(dec) {
+			b.diverged = true
+			return
 		}
 		switch r.Kind {
 		case Frame, Text:
@@ -379,5 +372,23 @@ func (b *batch) work(dec *kado.Reader, appendRec func([]byte, *Record) []byte) {
 		default:
 			b.marks = append(b.marks, mark{out: len(b.out), ends: len(b.ends), rec: i})
 		}
+	}
+}
+
+// ReopenFile returns an Options.Reopen for f when it is a regular file (f
+// seeked back to its start, read through a 64 KiB bufio.Reader), and nil
+// otherwise: a pipe, a terminal, no file.
+func ReopenFile(f *os.File) func() (io.Reader, error) {
+	if f == nil {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return func() (io.Reader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return bufio.NewReaderSize(f, 64<<10), nil
 	}
 }

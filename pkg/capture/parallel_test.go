@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,9 +25,9 @@ func transcript(data []byte, workers int, keepGoing bool, batch int, reopen bool
 	var out bytes.Buffer
 	frames := 0
 	opts := capture.StreamOptions{
-		Options: capture.Options{MaxFrameSize: 1 << 16, ReassemblyBuffer: 1 << 14, MaxConns: 8},
+		Options: capture.Options{MaxFrameSize: 1 << 16, ReassemblyBuffer: 1 << 14, MaxConns: 8,
+			Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil }},
 		Workers: workers, BatchBytes: batch,
-		Reopen: func() (io.Reader, error) { return bytes.NewReader(data), nil },
 		Append: func(dst []byte, r *capture.Record) []byte {
 			return append(capture.AppendRecord(dst, r), '\n')
 		},
@@ -149,4 +151,41 @@ func FuzzStreamMatchesOneWorker(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ReopenFile reads a regular file again from its start, however far it
+// was read; a pipe and no file cannot be read again.
+func TestReopenFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "cap.pcapng")
+	if err := os.WriteFile(name, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	reopen := capture.ReopenFile(f)
+	if reopen == nil {
+		t.Fatal("no Reopen for a regular file")
+	}
+	if _, err := io.ReadFull(f, make([]byte, 7)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := reopen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(r); err != nil || string(b) != "0123456789" {
+		t.Errorf("read again: %q, %v", b, err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	if capture.ReopenFile(pr) != nil || capture.ReopenFile(nil) != nil {
+		t.Error("a Reopen for a pipe or for no file")
+	}
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -149,6 +150,15 @@ type half struct {
 	wsDir     bool   // it began with a WebSocket handshake
 	wsMask    int    // its WebSocket frames are masked (1) or not (0), or not known (-1)
 	rec       Record // the frame being emitted: a Record per frame would be an allocation
+	// between: the coroutine waits between two frames of a plain frame
+	// stream (no WebSocket, past its first frame) for bytes, outside the
+	// frame reader: feed may read the frames the bytes hold whole itself
+	// (direct). pending: a frame read there whose payload is not JSON (or
+	// a failed read), which the coroutine moves on past.
+	between    bool
+	hasPending bool
+	pendingF   *kado.Frame
+	pendingErr error
 }
 
 var errStopped = errors.New("stopped")
@@ -164,12 +174,101 @@ func (h *half) feed(b []byte) {
 		h.start()
 	}
 	h.chunk = b
+	if h.between && directReads {
+		// Most segments end where a frame does: their frames are read
+		// here, without a switch to the coroutine and back.
+		for h.direct() {
+		}
+		if !h.hasPending && len(h.chunk) == 0 && h.waits() {
+			h.chunk = nil
+			h.fed += int64(len(b))
+			return
+		}
+	}
+	h.conn.r.resumes++
 	if _, ok := h.next(); !ok {
 		h.dead = true // the reader gave up on this direction
 		h.rd, h.ws = nil, nil
 	}
 	h.chunk = nil
 	h.fed += int64(len(b))
+}
+
+// waits reports whether the frame reader, given no more bytes, would only
+// wait for more: it holds less than a header, or a good header whose frame
+// is not whole. (Otherwise, a bad header, it reports it and moves on now.)
+func (h *half) waits() bool {
+	buf := h.rd.Buffered()
+	if len(buf) < kado.HeaderSize {
+		return true
+	}
+	hd := kado.ParseHeader(buf)
+	return hd.Check(h.conn.r.opts.MaxFrameSize) == nil && kado.HeaderSize+int(hd.PayloadLength) > len(buf)
+}
+
+// directReads lets feed read frames itself (a variable for the tests,
+// which compare).
+var directReads = true
+
+// direct reads the next frame of a direction whose coroutine waits between
+// frames (between), on the assembler's goroutine, when the bytes at hand
+// hold it whole (so that the frame reader reads no further than them), and
+// emits it as body would. It makes the same calls of the frame reader as
+// body, in the same order, so the records are the same. A frame whose
+// payload is not JSON is left pending for the coroutine, which moves on
+// past it (that may need more bytes). It reports whether it read a frame.
+func (h *half) direct() bool {
+	r := h.conn.r
+	rd := h.rd
+	if r.err != nil || h.stopping || h.hasPending {
+		return false
+	}
+	buf := rd.Buffered()
+	if len(buf) == 0 {
+		buf = h.chunk // what the reader reads next
+	}
+	// The reader reads no further than the header, and the payload its
+	// length gives when the header is good.
+	if len(buf) < kado.HeaderSize || kado.HeaderSize+int(binary.LittleEndian.Uint32(buf[kado.OffPayloadLength:])) > len(buf) {
+		return false
+	}
+	f, err := rd.Next()
+	if err == nil {
+		if err = h.frame(f, false); err == nil {
+			return true
+		}
+	}
+	h.hasPending, h.pendingF, h.pendingErr = true, f, err
+	return false
+}
+
+// frame emits a frame the reader accepted, with its payload as compact
+// JSON, or, with Options.LeaveJSON, unchecked where the check does not
+// decide how reading goes on (not a direction's first frame, and a version
+// byte follows it: MoveOn would trust the length of a payload that is not
+// JSON) or, with Options.Reopen, may be taken back (nothing follows it
+// yet: should it not be JSON, the caller reads again without LeaveJSON). A payload that is not JSON gives the check's error, and
+// nothing is emitted.
+func (h *half) frame(f *kado.Frame, first bool) error {
+	r := h.conn.r
+	if !first && r.opts.LeaveJSON {
+		if rest := h.rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
+			h.rec = Record{Kind: Frame, Frame: f, unchecked: true}
+			h.emit(&h.rec)
+			return nil
+		} else if len(rest) == 0 && r.opts.Reopen != nil {
+			h.rec = Record{Kind: Frame, Frame: f, unchecked: true, spec: true}
+			h.emit(&h.rec)
+			return nil
+		}
+	}
+	js, err := h.rd.JSON(f)
+	if err != nil {
+		return err
+	}
+	h.rec = Record{Kind: Frame, Frame: f, JSON: js}
+	h.emit(&h.rec)
+	return nil
 }
 
 func (h *half) start() {
@@ -184,6 +283,7 @@ func (h *half) start() {
 	h.eof = false
 	h.base = h.fed
 	h.rd, h.ws = nil, nil
+	h.between, h.hasPending, h.pendingF, h.pendingErr = false, false, nil, nil
 	h.next, h.stop = iter.Pull(h.body)
 }
 
@@ -328,38 +428,39 @@ func (h *half) body(yield func(struct{}) bool) {
 	}
 	rd := kado.NewReader(in, kado.ReaderOptions{MaxFrameSize: r.opts.MaxFrameSize, BaseOffset: base})
 	h.rd = rd
+	plain := in == io.Reader(src)
 	first := true
 	for r.err == nil {
-		f, err := rd.Next()
+		var f *kado.Frame
+		var err error
+		checked := false // f's payload was checked (direct): err is the check's
+		if plain && !first && !h.hasPending && len(h.chunk) == 0 && len(rd.Buffered()) == 0 {
+			// Between frames, out of bytes: wait here, where feed may
+			// read the next frames itself (direct).
+			h.between = true
+			ok := yield(struct{}{})
+			h.between = false
+			if !ok {
+				return
+			}
+		}
+		if h.hasPending {
+			f, err, checked = h.pendingF, h.pendingErr, true
+			h.hasPending, h.pendingF, h.pendingErr = false, nil, nil
+		} else {
+			f, err = rd.Next()
+		}
 		if err == io.EOF {
 			return
 		}
-		if err == nil && !first && r.opts.deferJSON {
-			if rest := rd.Buffered(); len(rest) > 0 && rest[0] == kado.Version {
-				// Whether the payload is JSON does not decide where
-				// reading goes on (a version byte follows: MoveOn would
-				// trust the length): the workers check it (Stream).
-				h.rec = Record{Kind: Frame, Frame: f}
-				h.emit(&h.rec)
-				continue
-			} else if len(rest) == 0 && r.opts.speculate {
-				// What follows is not here yet: the workers check it,
-				// and should it not be JSON, Stream reads again with
-				// one worker.
-				h.rec = Record{Kind: Frame, Frame: f, spec: true}
-				h.emit(&h.rec)
+		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
+		if err == nil && !checked {
+			if err = h.frame(f, first); err == nil {
+				first = false
 				continue
 			}
 		}
-		var badFrame *kado.Frame // a frame whose payload is not JSON, kept for the Problem
-		if err == nil {
-			var js []byte
-			if js, err = rd.JSON(f); err == nil {
-				first = false
-				h.rec = Record{Kind: Frame, Frame: f, JSON: js}
-				h.emit(&h.rec)
-				continue
-			}
+		if f != nil {
 			c := *f
 			c.Raw = bytes.Clone(f.Raw)
 			badFrame = &c

@@ -113,25 +113,25 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 		copts.MaxFrameSize = in.max
 	}
 	fc := &frameContext{name: name}
-	met := false
+	var met bool
 	var err error
 	if o.Workers > 1 && !o.SummaryOnly {
-		met, err = in.inspectCaptureParallel(fc, r, copts, s)
+		var handed int
+		met, handed, err = in.inspectCaptureParallel(fc, r, copts, s, 0)
+		if err == errDiverged {
+			// A frame at the end of the bytes at hand, left to the
+			// workers, is not JSON: where reading went on after it
+			// depends on that. Read again, past what was written,
+			// checking those frames in the reading pass.
+			if r, err = copts.Reopen(); err == nil {
+				copts.Reopen = nil
+				var again bool
+				again, _, err = in.inspectCaptureParallel(fc, r, copts, s, handed)
+				met = met || again
+			}
+		}
 	} else {
-		_, err = capture.Read(r, copts, func(rec *capture.Record) error {
-			met = true
-			in.captured(fc, rec, s)
-			if in.w.err != nil {
-				return errOutput
-			}
-			if o.Flush != nil && rec.Idle {
-				if err := o.Flush(); err != nil {
-					in.w.err = err
-					return errOutput
-				}
-			}
-			return nil
-		})
+		met, err = in.readCapture(fc, r, copts, s)
 	}
 	var fe *capture.FormatError
 	switch {
@@ -148,6 +148,27 @@ func (in *Inspector) inspectCapture(name string, r io.Reader, copts capture.Opti
 		in.note(fc, "no frames: the capture holds no TCP connection that carries frames")
 	}
 	return nil
+}
+
+// readCapture shows and counts the records of a capture on one worker;
+// met reports that it showed some.
+func (in *Inspector) readCapture(fc *frameContext, r io.Reader, copts capture.Options, s *Summary) (met bool, err error) {
+	o := &in.opts
+	_, err = capture.Read(r, copts, func(rec *capture.Record) error {
+		met = true
+		in.captured(fc, rec, s)
+		if in.w.err != nil {
+			return errOutput
+		}
+		if o.Flush != nil && rec.Idle {
+			if err := o.Flush(); err != nil {
+				in.w.err = err
+				return errOutput
+			}
+		}
+		return nil
+	})
+	return met, err
 }
 
 // captured shows one record of a capture and counts it.

@@ -120,8 +120,10 @@ type Summary struct {
 	First, Last time.Time
 
 	// connAt indexes Conns by name (checked on use: a copied Summary
-	// shares it).
-	connAt map[string]int
+	// shares it); lastConn is the index conn returned last (checked too):
+	// a request and its response follow each other.
+	connAt   map[string]int
+	lastConn int
 }
 
 // ConnSummary counts what one connection of a capture held.
@@ -210,7 +212,11 @@ func (s *Summary) check(name string, n int) {
 
 // conn returns the counts of a connection, added when it is new.
 func (s *Summary) conn(name string) *ConnSummary {
+	if i := s.lastConn; i < len(s.Conns) && s.Conns[i].Conn == name {
+		return &s.Conns[i]
+	}
 	if i, ok := s.connAt[name]; ok && i < len(s.Conns) && s.Conns[i].Conn == name {
+		s.lastConn = i
 		return &s.Conns[i]
 	}
 	if len(s.connAt) != len(s.Conns) {

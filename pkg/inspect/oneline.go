@@ -76,51 +76,74 @@ func (in *Inspector) renderOneLine(rep *report) {
 // appendOneLine appends the plain line of a good frame without warnings,
 // as renderOneLine writes it, without its newline.
 func appendOneLine(b []byte, rep *report, times *capture.TimeCache) []byte {
-	var num [24]byte
-	padLeft := func(s []byte, w int) {
-		for n := w - len(s); n > 0; n-- {
-			b = append(b, ' ')
-		}
-		b = append(b, s...)
-	}
-	padRight := func(s []byte, w int) {
-		b = append(b, s...)
-		for n := w - len(s); n > 0; n-- {
-			b = append(b, ' ')
-		}
-	}
-	padLeft(strconv.AppendInt(num[:0], int64(rep.index), 10), 6)
+	return appendFrameLine(b, rep.index, rep.offset, rep.src, kado.ParseHeader(rep.header), rep.compressed, rep.json, times)
+}
+
+// appendFrameLine appends the plain line of a good frame without warnings
+// from its parts: index, byte offset, source in a capture (or nil), header,
+// whether it is compressed, and its payload as compact JSON.
+func appendFrameLine(b []byte, index int, offset int64, src *source, h kado.Header, compressed bool, js []byte, times *capture.TimeCache) []byte {
+	b = appendPadded(b, uint64(index), index < 0, 6, "")
 	b = append(b, ' ')
-	padLeft(strconv.AppendInt(num[:0], rep.offset, 10), 10)
+	b = appendPadded(b, uint64(offset), offset < 0, 10, "")
 	b = append(b, "  "...)
-	if rep.src != nil {
-		b = times.Append(b, rep.src.time)
+	if src != nil {
+		b = times.Append(b, src.time)
 		b = append(b, ' ')
-		b = append(b, rep.src.conn...)
+		b = append(b, src.conn...)
 		b = append(b, ' ')
-		b = append(b, rep.src.dir.String()...)
+		b = append(b, src.dir.String()...)
 		b = append(b, "  "...)
 	}
-	h := kado.ParseHeader(rep.header)
-	padRight(append(num[:0], h.Type.String()...), 16)
+	typ := h.Type.String()
+	b = append(b, typ...)
+	b = append(b, "                "[min(len(typ), 16):]...)
 	b = append(b, " seq "...)
-	padRight(strconv.AppendUint(num[:0], uint64(h.SequenceID), 10), 6)
+	n := len(b)
+	b = strconv.AppendUint(b, uint64(h.SequenceID), 10)
+	if w := len(b) - n; w < 6 {
+		b = append(b, "      "[w:]...)
+	}
 	b = append(b, ' ')
-	padLeft(append(strconv.AppendUint(num[:0], uint64(h.PayloadLength), 10), " B"...), 9)
-	if rep.compressed {
+	b = appendPadded(b, uint64(h.PayloadLength), false, 9, " B")
+	if compressed {
 		b = append(b, " rle  "...)
 	} else {
 		b = append(b, "      "...)
 	}
-	js := rep.json
 	if len(js) <= previewBytes {
 		return append(b, js...)
 	}
-	n := previewBytes
+	n = previewBytes
 	for n > 0 && !utf8.RuneStart(js[n]) {
 		n--
 	}
 	return append(append(b, js[:n]...), "..."...)
+}
+
+// appendPadded appends v (negated when neg) and then unit, right-aligned
+// in width bytes (wider when they do not fit), as %*s of their text does.
+func appendPadded(b []byte, v uint64, neg bool, width int, unit string) []byte {
+	var d [24]byte
+	i := len(d)
+	if neg {
+		v = -v
+	}
+	for v >= 10 {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	i--
+	d[i] = byte('0' + v)
+	if neg {
+		i--
+		d[i] = '-'
+	}
+	if pad := width - (len(d) - i) - len(unit); pad > 0 {
+		b = append(b, "                        "[:pad]...)
+	}
+	return append(append(b, d[i:]...), unit...)
 }
 
 // preview is the start of a compact JSON payload, cut at a character

@@ -2,10 +2,16 @@ package inspect
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/pkg/capture"
+	kado "github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
 // The one-line view of the damaged demo capture: a line per frame, a
@@ -55,5 +61,39 @@ func TestPreview(t *testing.T) {
 	}
 	if preview([]byte(`{}`)) != `{}` {
 		t.Error("a short payload is cut")
+	}
+}
+
+// appendFrameLine, which writes a good frame's line without fmt, pads and
+// cuts its fields as the fmt verbs of renderOneLine's other lines do, for
+// numbers of every width (past the columns too), every type and a
+// payload cut inside a multi-byte character.
+func TestFrameLineIsFmt(t *testing.T) {
+	var times capture.TimeCache
+	src := &source{conn: "10.0.0.1:4000>10.0.0.2:7000", dir: capture.S2C, time: time.Unix(1767323045, 123456789)}
+	payloads := [][]byte{[]byte(`{}`), []byte(`{"text":"` + strings.Repeat("é", 40) + `"}`)}
+	for i, n := range []uint64{0, 7, 42, 999, 99999, 999999, 1000000, 123456789, 9999999999, 12345678901, 1<<32 - 1} {
+		for _, typ := range append(kado.MessageTypes(), 0, 200) {
+			h := kado.Header{Type: typ, SequenceID: uint32(n), PayloadLength: uint32(n >> (i % 3))}
+			for _, js := range payloads {
+				src := []*source{src, nil}[i%2]
+				compressed := i%3 == 0
+				got := string(appendFrameLine(nil, int(n), int64(n)*3, src, h, compressed, js, &times))
+				want := fmt.Sprintf("%6d %10d  ", n, int64(n)*3)
+				if src != nil {
+					want += capture.TimeString(src.time) + " " + src.where() + "  "
+				}
+				want += fmt.Sprintf("%-16s", h.Type.String()) + fmt.Sprintf(" seq %-6s %9s ", strconv.FormatUint(uint64(h.SequenceID), 10), strconv.FormatUint(uint64(h.PayloadLength), 10)+" B")
+				if compressed {
+					want += "rle  "
+				} else {
+					want += "     "
+				}
+				want += preview(js)
+				if got != want {
+					t.Errorf("got  %q\nwant %q", got, want)
+				}
+			}
+		}
 	}
 }

@@ -23,7 +23,9 @@ import (
 // byte those of the reading before it was spread over two goroutines (the
 // file and packets read ahead, pkg/capture): the hashes are of the
 // output of `toonkit inspect [--oneline|--json] FILE` at commit c561d88,
-// with one worker and with two.
+// with one worker and with two, and with two on a file that can be read
+// again (the workers check the payloads at the ends of segments too, and
+// the capture is read again after a bad one).
 func TestTangleViewsUnchanged(t *testing.T) {
 	files := map[string][]byte{
 		"tangle-ethernet.pcapng": capturetest.Tangle(layers.LinkTypeEthernet, capturetest.PcapNG, 40, 12),
@@ -37,16 +39,26 @@ func TestTangleViewsUnchanged(t *testing.T) {
 		"tangle-sll.pcap text":           "b59b8cf7a7f2ab45",
 		"tangle-sll.pcap json":           "3f7ada46080612ec",
 	}
+	reopened := 0
 	for name, data := range files {
 		for _, f := range []struct {
 			name   string
 			format Format
 		}{{"oneline", OneLine}, {"text", Text}, {"json", JSON}} {
-			for _, workers := range []int{1, 2} {
+			for _, workers := range []int{1, 2, -2} {
 				var out bytes.Buffer
-				in := New(&out, Options{Format: f.format, Workers: workers})
+				in := New(&out, Options{Format: f.format, Workers: max(workers, -workers)})
 				// as cmd gives it: through a bufio.Reader (Record.Idle)
-				if _, err := in.InspectCapture(name, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), capture.Options{}); err != nil {
+				var copts capture.Options
+				if workers < 0 {
+					// a file, which can be read again: the workers check
+					// the frames at the ends of segments too
+					copts.Reopen = func() (io.Reader, error) {
+						reopened++
+						return bufio.NewReaderSize(bytes.NewReader(data), 64<<10), nil
+					}
+				}
+				if _, err := in.InspectCapture(name, bufio.NewReaderSize(bytes.NewReader(data), 64<<10), copts); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := in.Close(); err != nil {
@@ -58,6 +70,9 @@ func TestTangleViewsUnchanged(t *testing.T) {
 				}
 			}
 		}
+	}
+	if reopened == 0 {
+		t.Error("no capture was read again: no frame left to the workers at the end of a segment was bad")
 	}
 }
 
