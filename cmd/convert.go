@@ -332,34 +332,17 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*records.JSONSink); ok {
 			js.Single = oneValue(opts, src)
 		}
-		switch {
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.Format() == codec.JSON || src.Format() == codec.NDJSON):
-			err = streamJobs(opts, src, out, snk)
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.Format() == codec.Tabular:
-			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.Write); err == nil && src.Table() != nil {
-				err = pump(src, out, st, snk.Write)
-			}
-		default:
-			err = pump(src, out, st, snk.Write)
-		}
-		if err != nil {
+		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
 			return err
 		}
 	}
 	return failure(out, snk.End())
 }
 
-// pump passes every record of src to write, flushing the output whenever
-// the input has nothing more buffered (a live stream).
+// pump passes every record of src to write (src.copy).
 func pump(src *source, out *output, st *stats, write func([]byte) error) error {
-	return src.each(func(rec []byte) error {
-		st.record(rec)
-		err := write(rec)
-		if err == nil && out.failed == nil && src.Idle() {
-			err = out.Flush()
-		}
-		return failure(out, err)
-	})
+	_, err := src.copy(records.SinkFunc(write), 1, out, st)
+	return err
 }
 
 // failure prefers the output's own error (which names the output) to the
@@ -392,9 +375,9 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			return err
 		}
 		defer jsonSpool.Remove()
-		js = &records.JSONSink{W: jsonSpool.W, Compact: true}
+		js = &records.JSONSink{W: jsonSpool, Compact: true}
 	}
-	ts := &records.TableSink{Rows: rows.W, Max: 5}
+	ts := &records.TableSink{Rows: rows, Max: 5}
 	if opts.Lossy {
 		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
 	}
@@ -411,38 +394,31 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			js.Single = oneValue(opts, src)
 		}
 		ts.Src = src.Source
-		each := src.each
-		if opts.Jobs > 1 && st == nil && js == nil && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
-			each = func(f func([]byte) error) error {
-				return tableJobs(opts, src, ts, rows, f)
-			}
-		}
-		err = each(func(rec []byte) error {
-			st.record(rec)
-			if js != nil {
+		var snk sink = ts
+		if js != nil {
+			snk = records.SinkFunc(func(rec []byte) error {
 				if err := js.Write(rec); err != nil {
-					return rows.fail(err)
+					return err
 				}
-			}
-			if nonObject != "" {
-				return nil // --to auto has chosen JSON
-			}
-			err := ts.Write(rec)
-			var re *records.RowError
-			switch {
-			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				nonObject = err.Error()
-				return nil
-			case errors.Is(err, tabular.ErrNotObject):
-				return invalidError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
-			case errors.As(err, &re):
-				return invalidError(err, "")
-			case err != nil:
-				return rows.fail(err)
-			}
-			return nil
-		})
-		if err != nil {
+				if nonObject != "" {
+					return nil // --to auto has chosen JSON
+				}
+				err := ts.Write(rec)
+				if errors.Is(err, tabular.ErrNotObject) {
+					nonObject = err.Error()
+					return nil
+				}
+				return err
+			})
+		}
+		_, err = src.copy(snk, opts.Jobs, out, st)
+		var re *records.RowError
+		switch {
+		case errors.Is(err, tabular.ErrNotObject):
+			return invalidError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
+		case errors.As(err, &re):
+			return invalidError(err, "")
+		case err != nil:
 			return err
 		}
 	}
@@ -466,7 +442,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	}
 	if !table {
 		if err := js.End(); err != nil {
-			return jsonSpool.fail(err)
+			return err
 		}
 		return jsonSpool.copyTo(w, out)
 	}

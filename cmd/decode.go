@@ -395,12 +395,5 @@ func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSi
 	if array != nil {
 		snk = array
 	}
-	n := 0
-	write := func(rec []byte) error { n++; return snk.Write(rec) }
-	if jobs > 1 {
-		if _, err := tableRowsJobs(src, jobs, out, write); err != nil || src.Table() == nil {
-			return n, err
-		}
-	}
-	return n, pump(src, out, nil, write)
+	return src.copy(snk, jobs, out, nil)
 }

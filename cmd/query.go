@@ -535,7 +535,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows.W, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
+		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
 	}
 	return w, nil
 }
@@ -599,10 +599,8 @@ func (t *tableResults) Write(rec []byte) error {
 		return invalidError(err, "a table holds objects: --to ndjson takes any results")
 	case errors.As(err, &re):
 		return invalidError(err, "")
-	case err != nil:
-		return t.rows.fail(err)
 	}
-	return nil
+	return err
 }
 
 func (t *tableResults) End() error {

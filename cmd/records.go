@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -41,6 +42,20 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int, sel
 func (s *source) each(f func(rec []byte) error) error {
 	defer s.in.Close()
 	return sourceError(s.Each(f))
+}
+
+// copy writes the records of s to snk, on jobs workers where it can
+// (records.Copy), st counting them, flushing out whenever the input has
+// nothing more buffered (a live stream); it closes s, and says how many
+// records snk was given.
+func (s *source) copy(snk sink, jobs int, out *output, st *stats) (int, error) {
+	defer s.in.Close()
+	o := records.CopyOptions{Workers: jobs, Idle: out.Flush}
+	if st != nil {
+		o.Record = st.record
+	}
+	n, err := records.Copy(context.Background(), s.Source, snk, o)
+	return n, failure(out, sourceError(err))
 }
 
 func (s *source) close() {

@@ -13,7 +13,9 @@
 // (BinarySink), as one Genesis table written in one pass, its rows held
 // until the table is known to read back as written (TableSink), or hold
 // them for one Document (DocumentSink), which EncodeTOON writes as TOON;
-// MapDocument maps a large file instead of reading it.
+// MapDocument maps a large file instead of reading it. Copy writes a
+// Source's records to a Sink, on several workers where it can (Run), the
+// same as one worker would.
 //
 // Run spreads the JSON records of a stream (a JSON array's elements,
 // NDJSON lines, values back to back) over several workers and hands the

@@ -69,6 +69,7 @@ type Source struct {
 	name    string
 	format  codec.Format
 	regular bool
+	maxSize int // SourceOptions.MaxSize
 	br      *bufio.Reader
 
 	jr      *jsonv.Reader
@@ -170,7 +171,7 @@ func JSONError(name string, err error) *Error {
 // opts.Format it detects the format from the first bytes (Sniff); an
 // empty input is JSON, no records.
 func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
-	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular}
+	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular, maxSize: opts.MaxSize}
 	switch opts.Format {
 	case codec.Chiffon, codec.Trace, codec.Narratoria:
 		s.format = codec.JSON // messages: a JSON array of them, or NDJSON
