@@ -368,20 +368,21 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		return err
 	}
 	defer rows.Remove()
-	var js *records.JSONSink // --to auto: the compact JSON, should the table not pay
+	ts := &records.TableSink{Rows: rows, Max: 5}
+	if opts.Lossy {
+		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
+	}
+	var snk sink = ts
+	var both *records.AutoSink // --to auto: the compact JSON too, should the table not pay
 	var jsonSpool *spool
 	if opts.To == auto {
 		if jsonSpool, err = newSpool("json"); err != nil {
 			return err
 		}
 		defer jsonSpool.Remove()
-		js = &records.JSONSink{W: jsonSpool, Compact: true}
+		both = &records.AutoSink{Table: ts, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
+		snk = both
 	}
-	ts := &records.TableSink{Rows: rows, Max: 5}
-	if opts.Lossy {
-		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
-	}
-	nonObject := ""
 	for _, name := range opts.Inputs {
 		src, err := openConvertSource(opts, name)
 		if err != nil {
@@ -389,28 +390,11 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		// The rows need not be compact (the table's cells are); the
 		// statistics and --to auto's JSON need them so.
-		src.Flat, src.Raw = true, st == nil && js == nil
-		if js != nil {
-			js.Single = oneValue(opts, src)
+		src.Flat, src.Raw = true, st == nil && both == nil
+		if both != nil {
+			both.JSON.Single = oneValue(opts, src)
 		}
 		ts.Src = src.Source
-		var snk sink = ts
-		if js != nil {
-			snk = records.SinkFunc(func(rec []byte) error {
-				if err := js.Write(rec); err != nil {
-					return err
-				}
-				if nonObject != "" {
-					return nil // --to auto has chosen JSON
-				}
-				err := ts.Write(rec)
-				if errors.Is(err, tabular.ErrNotObject) {
-					nonObject = err.Error()
-					return nil
-				}
-				return err
-			})
-		}
 		_, err = src.copy(snk, opts.Jobs, out, st)
 		var re *records.RowError
 		switch {
@@ -424,14 +408,10 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	}
 	r := ts.Report()
 	table := opts.To == codec.Tabular
-	if opts.To == auto {
-		why := nonObject
-		if why == "" {
-			table, why = r.Pays()
-		}
-		if opts.Verbose {
-			format := map[bool]string{true: "tabular", false: "JSON"}[table]
-			rep.notef("auto: %s: %s", format, why)
+	if both != nil {
+		var why string
+		if table, why = both.Choose(); opts.Verbose {
+			rep.notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
 		}
 	} else if r.Lossy > 0 && !opts.Lossy {
 		for _, l := range ts.First() {
@@ -441,7 +421,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
 	}
 	if !table {
-		if err := js.End(); err != nil {
+		if err := both.End(); err != nil {
 			return err
 		}
 		return jsonSpool.copyTo(w, out)
