@@ -50,12 +50,18 @@ func (s *source) each(f func(rec []byte) error) error {
 // records snk was given.
 func (s *source) copy(snk sink, jobs int, out *output, st *stats) (int, error) {
 	defer s.in.Close()
+	n, err := records.Copy(context.Background(), s.Source, snk, copyOptions(jobs, out, st))
+	return n, failure(out, sourceError(err))
+}
+
+// copyOptions are records.Copy's options for jobs workers, st counting
+// the records, out flushed whenever the input has nothing more buffered.
+func copyOptions(jobs int, out *output, st *stats) records.CopyOptions {
 	o := records.CopyOptions{Workers: jobs, Idle: out.Flush}
 	if st != nil {
 		o.Record = st.record
 	}
-	n, err := records.Copy(context.Background(), s.Source, snk, o)
-	return n, failure(out, sourceError(err))
+	return o
 }
 
 func (s *source) close() {

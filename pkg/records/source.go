@@ -217,6 +217,11 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 // Name is the input's name, as NewSource was given it.
 func (s *Source) Name() string { return s.name }
 
+// Regular reports whether the input is a regular file
+// (SourceOptions.Regular), which never waits for more; other inputs may be
+// live.
+func (s *Source) Regular() bool { return s.regular }
+
 // Format is the input's encoding: the one named or detected.
 func (s *Source) Format() codec.Format { return s.format }
 
