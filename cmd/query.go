@@ -21,15 +21,6 @@ import (
 	"github.com/toonkit/toonkit/pkg/query"
 )
 
-// jq's exit statuses, which query uses instead of toonkit's.
-const (
-	jqFalse   = 1 // -e: the last output was false or null
-	jqUsage   = 2 // usage and input errors
-	jqCompile = 3 // the filter does not compile
-	jqNoOut   = 4 // -e: no output
-	jqRuntime = 5 // a runtime error
-)
-
 // QueryOptions are query's flags and arguments.
 type QueryOptions struct {
 	IO     *IOStreams
@@ -303,10 +294,10 @@ func jqStatus(err error) error {
 		// the readers' hints name other commands' flags
 		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
 		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
-		c.Code = jqUsage
+		c.Code = query.ExitUsage
 		return &c
 	}
-	return &ExitError{Code: jqUsage, Err: err, NotUsage: true}
+	return &ExitError{Code: query.ExitUsage, Err: err, NotUsage: true}
 }
 
 // queryExit is an outcome of query with jq's exit status.
@@ -328,7 +319,7 @@ func (e *queryExit) Error() string {
 // with a caret under the place.
 func compileFailure(ce *query.CompileError) error {
 	se := ce.Syntax()
-	return &queryExit{code: jqCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
+	return &queryExit{code: query.ExitCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
 		hint: "see jq's manual for the language: https://jqlang.org/manual/"}
 }
 
@@ -421,7 +412,7 @@ func runQuery(opts *QueryOptions) error {
 		if errors.As(err, &ce) {
 			return compileFailure(ce)
 		}
-		return &queryExit{code: jqCompile, err: err}
+		return &queryExit{code: query.ExitCompile, err: err}
 	}
 	ctx := context.Background()
 	if opts.Timeout > 0 {
@@ -476,7 +467,7 @@ func runQuery(opts *QueryOptions) error {
 			return nil // jq goes on with the next input
 		}})
 	if runErr != nil && runErr == ctx.Err() {
-		runErr = &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+		runErr = &queryExit{code: query.ExitRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
 			hint: "a longer --timeout gives it more time"}
 	}
 	runErr = sourceError(runErr)
@@ -492,17 +483,8 @@ func runQuery(opts *QueryOptions) error {
 			return err
 		}
 	}
-	switch {
-	case res.Halted && res.HaltCode == 0: // halt
-		return nil
-	case res.Halted: // halt_error
-		return &queryExit{code: res.HaltCode}
-	case res.Failed:
-		return &queryExit{code: jqRuntime}
-	case opts.ExitStatus && res.Outputs == 0:
-		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && res.LastFalse:
-		return &queryExit{code: jqFalse}
+	if code := res.ExitStatus(opts.ExitStatus); code != 0 {
+		return &queryExit{code: code}
 	}
 	return nil
 }
