@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
-	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -328,8 +327,7 @@ func compileFailure(ce *query.CompileError) error {
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
 	var vs query.Vars
 	err := vs.Parse(query.VarFlags{Arg: opts.Args, ArgJSON: opts.ArgJSON, SlurpFile: opts.SlurpFile, RawFile: opts.RawFile,
-		Positional: positional, ReadFile: os.ReadFile,
-		EachValue: func(file string, f func(any) error) error { return eachJSONValue(opts, file, f) }})
+		Positional: positional, ReadFile: os.ReadFile, Open: queryOpen(opts.IO), MaxSize: opts.MaxSize})
 	var ve *query.VarError
 	switch {
 	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
@@ -339,35 +337,20 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 	case ve != nil:
 		return nil, nil, ioErrorf("%s", err)
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, sourceError(err)
 	}
 	names, values := vs.Bind()
 	return names, values, nil
 }
 
-// eachJSONValue calls f with every JSON value of a file.
-func eachJSONValue(opts *QueryOptions, name string, f func(any) error) error {
-	in, err := openInput(opts.IO, name)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxSize)})
-	for {
-		b, _, err := jr.Next()
-		if err == io.EOF {
-			return nil
-		}
+// queryOpen opens query's inputs and --slurpfile's files.
+func queryOpen(ios *IOStreams) func(name string) (*query.Opened, error) {
+	return func(name string) (*query.Opened, error) {
+		in, err := openInput(ios, name)
 		if err != nil {
-			return jsonReadError(in.Name, err)
+			return nil, err
 		}
-		v, err := query.Decode(b, nil)
-		if err != nil {
-			return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-		}
-		if err := f(v); err != nil {
-			return err
-		}
+		return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
 	}
 }
 
@@ -386,14 +369,7 @@ func runQuery(opts *QueryOptions) error {
 		return err
 	}
 	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput,
-		Capture: opts.CaptureFlags.options(0),
-		Open: func(name string) (*query.Opened, error) {
-			in, err := openInput(ios, name)
-			if err != nil {
-				return nil, err
-			}
-			return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
-		}})
+		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)})
 	defer qi.Close()
 	q, err := query.Compile(opts.Filter, query.Options{
 		Variables: varNames,
