@@ -97,3 +97,30 @@ func TestPrinterConcurrentStderr(t *testing.T) {
 		t.Errorf("stderr was mixed up")
 	}
 }
+
+// ParseObject takes exactly one JSON object, compacted, and says what else
+// it found; a syntax error keeps its place.
+func TestParseObject(t *testing.T) {
+	obj, err := ParseObject([]byte(" {\"room\": \"cellar\", \"n\": [1, 2]}\r\n"), 100)
+	if err != nil || string(obj) != `{"room":"cellar","n":[1,2]}` {
+		t.Errorf("an object: %s, %v", obj, err)
+	}
+	for in, want := range map[string]string{
+		"":                  ErrEmpty.Error(),
+		" \n":               ErrEmpty.Error(),
+		"[1]":               "want a JSON object, found an array",
+		`"x"`:               "want a JSON object, found a string",
+		"{} {}":             ErrMore.Error(),
+		`{"a": 1,}`:         "1:9: ",
+		`{"a": "` + "\x01":  "1:8: ",
+		`{"long": "value"}`: "limit of 10 bytes",
+	} {
+		_, err := ParseObject([]byte(in), 10)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	if _, id := StdinObject("", "t", "run", []byte("{}")); len(id) != 36 {
+		t.Errorf("a requestId made up: %q, want a UUID", id)
+	}
+}
