@@ -267,10 +267,8 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 // a line; line is a buffer to reuse, returned.
 func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *binary.Frame, js []byte) []byte {
 	switch {
-	case array != nil && payloadOnly:
-		array.Write(js)
 	case array != nil:
-		line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+		line = binary.AppendOutput(line[:0], f, js, payloadOnly, false)
 		array.Write(line)
 	case payloadOnly:
 		out.Write(js)

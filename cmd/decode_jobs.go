@@ -13,18 +13,6 @@ import (
 // single-worker loop in runDecode, and says how many frames were decoded
 // and how many were bad.
 func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (good, bad int, err error) {
-	appendRec := func(dst []byte, f *binary.Frame, js []byte) []byte {
-		switch {
-		case opts.Payload && array != nil:
-			return append(dst, js...)
-		case opts.Payload:
-			return append(append(dst, js...), '\n')
-		case array != nil:
-			return binary.AppendRecord(dst, f.Header, f.Compressed(), js)
-		}
-		dst = binary.AppendRecord(dst, f.Header, f.Compressed(), nil)
-		return append(append(dst[:len(dst)-1], js...), recordEnd...) // the record up to its payload, then the payload
-	}
 	h := binary.StreamHandler{
 		Records: func(b []byte, ends []int) error {
 			good += len(ends)
@@ -49,7 +37,9 @@ func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *
 		Idle: out.Flush,
 	}
 	err = binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
-		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec, LeaveRead: true, Live: !in.regular()}, h)
+		Workers: n, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *binary.Frame, js []byte) []byte {
+			return binary.AppendOutput(dst, f, js, opts.Payload, array == nil)
+		}, LeaveRead: true, Live: !in.regular()}, h)
 	if err != nil && !binary.IsFrameError(err) && err != out.failed {
 		if _, ok := err.(*ExitError); !ok {
 			err = readError(in.Name, err)
