@@ -211,14 +211,8 @@ func runEncode(opts *EncodeOptions) error {
 		}
 		h := binary.EncodeHandler{
 			Write: func(p []byte) error {
-				if _, err := out.Write(p); err != nil {
-					var ee *ExitError
-					if errors.As(err, &ee) {
-						return err
-					}
-					return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-				}
-				return nil
+				_, err := out.Write(p) // an *ExitError naming the output
+				return err
 			},
 			Idle: out.Flush,
 		}

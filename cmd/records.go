@@ -64,11 +64,6 @@ func copyOptions(jobs int, out *output, st *stats) records.CopyOptions {
 	return o
 }
 
-func (s *source) close() {
-	s.Close()
-	s.in.Close()
-}
-
 // sourceError makes an error of a records.Source the CLI's: the input's
 // name, its place, an excerpt and a hint. Other errors pass unchanged.
 func sourceError(err error) error {
