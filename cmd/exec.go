@@ -170,7 +170,7 @@ func runExec(opts *ExecOptions) error {
 		return ioErrorf("%v", pe)
 	case err != nil:
 		if opts.Report == "json" {
-			pr.Summary(h.Result(host.Exit{StartError: startErrorText(err)}))
+			pr.Summary(h.Result(host.Exit{StartError: toolproc.StartFailure(err)}))
 			pr.Close()
 		}
 		return startError(opts.Tool, err)
@@ -318,7 +318,7 @@ func newExecPrinter(opts *ExecOptions) *host.Printer {
 
 // startError is the error of a tool that cannot be started, with a hint.
 func startError(tool string, err error) error {
-	msg := startErrorText(err)
+	msg := toolproc.StartFailure(err)
 	hint := ""
 	switch {
 	case errors.Is(err, exec.ErrNotFound) && !strings.ContainsRune(tool, filepath.Separator):
@@ -331,13 +331,4 @@ func startError(tool string, err error) error {
 		hint = fmt.Sprintf("a script starts with a #! line, or name its interpreter: toonkit exec -- sh %s", tool)
 	}
 	return &ExitError{Code: ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
-}
-
-// startErrorText is why a tool cannot be started, without Go's prefixes.
-func startErrorText(err error) string {
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		return ee.Err.Error()
-	}
-	return pathErrText(err)
 }
