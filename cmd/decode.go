@@ -205,37 +205,51 @@ func (d *decodeRun) input(name string) error {
 		}
 	}
 	d.arrayUsed = d.arrayUsed || d.array != nil && detected.Format != codec.TOON
-	var n, bad int
 	switch {
 	case detected.Format == codec.TOON && (opts.Payload || opts.KeepGoing):
 		return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 	case detected.Format == codec.TOON:
 		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
 	case detected.Format == codec.Pcap:
-		n, bad, err = decodeCapture(opts, d.rep, in, br, d.out, d.array)
+		return d.capture(in, br)
 	case detected.Format == codec.Tabular && opts.Payload:
 		return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
 	case detected.Format == codec.Tabular:
-		n, err = decodeTable(in, br, d.out, d.array, opts.Jobs)
+		n, err := decodeTable(in, br, d.out, d.array, opts.Jobs)
+		d.frames += n
+		return err
 	case opts.From == "" && detected.Format != codec.Binary:
-		err = requireBinary(in.Name, br, detected)
+		return requireBinary(in.Name, br, detected)
 	case opts.Jobs > 1:
-		n, bad, err = decodeFramesJobs(opts, opts.Jobs, d.rep, in, br, d.out, d.array)
-	default:
-		n, bad, err = d.frameLoop(in, br)
+		return d.framesJobs(in, br)
 	}
-	d.frames, d.bad = d.frames+n, d.bad+bad
-	return err
+	return d.frameLoop(in, br)
+}
+
+// problem counts a bad frame, or a capture's problem, ferr as the user
+// sees it: with --keep-going it is reported, with how far the reader
+// moved on (moved, when known), and the run goes on; otherwise it is the
+// error that ends the run.
+func (d *decodeRun) problem(ferr, err error, moved *binary.Moved) error {
+	d.bad++
+	if !d.opts.KeepGoing {
+		return ferr
+	}
+	d.rep.report(ferr, true)
+	if moved != nil {
+		moveNotes(d.rep.notef, err, *moved)
+	}
+	return nil
 }
 
 // frameLoop decodes the frames of one input on one worker.
-func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) (frames, bad int, err error) {
+func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 	opts, out := d.opts, d.out
 	rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 	var stop error // the bad frame that ends the run
-	err = rd.Each(opts.KeepGoing, binary.FrameHandler{
+	err := rd.Each(opts.KeepGoing, binary.FrameHandler{
 		Good: func(f *binary.Frame, js []byte) error {
-			frames++
+			d.frames++
 			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
 			if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
 				out.Flush()
@@ -243,21 +257,15 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) (frames, bad int, err
 			return out.failed
 		},
 		Bad: func(err error) error {
-			bad++
-			ferr := frameError(in.Name, err, opts.KeepGoing)
-			if opts.KeepGoing {
-				d.rep.report(ferr, true)
-				return nil
-			}
-			stop = ferr
-			return ferr
+			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
+			return stop
 		},
 		Moved: func(err error, m binary.Moved) { moveNotes(d.rep.notef, err, m) },
 	})
 	if err != nil && err != stop && err != out.failed {
 		err = readError(in.Name, err) // not a frame's
 	}
-	return frames, bad, err
+	return err
 }
 
 var newline, recordEnd = []byte("\n"), []byte("}\n")
