@@ -413,12 +413,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		if table, why = both.Choose(); opts.Verbose {
 			rep.notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
 		}
-	} else if r.Lossy > 0 && !opts.Lossy {
-		for _, l := range ts.First() {
-			rep.errorf("%s: %s", l.Input, l.Lossy)
-		}
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
-			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
+	} else if lossy := ts.Check(); lossy != nil && !opts.Lossy {
+		return refuseLossy(rep, lossy, "--lossy writes it all the same, listing every lossy cell")
 	}
 	if !table {
 		if err := both.End(); err != nil {
@@ -447,6 +443,15 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
+}
+
+// refuseLossy names the first lossy cells of a table that would not read
+// back as written, and refuses it.
+func refuseLossy(rep *reporter, lossy *records.LossyError, hint string) error {
+	for _, l := range lossy.First {
+		rep.errorf("%s: %s", l.Input, l.Lossy)
+	}
+	return invalidError(lossy, hint)
 }
 
 // toFromOutput returns --to or, without it, the format that -o FILE names

@@ -563,14 +563,10 @@ func (t *tableResults) Write(rec []byte) error {
 
 func (t *tableResults) End() error {
 	defer t.rows.Remove()
-	r := t.Report()
-	if r.Lossy > 0 {
-		for _, l := range t.First() {
-			t.rep.errorf("%s: %s", l.Input, l.Lossy)
-		}
-		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
-			r.Lossy, plural(int(r.Lossy), "cell", "cells")), "--to ndjson writes them as they are")
+	if lossy := t.Check(); lossy != nil {
+		return refuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
 	}
+	r := t.Report()
 	if r.Deep > 0 {
 		t.rep.warnf("the results: %s", *r.FirstDeep)
 	}

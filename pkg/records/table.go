@@ -134,6 +134,30 @@ func (t *TableSink) First() []tabular.NamedLossy {
 	return t.losses.First(t.tw.Report(), t.InputOf)
 }
 
+// LossyError says that a table would not read back as written: Cells of
+// its cells are lossy, the first of them First (TableSink.First).
+type LossyError struct {
+	Cells int64
+	First []tabular.NamedLossy
+}
+
+func (e *LossyError) Error() string {
+	cells := "cells"
+	if e.Cells == 1 {
+		cells = "cell"
+	}
+	return fmt.Sprintf("%d %s would not read back as written: the table is not written", e.Cells, cells)
+}
+
+// Check says whether the rows written so far read back as written: nil,
+// or the *LossyError that refuses the table.
+func (t *TableSink) Check() *LossyError {
+	if r := t.tw.Report(); r.Lossy > 0 {
+		return &LossyError{Cells: r.Lossy, First: t.First()}
+	}
+	return nil
+}
+
 // Finish writes the table to w: the header, then the rows read back from
 // rows (what Rows holds), reporting to lossy (which may be nil) each cell
 // missing from a row written before its key appeared.

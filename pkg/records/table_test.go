@@ -70,6 +70,15 @@ func TestTableSinkLosses(t *testing.T) {
 	if r := ts.Report(); r.Lossy != 5 {
 		t.Errorf("Lossy = %d, want 5 (three numeric strings, two missing cells)", r.Lossy)
 	}
+	lossy := ts.Check()
+	if lossy == nil || lossy.Cells != 5 || len(lossy.First) != 2 || lossy.Error() != "5 cells would not read back as written: the table is not written" {
+		t.Errorf("Check = %+v, want 5 cells, the first 2", lossy)
+	}
+	fine := &TableSink{}
+	table(t, fine, [2]string{"c.ndjson", `{"id":1}` + "\n"})
+	if fine.Check() != nil {
+		t.Errorf("a lossless table: Check = %v", fine.Check())
+	}
 	if ts.InputOf(2) != "b.ndjson" || ts.InputOf(1) != "a.ndjson" {
 		t.Errorf("InputOf: %q %q", ts.InputOf(1), ts.InputOf(2))
 	}
