@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/bridge"
-	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -53,17 +52,6 @@ func (b *bridgeFlags) check(c *cobra.Command, bridging bool) error {
 		return usageErrorf("", "--agent: %q is not a Chiffon agent type (infra, desktop, code, research)", b.Agent)
 	}
 	return nil
-}
-
-// bridging reports whether convert may map messages between protocols:
-// the target is a protocol, or binary frames from a protocol (named, or
-// detected: an input that holds no protocol's messages then gives its
-// records to the frames as they are).
-func bridging(from, to codec.Format) bool {
-	if to == codec.Binary {
-		return from == "" || from == codec.Chiffon || from == codec.Trace || from == codec.Narratoria
-	}
-	return to == codec.Chiffon || to == codec.Trace || to == codec.Narratoria
 }
 
 // convertBridge converts messages from one protocol to another

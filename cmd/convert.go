@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/bridge"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
@@ -193,7 +194,7 @@ EXIT STATUS
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
+			if err := opts.Bridge.check(c, bridge.Applies(opts.From, opts.To)); err != nil {
 				return err
 			}
 			if err := opts.TOON.check(c, opts.To == codec.TOON || opts.To == cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
@@ -289,7 +290,7 @@ func runConvert(opts *ConvertOptions) error {
 	}
 	var err error
 	switch {
-	case bridging(opts.From, opts.To):
+	case bridge.Applies(opts.From, opts.To):
 		err = convertBridge(opts, out, w, st)
 	case opts.To == codec.Tabular || opts.To == auto:
 		err = convertTable(opts, out, w, st)

@@ -93,3 +93,21 @@ func TestInputsErrors(t *testing.T) {
 		t.Errorf("a message that is not JSON: %v, after %q; want the source's *records.Error after two events", err, got)
 	}
 }
+
+// A conversion maps messages when its target is a protocol, or frames
+// from a protocol or from an input whose protocol is to be detected.
+func TestApplies(t *testing.T) {
+	for _, c := range []struct {
+		from, to codec.Format
+		want     bool
+	}{
+		{"", codec.Trace, true}, {codec.Chiffon, codec.Trace, true}, {codec.JSON, codec.Narratoria, true},
+		{"", codec.Binary, true}, {codec.Trace, codec.Binary, true},
+		{codec.JSON, codec.Binary, false}, {codec.Tabular, codec.Binary, false},
+		{"", codec.JSON, false}, {codec.Chiffon, codec.NDJSON, false}, {"", codec.Tabular, false},
+	} {
+		if got := bridge.Applies(c.from, c.to); got != c.want {
+			t.Errorf("Applies(%q, %q) = %v, want %v", c.from, c.to, got, c.want)
+		}
+	}
+}
