@@ -396,15 +396,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			both.JSON.Single = oneValue(opts, src)
 		}
 		ts.Src = src.Source
-		_, err = src.copy(snk, opts.Jobs, out, st)
-		var re *records.RowError
-		switch {
-		case errors.Is(err, tabular.ErrNotObject):
-			return invalidError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
-		case errors.As(err, &re):
-			return invalidError(err, "")
-		case err != nil:
-			return err
+		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
+			return rowError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
 		}
 	}
 	r := ts.Report()
@@ -444,6 +437,19 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
+}
+
+// rowError renders an error of a records.TableSink: a record that is no
+// object (with hint), or no row; other errors pass as they are.
+func rowError(err error, hint string) error {
+	var re *records.RowError
+	switch {
+	case errors.Is(err, tabular.ErrNotObject):
+		return invalidError(err, hint)
+	case errors.As(err, &re):
+		return invalidError(err, "")
+	}
+	return err
 }
 
 // refuseLossy names the first lossy cells of a table that would not read

@@ -15,7 +15,6 @@ import (
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/codec/tabular"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
 	"github.com/toonkit/toonkit/pkg/query"
 )
@@ -550,15 +549,7 @@ type tableResults struct {
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	err := t.TableSink.Write(rec)
-	var re *records.RowError
-	switch {
-	case errors.Is(err, tabular.ErrNotObject):
-		return invalidError(err, "a table holds objects: --to ndjson takes any results")
-	case errors.As(err, &re):
-		return invalidError(err, "")
-	}
-	return err
+	return rowError(t.TableSink.Write(rec), "a table holds objects: --to ndjson takes any results")
 }
 
 func (t *tableResults) End() error {
