@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -123,4 +124,25 @@ func TestParseObject(t *testing.T) {
 	if _, id := StdinObject("", "t", "run", []byte("{}")); len(id) != 36 {
 		t.Errorf("a requestId made up: %q, want a UUID", id)
 	}
+}
+
+// On any input (an --input or --state of anyone's making), ParseObject
+// gives an error or one compact JSON object that it takes back as it is.
+func FuzzParseObject(f *testing.F) {
+	for _, s := range []string{`{"room": "cellar"}`, "{}\n", "{} {}", "[1]", "", `{"a": [1, {"b": null}], "c": "\u00e9"}`, `{"a": 1,}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		obj, err := ParseObject(b, 1<<16)
+		if err != nil {
+			return
+		}
+		if len(obj) == 0 || obj[0] != '{' || !jsonv.Valid(obj) {
+			t.Fatalf("%q: gave %q, not a JSON object", b, obj)
+		}
+		again, err := ParseObject(obj, 1<<16)
+		if err != nil || !bytes.Equal(again, obj) {
+			t.Fatalf("%q: gave %q, which reads back as %q, %v", b, obj, again, err)
+		}
+	})
 }
