@@ -422,7 +422,7 @@ func runQuery(opts *QueryOptions) error {
 	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp,
 		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
 		Write: func(b []byte) error {
-			if err := w.writeBytes(b); err != nil {
+			if err := w.snk.Write(b); err != nil {
 				return failure(out, err)
 			}
 			return nil
@@ -447,7 +447,7 @@ func runQuery(opts *QueryOptions) error {
 	}
 	runErr = sourceError(runErr)
 	if runErr == nil {
-		runErr = w.end()
+		runErr = w.snk.End()
 	}
 	if runErr != nil {
 		out.Abort()
@@ -466,18 +466,20 @@ func runQuery(opts *QueryOptions) error {
 
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
-	out    *output
 	format query.Format
 	snk    sink
+	jq     bool // the results are written as jq writes them
 }
 
 func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
-	w := &queryWriter{out: out}
+	w := &queryWriter{jq: opts.to == ""}
 	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII, Raw: opts.Raw, Join: opts.Join}
 	if opts.Compact || opts.to != "" {
 		w.format.Indent, w.format.Tab = 0, false
 	}
 	switch opts.to {
+	case "":
+		w.snk = records.SinkFunc(func(b []byte) error { _, err := out.Write(b); return err })
 	case codec.NDJSON:
 		w.snk = &records.NDJSONSink{W: out}
 	case codec.Binary:
@@ -497,29 +499,13 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	return w, nil
 }
 
-// appendResult appends what the result v is written as, with enc: its
-// JSON for a sink, or as jq writes it (query.Encoder.AppendResult).
+// appendResult appends what the result v is written as, with enc: as jq
+// writes it (query.Encoder.AppendResult), or its JSON for a format's sink.
 func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
-	if w.snk != nil {
-		return enc.Append(dst, v)
+	if w.jq {
+		return enc.AppendResult(dst, v)
 	}
-	return enc.AppendResult(dst, v)
-}
-
-// writeBytes writes a result as appendResult made it.
-func (w *queryWriter) writeBytes(b []byte) error {
-	if w.snk != nil {
-		return w.snk.Write(b)
-	}
-	_, err := w.out.Write(b)
-	return err
-}
-
-func (w *queryWriter) end() error {
-	if w.snk != nil {
-		return w.snk.End()
-	}
-	return nil
+	return enc.Append(dst, v)
 }
 
 // toonResults writes the results as one TOON document, as encode --to
