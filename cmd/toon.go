@@ -84,7 +84,13 @@ func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeO
 	if !t.Auto {
 		return opts
 	}
-	d, rep, err := measure.CheapestDelimiter(doc.JSON(), t.Tokenizer, t.Indent, 1)
+	value := doc.Value
+	if !doc.Many && !jsonv.Valid(value) {
+		if values, err := records.JSONValues(doc.Name, value, len(value)+1); err == nil && len(values) > 1 {
+			value = records.JoinArray(values) // several values make an array
+		}
+	}
+	d, rep, err := measure.CheapestDelimiter(value, t.Tokenizer, t.Indent, 1)
 	if err != nil {
 		return opts
 	}

@@ -141,20 +141,6 @@ func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
 	}
 }
 
-// JSON is the document as one JSON value, for what needs one (a count of
-// its tokens): Value, or the array of its values when it holds several
-// back to back (NDJSON read as one input). A Value that is not JSON values
-// is returned as it is, for the encoder to say what is wrong with it.
-func (d *Document) JSON() []byte {
-	if d.Many || jsonv.Valid(d.Value) {
-		return d.Value
-	}
-	if values, err := JSONValues(d.Name, d.Value, len(d.Value)+1); err == nil && len(values) > 1 {
-		return JoinArray(values)
-	}
-	return d.Value
-}
-
 // JoinArray makes a JSON array of values.
 func JoinArray(values [][]byte) []byte {
 	n := 2

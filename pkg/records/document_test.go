@@ -242,27 +242,6 @@ func FuzzReadDocument(f *testing.F) {
 	})
 }
 
-// A document's JSON is its one value, or the array of several values back
-// to back; text that is not JSON stays as it is, for the encoder's error.
-func TestDocumentJSON(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a": 1}`:            `{"a": 1}`,
-		"{\"a\": 1}\n[2]\n":   `[{"a": 1},[2]]`,
-		"1 2 3":               `[1,2,3]`,
-		"{\"a\": tru}\n":      "{\"a\": tru}\n",
-		"[1]\n{\"a\": tru}\n": "[1]\n{\"a\": tru}\n",
-	} {
-		d := &records.Document{Name: "in", Value: []byte(in)}
-		if got := string(d.JSON()); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
-	}
-	many := &records.Document{Value: []byte("1 2"), Many: true}
-	if got := string(many.JSON()); got != "1 2" {
-		t.Errorf("a checked document: %q, want its Value", got)
-	}
-}
-
 // One value stays one value: the only input, JSON or TOON, whose root is
 // not an array; an array, several inputs, or an NDJSON stream (read as
 // NDJSON, or named .ndjson when the format is detected) are records.
