@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"github.com/toonkit/toonkit/pkg/records"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/pkg/bridge"
-	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
@@ -54,19 +54,9 @@ func (b *bridgeFlags) check(c *cobra.Command, bridging bool) error {
 	return nil
 }
 
-// bridging reports whether convert may map messages between protocols:
-// the target is a protocol, or binary frames from a protocol (named, or
-// detected: an input that holds no protocol's messages then gives its
-// records to the frames as they are).
-func bridging(from, to codec.Format) bool {
-	if to == codec.Binary {
-		return from == "" || from == codec.Chiffon || from == codec.Trace || from == codec.Narratoria
-	}
-	return to == codec.Chiffon || to == codec.Trace || to == codec.Narratoria
-}
-
-// convertBridge converts messages from one protocol to another, a record
-// at a time: NDJSON out, or binary frames for Kado.
+// convertBridge converts messages from one protocol to another
+// (bridge.Inputs), a record at a time: NDJSON out, or binary frames for
+// Kado.
 func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	to, _ := bridge.ProtocolOf(opts.To)
 	rep := newReporter(opts.IO)
@@ -76,74 +66,35 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		bs.W = binary.NewWriter(w, opts.Compress)
 		snk = bs
 	}
-	var conv *bridge.Converter
-	var convFrom bridge.Protocol
+	conv := &bridge.Inputs{From: opts.From, MaxSize: opts.MaxFrameSize, Options: bridge.Options{To: to, RunID: opts.Bridge.RunID,
+		AgentID: opts.Bridge.AgentID, Agent: opts.Bridge.Agent, Deterministic: opts.Bridge.Deterministic, Now: opts.Now,
+		NoReassemble: opts.Bridge.NoReassemble, MaxOutput: opts.MaxFrameSize, Strict: opts.Bridge.Strict, Checked: true,
+		Warn: func(where, msg string) { rep.warnf("%s: %s", where, msg) }}}
 	for _, name := range opts.Inputs {
 		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}
-		from, err := sourceProtocol(src, opts.From, to == bridge.Kado)
-		if err != nil {
-			src.close()
-			return err
-		}
 		bs.Src = src.Source
-		if to == bridge.Kado && (from == "" || from == bridge.Kado) {
-			// Records for frames, as convert --to binary takes them.
-			if err := pump(src, out, st, snk.Write); err != nil {
-				return err
-			}
-			continue
-		}
-		if from == to {
-			src.close()
-			return usageErrorf("", "%s: the input is %s already; --to %s converts from another protocol", src.Name(), from, opts.To)
-		}
-		if conv == nil || from != convFrom {
-			// One run for all the inputs of a protocol.
-			conv, err = bridge.New(bridge.Options{From: from, To: to, RunID: opts.Bridge.RunID, AgentID: opts.Bridge.AgentID,
-				Agent: opts.Bridge.Agent, Deterministic: opts.Bridge.Deterministic, Now: opts.Now, NoReassemble: opts.Bridge.NoReassemble,
-				MaxOutput: opts.MaxFrameSize, Strict: opts.Bridge.Strict, Checked: true,
-				Warn: func(where, msg string) { rep.warnf("%s: %s", where, msg) }})
-			if err != nil {
-				src.close()
-				return usageErrorf("", "%s: %v", src.Name(), err)
-			}
-			convFrom = from
-		}
-		if opts.Jobs > 1 && st == nil && to != bridge.Kado && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
-			err = bridgeJobs(opts, src, out, conv, snk)
-		} else {
-			err = pump(src, out, st, func(rec []byte) error { return bridgeError(conv.Convert(rec, src.Where, snk.Write)) })
-		}
-		if err != nil {
+		err = conv.Copy(context.Background(), src.Source, snk, copyOptions(opts.Jobs, out, st))
+		src.in.Close()
+		var se *bridge.SourceError
+		var pe *bridge.PairError
+		var be *bridge.Error
+		switch err = failure(out, sourceError(err)); {
+		case errors.As(err, &se) && se.Format == "":
+			return invalidError(se, "name it with --from (chiffon, trace, narratoria, binary)")
+		case se != nil:
+			return invalidError(err, "name the protocol with --from (chiffon, trace, narratoria, binary)")
+		case errors.As(err, &pe) && pe.From == pe.To:
+			return usageErrorf("", "%s; --to %s converts from another protocol", pe, opts.To)
+		case pe != nil:
+			return usageErrorf("", "%v", pe)
+		case errors.As(err, &be):
+			return invalidError(be, "")
+		case err != nil:
 			return err
-		}
-		if err := conv.End(); err != nil {
-			return bridgeError(err)
 		}
 	}
 	return failure(out, snk.End())
-}
-
-// sourceProtocol is the protocol of an input (bridge.SourceProtocol).
-func sourceProtocol(src *source, from codec.Format, records bool) (bridge.Protocol, error) {
-	p, err := bridge.SourceProtocol(src.Source, from, records)
-	var se *bridge.SourceError
-	switch {
-	case errors.As(err, &se) && se.Format == "":
-		return "", invalidError(se, "name it with --from (chiffon, trace, narratoria, binary)")
-	case err != nil:
-		return "", invalidError(err, "name the protocol with --from (chiffon, trace, narratoria, binary)")
-	}
-	return p, nil
-}
-
-func bridgeError(err error) error {
-	var be *bridge.Error
-	if errors.As(err, &be) {
-		return invalidError(be, "")
-	}
-	return err
 }

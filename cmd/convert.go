@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/pkg/bridge"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/tabular"
@@ -193,7 +194,7 @@ EXIT STATUS
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if err := opts.Bridge.check(c, bridging(opts.From, opts.To)); err != nil {
+			if err := opts.Bridge.check(c, bridge.Applies(opts.From, opts.To)); err != nil {
 				return err
 			}
 			if err := opts.TOON.check(c, opts.To == codec.TOON || opts.To == cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
@@ -289,7 +290,7 @@ func runConvert(opts *ConvertOptions) error {
 	}
 	var err error
 	switch {
-	case bridging(opts.From, opts.To):
+	case bridge.Applies(opts.From, opts.To):
 		err = convertBridge(opts, out, w, st)
 	case opts.To == codec.Tabular || opts.To == auto:
 		err = convertTable(opts, out, w, st)
@@ -332,34 +333,17 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*records.JSONSink); ok {
 			js.Single = oneValue(opts, src)
 		}
-		switch {
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && (src.Format() == codec.JSON || src.Format() == codec.NDJSON):
-			err = streamJobs(opts, src, out, snk)
-		case opts.Jobs > 1 && st == nil && opts.To != codec.Binary && src.Format() == codec.Tabular:
-			if _, err = tableRowsJobs(src, opts.Jobs, out, snk.Write); err == nil && src.Table() != nil {
-				err = pump(src, out, st, snk.Write)
-			}
-		default:
-			err = pump(src, out, st, snk.Write)
-		}
-		if err != nil {
+		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
 			return err
 		}
 	}
 	return failure(out, snk.End())
 }
 
-// pump passes every record of src to write, flushing the output whenever
-// the input has nothing more buffered (a live stream).
+// pump passes every record of src to write (src.copy).
 func pump(src *source, out *output, st *stats, write func([]byte) error) error {
-	return src.each(func(rec []byte) error {
-		st.record(rec)
-		err := write(rec)
-		if err == nil && out.failed == nil && src.Idle() {
-			err = out.Flush()
-		}
-		return failure(out, err)
-	})
+	_, err := src.copy(records.SinkFunc(write), 1, out, st)
+	return err
 }
 
 // failure prefers the output's own error (which names the output) to the
@@ -385,20 +369,21 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		return err
 	}
 	defer rows.Remove()
-	var js *records.JSONSink // --to auto: the compact JSON, should the table not pay
+	ts := &records.TableSink{Rows: rows, Max: 5}
+	if opts.Lossy {
+		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
+	}
+	var snk sink = ts
+	var both *records.AutoSink // --to auto: the compact JSON too, should the table not pay
 	var jsonSpool *spool
 	if opts.To == auto {
 		if jsonSpool, err = newSpool("json"); err != nil {
 			return err
 		}
 		defer jsonSpool.Remove()
-		js = &records.JSONSink{W: jsonSpool.W, Compact: true}
+		both = &records.AutoSink{Table: ts, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
+		snk = both
 	}
-	ts := &records.TableSink{Rows: rows.W, Max: 5}
-	if opts.Lossy {
-		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
-	}
-	nonObject := ""
 	for _, name := range opts.Inputs {
 		src, err := openConvertSource(opts, name)
 		if err != nil {
@@ -406,67 +391,28 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		// The rows need not be compact (the table's cells are); the
 		// statistics and --to auto's JSON need them so.
-		src.Flat, src.Raw = true, st == nil && js == nil
-		if js != nil {
-			js.Single = oneValue(opts, src)
+		src.Flat, src.Raw = true, st == nil && both == nil
+		if both != nil {
+			both.JSON.Single = oneValue(opts, src)
 		}
 		ts.Src = src.Source
-		each := src.each
-		if opts.Jobs > 1 && st == nil && js == nil && (src.Format() == codec.JSON || src.Format() == codec.NDJSON) {
-			each = func(f func([]byte) error) error {
-				return tableJobs(opts, src, ts, rows, f)
-			}
-		}
-		err = each(func(rec []byte) error {
-			st.record(rec)
-			if js != nil {
-				if err := js.Write(rec); err != nil {
-					return rows.fail(err)
-				}
-			}
-			if nonObject != "" {
-				return nil // --to auto has chosen JSON
-			}
-			err := ts.Write(rec)
-			var re *records.RowError
-			switch {
-			case errors.Is(err, tabular.ErrNotObject) && opts.To == auto:
-				nonObject = err.Error()
-				return nil
-			case errors.Is(err, tabular.ErrNotObject):
-				return invalidError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
-			case errors.As(err, &re):
-				return invalidError(err, "")
-			case err != nil:
-				return rows.fail(err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
+		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
+			return rowError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
 		}
 	}
 	r := ts.Report()
 	table := opts.To == codec.Tabular
-	if opts.To == auto {
-		why := nonObject
-		if why == "" {
-			table, why = r.Pays()
+	if both != nil {
+		var why string
+		if table, why = both.Choose(); opts.Verbose {
+			rep.notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
 		}
-		if opts.Verbose {
-			format := map[bool]string{true: "tabular", false: "JSON"}[table]
-			rep.notef("auto: %s: %s", format, why)
-		}
-	} else if r.Lossy > 0 && !opts.Lossy {
-		for _, l := range ts.First() {
-			rep.errorf("%s: %s", l.Input, l.Lossy)
-		}
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%d %s would not read back as written: the table is not written",
-			r.Lossy, plural(int(r.Lossy), "cell", "cells")), Hint: "--lossy writes it all the same, listing every lossy cell"}
+	} else if lossy := ts.Check(); lossy != nil && !opts.Lossy {
+		return refuseLossy(rep, lossy, "--lossy writes it all the same, listing every lossy cell")
 	}
 	if !table {
-		if err := js.End(); err != nil {
-			return jsonSpool.fail(err)
+		if err := both.End(); err != nil {
+			return err
 		}
 		return jsonSpool.copyTo(w, out)
 	}
@@ -491,6 +437,28 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
+}
+
+// rowError renders an error of a records.TableSink: a record that is no
+// object (with hint), or no row; other errors pass as they are.
+func rowError(err error, hint string) error {
+	var re *records.RowError
+	switch {
+	case errors.Is(err, tabular.ErrNotObject):
+		return invalidError(err, hint)
+	case errors.As(err, &re):
+		return invalidError(err, "")
+	}
+	return err
+}
+
+// refuseLossy names the first lossy cells of a table that would not read
+// back as written, and refuses it.
+func refuseLossy(rep *reporter, lossy *records.LossyError, hint string) error {
+	for _, l := range lossy.First {
+		rep.errorf("%s: %s", l.Input, l.Lossy)
+	}
+	return invalidError(lossy, hint)
 }
 
 // toFromOutput returns --to or, without it, the format that -o FILE names

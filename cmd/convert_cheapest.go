@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/toonkit/toonkit/pkg/codec"
 	measure "github.com/toonkit/toonkit/pkg/stats"
@@ -27,20 +26,7 @@ func runConvertCheapest(opts *ConvertOptions) error {
 		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	best := rep.Rows[rep.Cheapest(0)]
-	var others, not []string
-	for _, row := range rep.Rows {
-		switch {
-		case row.Unavailable != "":
-			not = append(not, fmt.Sprintf("%s: %s", row.Format, row.Unavailable))
-		case row.Format != best.Format:
-			others = append(others, fmt.Sprintf("%s %d", row.Format, row.Tokens[0]))
-		}
-	}
-	why := fmt.Sprintf("cheapest: %s: %d tokens by %s, the fewest (%s)", best.Format, best.Tokens[0], opts.Tokenizer, strings.Join(others, ", "))
-	if len(not) > 0 {
-		why += "; not " + strings.Join(not, "; ")
-	}
-	newReporter(opts.IO).notef("%s", why)
+	newReporter(opts.IO).notef("cheapest: %s", rep.WhyCheapest(0))
 	out := newOutput(opts.IO, opts.Output)
 	out.holdAll()
 	if _, err := measure.Encode(out, doc.Value, best.Format, mopts); err != nil {

@@ -155,132 +155,117 @@ EXIT STATUS
 }
 
 func runDecode(opts *DecodeOptions) error {
-	rep := newReporter(opts.IO)
-	out := newOutput(opts.IO, opts.Output)
-	frames, bad := 0, 0
-	var line []byte
-	var array *records.JSONSink // -o FILE.json: frames and rows as one array
+	d := &decodeRun{opts: opts, rep: newReporter(opts.IO), out: newOutput(opts.IO, opts.Output)}
 	if opts.As == codec.JSON {
-		array = &records.JSONSink{W: out}
+		d.array = &records.JSONSink{W: d.out} // -o FILE.json: frames and rows as one array
 	}
-	arrayUsed := false
 	for _, name := range opts.Inputs {
-		in, err := openInput(opts.IO, name)
-		if err != nil {
-			out.Abort()
-			return err
-		}
-		br := bufio.NewReaderSize(in.R, 64<<10)
-		detected := codec.Detection{Format: codec.Format(opts.From)}
-		if opts.From == "" {
-			if detected, err = records.Sniff(br); err != nil {
-				in.Close()
-				out.Abort()
-				return readError(in.Name, err)
-			}
-		}
-		if detected.Format == codec.TOON {
-			if opts.Payload || opts.KeepGoing {
-				in.Close()
-				out.Abort()
-				return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
-			}
-			err := decodeTOON(in, br, out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
-			in.Close()
-			if err != nil {
-				out.Abort()
-				return err
-			}
-			continue
-		}
-		if detected.Format == codec.Pcap {
-			arrayUsed = true
-			n, nbad, err := decodeCapture(opts, rep, in, br, out, array)
-			frames, bad = frames+n, bad+nbad
-			in.Close()
-			if err != nil {
-				out.Abort()
-				return err
-			}
-			continue
-		}
-		if detected.Format == codec.Tabular {
-			if opts.Payload {
-				in.Close()
-				out.Abort()
-				return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
-			}
-			arrayUsed = true
-			n, err := decodeTable(in, br, out, array, opts.Jobs)
-			frames += n
-			in.Close()
-			if err != nil {
-				out.Abort()
-				return err
-			}
-			continue
-		}
-		if opts.From == "" {
-			if err := requireBinary(in.Name, br, detected); err != nil {
-				in.Close()
-				out.Abort()
-				return err
-			}
-		}
-		arrayUsed = true
-		if opts.Jobs > 1 {
-			good, nbad, err := decodeFramesJobs(opts, opts.Jobs, rep, in, br, out, array)
-			frames, bad = frames+good, bad+nbad
-			in.Close()
-			if err != nil {
-				out.Abort()
-				return err
-			}
-			continue
-		}
-		rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
-		var stop error // the bad frame that ends the run
-		err = rd.Each(opts.KeepGoing, binary.FrameHandler{
-			Good: func(f *binary.Frame, js []byte) error {
-				frames++
-				line = writeFrame(out, array, opts.Payload, line, f, js)
-				if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
-					out.Flush()
-				}
-				return out.failed
-			},
-			Bad: func(err error) error {
-				bad++
-				ferr := frameError(in.Name, err, opts.KeepGoing)
-				if opts.KeepGoing {
-					rep.report(ferr, true)
-					return nil
-				}
-				stop = ferr
-				return ferr
-			},
-			Moved: func(err error, m binary.Moved) { moveNotes(rep.notef, err, m) },
-		})
-		in.Close()
-		if err != nil {
-			out.Abort()
-			if err != stop && err != out.failed {
-				err = readError(in.Name, err) // not a frame's
-			}
+		if err := d.input(name); err != nil {
+			d.out.Abort()
 			return err
 		}
 	}
-	if array != nil && arrayUsed {
-		array.End() // a failure is Commit's to report
+	if d.arrayUsed {
+		d.array.End() // a failure is Commit's to report
 	}
-	if err := out.Commit(); err != nil {
+	if err := d.out.Commit(); err != nil {
 		return err
 	}
-	if bad > 0 {
-		rep.errorf("%d bad %s skipped, %d decoded", bad, plural(bad, "frame", "frames"), frames)
+	if d.bad > 0 {
+		d.rep.errorf("%d bad %s skipped, %d decoded", d.bad, plural(d.bad, "frame", "frames"), d.frames)
 		return reported(ExitInvalid)
 	}
 	return nil
+}
+
+// decodeRun is a run of decode over its inputs.
+type decodeRun struct {
+	opts        *DecodeOptions
+	rep         *reporter
+	out         *output
+	array       *records.JSONSink // -o FILE.json: frames and rows as one array
+	arrayUsed   bool              // an input has given the array records
+	frames, bad int
+	line        []byte
+}
+
+// input decodes one input, of the format named or detected.
+func (d *decodeRun) input(name string) error {
+	opts := d.opts
+	in, err := openInput(opts.IO, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	detected := codec.Detection{Format: codec.Format(opts.From)}
+	if opts.From == "" {
+		if detected, err = records.Sniff(br); err != nil {
+			return readError(in.Name, err)
+		}
+	}
+	d.arrayUsed = d.arrayUsed || d.array != nil && detected.Format != codec.TOON
+	switch {
+	case detected.Format == codec.TOON && (opts.Payload || opts.KeepGoing):
+		return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
+	case detected.Format == codec.TOON:
+		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
+	case detected.Format == codec.Pcap:
+		return d.capture(in, br)
+	case detected.Format == codec.Tabular && opts.Payload:
+		return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
+	case detected.Format == codec.Tabular:
+		n, err := decodeTable(in, br, d.out, d.array, opts.Jobs)
+		d.frames += n
+		return err
+	case opts.From == "" && detected.Format != codec.Binary:
+		return requireBinary(in.Name, br, detected)
+	case opts.Jobs > 1:
+		return d.framesJobs(in, br)
+	}
+	return d.frameLoop(in, br)
+}
+
+// problem counts a bad frame, or a capture's problem, ferr as the user
+// sees it: with --keep-going it is reported, with how far the reader
+// moved on (moved, when known), and the run goes on; otherwise it is the
+// error that ends the run.
+func (d *decodeRun) problem(ferr, err error, moved *binary.Moved) error {
+	d.bad++
+	if !d.opts.KeepGoing {
+		return ferr
+	}
+	d.rep.report(ferr, true)
+	if moved != nil {
+		moveNotes(d.rep.notef, err, *moved)
+	}
+	return nil
+}
+
+// frameLoop decodes the frames of one input on one worker.
+func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
+	opts, out := d.opts, d.out
+	rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+	var stop error // the bad frame that ends the run
+	err := rd.Each(opts.KeepGoing, binary.FrameHandler{
+		Good: func(f *binary.Frame, js []byte) error {
+			d.frames++
+			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
+			if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+				out.Flush()
+			}
+			return out.failed
+		},
+		Bad: func(err error) error {
+			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
+			return stop
+		},
+		Moved: func(err error, m binary.Moved) { moveNotes(d.rep.notef, err, m) },
+	})
+	if err != nil && err != stop && err != out.failed {
+		err = readError(in.Name, err) // not a frame's
+	}
+	return err
 }
 
 var newline, recordEnd = []byte("\n"), []byte("}\n")
@@ -290,10 +275,8 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 // a line; line is a buffer to reuse, returned.
 func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *binary.Frame, js []byte) []byte {
 	switch {
-	case array != nil && payloadOnly:
-		array.Write(js)
 	case array != nil:
-		line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), js)
+		line = binary.AppendOutput(line[:0], f, js, payloadOnly, false)
 		array.Write(line)
 	case payloadOnly:
 		out.Write(js)
@@ -395,12 +378,5 @@ func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSi
 	if array != nil {
 		snk = array
 	}
-	n := 0
-	write := func(rec []byte) error { n++; return snk.Write(rec) }
-	if jobs > 1 {
-		if _, err := tableRowsJobs(src, jobs, out, write); err != nil || src.Table() == nil {
-			return n, err
-		}
-	}
-	return n, pump(src, out, nil, write)
+	return src.copy(snk, jobs, out, nil)
 }

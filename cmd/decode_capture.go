@@ -9,7 +9,6 @@ import (
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as
@@ -17,8 +16,9 @@ import (
 // messages get a record of their own (not with --payload). Problems stop
 // the run unless --keep-going; notes go to stderr. With -j N the payloads
 // are checked and formatted on N workers (capture.Stream), the output the
-// same. It returns the frames written and the problems reported.
-func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (frames, bad int, err error) {
+// same.
+func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
+	opts, rep, out, array := d.opts, d.rep, d.out, d.array
 	sopts := capture.StreamOptions{
 		Options: opts.CaptureFlags.options(opts.MaxFrameSize),
 		Workers: opts.Jobs,
@@ -52,7 +52,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 	}
 	h := capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {
-			frames += n
+			d.frames += n
 			return writeBatch(out, array, b, ends)
 		},
 		Other: func(r *capture.Record) error {
@@ -60,23 +60,14 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 				rep.notef("%s: %v", in.Name, r.Err)
 				return nil
 			}
-			bad++
-			cerr := captureError(in.Name, r.Err, opts.KeepGoing)
-			if !opts.KeepGoing {
-				return cerr
-			}
-			rep.report(cerr, true)
-			if r.Moved != nil {
-				moveNotes(rep.notef, r.Err, *r.Moved)
-			}
-			return nil
+			return d.problem(captureError(in.Name, r.Err, opts.KeepGoing), r.Err, r.Moved)
 		},
 		Idle: out.Flush,
 	}
-	err = capture.Stream(context.Background(), br, sopts, h)
+	err := capture.Stream(context.Background(), br, sopts, h)
 	var fe *capture.FormatError
 	if cerr, ok := noConnError(in.Name, err); ok {
-		return frames, bad, cerr
+		return cerr
 	}
 	switch {
 	case err == nil:
@@ -86,7 +77,7 @@ func decodeCapture(opts *DecodeOptions, rep *reporter, in *input, br *bufio.Read
 	default:
 		err = readError(in.Name, err)
 	}
-	return frames, bad, err
+	return err
 }
 
 // captureError is a problem in a capture as the user sees it.

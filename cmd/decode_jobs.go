@@ -8,54 +8,37 @@ import (
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
 
-// decodeFramesJobs decodes the frames of one input on n workers
+// framesJobs decodes the frames of one input on opts.Jobs workers
 // (binary.DecodeStream) with the output and the messages of the
-// single-worker loop in runDecode, and says how many frames were decoded
-// and how many were bad.
-func decodeFramesJobs(opts *DecodeOptions, n int, rep *reporter, in *input, br *bufio.Reader, out *output, array *records.JSONSink) (good, bad int, err error) {
-	appendRec := func(dst []byte, f *binary.Frame, js []byte) []byte {
-		switch {
-		case opts.Payload && array != nil:
-			return append(dst, js...)
-		case opts.Payload:
-			return append(append(dst, js...), '\n')
-		case array != nil:
-			return binary.AppendRecord(dst, f.Header, f.Compressed(), js)
-		}
-		dst = binary.AppendRecord(dst, f.Header, f.Compressed(), nil)
-		return append(append(dst[:len(dst)-1], js...), recordEnd...) // the record up to its payload, then the payload
-	}
+// single-worker loop (frameLoop).
+func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
+	opts, out, array := d.opts, d.out, d.array
 	h := binary.StreamHandler{
 		Records: func(b []byte, ends []int) error {
-			good += len(ends)
+			d.frames += len(ends)
 			return writeBatch(out, array, b, ends)
 		},
 		Large: func(f *binary.Frame, js []byte) error {
 			// Written as the single-worker loop writes it: no copy.
-			good++
+			d.frames++
 			writeFrame(out, array, opts.Payload, nil, f, js)
 			return out.failed
 		},
 		Bad: func(err error, moved binary.Moved) error {
-			bad++
-			ferr := frameError(in.Name, err, opts.KeepGoing)
-			if !opts.KeepGoing {
-				return ferr
-			}
-			rep.report(ferr, true)
-			moveNotes(rep.notef, err, moved)
-			return nil
+			return d.problem(frameError(in.Name, err, opts.KeepGoing), err, &moved)
 		},
 		Idle: out.Flush,
 	}
-	err = binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
-		Workers: n, KeepGoing: opts.KeepGoing, Append: appendRec, LeaveRead: true, Live: !in.regular()}, h)
+	err := binary.DecodeStream(context.Background(), br, binary.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
+		Workers: opts.Jobs, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *binary.Frame, js []byte) []byte {
+			return binary.AppendOutput(dst, f, js, opts.Payload, array == nil)
+		}, LeaveRead: true, Live: !in.regular()}, h)
 	if err != nil && !binary.IsFrameError(err) && err != out.failed {
 		if _, ok := err.(*ExitError); !ok {
 			err = readError(in.Name, err)
 		}
 	}
-	return good, bad, err
+	return err
 }
 
 // writeBatch writes a batch of records made by a worker pipeline (b, each

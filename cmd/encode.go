@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -149,11 +147,11 @@ EXIT STATUS
 					return usageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
 				}
 			}
-			if opts.Seq, err = parseSeq(seq); err != nil {
+			if opts.Seq, err = binary.ParseSequenceID(seq); err != nil {
 				return usageErrorf("", "--seq: %v", err)
 			}
 			if ts != "" {
-				t, err := parseTimestamp(ts)
+				t, err := binary.ParseTimestamp(ts)
 				if err != nil {
 					return usageErrorf("", "--timestamp: %v", err)
 				}
@@ -201,28 +199,6 @@ EXIT STATUS
 	return c
 }
 
-func parseSeq(s string) (uint32, error) {
-	u, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || u > math.MaxUint32 {
-		return 0, fmt.Errorf("want a whole number from 0 to 4294967295, found %q", s)
-	}
-	return uint32(u), nil
-}
-
-// parseTimestamp reads Unix milliseconds (all 64 bits) or an RFC 3339 time.
-func parseTimestamp(s string) (uint64, error) {
-	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
-		return u, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		if ms := t.UnixMilli(); ms >= 0 && t.Nanosecond()%int(time.Millisecond) == 0 {
-			return uint64(ms), nil
-		}
-		return 0, fmt.Errorf("%q is before 1970 or has digits below the millisecond", s)
-	}
-	return 0, fmt.Errorf("want a whole number of milliseconds from 0 to 18446744073709551615 or an RFC 3339 time, found %q", s)
-}
-
 func runEncode(opts *EncodeOptions) error {
 	out := newOutput(opts.IO, opts.Output)
 	rep := newReporter(opts.IO)
@@ -235,14 +211,8 @@ func runEncode(opts *EncodeOptions) error {
 		}
 		h := binary.EncodeHandler{
 			Write: func(p []byte) error {
-				if _, err := out.Write(p); err != nil {
-					var ee *ExitError
-					if errors.As(err, &ee) {
-						return err
-					}
-					return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-				}
-				return nil
+				_, err := out.Write(p) // an *ExitError naming the output
+				return err
 			},
 			Idle: out.Flush,
 		}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fatih/color"
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -172,7 +170,7 @@ func runExec(opts *ExecOptions) error {
 		return ioErrorf("%v", pe)
 	case err != nil:
 		if opts.Report == "json" {
-			pr.Summary(h.Result(host.Exit{StartError: startErrorText(err)}))
+			pr.Summary(h.Result(host.Exit{StartError: toolproc.StartFailure(err)}))
 			pr.Close()
 		}
 		return startError(opts.Tool, err)
@@ -245,15 +243,12 @@ func execStdin(opts *ExecOptions) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	id := opts.RequestID
-	if id == "" {
-		id = uuid.NewString()
-	}
 	tool := opts.ToolName
 	if tool == "" {
 		tool = filepath.Base(opts.Tool)
 	}
-	return host.StdinObject(id, tool, opts.Operation, input), id, nil
+	obj, id := host.StdinObject(opts.RequestID, tool, opts.Operation, input)
+	return obj, id, nil
 }
 
 // readArgFile reads the file a flag names ("-": stdin), up to the line
@@ -281,22 +276,13 @@ func jsonObject(what string, b []byte, max int) ([]byte, error) {
 	if strings.HasPrefix(what, "--state") {
 		hint = `a state is one JSON object, such as {"flags":{"torchLit":false}}`
 	}
-	rd := jsonv.NewReader(bytes.NewReader(b), jsonv.Options{MaxValueSize: int64(max)})
-	v, _, err := rd.Next()
+	obj, err := host.ParseObject(b, max)
 	var se *jsonv.SyntaxError
 	switch {
-	case err == io.EOF:
-		return nil, usageErrorf(hint, "%s: empty: want a JSON object", what)
 	case errors.As(err, &se):
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%w", what, se), Excerpt: se, Hint: hint}
 	case err != nil:
 		return nil, usageErrorf(hint, "%s: %v", what, err)
-	case v[0] != '{':
-		return nil, usageErrorf(hint, "%s: want a JSON object, found %s", what, jsonv.KindName(v[0]))
-	}
-	obj := bytes.Clone(jsonv.CompactInPlace(v))
-	if _, _, err := rd.Next(); err != io.EOF {
-		return nil, usageErrorf(hint, "%s: want one JSON object, found more after it", what)
 	}
 	return obj, nil
 }
@@ -332,7 +318,7 @@ func newExecPrinter(opts *ExecOptions) *host.Printer {
 
 // startError is the error of a tool that cannot be started, with a hint.
 func startError(tool string, err error) error {
-	msg := startErrorText(err)
+	msg := toolproc.StartFailure(err)
 	hint := ""
 	switch {
 	case errors.Is(err, exec.ErrNotFound) && !strings.ContainsRune(tool, filepath.Separator):
@@ -345,13 +331,4 @@ func startError(tool string, err error) error {
 		hint = fmt.Sprintf("a script starts with a #! line, or name its interpreter: toonkit exec -- sh %s", tool)
 	}
 	return &ExitError{Code: ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
-}
-
-// startErrorText is why a tool cannot be started, without Go's prefixes.
-func startErrorText(err error) string {
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		return ee.Err.Error()
-	}
-	return pathErrText(err)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
-	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -16,18 +15,8 @@ import (
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/codec/tabular"
 	"github.com/toonkit/toonkit/pkg/codec/toon"
 	"github.com/toonkit/toonkit/pkg/query"
-)
-
-// jq's exit statuses, which query uses instead of toonkit's.
-const (
-	jqFalse   = 1 // -e: the last output was false or null
-	jqUsage   = 2 // usage and input errors
-	jqCompile = 3 // the filter does not compile
-	jqNoOut   = 4 // -e: no output
-	jqRuntime = 5 // a runtime error
 )
 
 // QueryOptions are query's flags and arguments.
@@ -303,10 +292,10 @@ func jqStatus(err error) error {
 		// the readers' hints name other commands' flags
 		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
 		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
-		c.Code = jqUsage
+		c.Code = query.ExitUsage
 		return &c
 	}
-	return &ExitError{Code: jqUsage, Err: err, NotUsage: true}
+	return &ExitError{Code: query.ExitUsage, Err: err, NotUsage: true}
 }
 
 // queryExit is an outcome of query with jq's exit status.
@@ -328,7 +317,7 @@ func (e *queryExit) Error() string {
 // with a caret under the place.
 func compileFailure(ce *query.CompileError) error {
 	se := ce.Syntax()
-	return &queryExit{code: jqCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
+	return &queryExit{code: query.ExitCompile, err: fmt.Errorf("the filter does not compile: %s: %s", se.Pos, ce.Msg), excerpt: se,
 		hint: "see jq's manual for the language: https://jqlang.org/manual/"}
 }
 
@@ -337,8 +326,7 @@ func compileFailure(ce *query.CompileError) error {
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
 	var vs query.Vars
 	err := vs.Parse(query.VarFlags{Arg: opts.Args, ArgJSON: opts.ArgJSON, SlurpFile: opts.SlurpFile, RawFile: opts.RawFile,
-		Positional: positional, ReadFile: os.ReadFile,
-		EachValue: func(file string, f func(any) error) error { return eachJSONValue(opts, file, f) }})
+		Positional: positional, ReadFile: os.ReadFile, Open: queryOpen(opts.IO), MaxSize: opts.MaxSize})
 	var ve *query.VarError
 	switch {
 	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
@@ -348,35 +336,20 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 	case ve != nil:
 		return nil, nil, ioErrorf("%s", err)
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, sourceError(err)
 	}
 	names, values := vs.Bind()
 	return names, values, nil
 }
 
-// eachJSONValue calls f with every JSON value of a file.
-func eachJSONValue(opts *QueryOptions, name string, f func(any) error) error {
-	in, err := openInput(opts.IO, name)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(opts.MaxSize)})
-	for {
-		b, _, err := jr.Next()
-		if err == io.EOF {
-			return nil
-		}
+// queryOpen opens query's inputs and --slurpfile's files.
+func queryOpen(ios *IOStreams) func(name string) (*query.Opened, error) {
+	return func(name string) (*query.Opened, error) {
+		in, err := openInput(ios, name)
 		if err != nil {
-			return jsonReadError(in.Name, err)
+			return nil, err
 		}
-		v, err := query.Decode(b, nil)
-		if err != nil {
-			return invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-		}
-		if err := f(v); err != nil {
-			return err
-		}
+		return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
 	}
 }
 
@@ -395,14 +368,7 @@ func runQuery(opts *QueryOptions) error {
 		return err
 	}
 	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput,
-		Capture: opts.CaptureFlags.options(0),
-		Open: func(name string) (*query.Opened, error) {
-			in, err := openInput(ios, name)
-			if err != nil {
-				return nil, err
-			}
-			return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
-		}})
+		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)})
 	defer qi.Close()
 	q, err := query.Compile(opts.Filter, query.Options{
 		Variables: varNames,
@@ -421,7 +387,7 @@ func runQuery(opts *QueryOptions) error {
 		if errors.As(err, &ce) {
 			return compileFailure(ce)
 		}
-		return &queryExit{code: jqCompile, err: err}
+		return &queryExit{code: query.ExitCompile, err: err}
 	}
 	ctx := context.Background()
 	if opts.Timeout > 0 {
@@ -456,7 +422,7 @@ func runQuery(opts *QueryOptions) error {
 	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp,
 		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
 		Write: func(b []byte) error {
-			if err := w.writeBytes(b); err != nil {
+			if err := w.snk.Write(b); err != nil {
 				return failure(out, err)
 			}
 			return nil
@@ -476,12 +442,12 @@ func runQuery(opts *QueryOptions) error {
 			return nil // jq goes on with the next input
 		}})
 	if runErr != nil && runErr == ctx.Err() {
-		runErr = &queryExit{code: jqRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
+		runErr = &queryExit{code: query.ExitRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
 			hint: "a longer --timeout gives it more time"}
 	}
 	runErr = sourceError(runErr)
 	if runErr == nil {
-		runErr = w.end()
+		runErr = w.snk.End()
 	}
 	if runErr != nil {
 		out.Abort()
@@ -492,35 +458,28 @@ func runQuery(opts *QueryOptions) error {
 			return err
 		}
 	}
-	switch {
-	case res.Halted && res.HaltCode == 0: // halt
-		return nil
-	case res.Halted: // halt_error
-		return &queryExit{code: res.HaltCode}
-	case res.Failed:
-		return &queryExit{code: jqRuntime}
-	case opts.ExitStatus && res.Outputs == 0:
-		return &queryExit{code: jqNoOut}
-	case opts.ExitStatus && res.LastFalse:
-		return &queryExit{code: jqFalse}
+	if code := res.ExitStatus(opts.ExitStatus); code != 0 {
+		return &queryExit{code: code}
 	}
 	return nil
 }
 
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
-	out    *output
 	format query.Format
 	snk    sink
+	jq     bool // the results are written as jq writes them
 }
 
 func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
-	w := &queryWriter{out: out}
+	w := &queryWriter{jq: opts.to == ""}
 	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII, Raw: opts.Raw, Join: opts.Join}
 	if opts.Compact || opts.to != "" {
 		w.format.Indent, w.format.Tab = 0, false
 	}
 	switch opts.to {
+	case "":
+		w.snk = records.SinkFunc(func(b []byte) error { _, err := out.Write(b); return err })
 	case codec.NDJSON:
 		w.snk = &records.NDJSONSink{W: out}
 	case codec.Binary:
@@ -535,34 +494,18 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows.W, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
+		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
 	}
 	return w, nil
 }
 
-// appendResult appends what the result v is written as, with enc: its
-// JSON for a sink, or as jq writes it (query.Encoder.AppendResult).
+// appendResult appends what the result v is written as, with enc: as jq
+// writes it (query.Encoder.AppendResult), or its JSON for a format's sink.
 func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte {
-	if w.snk != nil {
-		return enc.Append(dst, v)
+	if w.jq {
+		return enc.AppendResult(dst, v)
 	}
-	return enc.AppendResult(dst, v)
-}
-
-// writeBytes writes a result as appendResult made it.
-func (w *queryWriter) writeBytes(b []byte) error {
-	if w.snk != nil {
-		return w.snk.Write(b)
-	}
-	_, err := w.out.Write(b)
-	return err
-}
-
-func (w *queryWriter) end() error {
-	if w.snk != nil {
-		return w.snk.End()
-	}
-	return nil
+	return enc.Append(dst, v)
 }
 
 // toonResults writes the results as one TOON document, as encode --to
@@ -592,29 +535,15 @@ type tableResults struct {
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	err := t.TableSink.Write(rec)
-	var re *records.RowError
-	switch {
-	case errors.Is(err, tabular.ErrNotObject):
-		return invalidError(err, "a table holds objects: --to ndjson takes any results")
-	case errors.As(err, &re):
-		return invalidError(err, "")
-	case err != nil:
-		return t.rows.fail(err)
-	}
-	return nil
+	return rowError(t.TableSink.Write(rec), "a table holds objects: --to ndjson takes any results")
 }
 
 func (t *tableResults) End() error {
 	defer t.rows.Remove()
-	r := t.Report()
-	if r.Lossy > 0 {
-		for _, l := range t.First() {
-			t.rep.errorf("%s: %s", l.Input, l.Lossy)
-		}
-		return invalidError(fmt.Errorf("%d %s would not read back as written: the table is not written",
-			r.Lossy, plural(int(r.Lossy), "cell", "cells")), "--to ndjson writes them as they are")
+	if lossy := t.Check(); lossy != nil {
+		return refuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
 	}
+	r := t.Report()
 	if r.Deep > 0 {
 		t.rep.warnf("the results: %s", *r.FirstDeep)
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -43,9 +44,24 @@ func (s *source) each(f func(rec []byte) error) error {
 	return sourceError(s.Each(f))
 }
 
-func (s *source) close() {
-	s.Close()
-	s.in.Close()
+// copy writes the records of s to snk, on jobs workers where it can
+// (records.Copy), st counting them, flushing out whenever the input has
+// nothing more buffered (a live stream); it closes s, and says how many
+// records snk was given.
+func (s *source) copy(snk sink, jobs int, out *output, st *stats) (int, error) {
+	defer s.in.Close()
+	n, err := records.Copy(context.Background(), s.Source, snk, copyOptions(jobs, out, st))
+	return n, failure(out, sourceError(err))
+}
+
+// copyOptions are records.Copy's options for jobs workers, st counting
+// the records, out flushed whenever the input has nothing more buffered.
+func copyOptions(jobs int, out *output, st *stats) records.CopyOptions {
+	o := records.CopyOptions{Workers: jobs, Idle: out.Flush}
+	if st != nil {
+		o.Record = st.record
+	}
+	return o
 }
 
 // sourceError makes an error of a records.Source the CLI's: the input's

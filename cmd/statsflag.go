@@ -84,6 +84,15 @@ func newSpool(what string) (*spool, error) {
 // fail is the error of a write to the spool.
 func (s *spool) fail(err error) error { return &ExitError{Code: ExitIO, Err: s.Fail(err)} }
 
+// Write writes to the spool; its error is the CLI's (fail).
+func (s *spool) Write(p []byte) (int, error) {
+	n, err := s.W.Write(p)
+	if err != nil {
+		return n, s.fail(err)
+	}
+	return n, nil
+}
+
 // reader flushes the spool and reads it from its start.
 func (s *spool) reader() (io.Reader, error) {
 	rd, err := s.Reader()

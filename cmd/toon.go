@@ -240,17 +240,9 @@ func toonError(name string, out *output, err error) error {
 	return readError(name, err)
 }
 
-// oneValue reports whether convert's input is one value that is not an
-// array: the only input, JSON or TOON, whose root is not an array. Such a
-// value is written as itself (--to json, toon, auto), not as an array of
-// one record. An NDJSON stream is records, even of one line: --from ndjson
-// or, detected, a file named .ndjson or .jsonl. (One line on standard input
-// without --from is one value.)
+// oneValue is records.Source.OneValue for one of convert's inputs.
 func oneValue(opts *ConvertOptions, src *source) bool {
-	if f, ok := codec.FormatForExt(src.Name()); ok && f == codec.NDJSON && opts.From == "" {
-		return false
-	}
-	return len(opts.Inputs) == 1 && !src.RootArray()
+	return src.OneValue(len(opts.Inputs), opts.From != "")
 }
 
 // openConvertSource opens one of convert's inputs, a TOON one read with

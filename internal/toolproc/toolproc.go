@@ -12,6 +12,7 @@ package toolproc
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -127,6 +128,21 @@ func (p *Process) Start(stdin []byte) error {
 	}()
 	go p.watch()
 	return nil
+}
+
+// StartFailure is why the tool could not be started, Start's error of
+// exec, in words without Go's prefixes ("exec:", the path): "executable
+// file not found in $PATH", "permission denied".
+func StartFailure(err error) string {
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee):
+		return ee.Err.Error()
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // closeFiles closes files, nil ones too.

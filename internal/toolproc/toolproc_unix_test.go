@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,5 +72,33 @@ func TestTimeoutEndsTheGroup(t *testing.T) {
 	exit := p.Wait()
 	if exit.Timeout != time.Second || exit.Signal != "SIGKILL" {
 		t.Fatalf("exit %+v, want killed by SIGKILL after the time limit", exit)
+	}
+}
+
+// A tool that cannot be started: StartFailure says why, without Go's
+// prefixes.
+func TestStartFailure(t *testing.T) {
+	dir := t.TempDir()
+	plain, noExec := dir+"/plain", dir+"/noexec"
+	if err := os.WriteFile(plain, []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(noExec, []byte{0x7f, 'E', 'L', 'F', 0, 0, 0, 0}, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for tool, want := range map[string]string{
+		"no-such-tool-here": "executable file not found in $PATH",
+		dir + "/missing":    "no such file or directory",
+		plain:               "permission denied",
+		noExec:              "exec format error",
+	} {
+		err := toolproc.New(tool, nil, toolproc.Options{}).Start(nil)
+		if err == nil {
+			t.Errorf("%s started", tool)
+			continue
+		}
+		if got := toolproc.StartFailure(err); got != want {
+			t.Errorf("%s: %q (from %v), want %q", tool, got, err, want)
+		}
 	}
 }

@@ -9,7 +9,9 @@
 // converting back restores them, so that A → B → A gives A back.
 //
 // SourceProtocol tells the protocol of an input (records.Source): named,
-// binary frames, or by the fields of its first message.
+// binary frames, or by the fields of its first message. Inputs converts
+// the messages of several inputs in a row, one run per protocol, on
+// several workers where it can (Stream).
 package bridge
 
 import (

@@ -49,3 +49,29 @@ func ExampleSourceProtocol() {
 	// Output:
 	// narratoria <nil>
 }
+
+// Two logs of Narratoria tool events converted to trace events as one
+// run: the second input's events are numbered on from the first's.
+func ExampleInputs() {
+	in := &bridge.Inputs{Options: bridge.Options{To: bridge.Trace, Deterministic: true, RunID: "550e8400-e29b-41d4-a716-446655440002"}}
+	snk := records.SinkFunc(func(ev []byte) error {
+		fmt.Println(string(ev))
+		return nil
+	})
+	for _, log := range []string{
+		`{"version":"0","type":"log","level":"info","message":"Starting"}`,
+		`{"version":"0","type":"done","ok":true}`,
+	} {
+		src, err := records.NewSource(strings.NewReader(log+"\n"), "tool.ndjson", records.SourceOptions{})
+		if err == nil {
+			err = in.Copy(context.Background(), src, snk, records.CopyOptions{})
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// Output:
+	// {"seq":1,"t":"1970-01-01T00:00:00.000Z","actor":"tool","type":"reasoning","payload":{"goal":"Starting","steps":[],"safety_checks":[],"uncertainty":"medium","context":{"level":"info"}},"meta":{"run_id":"550e8400-e29b-41d4-a716-446655440002","agent_id":0,"x_source":{"protocol":"narratoria","generated":["/meta/run_id","/t"]}}}
+	// {"seq":2,"t":"1970-01-01T00:00:00.000Z","actor":"tool","type":"final_output","payload":{"text":"","structured":{"ok":true}},"meta":{"run_id":"550e8400-e29b-41d4-a716-446655440002","agent_id":0,"x_source":{"protocol":"narratoria","generated":["/meta/run_id","/t","/payload/text"]}}}
+}

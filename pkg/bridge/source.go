@@ -24,6 +24,18 @@ func ProtocolOf(f codec.Format) (Protocol, bool) {
 	return "", false
 }
 
+// Applies reports whether a conversion from the format from ("": detected
+// per input) to the format to maps messages between protocols: the target
+// is a protocol, or binary frames from a protocol (named, or detected: an
+// input that holds no protocol's messages then gives its records to the
+// frames as they are, see Inputs).
+func Applies(from, to codec.Format) bool {
+	if to == codec.Binary {
+		return from == "" || from == codec.Chiffon || from == codec.Trace || from == codec.Narratoria
+	}
+	return to == codec.Chiffon || to == codec.Trace || to == codec.Narratoria
+}
+
 // SourceError says that an input holds no protocol's messages: of a
 // format that is none (Format), or JSON whose first message no rule fits
 // (Why, codec.Detection's).

@@ -49,6 +49,33 @@ type Outcome struct {
 	HaltCode int
 }
 
+// jq's exit statuses (jq 1.7's, which gojq's command line shares).
+const (
+	ExitFalse    = 1 // with -e: the last result was false or null
+	ExitUsage    = 2 // a usage error, or an input that cannot be read
+	ExitCompile  = 3 // the filter does not compile
+	ExitNoOutput = 4 // with -e: there was no result
+	ExitRuntime  = 5 // a runtime error (the run went on with the next input)
+)
+
+// ExitStatus is jq's exit status for the run's outcome: halt's 0,
+// halt_error's own, ExitRuntime after a runtime error; with exitStatus
+// (jq's -e), ExitNoOutput when there was no result and ExitFalse when the
+// last was false or null; 0 otherwise.
+func (o Outcome) ExitStatus(exitStatus bool) int {
+	switch {
+	case o.Halted:
+		return o.HaltCode
+	case o.Failed:
+		return ExitRuntime
+	case exitStatus && o.Outputs == 0:
+		return ExitNoOutput
+	case exitStatus && o.LastFalse:
+		return ExitFalse
+	}
+	return 0
+}
+
 // RunInputs runs the filter over qi's inputs as jq's command line does:
 // on each input value in turn (on opts.Workers for JSON and NDJSON
 // inputs, in input order), on null, or on them all slurped, writing each

@@ -125,3 +125,28 @@ func TestRunInputsStops(t *testing.T) {
 		t.Errorf("the context's end: %v", err)
 	}
 }
+
+// The exit status of a run is jq's: halt and halt_error stand, a runtime
+// error is 5, and with -e no result is 4 and a last false or null is 1.
+func TestOutcomeExitStatus(t *testing.T) {
+	cases := []struct {
+		o      Outcome
+		e      bool
+		status int
+	}{
+		{Outcome{Outputs: 1}, false, 0},
+		{Outcome{}, false, 0},
+		{Outcome{}, true, ExitNoOutput},
+		{Outcome{Outputs: 2, LastFalse: true}, false, 0},
+		{Outcome{Outputs: 2, LastFalse: true}, true, ExitFalse},
+		{Outcome{Outputs: 2}, true, 0},
+		{Outcome{Failed: true, Outputs: 2}, true, ExitRuntime},
+		{Outcome{Halted: true, Failed: true}, true, 0},
+		{Outcome{Halted: true, HaltCode: 7, LastFalse: true}, true, 7},
+	}
+	for _, c := range cases {
+		if got := c.o.ExitStatus(c.e); got != c.status {
+			t.Errorf("%+v, -e %v: exit status %d, want %d", c.o, c.e, got, c.status)
+		}
+	}
+}

@@ -3,9 +3,13 @@ package query
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/records"
 )
 
 // Vars gathers a filter's variables as jq's command line gives them:
@@ -58,10 +62,13 @@ type VarFlags struct {
 	// Positional are the values of $ARGS.positional: "s:" and a string
 	// (--args), or "j:" and a JSON text (--jsonargs).
 	Positional []string
-	// ReadFile reads a file of --rawfile; EachValue calls f with each JSON
-	// value of a file of --slurpfile (its errors are returned as they are).
-	ReadFile  func(name string) ([]byte, error)
-	EachValue func(name string, f func(any) error) error
+	// ReadFile reads a file of --rawfile; Open opens a file of
+	// --slurpfile, whose JSON values (each at most MaxSize bytes; 0:
+	// jsonv's default) make the array. Their errors are returned as they
+	// are; a file that is not JSON values is a *records.Error.
+	ReadFile func(name string) ([]byte, error)
+	Open     func(name string) (*Opened, error)
+	MaxSize  int
 }
 
 // The problems of a VarError.
@@ -128,9 +135,7 @@ func (vs *Vars) Parse(f VarFlags) error {
 	}
 	if err == nil {
 		err = each("slurpfile", f.SlurpFile, func(_, file string) (any, error) {
-			values := []any{}
-			err := f.EachValue(file, func(v any) error { values = append(values, v); return nil })
-			return values, err
+			return f.values(file)
 		})
 	}
 	if err == nil {
@@ -154,6 +159,31 @@ func (vs *Vars) Parse(f VarFlags) error {
 		}
 	}
 	return nil
+}
+
+// values are the JSON values of a file of --slurpfile.
+func (f *VarFlags) values(file string) ([]any, error) {
+	in, err := f.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	values := []any{}
+	jr := jsonv.NewReader(in.R, jsonv.Options{MaxValueSize: int64(f.MaxSize)})
+	for {
+		b, _, err := jr.Next()
+		if err == io.EOF {
+			return values, nil
+		}
+		if err != nil {
+			return nil, records.JSONError(in.Name, err)
+		}
+		v, err := Decode(b, nil)
+		if err != nil {
+			return nil, &records.Error{Name: in.Name, Kind: records.Invalid, Err: fmt.Errorf("%s: %w", in.Name, err)}
+		}
+		values = append(values, v)
+	}
 }
 
 // decodeVar is the value of a JSON text given as a variable.

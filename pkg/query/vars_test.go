@@ -4,7 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/pkg/records"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,12 +20,11 @@ func TestVarsParse(t *testing.T) {
 		Arg: []string{"a=x=y", "b=1"}, ArgJSON: []string{"b=2", "j={\"k\":[1]}"},
 		SlurpFile: []string{"s=f.json"}, RawFile: []string{"r=f.txt"},
 		Positional: []string{"s:one", "j:2"},
-		EachValue: func(name string, f func(any) error) error {
+		Open: func(name string) (*Opened, error) {
 			if name != "f.json" {
-				t.Errorf("EachValue(%q)", name)
+				t.Errorf("Open(%q)", name)
 			}
-			f(1)
-			return f("two")
+			return &Opened{R: strings.NewReader("1 \"two\""), Name: name, Close: func() {}}, nil
 		},
 		ReadFile: func(name string) ([]byte, error) { return []byte("t\xffx"), nil },
 	})
@@ -43,7 +45,8 @@ func TestVarsParse(t *testing.T) {
 }
 
 // A flag that cannot be taken is a *VarError, with jq-like text; the
-// errors of EachValue pass as they are.
+// errors of Open pass as they are, and a file of --slurpfile that is not
+// JSON values is a *records.Error with its place.
 func TestVarsParseErrors(t *testing.T) {
 	boom := errors.New("boom")
 	notFound := &fs.PathError{Op: "open", Path: "nope", Err: os.ErrNotExist}
@@ -58,12 +61,20 @@ func TestVarsParseErrors(t *testing.T) {
 		{VarFlags{Positional: []string{"j:[1"}}, `--jsonargs: not a JSON value: [1`, ErrNotJSON},
 		{VarFlags{RawFile: []string{"r=nope"}, ReadFile: func(string) ([]byte, error) { return nil, notFound }},
 			`--rawfile r: cannot read nope: file does not exist`, os.ErrNotExist},
-		{VarFlags{SlurpFile: []string{"s=f"}, EachValue: func(string, func(any) error) error { return boom }}, "boom", boom},
+		{VarFlags{SlurpFile: []string{"s=f"}, Open: func(string) (*Opened, error) { return nil, boom }}, "boom", boom},
 	} {
 		var vs Vars
 		err := vs.Parse(c.flags)
 		if err == nil || err.Error() != c.want || !errors.Is(err, c.is) {
 			t.Errorf("%+v: %v, want %q", c.flags, err, c.want)
+		}
+	}
+	for text, want := range map[string]string{"1 [2,": "f.json:1:6: unexpected end of input", "1 [2,3] 4": "f.json: 1:3: a JSON value passes the limit"} {
+		var vs Vars
+		err := vs.Parse(VarFlags{SlurpFile: []string{"s=f"}, Open: opened(text), MaxSize: 4})
+		var re *records.Error
+		if !errors.As(err, &re) || re.Kind != records.BadJSON || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("--slurpfile of %q: %v, want a BadJSON *records.Error %q", text, err, want)
 		}
 	}
 }
@@ -79,5 +90,12 @@ func TestCompileErrorSyntax(t *testing.T) {
 	se := ce.Syntax()
 	if se.Pos.Line != 2 || se.Pos.Column != 9 || se.Excerpt != `  "é" | nosuch(1)` || se.Caret != 8 {
 		t.Errorf("%v %q caret %d, want line 2, column 9, the second line, caret 8", se.Pos, se.Excerpt, se.Caret)
+	}
+}
+
+// opened is an Open of a file f.json that holds text.
+func opened(text string) func(string) (*Opened, error) {
+	return func(string) (*Opened, error) {
+		return &Opened{R: strings.NewReader(text), Name: "f.json", Close: func() {}}, nil
 	}
 }

@@ -218,6 +218,21 @@ func (d *Document) encodeMapped(w io.Writer, opts toon.EncodeOptions) (took bool
 	return false, err
 }
 
+// OneValue reports whether the source, one of inputs, holds one value
+// that is not an array: it is the only input, JSON or TOON, and its root
+// is not an array. Such a value is written as itself (JSONSink.Single,
+// DocumentSink.Single), not as an array of one record. An NDJSON stream
+// is records, even of one line: a source read as NDJSON or, when its
+// format was not named, a file named .ndjson or .jsonl. (One line on
+// standard input, its format detected, is one value.) It is asked before
+// the first record.
+func (s *Source) OneValue(inputs int, named bool) bool {
+	if f, ok := codec.FormatForExt(s.name); ok && f == codec.NDJSON && !named {
+		return false
+	}
+	return inputs == 1 && !s.RootArray()
+}
+
 // RootArray reports whether the input's document is an array: JSON
 // starting with "[", or TOON whose first line that is not blank or a
 // comment starts with "[". Other encodings hold records, an array. It

@@ -243,3 +243,35 @@ func FuzzReadDocument(f *testing.F) {
 		}
 	})
 }
+
+// One value stays one value: the only input, JSON or TOON, whose root is
+// not an array; an array, several inputs, or an NDJSON stream (read as
+// NDJSON, or named .ndjson when the format is detected) are records.
+func TestSourceOneValue(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		format     codec.Format
+		inputs     int
+		one        bool
+	}{
+		{"a.json", `{"a": 1}`, "", 1, true},
+		{"a.json", `[{"a": 1}]`, "", 1, false},
+		{"a.json", `{"a": 1}`, "", 2, false},
+		{"a.toon", "a: 1\n", "", 1, true},
+		{"a.toon", "[1]: 1\n", "", 1, false},
+		{"<stdin>", `{"a": 1}` + "\n", "", 1, true},
+		{"a.ndjson", `{"a": 1}` + "\n", "", 1, false},
+		{"a.jsonl", `{"a": 1}` + "\n", "", 1, false},
+		{"a.ndjson", `{"a": 1}` + "\n", codec.JSON, 1, true},
+		{"a.txt", `{"a": 1}` + "\n", codec.NDJSON, 1, false},
+		{"a.toon", "@toon 1.0\n@keys a\n1\n", "", 1, false},
+	} {
+		src, err := records.NewSource(strings.NewReader(c.text), c.name, records.SourceOptions{Format: c.format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.OneValue(c.inputs, c.format != ""); got != c.one {
+			t.Errorf("%s %q (format %q, %d inputs): OneValue %v, want %v", c.name, c.text, c.format, c.inputs, got, c.one)
+		}
+	}
+}

@@ -101,3 +101,20 @@ func ExampleReadDocument() {
 	//   2
 	//   3
 }
+
+// Copy writes the records of a source to a sink, here NDJSON lines from a
+// JSON array formatted as Python writes it; with Workers of 2 or more it
+// spreads the work where it can, and writes the same.
+func ExampleCopy() {
+	src, err := records.NewSource(strings.NewReader(`[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Bob"}]`), "users.json", records.SourceOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	n, err := records.Copy(context.Background(), src, &records.NDJSONSink{W: os.Stdout}, records.CopyOptions{Workers: 4})
+	fmt.Println(n, "records", err)
+	// Output:
+	// {"id":1,"name":"Ada"}
+	// {"id":2,"name":"Bob"}
+	// 2 records <nil>
+}

@@ -11,9 +11,12 @@
 // Kind, with the reader's error (and its position) inside. The Sinks write
 // records as one JSON array (JSONSink), NDJSON (NDJSONSink), Kado frames
 // (BinarySink), as one Genesis table written in one pass, its rows held
-// until the table is known to read back as written (TableSink), or hold
+// until the table is known to read back as written (TableSink, Check),
+// both a table and compact JSON until one is chosen (AutoSink), or hold
 // them for one Document (DocumentSink), which EncodeTOON writes as TOON;
-// MapDocument maps a large file instead of reading it.
+// MapDocument maps a large file instead of reading it. Copy writes a
+// Source's records to a Sink, on several workers where it can (Run), the
+// same as one worker would.
 //
 // Run spreads the JSON records of a stream (a JSON array's elements,
 // NDJSON lines, values back to back) over several workers and hands the

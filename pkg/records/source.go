@@ -69,6 +69,7 @@ type Source struct {
 	name    string
 	format  codec.Format
 	regular bool
+	maxSize int // SourceOptions.MaxSize
 	br      *bufio.Reader
 
 	jr      *jsonv.Reader
@@ -171,7 +172,7 @@ func JSONError(name string, err error) *Error {
 // opts.Format it detects the format from the first bytes (Sniff); an
 // empty input is JSON, no records.
 func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
-	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular}
+	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular, maxSize: opts.MaxSize}
 	switch opts.Format {
 	case codec.Chiffon, codec.Trace, codec.Narratoria:
 		s.format = codec.JSON // messages: a JSON array of them, or NDJSON
@@ -217,6 +218,11 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 
 // Name is the input's name, as NewSource was given it.
 func (s *Source) Name() string { return s.name }
+
+// Regular reports whether the input is a regular file
+// (SourceOptions.Regular), which never waits for more; other inputs may be
+// live.
+func (s *Source) Regular() bool { return s.regular }
 
 // Format is the input's encoding: the one named or detected.
 func (s *Source) Format() codec.Format { return s.format }

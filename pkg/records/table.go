@@ -1,6 +1,7 @@
 package records
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -133,6 +134,30 @@ func (t *TableSink) First() []tabular.NamedLossy {
 	return t.losses.First(t.tw.Report(), t.InputOf)
 }
 
+// LossyError says that a table would not read back as written: Cells of
+// its cells are lossy, the first of them First (TableSink.First).
+type LossyError struct {
+	Cells int64
+	First []tabular.NamedLossy
+}
+
+func (e *LossyError) Error() string {
+	cells := "cells"
+	if e.Cells == 1 {
+		cells = "cell"
+	}
+	return fmt.Sprintf("%d %s would not read back as written: the table is not written", e.Cells, cells)
+}
+
+// Check says whether the rows written so far read back as written: nil,
+// or the *LossyError that refuses the table.
+func (t *TableSink) Check() *LossyError {
+	if r := t.tw.Report(); r.Lossy > 0 {
+		return &LossyError{Cells: r.Lossy, First: t.First()}
+	}
+	return nil
+}
+
 // Finish writes the table to w: the header, then the rows read back from
 // rows (what Rows holds), reporting to lossy (which may be nil) each cell
 // missing from a row written before its key appeared.
@@ -142,4 +167,44 @@ func (t *TableSink) Finish(w io.Writer, rows io.Reader, lossy func(tabular.Named
 		l = func(c tabular.Lossy) { lossy(tabular.NamedLossy{Input: t.InputOf(c.Row), Lossy: c}) }
 	}
 	return t.tw.Finish(w, rows, l)
+}
+
+// AutoSink writes records both as a table (Table) and as a compact JSON
+// array (JSON), for a caller that writes one of the two at the end, as
+// the A2A spec's negotiation picks it (Choose): a record that is no object
+// settles it for JSON, and the table is written no further.
+type AutoSink struct {
+	Table *TableSink
+	JSON  *JSONSink
+
+	notObject string // the error of the first record that is no object
+}
+
+// Write writes rec to JSON and, until a record that is no object, to
+// Table. Other errors of Table (*RowError) are returned.
+func (a *AutoSink) Write(rec []byte) error {
+	if err := a.JSON.Write(rec); err != nil {
+		return err
+	}
+	if a.notObject != "" {
+		return nil
+	}
+	err := a.Table.Write(rec)
+	if errors.Is(err, tabular.ErrNotObject) {
+		a.notObject = err.Error()
+		return nil
+	}
+	return err
+}
+
+// End ends the JSON (Finish writes the table).
+func (a *AutoSink) End() error { return a.JSON.End() }
+
+// Choose says whether the table is the one to write, and why: every
+// record was an object and the table pays (tabular.Report.Pays).
+func (a *AutoSink) Choose() (table bool, why string) {
+	if a.notObject != "" {
+		return false, a.notObject
+	}
+	return a.Table.Report().Pays()
 }

@@ -70,6 +70,15 @@ func TestTableSinkLosses(t *testing.T) {
 	if r := ts.Report(); r.Lossy != 5 {
 		t.Errorf("Lossy = %d, want 5 (three numeric strings, two missing cells)", r.Lossy)
 	}
+	lossy := ts.Check()
+	if lossy == nil || lossy.Cells != 5 || len(lossy.First) != 2 || lossy.Error() != "5 cells would not read back as written: the table is not written" {
+		t.Errorf("Check = %+v, want 5 cells, the first 2", lossy)
+	}
+	fine := &TableSink{}
+	table(t, fine, [2]string{"c.ndjson", `{"id":1}` + "\n"})
+	if fine.Check() != nil {
+		t.Errorf("a lossless table: Check = %v", fine.Check())
+	}
 	if ts.InputOf(2) != "b.ndjson" || ts.InputOf(1) != "a.ndjson" {
 		t.Errorf("InputOf: %q %q", ts.InputOf(1), ts.InputOf(2))
 	}
@@ -99,5 +108,42 @@ func TestTableSinkRowError(t *testing.T) {
 	}
 	if ts.InputOf(0) != "the results" {
 		t.Errorf("InputOf(0) = %q", ts.InputOf(0))
+	}
+}
+
+// AutoSink keeps both a table and the compact JSON; a record that is no
+// object settles it for JSON, with that record's error as the reason, and
+// the JSON holds every record; a table of objects that pays is chosen.
+func TestAutoSink(t *testing.T) {
+	choose := func(ndjson string) (bool, string, string) {
+		var rows, js bytes.Buffer
+		a := &AutoSink{Table: &TableSink{Rows: &rows, Max: 5}, JSON: &JSONSink{W: &js, Compact: true}}
+		src, err := NewSource(strings.NewReader(ndjson), "in.ndjson", SourceOptions{Format: codec.NDJSON})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Table.Src = src
+		if err := src.Each(a.Write); err != nil {
+			t.Fatalf("%q: %v", ndjson, err)
+		}
+		if err := a.End(); err != nil {
+			t.Fatal(err)
+		}
+		ok, why := a.Choose()
+		return ok, why, js.String()
+	}
+	var objects strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&objects, `{"id": %d, "name": "user %d", "active": true}`+"\n", i, i)
+	}
+	if ok, why, js := choose(objects.String()); !ok || !strings.Contains(why, "smaller") || !strings.HasPrefix(js, `[{"id":0,`) {
+		t.Errorf("20 objects: table %v (%s), JSON %.20q; want the table", ok, why, js)
+	}
+	ok, why, js := choose("{\"id\": 1}\n[1, 2]\n{\"id\": 3}\n")
+	if ok || !strings.Contains(why, "in.ndjson:2") || js != `[{"id":1},[1,2],{"id":3}]`+"\n" {
+		t.Errorf("a record that is no object: table %v (%s), JSON %q; want JSON with every record", ok, why, js)
+	}
+	if ok, why, _ := choose(`{"id": 1}` + "\n"); ok || !strings.Contains(why, "row") {
+		t.Errorf("one object: table %v (%s), want JSON: too few rows", ok, why)
 	}
 }

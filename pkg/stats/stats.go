@@ -117,6 +117,33 @@ func (r *Report) Cheapest(t int) int {
 	return best
 }
 
+// WhyCheapest says in words why the row Cheapest(t) was chosen: its
+// tokens by tokenizer t, the fewest, the tokens of the other rows, and the
+// rows that have no counts, with why ("toon-tab: 120 tokens by o200k_base,
+// the fewest (json 150, ...); not tabular: ..."). It is "" when no row has
+// counts.
+func (r *Report) WhyCheapest(t int) string {
+	c := r.Cheapest(t)
+	if c < 0 {
+		return ""
+	}
+	var others, not []string
+	for i, row := range r.Rows {
+		switch {
+		case row.Unavailable != "":
+			not = append(not, fmt.Sprintf("%s: %s", row.Format, row.Unavailable))
+		case i != c:
+			others = append(others, fmt.Sprintf("%s %d", row.Format, row.Tokens[t]))
+		}
+	}
+	best := r.Rows[c]
+	why := fmt.Sprintf("%s: %d tokens by %s, the fewest (%s)", best.Format, best.Tokens[t], r.Tokenizers[t], strings.Join(others, ", "))
+	if len(not) > 0 {
+		why += "; not " + strings.Join(not, "; ")
+	}
+	return why
+}
+
 // Share returns the tokens of row i by tokenizer t as a share of those of
 // compact JSON (1 is as many), and false when there is no compact JSON row
 // or it has no tokens.

@@ -231,3 +231,24 @@ func BenchmarkMeasure(b *testing.B) {
 		}
 	}
 }
+
+// WhyCheapest names the cheapest row by the tokenizer asked, the others'
+// tokens in order, and the rows without counts with why.
+func TestWhyCheapest(t *testing.T) {
+	r := &Report{Tokenizers: []string{"a", "b"}, Rows: []Row{
+		{Format: JSON, Tokens: []int64{10, 30}},
+		{Format: Tabular, Unavailable: "2 cells would not read back as written"},
+		{Format: TOONComma, Tokens: []int64{8, 31}},
+		{Format: TOONTab, Tokens: []int64{9, 29}},
+	}}
+	want := "toon-comma: 8 tokens by a, the fewest (json 10, toon-tab 9); not tabular: 2 cells would not read back as written"
+	if got := r.WhyCheapest(0); got != want {
+		t.Errorf("by a: %q\nwant %q", got, want)
+	}
+	if got := r.WhyCheapest(1); !strings.HasPrefix(got, "toon-tab: 29 tokens by b, the fewest (json 30, toon-comma 31)") {
+		t.Errorf("by b: %q", got)
+	}
+	if got := (&Report{Tokenizers: []string{"a"}, Rows: []Row{{Format: Tabular, Unavailable: "x"}}}).WhyCheapest(0); got != "" {
+		t.Errorf("no row with counts: %q", got)
+	}
+}

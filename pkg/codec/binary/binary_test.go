@@ -85,6 +85,40 @@ func TestParseMessageType(t *testing.T) {
 	}
 }
 
+func TestParseSequenceID(t *testing.T) {
+	for in, want := range map[string]uint32{"0": 0, "1": 1, "100": 100, "4294967295": 4294967295} {
+		if got, err := ParseSequenceID(in); err != nil || got != want {
+			t.Errorf("ParseSequenceID(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "4294967296", "1.0", "0x10", " 1", "1e3"} {
+		if got, err := ParseSequenceID(in); err == nil || !strings.Contains(err.Error(), "0 to 4294967295") {
+			t.Errorf("ParseSequenceID(%q) = %d, %v; want an error giving the range", in, got, err)
+		}
+	}
+}
+
+func TestParseTimestamp(t *testing.T) {
+	good := map[string]uint64{
+		"0": 0, "1735689600123": 1735689600123, "18446744073709551615": 1<<64 - 1,
+		"2025-01-01T00:00:00.123Z": 1735689600123, "2025-01-01T01:00:00+01:00": 1735689600000, "1970-01-01T00:00:00Z": 0,
+	}
+	for in, want := range good {
+		if got, err := ParseTimestamp(in); err != nil || got != want {
+			t.Errorf("ParseTimestamp(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	bad := map[string]string{
+		"-1": "RFC 3339", "18446744073709551616": "RFC 3339", "2025-01-01": "RFC 3339", "soon": "RFC 3339",
+		"1969-12-31T23:59:59Z": "before 1970", "2025-01-01T00:00:00.0001Z": "below the millisecond",
+	}
+	for in, why := range bad {
+		if got, err := ParseTimestamp(in); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseTimestamp(%q) = %d, %v; want an error saying %q", in, got, err, why)
+		}
+	}
+}
+
 func TestRLECases(t *testing.T) {
 	rep := func(b byte, n int) []byte { return bytes.Repeat([]byte{b}, n) }
 	cases := []struct {

@@ -8,8 +8,10 @@ package binary
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const (
@@ -96,6 +98,31 @@ func ParseMessageType(s string) (MessageType, error) {
 		return 0, fmt.Errorf("message type %s is outside 1-8", s)
 	}
 	return 0, fmt.Errorf("unknown message type %q (want a name such as tool_call, or a number 1-8)", s)
+}
+
+// ParseSequenceID reads a sequence id: a whole number from 0 to
+// 4294967295 (the header's 32 bits).
+func ParseSequenceID(s string) (uint32, error) {
+	u, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || u > math.MaxUint32 {
+		return 0, fmt.Errorf("want a whole number from 0 to 4294967295, found %q", s)
+	}
+	return uint32(u), nil
+}
+
+// ParseTimestamp reads a header's timestamp: Unix milliseconds (all 64
+// bits), or an RFC 3339 time from 1970 on, whole milliseconds.
+func ParseTimestamp(s string) (uint64, error) {
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return u, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if ms := t.UnixMilli(); ms >= 0 && t.Nanosecond()%int(time.Millisecond) == 0 {
+			return uint64(ms), nil
+		}
+		return 0, fmt.Errorf("%q is before 1970 or has digits below the millisecond", s)
+	}
+	return 0, fmt.Errorf("want a whole number of milliseconds from 0 to 18446744073709551615 or an RFC 3339 time, found %q", s)
 }
 
 // Header is the fixed 18-byte frame header.

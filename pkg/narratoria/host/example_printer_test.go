@@ -31,9 +31,18 @@ func ExamplePrinter() {
 	// {"kind":"summary","ok":true,"exitCode":0,"reasons":[],"tool":{"exitStatus":0,"signal":null,"timedOut":false,"interrupted":null},"done":{"line":2,"ok":true,"valid":true,"summary":"Torch lit."},"lines":2,"stopped":null,"errors":0,"warnings":0,"state":{},"assets":[],"violations":[],"omitted":0}
 }
 
-// StdinObject is what a host sends the tool on its stdin.
+// StdinObject is what a host sends the tool on its stdin; the input is
+// one JSON object (ParseObject).
 func ExampleStdinObject() {
-	os.Stdout.Write(host.StdinObject("req-1", "torch", "run", []byte(`{"room":"cellar"}`)))
+	input, err := host.ParseObject([]byte(`{"room": "cellar"}`+"\n"), 1<<20)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	obj, id := host.StdinObject("req-1", "torch", "run", input)
+	os.Stdout.Write(obj)
+	fmt.Println(id)
 	// Output:
 	// {"requestId":"req-1","tool":"torch","operation":"run","input":{"room":"cellar"}}
+	// req-1
 }

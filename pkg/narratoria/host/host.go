@@ -8,7 +8,8 @@
 //
 // A Host reads an io.Reader and calls back for each event and violation;
 // starting the tool, ending it, and showing events are the caller's
-// (toonkit exec).
+// (toonkit exec). StdinObject is what a host writes on the tool's stdin,
+// its input one JSON object (ParseObject).
 package host
 
 import (

@@ -2,10 +2,15 @@ package host
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -123,8 +128,12 @@ func (f flushingReader) Read(b []byte) (int, error) {
 
 // StdinObject is the object a host writes on the tool's stdin (spec 6),
 // with its line end: {"requestId","tool","operation","input"}, input being
-// a JSON object, compact.
-func StdinObject(requestID, tool, operation string, input []byte) []byte {
+// a JSON object, compact; and its requestId, requestID or, when that is
+// "", a new random UUID.
+func StdinObject(requestID, tool, operation string, input []byte) ([]byte, string) {
+	if requestID == "" {
+		requestID = uuid.NewString()
+	}
 	obj := []byte(`{"requestId":`)
 	obj = validate.Quote(obj, requestID)
 	obj = append(obj, `,"tool":`...)
@@ -133,5 +142,34 @@ func StdinObject(requestID, tool, operation string, input []byte) []byte {
 	obj = validate.Quote(obj, operation)
 	obj = append(obj, `,"input":`...)
 	obj = append(obj, input...)
-	return append(obj, "}\n"...)
+	return append(obj, "}\n"...), requestID
+}
+
+// The problems of a text that ParseObject refuses, beside a
+// *jsonv.SyntaxError.
+var (
+	ErrEmpty = errors.New("empty: want a JSON object")
+	ErrMore  = errors.New("want one JSON object, found more after it")
+)
+
+// ParseObject returns the one JSON object of b, compact, b holding at
+// most max bytes of it. Anything else is an error: ErrEmpty, a
+// *jsonv.SyntaxError with its place, an error naming the kind of value
+// found instead of an object, ErrMore, or the reader's (too large).
+func ParseObject(b []byte, max int) ([]byte, error) {
+	rd := jsonv.NewReader(bytes.NewReader(b), jsonv.Options{MaxValueSize: int64(max)})
+	v, _, err := rd.Next()
+	switch {
+	case err == io.EOF:
+		return nil, ErrEmpty
+	case err != nil:
+		return nil, err
+	case v[0] != '{':
+		return nil, fmt.Errorf("want a JSON object, found %s", jsonv.KindName(v[0]))
+	}
+	obj := bytes.Clone(jsonv.CompactInPlace(v))
+	if _, _, err := rd.Next(); err != io.EOF {
+		return nil, ErrMore
+	}
+	return obj, nil
 }

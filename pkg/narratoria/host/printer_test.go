@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/pkg/codec/jsonv"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -96,4 +97,52 @@ func TestPrinterConcurrentStderr(t *testing.T) {
 	if errOut.String() != strings.Repeat("line\n", 500) {
 		t.Errorf("stderr was mixed up")
 	}
+}
+
+// ParseObject takes exactly one JSON object, compacted, and says what else
+// it found; a syntax error keeps its place.
+func TestParseObject(t *testing.T) {
+	obj, err := ParseObject([]byte(" {\"room\": \"cellar\", \"n\": [1, 2]}\r\n"), 100)
+	if err != nil || string(obj) != `{"room":"cellar","n":[1,2]}` {
+		t.Errorf("an object: %s, %v", obj, err)
+	}
+	for in, want := range map[string]string{
+		"":                  ErrEmpty.Error(),
+		" \n":               ErrEmpty.Error(),
+		"[1]":               "want a JSON object, found an array",
+		`"x"`:               "want a JSON object, found a string",
+		"{} {}":             ErrMore.Error(),
+		`{"a": 1,}`:         "1:9: ",
+		`{"a": "` + "\x01":  "1:8: ",
+		`{"long": "value"}`: "limit of 10 bytes",
+	} {
+		_, err := ParseObject([]byte(in), 10)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	if _, id := StdinObject("", "t", "run", []byte("{}")); len(id) != 36 {
+		t.Errorf("a requestId made up: %q, want a UUID", id)
+	}
+}
+
+// On any input (an --input or --state of anyone's making), ParseObject
+// gives an error or one compact JSON object that it takes back as it is.
+func FuzzParseObject(f *testing.F) {
+	for _, s := range []string{`{"room": "cellar"}`, "{}\n", "{} {}", "[1]", "", `{"a": [1, {"b": null}], "c": "\u00e9"}`, `{"a": 1,}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		obj, err := ParseObject(b, 1<<16)
+		if err != nil {
+			return
+		}
+		if len(obj) == 0 || obj[0] != '{' || !jsonv.Valid(obj) {
+			t.Fatalf("%q: gave %q, not a JSON object", b, obj)
+		}
+		again, err := ParseObject(obj, 1<<16)
+		if err != nil || !bytes.Equal(again, obj) {
+			t.Fatalf("%q: gave %q, which reads back as %q, %v", b, obj, again, err)
+		}
+	})
 }
