@@ -81,7 +81,7 @@ vet:
 # The examples cmd's tests run through a shell use a binary built with
 # -race too. Of pkg/inspect and pkg/validate, only the tests that compare
 # their workers with one worker (inspect --json -j, validate -j).
-RACE_PKGS := ./cmd/... ./internal/toolproc/... ./internal/outfile/... ./pkg/codec/... ./pkg/sign/... ./pkg/seal/... ./pkg/query/... ./pkg/capture/... ./pkg/inspect/... ./pkg/tap/... ./pkg/stats/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./internal/toolproc/... ./internal/outfile/... ./pkg/codec/... ./pkg/sign/... ./pkg/seal/... ./pkg/query/... ./pkg/capture/... ./pkg/inspect/... ./pkg/tap/... ./pkg/bridge/... ./pkg/stats/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
 
 test: vet
 	$(GO) test -count=1 ./...
