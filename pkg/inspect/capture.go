@@ -75,8 +75,8 @@ func (in *Inspector) InspectCapture(name string, r io.Reader, copts capture.Opti
 	s := Summary{Files: 1}
 	err := in.inspectCapture(name, r, copts, &s)
 	in.total.add(s)
-	if err == nil && in.w.err != nil {
-		err = &WriteError{in.w.err}
+	if err == nil && in.w.Err != nil {
+		err = &WriteError{in.w.Err}
 	}
 	return s, err
 }
@@ -96,8 +96,8 @@ func (in *Inspector) Record(rec *capture.Record) error {
 		name = "-"
 	}
 	in.captured(&frameContext{name: name}, rec, &in.total)
-	if in.w.err != nil {
-		return &WriteError{in.w.err}
+	if in.w.Err != nil {
+		return &WriteError{in.w.Err}
 	}
 	return nil
 }
@@ -157,12 +157,12 @@ func (in *Inspector) readCapture(fc *frameContext, r io.Reader, copts capture.Op
 	_, err = capture.Read(r, copts, func(rec *capture.Record) error {
 		met = true
 		in.captured(fc, rec, s)
-		if in.w.err != nil {
+		if in.w.Err != nil {
 			return errOutput
 		}
 		if o.Flush != nil && rec.Idle {
 			if err := o.Flush(); err != nil {
-				in.w.err = err
+				in.w.Err = err
 				return errOutput
 			}
 		}

@@ -151,7 +151,7 @@ func (in *Inspector) inspectCaptureParallel(fc *frameContext, r io.Reader, copts
 		defer func() { clones <- w }()
 		wi := w.in
 		b.out.b = b.out.b[:0]
-		wi.w = &errWriter{w: &b.out}
+		wi.w = &errWriter{W: &b.out}
 		// --oneline's plain line of a good frame, without a report: an
 		// uncompressed payload has no RLE oddities to warn of
 		fast := wi.opts.Format == OneLine && wi.opts.Style == nil

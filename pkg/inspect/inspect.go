@@ -14,6 +14,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/errwriter"
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 )
@@ -289,7 +290,7 @@ func New(w io.Writer, opts Options) *Inspector {
 	if m <= 0 {
 		m = binary.DefaultMaxFrameSize
 	}
-	return &Inspector{w: &errWriter{w: w}, opts: opts, max: m}
+	return &Inspector{w: &errWriter{W: w}, opts: opts, max: m}
 }
 
 // Render inspects one input and writes the summary: New, Inspect, Close.
@@ -304,8 +305,8 @@ func Render(w io.Writer, r io.Reader, name string, opts Options) (Summary, error
 // Close writes the closing summary and returns the totals of every input.
 // When no input was inspected it writes nothing.
 func (in *Inspector) Close() (Summary, error) {
-	if in.w.err != nil {
-		return in.total, &WriteError{in.w.err}
+	if in.w.Err != nil {
+		return in.total, &WriteError{in.w.Err}
 	}
 	if in.files == 0 {
 		return in.total, nil
@@ -316,8 +317,8 @@ func (in *Inspector) Close() (Summary, error) {
 	} else if in.opts.Format == Text || in.opts.SummaryOnly {
 		in.writeSummaryText(in.total)
 	}
-	if in.w.err != nil {
-		return in.total, &WriteError{in.w.err}
+	if in.w.Err != nil {
+		return in.total, &WriteError{in.w.Err}
 	}
 	return in.total, nil
 }
@@ -330,8 +331,8 @@ func (in *Inspector) Inspect(name string, r io.Reader) (Summary, error) {
 	s := Summary{Files: 1}
 	err := in.inspect(name, r, &s)
 	in.total.add(s)
-	if err == nil && in.w.err != nil {
-		err = &WriteError{in.w.err}
+	if err == nil && in.w.Err != nil {
+		err = &WriteError{in.w.Err}
 	}
 	return s, err
 }
@@ -357,7 +358,7 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 	}
 	met := false
 	for {
-		if in.w.err != nil {
+		if in.w.Err != nil {
 			return nil
 		}
 		f, err := rd.Next()
@@ -445,9 +446,9 @@ func (in *Inspector) inspect(name string, r io.Reader, s *Summary) error {
 // flushIdle calls Options.Flush when the reader has nothing buffered: the
 // next read may wait for the input.
 func (in *Inspector) flushIdle(rd *binary.Reader) {
-	if in.opts.Flush != nil && in.w.err == nil && len(rd.Buffered()) == 0 {
+	if in.opts.Flush != nil && in.w.Err == nil && len(rd.Buffered()) == 0 {
 		if err := in.opts.Flush(); err != nil {
-			in.w.err = err
+			in.w.Err = err
 		}
 	}
 }
@@ -607,19 +608,4 @@ func (w *window) keep(err error) {
 func (w *window) cutShort() bool { return w.limited && w.n <= 0 && w.probed && w.more }
 
 // errWriter keeps the first write error and drops writes after it.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	e.err = err
-	return n, err
-}
+type errWriter = errwriter.Writer

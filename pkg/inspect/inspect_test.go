@@ -107,7 +107,7 @@ func TestHexdumpSqueeze(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			p := &printer{w: &errWriter{w: &out}}
+			p := &printer{w: &errWriter{W: &out}}
 			p.hexdump("", tt.data, tt.at, tt.marks)
 			p.flush()
 			if got := out.String(); got != tt.want {
@@ -119,7 +119,7 @@ func TestHexdumpSqueeze(t *testing.T) {
 
 func TestHexdumpColorRuns(t *testing.T) {
 	var out bytes.Buffer
-	p := &printer{w: &errWriter{w: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s + "</>" }}
+	p := &printer{w: &errWriter{W: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s + "</>" }}
 	p.hexdump("", []byte("ab c\x00\xff"), 0, nil)
 	p.flush()
 	want := "<Offset>00000000</>  <BytePrintable>61 62</> <ByteWhitespace>20</> <BytePrintable>63</> <ByteNull>00</> <ByteNonASCII>ff</>" +
@@ -223,7 +223,7 @@ func TestPrettyJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		p := &printer{w: &errWriter{w: &out}}
+		p := &printer{w: &errWriter{W: &out}}
 		if err := p.prettyJSON("", []byte(tt.in)); err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestPrettyJSON(t *testing.T) {
 	}
 	// Roles, as jq colors them.
 	var out bytes.Buffer
-	p := &printer{w: &errWriter{w: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s }}
+	p := &printer{w: &errWriter{W: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s }}
 	p.prettyJSON("", []byte(`{"k":["s",1,true,null]}`))
 	p.flush()
 	want := "<JSONPunct>{\n  <JSONKey>\"k\"<JSONPunct>: <JSONPunct>[\n    <JSONString>\"s\"<JSONPunct>,\n    <JSONNumber>1<JSONPunct>,\n    <JSONLiteral>true<JSONPunct>,\n    <JSONNull>null\n  <JSONPunct>]\n<JSONPunct>}\n"

@@ -199,7 +199,7 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 		in.count(s, rep)
 		in.render(fc, rep)
 		in.flushIdle(rd)
-		if in.w.err != nil {
+		if in.w.Err != nil {
 			return nil
 		}
 	}
@@ -209,12 +209,12 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 // idle after the batch; errWriteStop when the output failed.
 func (in *Inspector) writeBatch(out []byte, idle bool) error {
 	in.w.Write(out)
-	if in.w.err != nil {
+	if in.w.Err != nil {
 		return errWriteStop
 	}
 	if idle && in.opts.Flush != nil {
 		if err := in.opts.Flush(); err != nil {
-			in.w.err = err
+			in.w.Err = err
 			return errWriteStop
 		}
 	}

@@ -17,8 +17,8 @@ func identity(_ Role, s string) string { return s }
 func prettyBoth(t *testing.T, js []byte) {
 	t.Helper()
 	var fast, slow bytes.Buffer
-	pf := &printer{w: &errWriter{w: &fast}}
-	ps := &printer{w: &errWriter{w: &slow}, style: identity}
+	pf := &printer{w: &errWriter{W: &fast}}
+	ps := &printer{w: &errWriter{W: &slow}, style: identity}
 	errF := pf.prettyJSON("  ", js)
 	errS := ps.prettyJSON("  ", js)
 	pf.flush()

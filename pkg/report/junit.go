@@ -45,7 +45,7 @@ func newJUnit(w io.Writer, o Options, root, one, many string, hold bool) *junit 
 	if o.MaxCases == 0 {
 		o.MaxCases = DefaultMaxCases
 	}
-	return &junit{w: &writer{w: w}, o: o, root: root, one: one, many: many, holdSuites: hold,
+	return &junit{w: newWriter(w), o: o, root: root, one: one, many: many, holdSuites: hold,
 		byName: map[string]*suite{}, seen: map[string]*bitset{}}
 }
 
@@ -271,8 +271,8 @@ func (j *junit) flush(final bool) {
 			attr(s.name), s.tests, s.fails, errs, seconds(s.elapsed), s.start.UTC().Format("2006-01-02T15:04:05Z"), attr(s.name))
 		w.printf("    <properties>\n      <property name=\"%s\" value=\"%d\"/>\n      <property name=\"errors found\" value=\"%d\"/>\n      <property name=\"warnings found\" value=\"%d\"/>\n    </properties>\n",
 			j.many, s.records, s.errs, s.warns)
-		if err := s.spool.copyTo(w); err != nil && w.err == nil {
-			w.err = err
+		if err := s.spool.copyTo(w); err != nil && w.Err == nil {
+			w.Err = err
 		}
 		w.str("  </testsuite>\n")
 	}
@@ -282,7 +282,7 @@ func (j *junit) flush(final bool) {
 func (j *junit) close() error {
 	j.flush(true)
 	j.w.str("</testsuites>\n")
-	return j.w.err
+	return j.w.Err
 }
 
 // seconds is a duration as JUnit's time: seconds with 3 decimals.

@@ -37,6 +37,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/errwriter"
 	"github.com/toonkit/toonkit/pkg/validate"
 )
 
@@ -118,19 +119,9 @@ func plural(n int, one, many string) string {
 }
 
 // writer keeps the first error of its writes.
-type writer struct {
-	w   io.Writer
-	err error
-}
+type writer struct{ errwriter.Writer }
 
-func (w *writer) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	n, err := w.w.Write(p)
-	w.err = err
-	return n, err
-}
+func newWriter(w io.Writer) *writer { return &writer{errwriter.Writer{W: w}} }
 
 func (w *writer) str(s string) { io.WriteString(w, s) }
 

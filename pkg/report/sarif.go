@@ -23,7 +23,7 @@ type sarif struct {
 }
 
 func newSARIF(w io.Writer, o Options) *sarif {
-	s := &sarif{w: &writer{w: w}, index: map[string]int{}}
+	s := &sarif{w: newWriter(w), index: map[string]int{}}
 	version := o.Version
 	if version == "" {
 		version = "devel"
@@ -127,7 +127,7 @@ func (s *sarif) close() error {
 		b = append(b, ']')
 	}
 	s.w.Write(append(b, "}]}]}\n"...))
-	return s.w.err
+	return s.w.Err
 }
 
 // detail is a finding's message with what the location does not say: a

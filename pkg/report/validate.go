@@ -21,7 +21,7 @@ type Validate struct {
 
 // NewValidate starts the report of a validation in o.Format on w.
 func NewValidate(w io.Writer, o Options) *Validate {
-	r := &Validate{w: &writer{w: w}, o: o, Sum: validate.Summary{Strict: o.Strict}}
+	r := &Validate{w: newWriter(w), o: o, Sum: validate.Summary{Strict: o.Strict}}
 	switch o.Format {
 	case JUnit:
 		r.junit = newJUnit(r.w, o, "toonkit validate", "record", "records", false)
@@ -97,7 +97,7 @@ func (r *Validate) Close(note string) error {
 		}
 		r.w.str(line + "\n")
 	}
-	return r.w.err
+	return r.w.Err
 }
 
 // caseName is the name of a finding's test case: its place in its file.

@@ -53,7 +53,7 @@ type Verify struct {
 // VerifyFormats) on w; scheme is the signature scheme, named with the
 // message signed of a mismatch (Problem.Message).
 func NewVerify(w io.Writer, o Options, scheme sign.Scheme) *Verify {
-	r := &Verify{w: &writer{w: w}, o: o, scheme: scheme}
+	r := &Verify{w: newWriter(w), o: o, scheme: scheme}
 	if o.Format == JUnit {
 		r.junit = newJUnit(r.w, o, "toonkit verify", "event", "events", true)
 	}
@@ -227,7 +227,7 @@ func (r *Verify) Close(l VerifySummary) error {
 			}
 		}
 		r.w.Write(append(b, "]}\n"...))
-		return r.w.err
+		return r.w.Err
 	case JUnit:
 		return r.junit.close()
 	}
@@ -267,5 +267,5 @@ func (r *Verify) Close(l VerifySummary) error {
 		result = r.o.paint(role, result)
 	}
 	r.w.str(line + result + "\n")
-	return r.w.err
+	return r.w.Err
 }
