@@ -187,7 +187,8 @@ func Compile(filter string, opts Options) (*Query, error) {
 		gojq.WithFunction("input_filename", 0, 0, func(any, []any) any { return filename() }),
 	}
 	if opts.Inputs != nil {
-		copts = append(copts, gojq.WithInputIter(opts.Inputs))
+		copts = append(copts, gojq.WithInputIter(noMoreInputs{opts.Inputs}))
+		ast.FuncDefs = append([]*gojq.FuncDef{inputsDef}, ast.FuncDefs...)
 	}
 	code, err := gojq.Compile(ast, copts...)
 	if err != nil {
@@ -204,6 +205,32 @@ func Compile(filter string, opts Options) (*Query, error) {
 	q.code = code
 	return q, nil
 }
+
+// ErrNoMoreInputs is the error of input past the last input, as jq 1.7
+// words it (gojq's is "break").
+var ErrNoMoreInputs = errors.New("No more inputs")
+
+// noMoreInputs is an input iterator whose end, for input, is
+// ErrNoMoreInputs.
+type noMoreInputs struct{ gojq.Iter }
+
+func (it noMoreInputs) Next() (any, bool) {
+	if v, ok := it.Iter.Next(); ok {
+		return v, true
+	}
+	return ErrNoMoreInputs, true
+}
+
+// inputsDef is jq 1.7's inputs, which ends at ErrNoMoreInputs (gojq's own
+// ends at "break"); the filter's own definitions come after it and so
+// shadow it.
+var inputsDef = func() *gojq.FuncDef {
+	q, err := gojq.Parse(`def inputs: try repeat(input) catch if . == "No more inputs" then empty else error end; .`)
+	if err != nil {
+		panic(err)
+	}
+	return q.FuncDefs[0]
+}()
 
 // UsesInputs reports whether the filter calls input or inputs: it then
 // reads records beyond the one it is given, and cannot run on several
