@@ -152,7 +152,8 @@ EXIT STATUS
   2  usage and input errors (bad flags, unreadable or malformed input,
      with toonkit's positioned message; results before the bad record
      stay written)
-  3  the filter does not compile (the filter is shown with a caret)
+  3  the filter does not compile (the filter is shown with a caret), or
+     the output cannot be written (as for every toonkit command)
   4  with -e: there was no output
   5  a runtime error (the run goes on with the next input; the last
      error's status), or --timeout
@@ -275,11 +276,16 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 }
 
 // jqStatus gives an error of query jq's exit status: the statuses query
-// sets itself stand; any other error (an input that cannot be read or is
-// malformed, an output that cannot be written) is 2, as in jq.
+// sets itself stand, and an output that cannot be written is 3, as for
+// every command; any other error (an input that cannot be read or is
+// malformed) is 2, as in jq.
 func jqStatus(err error) error {
 	if err == nil {
 		return nil
+	}
+	var of outputFailure
+	if errors.As(err, &of) {
+		return of.error
 	}
 	var qe *queryExit
 	if errors.As(err, &qe) {
@@ -296,6 +302,23 @@ func jqStatus(err error) error {
 		return &c
 	}
 	return &ExitError{Code: query.ExitUsage, Err: err, NotUsage: true}
+}
+
+// outputFailure is an output that could not be written: exit status 3,
+// as for every command (jqStatus leaves it), though jq's is 2.
+type outputFailure struct{ error }
+
+func (e outputFailure) Unwrap() error { return e.error }
+
+// outputFailed marks err, an error of writing or committing the output,
+// as an outputFailure when it is an I/O error (a result --to a format
+// refuses is not).
+func outputFailed(err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Code == ExitIO {
+		return outputFailure{err}
+	}
+	return err
 }
 
 // queryExit is an outcome of query with jq's exit status.
@@ -446,8 +469,11 @@ func runQuery(opts *QueryOptions) error {
 			hint: "a longer --timeout gives it more time"}
 	}
 	runErr = sourceError(runErr)
+	if runErr != nil && out.failed != nil {
+		runErr = outputFailure{out.failed}
+	}
 	if runErr == nil {
-		runErr = w.snk.End()
+		runErr = outputFailed(w.snk.End())
 	}
 	if runErr != nil {
 		out.Abort()
@@ -455,7 +481,7 @@ func runQuery(opts *QueryOptions) error {
 	}
 	if opts.to != codec.TOON { // writeTOON has committed it
 		if err := out.Commit(); err != nil {
-			return err
+			return outputFailed(err)
 		}
 	}
 	if code := res.ExitStatus(opts.ExitStatus); code != 0 {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -69,6 +70,45 @@ func TestQueryArgs(t *testing.T) {
 	for _, c := range cases {
 		if got := queryArgs(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("queryArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// fullWriter fails every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// An output that cannot be written is exit status 3 for query too, as for
+// every command (jq's is 2), whatever --to writes; a result that --to
+// refuses stays 2.
+func TestQueryWriteError(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "two.ndjson")
+	os.WriteFile(in, []byte("{\"n\": 1}\n{\"n\": 2}\n"), 0o644)
+	frames := filepath.Join(dir, "frames.ndjson")
+	os.WriteFile(frames, []byte(`{"header":{"version":1,"type":4,"typeName":"STATUS","payloadLength":7,"timestamp":1735689600000,"sequenceId":1,"compressed":false},"payload":{"a":1}}`+"\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"query", ".", in}, ExitIO},
+		{[]string{"query", "-c", ".n", in}, ExitIO},
+		{[]string{"query", "-n", "input, input, input", in}, ExitIO}, // the runtime error after the write error
+		{[]string{"query", "--to", "ndjson", ".", in}, ExitIO},
+		{[]string{"query", "--to", "toon", ".", in}, ExitIO},
+		{[]string{"query", "--to", "tabular", ".", in}, ExitIO},
+		{[]string{"query", "--to", "binary", ".", frames}, ExitIO},
+		{[]string{"query", "--to", "binary", ".", in}, 2}, // not a record: refused before a write
+	}
+	for _, c := range cases {
+		ios, _, _, errOut := Test()
+		ios.Out = fullWriter{}
+		if got := run(t, ios, c.args...); got != c.code {
+			t.Errorf("toonkit %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.code, errOut)
+		}
+		if c.code == ExitIO && !strings.Contains(errOut.String(), "toonkit: error: cannot write <stdout>: no space left on device\n") {
+			t.Errorf("toonkit %s: stderr %q", strings.Join(c.args, " "), errOut)
 		}
 	}
 }
