@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/pkg/records"
+	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -237,7 +238,7 @@ EXIT STATUS
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
-	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line, in `BYTES`")
+	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
 	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
@@ -349,9 +350,12 @@ func compileFailure(ce *query.CompileError) error {
 func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, error) {
 	var vs query.Vars
 	err := vs.Parse(query.VarFlags{Arg: opts.Args, ArgJSON: opts.ArgJSON, SlurpFile: opts.SlurpFile, RawFile: opts.RawFile,
-		Positional: positional, ReadFile: os.ReadFile, Open: queryOpen(opts.IO), MaxSize: opts.MaxSize})
+		Positional: positional, OpenFile: func(name string) (io.ReadCloser, error) { return os.Open(name) }, Open: queryOpen(opts.IO), MaxSize: opts.MaxSize})
 	var ve *query.VarError
+	var tl *query.TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return nil, nil, invalidError(err, "raise --max-size if such files are expected")
 	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
 		return nil, nil, usageErrorf(fmt.Sprintf("give --%s NAME VALUE, or --%s=NAME=VALUE", ve.Flag, ve.Flag), "%s", err)
 	case ve != nil && ve.Err == query.ErrNotJSON:
@@ -467,6 +471,10 @@ func runQuery(opts *QueryOptions) error {
 	if runErr != nil && runErr == ctx.Err() {
 		runErr = &queryExit{code: query.ExitRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
 			hint: "a longer --timeout gives it more time"}
+	}
+	var tl *query.TooLargeError
+	if errors.As(runErr, &tl) {
+		runErr = invalidError(tl, "raise --max-size if such text is expected")
 	}
 	runErr = sourceError(runErr)
 	if runErr != nil && out.failed != nil {

@@ -102,7 +102,7 @@ func ExampleVars_Parse() {
 		ArgJSON:    []string{"n=3"},
 		RawFile:    []string{"note=note.txt"},
 		Positional: []string{"s:x", "j:[1]"},
-		ReadFile:   func(name string) ([]byte, error) { return []byte("hello\n"), nil },
+		OpenFile:   func(name string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hello\n")), nil },
 	})
 	if err != nil {
 		fmt.Println(err)

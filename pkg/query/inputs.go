@@ -2,10 +2,11 @@ package query
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/codec"
@@ -35,6 +36,8 @@ type InputOptions struct {
 	// back to back.
 	From codec.Format
 	// MaxSize bounds a value, a line, a frame; 0: jsonv.DefaultMaxValueSize.
+	// With Raw, it bounds a line, and, slurped (Slurp), the text of all
+	// the inputs together: a *TooLargeError past it.
 	MaxSize int
 	// Payload gives binary frames' payloads alone.
 	Payload bool
@@ -66,9 +69,13 @@ type Inputs struct {
 	// in progress
 	handed bool
 	raw    *bufio.Reader // -R
-	name   string        // the input being read, for input_filename
-	err    error
-	done   bool
+	// rawLine is the number of the line of raw input last read; line
+	// holds it
+	rawLine int
+	line    []byte
+	name    string // the input being read, for input_filename
+	err     error
+	done    bool
 }
 
 // NewInputs returns the Inputs of opts.Names. SetOrder is called before
@@ -124,17 +131,20 @@ func (qi *Inputs) Read() (any, error) {
 			}
 		}
 		if qi.raw != nil {
-			line, err := qi.raw.ReadString('\n')
-			if err == io.EOF && line == "" {
+			line, err := qi.readLine()
+			if err == io.EOF {
 				qi.closeInput()
 				continue
 			}
-			if err != nil && err != io.EOF {
-				qi.err = &records.Error{Name: qi.name, Kind: records.ReadFailed, Err: err}
+			if err != nil {
+				qi.err = err
 				return nil, qi.err
 			}
-			line = strings.TrimSuffix(line, "\n")
-			return strings.ToValidUTF8(line, "\uFFFD"), nil
+			v := validText(line)
+			if cap(qi.line) > 1<<20 {
+				qi.line = nil // a long line's buffer is not held for the next
+			}
+			return v, nil
 		}
 		if qi.stream != nil {
 			v, err := qi.stream.Next()
@@ -166,6 +176,91 @@ func (qi *Inputs) Read() (any, error) {
 	}
 }
 
+// readLine reads the next line of a raw input (-R), without its line end:
+// io.EOF after the last, a *records.Error for a line longer than MaxSize
+// (which is not held past the limit) or a failed read.
+func (qi *Inputs) readLine() ([]byte, error) {
+	qi.rawLine++
+	qi.line = qi.line[:0]
+	for {
+		chunk, err := qi.raw.ReadSlice('\n')
+		if len(qi.line)+len(bytes.TrimSuffix(chunk, newline)) > qi.opts.MaxSize {
+			return nil, &records.Error{Name: qi.name, Kind: records.Invalid,
+				Err: &TooLargeError{Name: qi.name, Line: qi.rawLine, Limit: qi.opts.MaxSize}}
+		}
+		if need := len(qi.line) + len(chunk); need > cap(qi.line) {
+			// doubled: a long line costs twice its size in all, not
+			// the five times of append's growth by a quarter
+			grown := make([]byte, len(qi.line), min(max(2*cap(qi.line), need, 4<<10), qi.opts.MaxSize+1))
+			copy(grown, qi.line)
+			qi.line = grown
+		}
+		qi.line = append(qi.line, chunk...)
+		switch {
+		case err == nil:
+			return qi.line[:len(qi.line)-1], nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(qi.line) > 0:
+			return qi.line, nil
+		case err == io.EOF:
+			return nil, io.EOF
+		}
+		return nil, &records.Error{Name: qi.name, Kind: records.ReadFailed, Err: err}
+	}
+}
+
+var newline = []byte{'\n'}
+
+// TooLargeError is raw text that passes the size limit
+// (InputOptions.MaxSize, VarFlags.MaxSize): a line of a raw input (Line
+// from 1), the text of raw inputs slurped, all of them together (Slurp),
+// or a file of --rawfile (Line 0). The text past the limit is not read.
+type TooLargeError struct {
+	Name  string // the input, or the file
+	Line  int    // the line, from 1; 0: the whole text
+	Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: a line passes the limit of %d bytes", e.Name, e.Line, e.Limit)
+	}
+	return fmt.Sprintf("%s: the text passes the limit of %d bytes", e.Name, e.Limit)
+}
+
+// readText appends r's text, whole, to buf, which holds at most limit
+// bytes: more is a *TooLargeError, the rest of r not read. The buffer
+// grows by doubling, so that a text costs at most twice its size.
+func readText(buf []byte, r io.Reader, name string, limit int) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(max(2*cap(buf), 4<<10), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return nil, &records.Error{Name: name, Kind: records.Invalid, Err: &TooLargeError{Name: name, Limit: limit}}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, &records.Error{Name: name, Kind: records.ReadFailed, Err: err}
+		}
+	}
+}
+
+// validText is text as a string, invalid UTF-8 as U+FFFD.
+func validText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}
+
 // Pending reports whether the next value is to come from an input not yet
 // opened (OpenNext), with no failure before.
 func (qi *Inputs) Pending() bool {
@@ -191,7 +286,7 @@ func (qi *Inputs) open(name string) error {
 		return err
 	}
 	if qi.opts.Raw {
-		qi.in, qi.raw, qi.name = in, bufio.NewReaderSize(in.R, 64<<10), in.Name
+		qi.in, qi.raw, qi.name, qi.rawLine = in, bufio.NewReaderSize(in.R, 64<<10), in.Name, 0
 		return nil
 	}
 	src, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: qi.opts.From, Blank: codec.JSON, MaxSize: qi.opts.MaxSize, Regular: in.Regular, Capture: qi.opts.Capture})
@@ -329,20 +424,20 @@ func (qi *Inputs) Close() { qi.closeInput() }
 // whole text as one string.
 func (qi *Inputs) Slurp() (any, error) {
 	if qi.opts.Raw {
-		var sb strings.Builder
+		var text []byte
 		for _, name := range qi.names {
 			in, err := qi.opts.Open(name)
 			if err != nil {
 				return nil, err
 			}
-			_, err = io.Copy(&sb, in.R)
+			text, err = readText(text, in.R, in.Name, qi.opts.MaxSize)
 			in.Close()
 			if err != nil {
-				return nil, &records.Error{Name: in.Name, Kind: records.ReadFailed, Err: err}
+				return nil, err
 			}
 		}
 		qi.names = nil
-		return strings.ToValidUTF8(sb.String(), "\uFFFD"), nil
+		return validText(text), nil
 	}
 	all := []any{}
 	for {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -254,4 +255,74 @@ func FuzzInputs(f *testing.F) {
 			t.Fatalf("Read after %v: %v", err, again)
 		}
 	})
+}
+
+// zeros is an endless input, as /dev/zero is, that fails once it has given
+// more than max bytes: a reader that does not stop at the limit fails
+// instead of running on.
+type zeros struct{ n, max int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n > z.max {
+		return 0, errors.New("read on past the limit")
+	}
+	clear(p)
+	z.n += len(p)
+	return len(p), nil
+}
+
+// Raw text counts against MaxSize: a line of -R (the file and the line
+// are named), the text of -R -s (all the inputs together); the lines and
+// the text at the limit are read.
+func TestInputsRawMaxSize(t *testing.T) {
+	data := map[string]string{"a.txt": "abc\nxyzw\n", "b.txt": "12345"}
+	qi, _ := newInputs(data, query.InputOptions{Names: []string{"a.txt", "b.txt"}, Raw: true, MaxSize: 4})
+	vals, err := readAll(qi)
+	var tl *query.TooLargeError
+	if !errors.As(err, &tl) || err.Error() != "b.txt:1: a line passes the limit of 4 bytes" || strings.Join(vals, " ") != `"abc" @a.txt "xyzw" @a.txt` {
+		t.Errorf("-R: %q, %v; want the lines of a.txt, then b.txt:1 too large", vals, err)
+	}
+	for limit, want := range map[int]string{14: "", 13: "b.txt: the text passes the limit of 13 bytes"} {
+		qi, _ := newInputs(data, query.InputOptions{Names: []string{"a.txt", "b.txt"}, Raw: true, MaxSize: limit})
+		v, err := qi.Slurp()
+		switch {
+		case want == "" && (err != nil || v != "abc\nxyzw\n12345"):
+			t.Errorf("-Rs, limit %d: %q, %v", limit, v, err)
+		case want != "" && (!errors.As(err, &tl) || err.Error() != want):
+			t.Errorf("-Rs, limit %d: %v, want %q", limit, err, want)
+		}
+	}
+}
+
+// An endless line (query -R length /dev/zero) ends at MaxSize, having
+// read and allocated a bounded amount: at most a few times the limit (the
+// buffer grows by doubling).
+func TestInputsRawEndlessLine(t *testing.T) {
+	const limit = 8 << 20
+	for _, slurp := range []bool{false, true} {
+		z := &zeros{max: 64 * limit}
+		qi := query.NewInputs(query.InputOptions{Names: []string{"zero"}, Raw: true, MaxSize: limit,
+			Open: func(name string) (*query.Opened, error) {
+				return &query.Opened{R: z, Name: "/dev/zero", Close: func() {}}, nil
+			}})
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var err error
+		if slurp {
+			_, err = qi.Slurp()
+		} else {
+			_, err = qi.Read()
+		}
+		runtime.ReadMemStats(&after)
+		var tl *query.TooLargeError
+		if !errors.As(err, &tl) || tl.Limit != limit {
+			t.Fatalf("slurp %v: %v, want a *TooLargeError", slurp, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*limit {
+			t.Errorf("slurp %v: %d bytes allocated for a limit of %d", slurp, alloc, limit)
+		}
+		if z.n > 2*limit {
+			t.Errorf("slurp %v: %d bytes read for a limit of %d", slurp, z.n, limit)
+		}
+	}
 }

@@ -62,11 +62,13 @@ type VarFlags struct {
 	// Positional are the values of $ARGS.positional: "s:" and a string
 	// (--args), or "j:" and a JSON text (--jsonargs).
 	Positional []string
-	// ReadFile reads a file of --rawfile; Open opens a file of
-	// --slurpfile, whose JSON values (each at most MaxSize bytes; 0:
-	// jsonv's default) make the array. Their errors are returned as they
-	// are; a file that is not JSON values is a *records.Error.
-	ReadFile func(name string) ([]byte, error)
+	// OpenFile opens a file of --rawfile, whose text is at most MaxSize
+	// bytes (a *TooLargeError past it, the rest not read); Open opens a
+	// file of --slurpfile, whose JSON values (each at most MaxSize bytes;
+	// 0: jsonv's default) make the array. Open's errors are returned as
+	// they are, OpenFile's in a *VarError; a file that is not JSON values
+	// is a *records.Error.
+	OpenFile func(name string) (io.ReadCloser, error)
 	Open     func(name string) (*Opened, error)
 	MaxSize  int
 }
@@ -96,6 +98,10 @@ func (e *VarError) Error() string {
 		return fmt.Sprintf("--%s: %s: %s", e.Flag, e.Err, e.Value)
 	case e.Err == ErrNotJSON:
 		return fmt.Sprintf("--%s %s: %s: %s", e.Flag, e.Name, e.Err, e.Value)
+	}
+	var tl *TooLargeError
+	if errors.As(e.Err, &tl) {
+		return fmt.Sprintf("--%s %s: %s", e.Flag, e.Name, tl)
 	}
 	msg := e.Err.Error()
 	var pe *fs.PathError
@@ -140,8 +146,24 @@ func (vs *Vars) Parse(f VarFlags) error {
 	}
 	if err == nil {
 		err = each("rawfile", f.RawFile, func(_, file string) (any, error) {
-			b, err := f.ReadFile(file)
-			return strings.ToValidUTF8(string(b), "\uFFFD"), err
+			r, err := f.OpenFile(file)
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			limit := f.MaxSize
+			if limit <= 0 {
+				limit = jsonv.DefaultMaxValueSize
+			}
+			text, err := readText(nil, r, file, limit)
+			if err != nil {
+				var re *records.Error
+				if errors.As(err, &re) {
+					err = re.Err // the flag names the file
+				}
+				return nil, err
+			}
+			return validText(text), nil
 		})
 	}
 	if err != nil {

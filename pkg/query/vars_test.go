@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -26,7 +27,7 @@ func TestVarsParse(t *testing.T) {
 			}
 			return &Opened{R: strings.NewReader("1 \"two\""), Name: name, Close: func() {}}, nil
 		},
-		ReadFile: func(name string) ([]byte, error) { return []byte("t\xffx"), nil },
+		OpenFile: func(name string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("t\xffx")), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +60,16 @@ func TestVarsParseErrors(t *testing.T) {
 		{VarFlags{RawFile: []string{"=f"}}, `--rawfile "=f": a name and a value are needed`, ErrNoName},
 		{VarFlags{ArgJSON: []string{"x={"}}, `--argjson x: not a JSON value: {`, ErrNotJSON},
 		{VarFlags{Positional: []string{"j:[1"}}, `--jsonargs: not a JSON value: [1`, ErrNotJSON},
-		{VarFlags{RawFile: []string{"r=nope"}, ReadFile: func(string) ([]byte, error) { return nil, notFound }},
+		{VarFlags{RawFile: []string{"r=nope"}, OpenFile: func(string) (io.ReadCloser, error) { return nil, notFound }},
 			`--rawfile r: cannot read nope: file does not exist`, os.ErrNotExist},
 		{VarFlags{SlurpFile: []string{"s=f"}, Open: func(string) (*Opened, error) { return nil, boom }}, "boom", boom},
+		// the text of --rawfile counts against MaxSize
+		{VarFlags{RawFile: []string{"r=big.txt"}, MaxSize: 4, OpenFile: func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("12345")), nil }},
+			`--rawfile r: big.txt: the text passes the limit of 4 bytes`, nil},
 	} {
 		var vs Vars
 		err := vs.Parse(c.flags)
-		if err == nil || err.Error() != c.want || !errors.Is(err, c.is) {
+		if err == nil || err.Error() != c.want || c.is != nil && !errors.Is(err, c.is) {
 			t.Errorf("%+v: %v, want %q", c.flags, err, c.want)
 		}
 	}
