@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/membound"
 	"github.com/toonkit/toonkit/pkg/codec"
 	"github.com/toonkit/toonkit/pkg/codec/binary"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
@@ -37,11 +38,13 @@ type QueryOptions struct {
 	FromFile                             string // -f: the filter's file
 	Timeout                              time.Duration
 	MaxSize                              int
+	MaxMemory                            string // "auto", 0 or a size
 	Jobs                                 int
 	CaptureFlags                         // --port, --conn
 
-	from codec.Format
-	to   codec.Format
+	from      codec.Format
+	to        codec.Format
+	maxMemory int64 // 0: no bound
 }
 
 // queryValueFlags are query's flags that take two values, jq's way
@@ -99,9 +102,34 @@ func queryArgs(args []string) []string {
 	return out
 }
 
+// minMemory is the least --max-memory: toonkit's own heap is a few MiB.
+const minMemory = 16 << 20
+
+// parseMemory reads --max-memory: 0, no bound, or a size as parseSize
+// reads it (1048576, 512MiB), of any number of GiB (8GiB).
+func parseMemory(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "0" {
+		return 0, nil
+	}
+	n, err := parseSize(t)
+	for _, g := range []string{"gib", "gb", "g"} {
+		if num, ok := strings.CutSuffix(t, g); ok && err != nil {
+			var m int
+			m, err = parseSize(num + "mib") // the same number of a 1024th of the unit
+			n = m << 10
+			break
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("invalid size %q (want 0, auto, or a size such as 512MiB or 8GiB)", s)
+	}
+	return int64(n), nil
+}
+
 // queryOneValueFlags are the flags of query (and the global ones) that take
 // a value as the next argument.
-var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "-f", "--from-file", "--color"}
+var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "--max-memory", "-f", "--from-file", "--color"}
 
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios}
@@ -145,7 +173,9 @@ value, a value split by a cut, many megabytes of results).
 
 A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
 Ctrl-C (exit status 130); output is written as it comes, so memory grows
-only with what the filter itself holds.
+only with what the filter itself holds. --max-memory bounds that: past
+it (by default half of the system's memory, see docs/commands/query.md),
+the run ends with exit status 5 and "query used more than N of memory".
 
 EXIT STATUS
   0  success
@@ -157,7 +187,7 @@ EXIT STATUS
      the output cannot be written (as for every toonkit command)
   4  with -e: there was no output
   5  a runtime error (the run goes on with the next input; the last
-     error's status), or --timeout
+     error's status), --timeout or --max-memory
   halt_error sets its own status.`,
 		Example: `  # a field of every record, as raw strings
   toonkit query -r '.[].name' users.json
@@ -239,6 +269,7 @@ EXIT STATUS
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
 	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
+	f.StringVar(&opts.MaxMemory, "max-memory", "auto", "end the run with exit status 5 when the filter's heap passes `SIZE` (e.g. 512MiB, 8GiB; 0: no bound; auto: half of the system's memory)")
 	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
@@ -252,6 +283,15 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	}
 	if opts.MaxSize < 1 {
 		return usageErrorf(hint, "--max-size: want 1 or more bytes, found %d", opts.MaxSize)
+	}
+	if opts.MaxMemory == "auto" {
+		opts.maxMemory = membound.Default()
+	} else if n, err := parseMemory(opts.MaxMemory); err != nil {
+		return usageErrorf(hint, "--max-memory: %s", err)
+	} else if n > 0 && n < minMemory {
+		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(minMemory), membound.Format(n))
+	} else {
+		opts.maxMemory = n
 	}
 	if opts.Timeout < 0 {
 		return usageErrorf(hint, "--timeout: want a duration of 0 or more, found %s", opts.Timeout)
@@ -422,6 +462,8 @@ func runQuery(opts *QueryOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
+	ctx, stop := membound.Watch(ctx, opts.maxMemory)
+	defer stop()
 	out := newOutput(ios, "")
 	w, err := newQueryWriter(opts, out)
 	if err != nil {
@@ -468,7 +510,12 @@ func runQuery(opts *QueryOptions) error {
 			rep.errorf("%s%s", prefix, query.Message(err))
 			return nil // jq goes on with the next input
 		}})
-	if runErr != nil && runErr == ctx.Err() {
+	var exceeded *membound.ExceededError
+	switch {
+	case runErr != nil && runErr == ctx.Err() && errors.As(context.Cause(ctx), &exceeded):
+		runErr = &queryExit{code: query.ExitRuntime, err: fmt.Errorf("query %s", exceeded),
+			hint: "a filter that recurses or collects without end (def f: 1+f; f) never ends; a larger --max-memory lets one that does end use more"}
+	case runErr != nil && runErr == ctx.Err():
 		runErr = &queryExit{code: query.ExitRuntime, err: fmt.Errorf("the filter ran longer than --timeout %s", opts.Timeout),
 			hint: "a longer --timeout gives it more time"}
 	}
