@@ -148,7 +148,9 @@ Results are written as jq writes them: JSON indented by 2, or with -c, -r,
 ndjson (compact lines), toon (as encode --to toon would: one result as
 itself, several as an array), tabular (a table of the object results, as
 convert --to tabular would) or binary (each result, one of decode's
-records, as a frame, byte for byte as decode | jq -c | encode --to binary).
+records, as a frame: a frame's record passed through untouched, as by
+select(...), is written back as read, byte for byte; a changed one as
+decode | jq -c | encode --to binary writes it, a lone surrogate U+FFFD).
 
 Unlike jq 1.6 and gojq, integers of any size stay exact, decimals passed
 through keep their digits (1.50 stays 1.50), and objects passed through
@@ -434,7 +436,7 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput,
+	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.to == codec.Binary,
 		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)})
 	defer qi.Close()
 	q, err := query.Compile(opts.Filter, query.Options{
@@ -488,7 +490,16 @@ func runQuery(opts *QueryOptions) error {
 		// a 52 MB array).
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp,
+	var writeFrame func([]byte) error
+	if bs, ok := w.snk.(*binarySink); ok { // a frame kept is written as read
+		writeFrame = func(frame []byte) error {
+			if err := bs.WriteFrame(frame); err != nil {
+				return failure(out, err)
+			}
+			return nil
+		}
+	}
+	res, runErr := q.RunInputs(ctx, qi, query.RunOptions{Vars: varValues, NullInput: opts.NullInput, Slurp: opts.Slurp, WriteFrame: writeFrame,
 		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
 		Write: func(b []byte) error {
 			if err := w.snk.Write(b); err != nil {

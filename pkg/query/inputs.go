@@ -46,6 +46,9 @@ type InputOptions struct {
 	Raw bool
 	// Capture selects the connections of a packet capture (Ports, Conn).
 	Capture capture.Options
+	// KeepFrames keeps the bytes of each binary frame read (not a
+	// capture's, nor with Payload) with its record, for Frame.
+	KeepFrames bool
 }
 
 // Inputs reads the inputs of a query one value at a time, for the main
@@ -73,9 +76,12 @@ type Inputs struct {
 	// holds it
 	rawLine int
 	line    []byte
-	name    string // the input being read, for input_filename
-	err     error
-	done    bool
+	// frames are the binary frames read (KeepFrames), by their
+	// records' identity, until ForgetFrames
+	frames map[uintptr]keptFrame
+	name   string // the input being read, for input_filename
+	err    error
+	done   bool
 }
 
 // NewInputs returns the Inputs of opts.Names. SetOrder is called before
@@ -172,6 +178,12 @@ func (qi *Inputs) Read() (any, error) {
 			qi.err = &records.Error{Name: qi.src.Name(), Kind: records.Invalid, Err: fmt.Errorf("%s: not a JSON value", qi.src.Where())}
 			return nil, qi.err
 		}
+		if m, ok := v.(map[string]any); ok && qi.opts.KeepFrames && !qi.opts.Payload && qi.src.Framed() {
+			if qi.frames == nil {
+				qi.frames = map[uintptr]keptFrame{}
+			}
+			qi.frames[mapID(m)] = keptFrame{m, bytes.Clone(qi.src.Frame())}
+		}
 		return v, nil
 	}
 }
@@ -259,6 +271,35 @@ func validText(b []byte) string {
 		return string(b)
 	}
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}
+
+// keptFrame is a binary frame as read, and its record (held, so that its
+// identity is not another map's).
+type keptFrame struct {
+	rec   map[string]any
+	frame []byte
+}
+
+// Frame returns the bytes of the binary frame (header and wire payload,
+// as read) whose record v is, passed through untouched: the map Read
+// returned for it (gojq never changes a value in place: a filter that
+// changes a record makes a new map). InputOptions.KeepFrames keeps them,
+// until ForgetFrames.
+func (qi *Inputs) Frame(v any) ([]byte, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || qi.frames == nil {
+		return nil, false
+	}
+	k, ok := qi.frames[mapID(m)]
+	return k.frame, ok
+}
+
+// ForgetFrames lets go of the frames kept for Frame: RunInputs calls it
+// after each input's run.
+func (qi *Inputs) ForgetFrames() {
+	if len(qi.frames) > 0 {
+		clear(qi.frames)
+	}
 }
 
 // Pending reports whether the next value is to come from an input not yet

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -323,6 +324,46 @@ func TestInputsRawEndlessLine(t *testing.T) {
 		}
 		if z.n > 2*limit {
 			t.Errorf("slurp %v: %d bytes read for a limit of %d", slurp, z.n, limit)
+		}
+	}
+}
+
+// With KeepFrames, a frame whose record the filter passes through
+// untouched goes to WriteFrame as it was read (white space, escapes and
+// all); a record the filter changed, or a copy, is encoded.
+func TestRunInputsKeptFrames(t *testing.T) {
+	var in bytes.Buffer
+	w := binary.NewWriter(&in, binary.CompressNever)
+	payloads := []string{`{"text": "\ud83d hi", "n": 1}`, `{"text": "b",  "n": 2}`}
+	for i, p := range payloads {
+		w.WriteFrame(binary.Header{Version: 1, Type: binary.Status, SequenceID: uint32(i + 1)}, []byte(p))
+	}
+	frames := in.Bytes()
+	first := frames[:binary.HeaderSize+len(payloads[0])]
+	for filter, want := range map[string][]string{
+		"select(.payload.n == 1)": {"frame " + string(first)},
+		".":                       {"frame " + string(first), "frame " + string(frames[len(first):])},
+		"(.payload.n = 5) as $x | select(.payload.n == 1)": {"frame " + string(first)},
+		"select(.payload.n == 1) | .payload.n = 3":         {`record {"text":"` + "\uFFFD" + ` hi","n":3}`},
+	} {
+		qi := query.NewInputs(query.InputOptions{Names: []string{"in.bin"}, KeepFrames: true, Open: func(name string) (*query.Opened, error) {
+			return &query.Opened{R: bytes.NewReader(frames), Name: name, Regular: true, Close: func() {}}, nil
+		}})
+		q, err := query.Compile(filter, query.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		_, err = q.RunInputs(context.Background(), qi, query.RunOptions{Workers: 1,
+			Encode: func(e *query.Encoder, dst []byte, v any) []byte {
+				return e.Append(dst, v.(map[string]any)["payload"])
+			},
+			Write:      func(b []byte) error { got = append(got, "record "+string(b)); return nil },
+			WriteFrame: func(f []byte) error { got = append(got, "frame "+string(f)); return nil },
+			Fail:       func(err error, _ func() string) error { return err }})
+		qi.Close()
+		if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: %q, %v; want %q", filter, got, err, want)
 		}
 	}
 }

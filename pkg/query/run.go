@@ -26,6 +26,11 @@ type RunOptions struct {
 	Format Format
 	Encode func(e *Encoder, dst []byte, v any) []byte
 	Write  func(b []byte) error
+	// WriteFrame, when set (with InputOptions.KeepFrames), is given the
+	// bytes of a binary frame, as read, in place of a result that is its
+	// record passed through untouched (., select(...)): Encode and Write
+	// are not called for it.
+	WriteFrame func(frame []byte) error
 	// Idle is called when the input has nothing more buffered (a live
 	// stream): the output so far is to be passed on.
 	Idle func() error
@@ -130,6 +135,14 @@ func (q *Query) RunInputs(ctx context.Context, qi *Inputs, opts RunOptions) (Out
 			}
 			out.Outputs++
 			out.LastFalse = r == nil || r == false
+			if opts.WriteFrame != nil {
+				if frame, ok := qi.Frame(r); ok {
+					if err := opts.WriteFrame(frame); err != nil {
+						return false, err
+					}
+					continue
+				}
+			}
 			buf = opts.Encode(&enc, buf[:0], r)
 			if err := opts.Write(buf); err != nil {
 				return false, err
@@ -205,6 +218,7 @@ func (q *Query) RunInputs(ctx context.Context, qi *Inputs, opts RunOptions) (Out
 		}
 		more, err := run(v)
 		order.Forget()
+		qi.ForgetFrames()
 		if err != nil || !more {
 			return out, err
 		}

@@ -83,6 +83,7 @@ type Source struct {
 
 	cur   recPos // the position of the record next last read
 	shown recPos // the position of the record last handed out, for messages
+	frame []byte // the binary frame last read (Frame)
 
 	pipelined bool // Each reads ahead in a goroutine
 }
@@ -353,7 +354,7 @@ func (s *Source) next() ([]byte, error) {
 	if err != nil {
 		return nil, &Error{Name: s.name, Kind: BadFrame, Err: err}
 	}
-	s.cur.frame = f.Index
+	s.cur.frame, s.frame = f.Index, f.Raw
 	if s.Payload {
 		return js, nil
 	}
@@ -415,6 +416,10 @@ func (s *Source) Where() string {
 // Pos is the text position of the record last handed out (zero for
 // frames).
 func (s *Source) Pos() jsonv.Position { return s.shown.pos }
+
+// Frame is the frame last read by Next from a binary input (Framed), its
+// header and wire payload as read; valid until the next call of Next.
+func (s *Source) Frame() []byte { return s.frame }
 
 // Framed reports whether the records are binary frames read from the
 // input (not a capture's), which are placed by frame number.

@@ -35,6 +35,13 @@ func NewWriter(w io.Writer, mode CompressMode) *Writer {
 	return &Writer{w: w, mode: mode}
 }
 
+// WriteRaw writes a whole frame (header and wire payload) as it is, such
+// as one a Reader read.
+func (w *Writer) WriteRaw(frame []byte) error {
+	_, err := w.w.Write(frame)
+	return err
+}
+
 // WriteFrame writes one frame whose payload is the given compact JSON.
 // It returns the header as written (with PayloadLength set). A payload that
 // goes out uncompressed is written as it is, not copied.
