@@ -78,7 +78,9 @@ once). The tool runs in a process group of its own, and whatever it leaves
 running there when it ends is killed: no orphan is left behind.
 
 EXIT STATUS
-  0  the tool exited 0 and its one done event has ok true
+  0  the tool exited 0 and its one done event has ok true (warnings
+     alone pass: done ok true after an error event is NAR083, a warning,
+     as the spec has done.ok decide, 5.3)
   1  done.ok is false, done is missing, a protocol rule is broken, the tool
      exited non-zero or was killed (spec 5.3), or it ran past --timeout
   2  usage error, an --input or --state that is not one JSON object included
