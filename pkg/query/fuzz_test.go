@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -128,4 +129,60 @@ func (c *chunked) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), c.n)], c.b)
 	c.b = c.b[k:]
 	return k, nil
+}
+
+// Raw inputs (-R) give the lines of the text, however it is cut into
+// reads, each within MaxSize; the first longer line is a *TooLargeError
+// with its number, and the slurped text (-R -s) is the text itself unless
+// it passes MaxSize.
+func FuzzRawLines(f *testing.F) {
+	for _, s := range []string{"abc\nwxyz\n12345", "\n\n", "x", "", "\xff\xfe\n\xed\xa0\xbd", strings.Repeat("a", 70000) + "\nb"} {
+		f.Add(s, uint16(4), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, text string, limit uint16, chunk uint8) {
+		max := int(limit%100) + 1
+		if strings.HasPrefix(text, strings.Repeat("a", 70000)) {
+			max = 70000 // the buffer's refills within a line
+		}
+		open := func(string) (*Opened, error) {
+			return &Opened{R: &chunked{b: []byte(text), n: int(chunk%16) + 1}, Name: "in.txt", Close: func() {}}, nil
+		}
+		qi := NewInputs(InputOptions{Names: []string{"in.txt"}, Raw: true, MaxSize: max, Open: open})
+		want := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		if text == "" {
+			want = nil
+		}
+		for i := 0; ; i++ {
+			v, err := qi.Read()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("%q: %d lines, want %d", text, i, len(want))
+				}
+				break
+			}
+			if i >= len(want) {
+				t.Fatalf("%q: line %d %q %v past the end", text, i+1, v, err)
+			}
+			if len(want[i]) > max {
+				var tl *TooLargeError
+				if !errors.As(err, &tl) || tl.Line != i+1 {
+					t.Fatalf("%q: line %d of %d bytes, limit %d: %v %v", text, i+1, len(want[i]), max, v, err)
+				}
+				break
+			}
+			if err != nil || v != strings.ToValidUTF8(want[i], "\uFFFD") {
+				t.Fatalf("%q: line %d %q %v, want %q", text, i+1, v, err, want[i])
+			}
+		}
+		qi = NewInputs(InputOptions{Names: []string{"in.txt"}, Raw: true, MaxSize: max, Open: open})
+		v, err := qi.Slurp()
+		if len(text) > max {
+			var tl *TooLargeError
+			if !errors.As(err, &tl) {
+				t.Fatalf("%q slurped, limit %d: %q %v", text, max, v, err)
+			}
+		} else if err != nil || v != strings.ToValidUTF8(text, "\uFFFD") {
+			t.Fatalf("%q slurped: %q %v", text, v, err)
+		}
+	})
 }
