@@ -342,3 +342,55 @@ func bigEndian(le []byte) []byte {
 	}
 	return be
 }
+
+// SplitRecords cuts a capture file after its first k packet records
+// (pcap) or blocks (pcapng: the section and interface blocks and k
+// packets).
+func SplitRecords(data []byte, ng bool, k int) (head, tail []byte) {
+	at := 24
+	if ng {
+		at = 0
+		for i := 0; i < 2; i++ { // section header, interface description
+			at += int(binary.LittleEndian.Uint32(data[at+4:]))
+		}
+	}
+	for range k {
+		if ng {
+			at += int(binary.LittleEndian.Uint32(data[at+4:]))
+		} else {
+			at += 16 + int(binary.LittleEndian.Uint32(data[at+8:]))
+		}
+	}
+	return data[:at:at], data[at:]
+}
+
+// HugeRecords are captures with a record that declares a huge length,
+// over the record size limit: a pcap record (with a snap length that lets
+// it through) and a pcapng block, each followed by a few of its bytes and
+// a packet.
+func HugeRecords() [][]byte {
+	var out [][]byte
+	for _, ng := range []bool{false, true} {
+		file := Pcap
+		if ng {
+			file = PcapNG
+		}
+		b := &Builder{File: file}
+		c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+		c.Handshake()
+		c.Send(C2S, 0, []byte("\x01\x01 a frame's worth of bytes"))
+		head, tail := SplitRecords(b.Bytes(), ng, 3)
+		var hdr []byte
+		if ng {
+			hdr = binary.LittleEndian.AppendUint32(nil, 6)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0xfffffffc)
+		} else {
+			binary.LittleEndian.PutUint32(head[16:], 0xffffffff)
+			hdr = append([]byte(nil), tail[:8]...)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0x7fffffff)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0x7fffffff)
+		}
+		out = append(out, slices.Concat(head, hdr, make([]byte, 64), tail))
+	}
+	return out
+}

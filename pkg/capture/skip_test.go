@@ -1,13 +1,17 @@
 package capture_test
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -157,4 +161,96 @@ func follow(t *testing.T, data []byte, opts capture.Options) (ours [2]string) {
 		t.Fatal(err)
 	}
 	return ours
+}
+
+// zeros gives n zero bytes, made as they are read: a record of a gigabyte
+// that the test does not hold.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > z.n {
+		p = p[:z.n]
+	}
+	clear(p)
+	z.n -= int64(len(p))
+	return len(p), nil
+}
+
+// A record that declares a gigabyte is passed over without its bytes being
+// held, reported with its place, and reading goes on with the next one.
+func TestRecordOverLimit(t *testing.T) {
+	const huge = 1 << 30
+	for _, ng := range []bool{false, true} {
+		for _, buffered := range []bool{false, true} {
+			t.Run(fmt.Sprintf("pcapng=%v/bufio=%v", ng, buffered), func(t *testing.T) {
+				file := capturetest.Pcap
+				if ng {
+					file = capturetest.PcapNG
+				}
+				b := &capturetest.Builder{File: file}
+				c := b.Conn(client, server)
+				c.Handshake()
+				c.Send(capturetest.C2S, 0, frame("c2s", 1))
+				c.Send(capturetest.C2S, len(frame("c2s", 1)), frame("c2s", 2))
+				head, tail := capturetest.SplitRecords(b.Bytes(), ng, 4)
+				if !ng {
+					// a snap length that lets any record through, as
+					// some writers set it
+					binary.LittleEndian.PutUint32(head[16:], 0x7fffffff)
+				}
+				var hdr []byte
+				if ng { // an enhanced packet block of a gigabyte
+					hdr = binary.LittleEndian.AppendUint32(nil, 6)
+					hdr = binary.LittleEndian.AppendUint32(hdr, huge)
+				} else { // a record of a gigabyte, captured whole
+					hdr = append([]byte(nil), tail[:8]...) // the next packet's time
+					hdr = binary.LittleEndian.AppendUint32(hdr, huge)
+					hdr = binary.LittleEndian.AppendUint32(hdr, huge)
+				}
+				body := int64(huge)
+				if ng {
+					body -= 8
+				}
+				var in io.Reader = io.MultiReader(bytes.NewReader(head), bytes.NewReader(hdr), &zeros{body}, bytes.NewReader(tail))
+				if buffered {
+					in = bufio.NewReaderSize(in, 64<<10)
+				}
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				var got []string
+				st, err := capture.Read(in, capture.Options{}, func(r *capture.Record) error {
+					got = append(got, describe(r))
+					return nil
+				})
+				runtime.ReadMemStats(&after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// a generous bound: the gigabyte would be 1024 MiB
+				if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+					t.Errorf("%d MiB allocated", d>>20)
+				}
+				what := "record"
+				if ng {
+					what = "block"
+				}
+				want := []string{
+					frameLine(b, 3, conn, "c2s", 1, 0),
+					fmt.Sprintf("problem  c2s %s packet 5 (the %s at byte %d): %d bytes, over the limit of %d; not read", stamp(b, 3), what, len(head), huge, capture.DefaultMaxRecordSize),
+					frameLine(b, 4, conn, "c2s", 2, len(frame("c2s", 1))),
+					fmt.Sprintf("problem  c2s %s 1 packet not read: 1 over the record size limit", stamp(b, 4)),
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("records (-want +got):\n%s", diff)
+				}
+				if st.Packets != 6 || st.Skipped.TooLarge != 1 || st.Problems != 2 {
+					t.Errorf("stats %+v", st)
+				}
+			})
+		}
+	}
 }
