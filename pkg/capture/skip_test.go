@@ -254,3 +254,87 @@ func TestRecordOverLimit(t *testing.T) {
 		}
 	}
 }
+
+// Two copies of the same bytes that disagree, both waiting behind a hole:
+// the first copy is kept (as tshark keeps it) and the conflict reported
+// with the connection, the direction and the stream offsets.
+func TestConflictingCopies(t *testing.T) {
+	stream := frames("c2s", 1, 3) // frames 1 and 2
+	n1 := len(frame("c2s", 1))
+	other := bytes.Clone(stream)
+	// a letter of the second frame's text, still JSON: "frame 2" -> "frame 9"
+	at := n1 + bytes.Index(stream[n1:], []byte("frame 2")) + len("frame ")
+	other[at] = '9'
+	for _, inOrder := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hole-filled-by-a-third-copy=%v", inOrder), func(t *testing.T) {
+			b := &capturetest.Builder{File: capturetest.PcapNG}
+			c := b.Conn(client, server)
+			c.Handshake()
+			c.Send(capturetest.C2S, 20, stream[20:])    // 3: waits behind bytes 0-19
+			c.Send(capturetest.C2S, 20, other[20:at+5]) // 4: a second copy, different at `at`
+			if inOrder {
+				c.Send(capturetest.C2S, 0, other[:at+1]) // 5: fills the hole, and disagrees too
+			} else {
+				c.Send(capturetest.C2S, 0, stream[:20]) // 5: fills the hole
+			}
+			c.Fin(capturetest.C2S, len(stream))
+			got, _, err := collect(t, b.Bytes(), capture.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			conflict := fmt.Sprintf("problem %s c2s %%s %s c2s: bytes %d-%d arrived twice with different contents; the first copy is kept", conn, conn, at, at)
+			want = append(want, fmt.Sprintf(conflict, stamp(b, 4)))
+			if inOrder {
+				want = append(want, fmt.Sprintf(conflict, stamp(b, 5)))
+			}
+			want = append(want,
+				frameLine(b, 5, conn, "c2s", 1, 0),
+				frameLine(b, 5, conn, "c2s", 2, n1))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// tshark keeps the first copy too: the same bytes.
+func TestTsharkConflictingCopies(t *testing.T) {
+	tshark := needs.Program(t, "tshark", "Wireshark's reassembly is compared here (apt-get install tshark)")
+	stream := frames("c2s", 1, 3)
+	other := bytes.Clone(stream)
+	at := bytes.Index(stream, []byte("frame 2")) + len("frame ")
+	other[at] = '9'
+	b := &capturetest.Builder{File: capturetest.PcapNG}
+	c := b.Conn(client, server)
+	c.Handshake()
+	c.Send(capturetest.C2S, 20, stream[20:])
+	c.Send(capturetest.C2S, 20, other[20:at+5])
+	c.Send(capturetest.C2S, 0, stream[:20])
+	c.Fin(capturetest.C2S, len(stream))
+	in := filepath.Join(t.TempDir(), "in.pcapng")
+	if err := os.WriteFile(in, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	theirs := tsharkFollow(t, tshark, in)
+	var ours string
+	var conflicts int
+	_, err := capture.Read(bytes.NewReader(b.Bytes()), capture.Options{}, func(r *capture.Record) error {
+		var ce *capture.ConflictError
+		switch {
+		case r.Kind == capture.Frame:
+			ours += hex.EncodeToString(r.Frame.Raw)
+		case errors.As(r.Err, &ce):
+			conflicts++
+		default:
+			t.Errorf("record %s", describe(r))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ours != theirs[0] || ours != hex.EncodeToString(stream) || conflicts != 1 {
+		t.Errorf("%d conflicts; ours %s\ntshark's %s", conflicts, ours, theirs[0])
+	}
+}
