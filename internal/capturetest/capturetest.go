@@ -229,18 +229,7 @@ func (b *Builder) packet(ls ...gopacket.SerializableLayer) {
 		link = append(link, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0)
 	}
 	data := append(link, ipb...)
-	start := b.Start
-	if start.IsZero() {
-		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	}
-	n := time.Duration(b.n)
-	b.n++
-	t := start.Add(n*time.Millisecond + n)
-	if b.Emit != nil {
-		b.Emit(t, data)
-		return
-	}
-	b.pkts = append(b.pkts, pkt{t: t, data: data})
+	b.Raw(data)
 }
 
 // withExtensions puts extension headers between an IPv6 packet's header
@@ -266,6 +255,28 @@ func withExtensions(ip []byte, exts []layers.IPProtocol) []byte {
 	out = append(out, ip[40:]...)
 	binary.BigEndian.PutUint16(out[4:], uint16(len(out)-40))
 	return out
+}
+
+// Raw adds a packet of the link layer's bytes as they are given (ARP, a
+// packet cut short), stamped as the others are.
+func (b *Builder) Raw(data []byte) {
+	t := b.next()
+	if b.Emit != nil {
+		b.Emit(t, data)
+		return
+	}
+	b.pkts = append(b.pkts, pkt{t: t, data: data})
+}
+
+// next is the capture time of the next packet.
+func (b *Builder) next() time.Time {
+	start := b.Start
+	if start.IsZero() {
+		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	}
+	n := time.Duration(b.n)
+	b.n++
+	return start.Add(n*time.Millisecond + n)
 }
 
 // Packets returns how many packets were added.

@@ -8,8 +8,10 @@
 // SLL2, BSD loopback, raw IP; IPv4 and IPv6) with its layers package, and
 // each direction of each TCP connection is put back together with its
 // reassembly package: bytes in sequence order, retransmissions dropped,
-// overlaps resolved as the library does (bytes already delivered win),
-// out-of-order segments placed. Each direction is then read with the
+// out-of-order segments placed; where copies of the same bytes overlap,
+// the first copy wins (bytes already delivered, and among segments that
+// wait behind a hole the one that came first, as in tshark), and copies
+// that disagree are reported (a *ConflictError). Each direction is then read with the
 // binary frame reader of pkg/codec/binary. A direction that begins with an
 // HTTP Upgrade handshake to WebSocket (RFC 6455) is unwrapped first: its
 // frames are unmasked, binary messages (continuation frames joined) are
@@ -30,8 +32,14 @@
 // ahead of the reassembly and the frame reading; the records, their order
 // and their errors are the same either way.
 //
-// Memory is bounded: per direction the frame reader holds at most one frame
-// (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
+// Packets that give no TCP segment (ARP, UDP, connections not selected;
+// packets cut short) are counted by reason in Stats.Skipped and summed up
+// in a record after the last one: see SkipError.
+//
+// Memory is bounded: a record of the file is read only when it is at most
+// Options.MaxRecordSize (one over it is passed over unread, its bytes
+// never held, and reported); per direction the frame reader holds at most
+// one frame (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
 // Options.ReassemblyBuffer bytes of out-of-order data, and at most
 // Options.MaxConns connections are followed at once; a connection past the
 // cap is reported and not followed.
@@ -102,7 +110,7 @@ const (
 // only during the call of the function given to Read.
 type Record struct {
 	Kind Kind
-	Conn string    // "10.0.0.1:51234>10.0.0.2:7000": client>server
+	Conn string    // "10.0.0.1:51234>10.0.0.2:7000": client>server; empty for a record about the capture as a whole (*SkipError, *RecordSizeError)
 	Dir  Dir       // c2s or s2c
 	Time time.Time // capture time of the segment that completed the record
 

@@ -106,7 +106,11 @@ func (e *RecordSizeError) Error() string {
 type ConflictError struct{ Start, End int64 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("bytes %d-%d arrived twice with different contents; the first copy is kept", e.Start, e.End-1)
+	what := fmt.Sprintf("bytes %d-%d", e.Start, e.End-1)
+	if e.End-e.Start == 1 {
+		what = fmt.Sprintf("byte %d", e.Start)
+	}
+	return what + " arrived twice with different contents; the first copy is kept"
 }
 
 // The pcapng block types the filter knows.

@@ -283,7 +283,7 @@ func TestConflictingCopies(t *testing.T) {
 				t.Fatal(err)
 			}
 			var want []string
-			conflict := fmt.Sprintf("problem %s c2s %%s %s c2s: bytes %d-%d arrived twice with different contents; the first copy is kept", conn, conn, at, at)
+			conflict := fmt.Sprintf("problem %s c2s %%s %s c2s: byte %d arrived twice with different contents; the first copy is kept", conn, conn, at)
 			want = append(want, fmt.Sprintf(conflict, stamp(b, 4)))
 			if inOrder {
 				want = append(want, fmt.Sprintf(conflict, stamp(b, 5)))
