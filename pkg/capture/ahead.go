@@ -143,7 +143,7 @@ func (r *reader) runAhead(pr *packetReader) error {
 		}
 		s := b.stats
 		r.stats.Packets, r.stats.Undecoded, r.stats.Fragments, r.stats.FragmentsLost = s.Packets, s.Undecoded, s.Fragments, s.FragmentsLost
-		r.stats.Skipped, r.stats.firstCut = s.Skipped, s.firstCut
+		r.stats.Skipped, r.stats.firstCut, r.stats.firstLink = s.Skipped, s.firstCut, s.firstLink
 		err = b.err
 		if err != nil {
 			r.idle = b.idle

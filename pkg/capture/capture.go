@@ -366,8 +366,9 @@ type Stats struct {
 	FragmentsLost int
 	// Skipped counts, by reason, the packets that gave no TCP segment to
 	// read (Undecoded ones, and those Options did not select).
-	Skipped  Skipped
-	firstCut int // the first packet cut short
+	Skipped   Skipped
+	firstCut  int // the first packet cut short
+	firstLink int // the first link type not read
 }
 
 // packetSource is pcapgo's Reader or NgReader.
@@ -534,7 +535,7 @@ func (r *reader) summary(pr *packetReader) {
 	}
 	t := pr.last
 	s := r.stats.Skipped
-	e := &SkipError{Skipped: s, FragmentsLost: r.stats.FragmentsLost, FirstLost: r.stats.firstCut}
+	e := &SkipError{Skipped: s, FragmentsLost: r.stats.FragmentsLost, FirstLost: r.stats.firstCut, FirstLinkType: r.stats.firstLink}
 	switch {
 	case e.Lost() > 0:
 		r.captureProblem(Problem, e, t)
@@ -641,6 +642,18 @@ func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
 		pr.last = ci.Timestamp
 		lt := linkType(pr.src, ci)
 		tcp, flow, why, err := pr.dec.decode(lt, data, ci.Timestamp)
+		if _, ng := pr.src.(*pcapgo.NgReader); err != nil && ng {
+			// A pcapng file's interfaces each have their link type: the
+			// packets of one that is not read are counted, the others read.
+			pr.stats.Skipped.LinkType++
+			if pr.stats.firstLink == 0 {
+				pr.stats.firstLink = int(lt)
+			}
+			if pr.idle {
+				return nil, flow, ci.Timestamp, nil
+			}
+			continue
+		}
 		if err != nil {
 			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets, Err: err}
 		}

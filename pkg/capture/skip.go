@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Packets passed over. Every packet of a capture either gives a TCP
@@ -28,6 +30,7 @@ type Skipped struct {
 	Filtered  int // TCP of connections that Options.Ports or Options.Conn do not select
 	Truncated int // cut short or damaged before the TCP header ends (a snap length, a broken header)
 	TooLarge  int // records (pcapng blocks) over Options.MaxRecordSize, not read
+	LinkType  int // pcapng: packets of an interface whose link type is not read (in pcap that is a *FormatError)
 }
 
 // DefaultMaxRecordSize is the largest capture record (a pcap record's
@@ -42,10 +45,11 @@ type SkipError struct {
 	Skipped
 	FragmentsLost int // fragmented packets given up (Stats.FragmentsLost)
 	FirstLost     int // 1-based number of the first packet cut short, 0 when none
+	FirstLinkType int // the first link type not read (LinkType), 0 when none
 }
 
 // Lost is the number of packets that should have been read and were not.
-func (e *SkipError) Lost() int { return e.Truncated + e.TooLarge + e.FragmentsLost }
+func (e *SkipError) Lost() int { return e.Truncated + e.TooLarge + e.FragmentsLost + e.LinkType }
 
 func (e *SkipError) Error() string {
 	var b strings.Builder
@@ -67,6 +71,7 @@ func (e *SkipError) Error() string {
 		}
 		part(e.TooLarge, "over the record size limit")
 		part(e.FragmentsLost, "fragmented and never made whole")
+		part(e.LinkType, fmt.Sprintf("on an interface whose link type is not read (%d, %s)", e.FirstLinkType, layers.LinkType(e.FirstLinkType)))
 		if byDesign > 0 {
 			b.WriteString("; ")
 		}

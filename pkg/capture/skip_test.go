@@ -338,3 +338,45 @@ func TestTsharkConflictingCopies(t *testing.T) {
 		t.Errorf("%d conflicts; ours %s\ntshark's %s", conflicts, ours, theirs[0])
 	}
 }
+
+// A pcapng interface whose link type is not read: its packets are counted
+// as not read, and those of the other interfaces are read.
+func TestInterfaceLinkTypeNotRead(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.PcapNG}
+	c := b.Conn(client, server)
+	c.Handshake()
+	c.Send(capturetest.C2S, 0, frame("c2s", 1))
+	c.Send(capturetest.C2S, len(frame("c2s", 1)), frame("c2s", 2))
+	head, tail := capturetest.SplitRecords(b.Bytes(), true, 4)
+	le := binary.LittleEndian
+	idb := le.AppendUint32(nil, 1) // an interface description block: link type 147
+	idb = le.AppendUint32(idb, 20)
+	idb = le.AppendUint16(idb, 147)
+	idb = le.AppendUint16(idb, 0)
+	idb = le.AppendUint32(idb, 0)
+	idb = le.AppendUint32(idb, 20)
+	epb := le.AppendUint32(nil, 6) // a packet of 4 bytes on it
+	epb = le.AppendUint32(epb, 36)
+	epb = le.AppendUint32(epb, 1)
+	epb = append(epb, tail[12:20]...) // the next packet's time
+	epb = le.AppendUint32(epb, 4)
+	epb = le.AppendUint32(epb, 4)
+	epb = append(epb, 1, 2, 3, 4)
+	epb = le.AppendUint32(epb, 36)
+	data := append(append(append(head, idb...), epb...), tail...)
+	got, st, err := collect(t, data, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		frameLine(b, 3, conn, "c2s", 1, 0),
+		frameLine(b, 4, conn, "c2s", 2, len(frame("c2s", 1))),
+		fmt.Sprintf("problem  c2s %s 1 packet not read: 1 on an interface whose link type is not read (147, UnknownLinkType)", stamp(b, 4)),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if st.Skipped.LinkType != 1 || st.Packets != 6 {
+		t.Errorf("stats %+v", st)
+	}
+}
