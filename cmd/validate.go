@@ -58,7 +58,8 @@ the first one):
               naming the connection and direction ("CONN DIR: frame N at
               byte X"); holes (CAP001), WebSocket errors (CAP002),
               connections not followed (CAP003), with --port a direction
-              that is not frames (CAP004)
+              that is not frames (CAP004), copies of the same bytes that
+              disagree (CAP006), packets not read (CAP007)
   tabular     Genesis A2A tables: header and version, cells per row, escapes,
               UTF-8, line length (TAB001-TAB005)
   chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the

@@ -44,8 +44,18 @@ type Builder struct {
 	// FragmentsBackwards sends them last first.
 	Fragment           int
 	FragmentsBackwards bool
-	n                  int
-	pkts               []pkt
+	// VLAN, on Ethernet, puts each packet under these 802.1Q tags, the
+	// outer first, each given by the EtherType that announces it: 0x8100,
+	// 0x88a8 or 0x9100 (QinQ).
+	VLAN []layers.EthernetType
+	// IPv6Ext puts these IPv6 extension headers, in this order, between
+	// the IPv6 header and the TCP segment of each IPv6 packet that is not
+	// fragmented: Hop-by-Hop, Routing (segments left 0), Fragment (an
+	// atomic fragment) and Destination Options, 8 bytes each (options of
+	// padding).
+	IPv6Ext []layers.IPProtocol
+	n       int
+	pkts    []pkt
 }
 
 type pkt struct {
@@ -186,11 +196,24 @@ func (b *Builder) packet(ls ...gopacket.SerializableLayer) {
 	if _, ok := ls[0].(*layers.IPv6); ok {
 		etype = layers.EthernetTypeIPv6
 	}
+	ipb := serialize(ls...)
+	if etype == layers.EthernetTypeIPv6 && len(b.IPv6Ext) > 0 && layers.IPProtocol(ipb[6]) == layers.IPProtocolTCP {
+		ipb = withExtensions(ipb, b.IPv6Ext)
+	}
 	var link []byte
 	switch b.Link {
 	case layers.LinkTypeEthernet, 0:
 		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: etype}
-		ls = append([]gopacket.SerializableLayer{eth}, ls...)
+		lls := []gopacket.SerializableLayer{eth}
+		for i, tag := range b.VLAN {
+			if i == 0 {
+				eth.EthernetType = tag
+			} else {
+				lls[i].(*layers.Dot1Q).Type = tag
+			}
+			lls = append(lls, &layers.Dot1Q{VLANIdentifier: uint16(100 + i), Type: etype})
+		}
+		ipb = serialize(append(lls, gopacket.Payload(ipb))...)
 	case layers.LinkTypeLinuxSLL:
 		// packet type, ARPHRD_ETHER, address length, address (8), protocol
 		link = binary.BigEndian.AppendUint16(nil, 4)
@@ -205,19 +228,55 @@ func (b *Builder) packet(ls ...gopacket.SerializableLayer) {
 		link = binary.BigEndian.AppendUint16(link, 1)
 		link = append(link, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0)
 	}
-	data := append(link, serialize(ls...)...)
+	data := append(link, ipb...)
+	b.Raw(data)
+}
+
+// withExtensions puts extension headers between an IPv6 packet's header
+// and its TCP segment (whose checksum stays right: the pseudo-header
+// counts the segment's length and the addresses, which do not change).
+func withExtensions(ip []byte, exts []layers.IPProtocol) []byte {
+	out := append([]byte(nil), ip[:40]...)
+	out[6] = byte(exts[0])
+	for i, e := range exts {
+		next := layers.IPProtocolTCP
+		if i+1 < len(exts) {
+			next = exts[i+1]
+		}
+		switch e {
+		case layers.IPProtocolIPv6Routing:
+			out = append(out, byte(next), 0, 253, 0, 0, 0, 0, 0) // type 253 (experiment), segments left 0
+		case layers.IPProtocolIPv6Fragment:
+			out = append(out, byte(next), 0, 0, 0, 0, 0, 0x12, 0x34) // offset 0, no more fragments
+		default: // Hop-by-Hop, Destination Options: a PadN option of 4
+			out = append(out, byte(next), 0, 1, 4, 0, 0, 0, 0)
+		}
+	}
+	out = append(out, ip[40:]...)
+	binary.BigEndian.PutUint16(out[4:], uint16(len(out)-40))
+	return out
+}
+
+// Raw adds a packet of the link layer's bytes as they are given (ARP, a
+// packet cut short), stamped as the others are.
+func (b *Builder) Raw(data []byte) {
+	t := b.next()
+	if b.Emit != nil {
+		b.Emit(t, data)
+		return
+	}
+	b.pkts = append(b.pkts, pkt{t: t, data: data})
+}
+
+// next is the capture time of the next packet.
+func (b *Builder) next() time.Time {
 	start := b.Start
 	if start.IsZero() {
 		start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
 	n := time.Duration(b.n)
 	b.n++
-	t := start.Add(n*time.Millisecond + n)
-	if b.Emit != nil {
-		b.Emit(t, data)
-		return
-	}
-	b.pkts = append(b.pkts, pkt{t: t, data: data})
+	return start.Add(n*time.Millisecond + n)
 }
 
 // Packets returns how many packets were added.
@@ -293,4 +352,56 @@ func bigEndian(le []byte) []byte {
 		i += 16 + int(binary.LittleEndian.Uint32(le[i+8:]))
 	}
 	return be
+}
+
+// SplitRecords cuts a capture file after its first k packet records
+// (pcap) or blocks (pcapng: the section and interface blocks and k
+// packets).
+func SplitRecords(data []byte, ng bool, k int) (head, tail []byte) {
+	at := 24
+	if ng {
+		at = 0
+		for i := 0; i < 2; i++ { // section header, interface description
+			at += int(binary.LittleEndian.Uint32(data[at+4:]))
+		}
+	}
+	for range k {
+		if ng {
+			at += int(binary.LittleEndian.Uint32(data[at+4:]))
+		} else {
+			at += 16 + int(binary.LittleEndian.Uint32(data[at+8:]))
+		}
+	}
+	return data[:at:at], data[at:]
+}
+
+// HugeRecords are captures with a record that declares a huge length,
+// over the record size limit: a pcap record (with a snap length that lets
+// it through) and a pcapng block, each followed by a few of its bytes and
+// a packet.
+func HugeRecords() [][]byte {
+	var out [][]byte
+	for _, ng := range []bool{false, true} {
+		file := Pcap
+		if ng {
+			file = PcapNG
+		}
+		b := &Builder{File: file}
+		c := b.Conn("10.0.0.1:51234", "10.0.0.2:7000")
+		c.Handshake()
+		c.Send(C2S, 0, []byte("\x01\x01 a frame's worth of bytes"))
+		head, tail := SplitRecords(b.Bytes(), ng, 3)
+		var hdr []byte
+		if ng {
+			hdr = binary.LittleEndian.AppendUint32(nil, 6)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0xfffffffc)
+		} else {
+			binary.LittleEndian.PutUint32(head[16:], 0xffffffff)
+			hdr = append([]byte(nil), tail[:8]...)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0x7fffffff)
+			hdr = binary.LittleEndian.AppendUint32(hdr, 0x7fffffff)
+		}
+		out = append(out, slices.Concat(head, hdr, make([]byte, 64), tail))
+	}
+	return out
 }

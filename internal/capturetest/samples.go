@@ -135,6 +135,37 @@ var samples = map[string]func() []byte{
 		c.Fin(S2C, len(reply))
 		return b.Bytes()
 	},
+	// What is not plain Ethernet, IPv4 or IPv6, TCP: frames on port 7000
+	// under an outer VLAN tag 0x9100 and an 802.1Q tag, over IPv6 with a
+	// Destination Options header, two copies of the same bytes that
+	// disagree (out of order: the first is kept), an ARP request, a UDP
+	// datagram and a TCP segment cut short inside its header.
+	"odd.pcapng": func() []byte {
+		b := &Builder{File: PcapNG, VLAN: []layers.EthernetType{0x9100, layers.EthernetTypeDot1Q}, IPv6Ext: []layers.IPProtocol{layers.IPProtocolIPv6Destination}}
+		c := b.Conn("[fd00::1]:51234", "[fd00::2]:7000")
+		c.Handshake()
+		var s []byte
+		s = append(s, Frame(kado.Heartbeat, 1, `{}`)...)
+		s = append(s, Frame(kado.Heartbeat, 2, `{}`)...)
+		other := append([]byte(nil), s...)
+		at := len(s)/2 + 14 // the second frame's sequence id
+		other[at] = 9
+		c.Send(C2S, 10, s[10:])         // out of order: waits for bytes 0-9
+		c.Send(C2S, 10, other[10:at+2]) // a second copy that disagrees
+		c.Send(C2S, 0, s[:10])
+		c.Fin(C2S, len(s))
+		eth := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1}
+		arp := append(append([]byte(nil), eth...), 0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 1, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2)
+		b.Raw(append(arp, make([]byte, 60-len(arp))...))
+		udp := &layers.UDP{SrcPort: 5353, DstPort: 5353}
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: []byte{10, 0, 0, 1}, DstIP: []byte{224, 0, 0, 251}}
+		_ = udp.SetNetworkLayerForChecksum(ip)
+		b.Raw(serialize(&layers.Ethernet{SrcMAC: eth[6:12], DstMAC: []byte{1, 0, 0x5e, 0, 0, 0xfb}, EthernetType: layers.EthernetTypeIPv4}, ip, udp, gopacket.Payload("mdns")))
+		cut := serialize(&layers.Ethernet{SrcMAC: eth[6:12], DstMAC: []byte{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4},
+			&layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: []byte{10, 0, 0, 1}, DstIP: []byte{10, 0, 0, 2}}, gopacket.Payload([]byte{0xc8, 0x22, 0x1b, 0x58, 0, 0, 0, 1}))
+		b.Raw(cut) // 8 bytes of a TCP header: ports 51234 and 7000, then cut
+		return b.Bytes()
+	},
 	// Plain HTTP on port 80 beside frames on port 7000, captured with
 	// tcpdump -i any (Linux cooked v2) over IPv6, in a big-endian pcap.
 	"mixed.pcap": func() []byte {

@@ -46,8 +46,9 @@ type segBatch struct {
 type segment struct {
 	flow       gopacket.Flow
 	t          time.Time
-	start, end int  // the segment in arena
-	idle       bool // Record.Idle of the records it completes
+	start, end int              // the segment in arena
+	idle       bool             // Record.Idle of the records it completes
+	over       *RecordSizeError // not a segment: a record passed over
 }
 
 // runAhead is run with the file read and its packets decoded on a
@@ -76,6 +77,10 @@ func (r *reader) runAhead(pr *packetReader) error {
 			b.arena, b.segs, b.err = b.arena[:0], b.segs[:0], nil
 			for len(b.segs) < aheadPackets && len(b.arena) < aheadBytes {
 				tcp, flow, t, err := pr.next()
+				if rse, ok := err.(*RecordSizeError); ok {
+					b.segs = append(b.segs, segment{t: t, over: rse, idle: pr.idle})
+					continue
+				}
 				if err != nil {
 					if err == io.EOF {
 						pr.dec.frag.end()
@@ -124,6 +129,11 @@ func (r *reader) runAhead(pr *packetReader) error {
 				break
 			}
 			sg := &b.segs[i]
+			if sg.over != nil {
+				r.idle = sg.idle
+				r.captureProblem(Problem, sg.over, sg.t)
+				continue
+			}
 			// The bytes decoded as they were on the reading goroutine.
 			if e := tcp.DecodeFromBytes(b.arena[sg.start:sg.end], gopacket.NilDecodeFeedback); e != nil {
 				panic("capture: a TCP segment read ahead no longer decodes: " + e.Error())
@@ -133,6 +143,7 @@ func (r *reader) runAhead(pr *packetReader) error {
 		}
 		s := b.stats
 		r.stats.Packets, r.stats.Undecoded, r.stats.Fragments, r.stats.FragmentsLost = s.Packets, s.Undecoded, s.Fragments, s.FragmentsLost
+		r.stats.Skipped, r.stats.firstCut, r.stats.firstLink = s.Skipped, s.firstCut, s.firstLink
 		err = b.err
 		if err != nil {
 			r.idle = b.idle
@@ -153,5 +164,6 @@ func (r *reader) runAhead(pr *packetReader) error {
 		}
 		return err
 	}
+	r.summary(pr)
 	return r.finalErr(pr)
 }

@@ -171,6 +171,9 @@ func FuzzReadAhead(f *testing.F) {
 		data, _ := capturetest.Sample(name)
 		f.Add(data)
 	}
+	for _, s := range capturetest.HugeRecords() {
+		f.Add(s)
+	}
 	frag := &capturetest.Builder{Fragment: 24, FragmentsBackwards: true}
 	c := frag.Conn("[fd00::1]:51234", "[fd00::2]:7000")
 	c.Handshake()

@@ -8,8 +8,10 @@
 // SLL2, BSD loopback, raw IP; IPv4 and IPv6) with its layers package, and
 // each direction of each TCP connection is put back together with its
 // reassembly package: bytes in sequence order, retransmissions dropped,
-// overlaps resolved as the library does (bytes already delivered win),
-// out-of-order segments placed. Each direction is then read with the
+// out-of-order segments placed; where copies of the same bytes overlap,
+// the first copy wins (bytes already delivered, and among segments that
+// wait behind a hole the one that came first, as in tshark), and copies
+// that disagree are reported (a *ConflictError). Each direction is then read with the
 // binary frame reader of pkg/codec/binary. A direction that begins with an
 // HTTP Upgrade handshake to WebSocket (RFC 6455) is unwrapped first: its
 // frames are unmasked, binary messages (continuation frames joined) are
@@ -30,8 +32,14 @@
 // ahead of the reassembly and the frame reading; the records, their order
 // and their errors are the same either way.
 //
-// Memory is bounded: per direction the frame reader holds at most one frame
-// (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
+// Packets that give no TCP segment (ARP, UDP, connections not selected;
+// packets cut short) are counted by reason in Stats.Skipped and summed up
+// in a record after the last one: see SkipError.
+//
+// Memory is bounded: a record of the file is read only when it is at most
+// Options.MaxRecordSize (one over it is passed over unread, its bytes
+// never held, and reported); per direction the frame reader holds at most
+// one frame (Options.MaxFrameSize) plus its read-ahead, the reassembler at most
 // Options.ReassemblyBuffer bytes of out-of-order data, and at most
 // Options.MaxConns connections are followed at once; a connection past the
 // cap is reported and not followed.
@@ -102,7 +110,7 @@ const (
 // only during the call of the function given to Read.
 type Record struct {
 	Kind Kind
-	Conn string    // "10.0.0.1:51234>10.0.0.2:7000": client>server
+	Conn string    // "10.0.0.1:51234>10.0.0.2:7000": client>server; empty for a record about the capture as a whole (*SkipError, *RecordSizeError)
 	Dir  Dir       // c2s or s2c
 	Time time.Time // capture time of the segment that completed the record
 
@@ -296,6 +304,12 @@ type Options struct {
 	// others are not looked at. When the capture holds no such
 	// connection, Read returns a *NoConnError listing those it holds.
 	Conn ConnID
+	// MaxRecordSize bounds a record of the capture file (a pcap record's
+	// captured length, a pcapng block's total length): a packet's record
+	// over it is passed over unread (a Problem, a *RecordSizeError), a
+	// section or interface block over it is a *FormatError. 0 means
+	// DefaultMaxRecordSize.
+	MaxRecordSize int
 	// ReassemblyBuffer bounds the out-of-order bytes held for one
 	// direction while it waits for a missing segment; when it is full the
 	// hole is given up (and reported). 0 means DefaultReassemblyBuffer.
@@ -350,6 +364,11 @@ type Stats struct {
 	// end, fragments that contradict each other, too many waiting).
 	Fragments     int
 	FragmentsLost int
+	// Skipped counts, by reason, the packets that gave no TCP segment to
+	// read (Undecoded ones, and those Options did not select).
+	Skipped   Skipped
+	firstCut  int // the first packet cut short
+	firstLink int // the first link type not read
 }
 
 // packetSource is pcapgo's Reader or NgReader.
@@ -426,6 +445,9 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 	if opts.ReassemblyBuffer <= 0 {
 		opts.ReassemblyBuffer = DefaultReassemblyBuffer
 	}
+	if opts.MaxRecordSize <= 0 {
+		opts.MaxRecordSize = DefaultMaxRecordSize
+	}
 	r := &reader{opts: opts, fn: fn}
 	if len(opts.Ports) > 0 {
 		r.ports = map[uint16]bool{}
@@ -441,12 +463,11 @@ func newReader(opts Options, fn func(*Record) error) *reader {
 }
 
 func (r *reader) run(in io.Reader) error {
-	src, err := openSource(in)
+	src, filter, bufd, err := openSource(in, r.opts.MaxRecordSize)
 	if err != nil {
 		return err
 	}
-	pr := &packetReader{src: src, opts: &r.opts, ports: r.ports, stats: &r.stats}
-	pr.bufd, _ = in.(interface{ Buffered() int })
+	pr := &packetReader{src: src, filter: filter, bufd: bufd, opts: &r.opts, ports: r.ports, stats: &r.stats}
 	pr.dec.frag.stats = &r.stats
 	if readMode == ahead || readMode == byCPUs && !r.opts.inOne && runtime.GOMAXPROCS(0) > 1 {
 		return r.runAhead(pr)
@@ -456,6 +477,11 @@ func (r *reader) run(in io.Reader) error {
 		r.idle = pr.idle
 		if err == io.EOF {
 			break
+		}
+		var rse *RecordSizeError
+		if errors.As(err, &rse) {
+			r.captureProblem(Problem, rse, t)
+			continue
 		}
 		if err != nil {
 			r.end()
@@ -470,7 +496,53 @@ func (r *reader) run(in io.Reader) error {
 	}
 	r.end()
 	pr.dec.frag.end()
+	r.summary(pr)
 	return r.finalErr(pr)
+}
+
+// captureProblem gives a record about the capture as a whole, not one of
+// its connections (Conn is empty): a record over the size limit, or the
+// packets that were not read.
+func (r *reader) captureProblem(kind Kind, err error, t time.Time) {
+	if r.err != nil {
+		return
+	}
+	r.release()
+	if kind == Problem {
+		r.stats.Problems++
+	}
+	rec := &Record{Kind: kind, Time: t, Err: err, Idle: r.idle}
+	if len(r.held) > 0 || len(r.waiting) > 0 {
+		// Records wait for time order: this one goes with them.
+		c := *rec
+		r.held = append(r.held, held{rec: c, conn: -1, n: r.heldN})
+		if len(r.held) == 1 || t.Before(r.heldMin) {
+			r.heldMin = t
+		}
+		r.heldBytes += heldOverhead
+		r.heldN++
+		return
+	}
+	r.err = r.fn(rec)
+}
+
+// summary gives, at the end of the capture, the record that sums up the
+// packets passed over: a Problem when some were lost, a Note when all of
+// them were skipped by design.
+func (r *reader) summary(pr *packetReader) {
+	if r.opts.Conn.IsValid() && !pr.matched {
+		return // the error names the connections the capture holds
+	}
+	t := pr.last
+	s := r.stats.Skipped
+	e := &SkipError{Skipped: s, FragmentsLost: r.stats.FragmentsLost, FirstLost: r.stats.firstCut, FirstLinkType: r.stats.firstLink}
+	switch {
+	case e.Lost() > 0:
+		r.captureProblem(Problem, e, t)
+	case s.NotIP+s.NotTCP+s.Filtered > 0:
+		r.captureProblem(Note, e, t)
+	}
+	r.release()
 }
 
 // finalErr is the error of a capture read to its end: fn's, or Options.Conn
@@ -517,7 +589,13 @@ const ctxSlab = 32
 type packetReader struct {
 	src     packetSource
 	bufd    interface{ Buffered() int } // the input, when it says what it holds
-	idle    bool                        // it held nothing after the last read
+	filter  *recordFilter               // under src: records over the size limit
+	held    bool                        // a packet read is still to decode, after a record skipped before it
+	hdata   []byte
+	hci     gopacket.CaptureInfo
+	herr    error
+	last    time.Time // capture time of the last packet read
+	idle    bool      // it held nothing after the last read
 	opts    *Options
 	ports   map[uint16]bool
 	stats   *Stats // Packets, Undecoded, Fragments, FragmentsLost
@@ -532,8 +610,25 @@ type packetReader struct {
 // leaves the input idle, next returns no segment and no error.
 func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
 	for {
-		data, ci, err := pr.src.ZeroCopyReadPacketData()
-		pr.idle = pr.bufd != nil && pr.bufd.Buffered() == 0
+		var data []byte
+		var ci gopacket.CaptureInfo
+		var err error
+		if pr.held {
+			pr.held = false
+			data, ci, err = pr.hdata, pr.hci, pr.herr
+		} else {
+			data, ci, err = pr.src.ZeroCopyReadPacketData()
+			pr.idle = pr.bufd != nil && pr.bufd.Buffered() == 0
+		}
+		if f := pr.filter; f != nil && len(f.over) > 0 {
+			// A record passed over came before this packet: said first.
+			e := f.over[0]
+			f.over = f.over[1:]
+			pr.held, pr.hdata, pr.hci, pr.herr = true, data, ci, err
+			pr.stats.Packets++
+			pr.stats.Skipped.TooLarge++
+			return nil, gopacket.Flow{}, pr.last, e
+		}
 		if err == io.EOF {
 			return nil, gopacket.Flow{}, time.Time{}, err
 		}
@@ -544,13 +639,37 @@ func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
 			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets + 1, Err: err}
 		}
 		pr.stats.Packets++
+		pr.last = ci.Timestamp
 		lt := linkType(pr.src, ci)
-		tcp, flow, err := pr.dec.decode(lt, data, ci.Timestamp)
+		tcp, flow, why, err := pr.dec.decode(lt, data, ci.Timestamp)
+		if _, ng := pr.src.(*pcapgo.NgReader); err != nil && ng {
+			// A pcapng file's interfaces each have their link type: the
+			// packets of one that is not read are counted, the others read.
+			pr.stats.Skipped.LinkType++
+			if pr.stats.firstLink == 0 {
+				pr.stats.firstLink = int(lt)
+			}
+			if pr.idle {
+				return nil, flow, ci.Timestamp, nil
+			}
+			continue
+		}
 		if err != nil {
 			return nil, gopacket.Flow{}, time.Time{}, &FormatError{Packet: pr.stats.Packets, Err: err}
 		}
 		if tcp == nil {
 			pr.stats.Undecoded++
+			switch why {
+			case skipNotIP:
+				pr.stats.Skipped.NotIP++
+			case skipNotTCP:
+				pr.stats.Skipped.NotTCP++
+			case skipTruncated:
+				pr.stats.Skipped.Truncated++
+				if pr.stats.firstCut == 0 {
+					pr.stats.firstCut = pr.stats.Packets
+				}
+			}
 			if pr.idle {
 				return nil, flow, ci.Timestamp, nil
 			}
@@ -568,6 +687,9 @@ func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
 			} else {
 				pr.matched = true
 			}
+		}
+		if tcp == nil {
+			pr.stats.Skipped.Filtered++
 		}
 		if tcp != nil || pr.idle {
 			return tcp, flow, ci.Timestamp, nil
@@ -657,7 +779,9 @@ func (r *reader) emit(h *half, rec *Record) {
 	r.heldN++
 }
 
-func openSource(in io.Reader) (packetSource, error) {
+// openSource opens the capture in, its records read through a
+// recordFilter of limit; bufd says what the input holds, when it can.
+func openSource(in io.Reader, limit int) (_ packetSource, filter *recordFilter, bufd interface{ Buffered() int }, _ error) {
 	// pcapgo reads through a bufio.Reader of its own (pcapng: one given
 	// serves when it is at least 4 KiB, so that its Buffered says what
 	// Record.Idle says) or reads exact sizes (pcap): a 4-byte look decides.
@@ -678,28 +802,40 @@ func openSource(in io.Reader) (packetSource, error) {
 	}
 	if err != nil {
 		if n == 0 && err == io.EOF {
-			return nil, &FormatError{Err: errors.New("the input is empty")}
+			return nil, nil, nil, &FormatError{Err: errors.New("the input is empty")}
 		}
 		if err == io.ErrUnexpectedEOF {
-			return nil, &FormatError{Err: fmt.Errorf("only %d %s", n, plural(int64(n), "byte", "bytes"))}
+			return nil, nil, nil, &FormatError{Err: fmt.Errorf("only %d %s", n, plural(int64(n), "byte", "bytes"))}
 		}
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if codec.Detect(magic[:]).Format != codec.Pcap {
-		return nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
+		return nil, nil, nil, &FormatError{Err: fmt.Errorf("it starts with % x, which is no pcap or pcapng magic number (a1b2c3d4 or a1b23c4d in either byte order, 0a0d0d0a)", magic[:])}
 	}
 	if binary.BigEndian.Uint32(magic[:]) == 0x0a0d0d0a {
-		ng, err := pcapgo.NewNgReader(full, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		filter = &recordFilter{in: full, ng: true, limit: limit}
+		// pcapgo reads through this bufio.Reader (it is large enough):
+		// its Buffered and the filter's say what the input holds.
+		fr := bufio.NewReaderSize(filter, 64<<10)
+		ng, err := pcapgo.NewNgReader(fr, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
-			return nil, &FormatError{Err: fmt.Errorf("pcapng: %w", err)}
+			return nil, nil, nil, &FormatError{Err: fmt.Errorf("pcapng: %w", err)}
 		}
-		return ng, nil
+		if _, ok := in.(interface{ Buffered() int }); !ok {
+			return ng, filter, nil, nil
+		}
+		return ng, filter, sumBuffered{fr, filter}, nil
 	}
-	p, err := pcapgo.NewReader(full)
+	filter = &recordFilter{in: full, limit: limit}
+	p, err := pcapgo.NewReader(filter)
 	if err != nil {
-		return nil, &FormatError{Err: fmt.Errorf("pcap: %w", err)}
+		return nil, nil, nil, &FormatError{Err: fmt.Errorf("pcap: %w", err)}
 	}
-	return p, nil
+	// a record's bytes pass straight from the input to pcapgo's buffer
+	if _, ok := in.(interface{ Buffered() int }); !ok {
+		return p, filter, nil, nil
+	}
+	return p, filter, filter, nil
 }
 
 func linkType(src packetSource, ci gopacket.CaptureInfo) layers.LinkType {
@@ -735,7 +871,7 @@ type packetDecoder struct {
 	loop      layers.Loopback
 	ip4       layers.IPv4
 	ip6       layers.IPv6
-	ip6frag   layers.IPv6Fragment
+	ip6frag   layers.IPv6Fragment // decoded by ipv6Chain, not the parsers
 	tcp       layers.TCP
 	frag      defrag
 	parsers   map[gopacket.LayerType]*gopacket.DecodingLayerParser
@@ -744,11 +880,26 @@ type packetDecoder struct {
 	decoded   []gopacket.LayerType
 }
 
+// Why a packet gives no TCP segment (decode's skip).
+type skipReason uint8
+
+const (
+	skipNone      skipReason = iota
+	skipNotIP                // a link layer that carries no IPv4 or IPv6 (ARP, LLDP, ...)
+	skipNotTCP               // IP that carries no TCP (UDP, ICMP, ...)
+	skipTruncated            // cut short or damaged before its TCP header ends
+	skipFragment             // an IP fragment, kept until its packet is whole
+)
+
+// maxDepth bounds the VLAN tags and IPv6 extension headers decode follows.
+const maxDepth = 16
+
 // decode returns the TCP layer of a packet and its network flow; tcp is
-// nil for a packet that holds no TCP segment. An IP fragment is kept until
-// the packet is whole: the fragment that completes it gives its TCP
-// segment. The error is a link type this package does not read.
-func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (*layers.TCP, gopacket.Flow, error) {
+// nil for a packet that holds no TCP segment, and why says why. An IP
+// fragment is kept until the packet is whole: the fragment that completes
+// it gives its TCP segment. The error is a link type this package does not
+// read.
+func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (*layers.TCP, gopacket.Flow, skipReason, error) {
 	var first gopacket.LayerType
 	switch lt {
 	case layers.LinkTypeEthernet:
@@ -761,7 +912,7 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 		first = layers.LayerTypeLoopback
 	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12, 14:
 		if len(data) == 0 {
-			return nil, gopacket.Flow{}, nil
+			return nil, gopacket.Flow{}, skipTruncated, nil
 		}
 		switch data[0] >> 4 {
 		case 4:
@@ -769,11 +920,21 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 		case 6:
 			first = layers.LayerTypeIPv6
 		default:
-			return nil, gopacket.Flow{}, nil
+			return nil, gopacket.Flow{}, skipNotIP, nil
 		}
 	default:
-		return nil, gopacket.Flow{}, fmt.Errorf("link type %d (%s) is not read: Ethernet, Linux cooked (SLL, SLL2), loopback and raw IP are", int(lt), lt)
+		return nil, gopacket.Flow{}, skipNone, fmt.Errorf("link type %d (%s) is not read: Ethernet, Linux cooked (SLL, SLL2), loopback and raw IP are", int(lt), lt)
 	}
+	tcp, flow, why := d.parse(first, data, now, 0)
+	return tcp, flow, why, nil
+}
+
+// parse decodes a packet from its first layer. The layers gopacket's
+// parser does not follow are followed here: the outer VLAN tags 0x9100 and
+// 0x9200 (QinQ before 802.1ad), and IPv6's extension headers (Hop-by-Hop,
+// Routing, Fragment, Destination Options, Authentication, Mobility, HIP,
+// Shim6), in any chain.
+func (d *packetDecoder) parse(first gopacket.LayerType, data []byte, now time.Time, depth int) (*layers.TCP, gopacket.Flow, skipReason) {
 	if d.parsers == nil {
 		d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
 	}
@@ -786,47 +947,123 @@ func (d *packetDecoder) decode(lt layers.LinkType, data []byte, now time.Time) (
 		// An array indexed by layer type, in place of the default map:
 		// a lookup for every layer of every packet.
 		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.ip6frag, &d.tcp} {
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.loop, &d.ip4, &d.ip6, &d.tcp} {
 			p.AddDecodingLayer(l)
 		}
 		p.IgnoreUnsupported = true
 		d.parsers[first] = p
 	}
 	d.last, d.lastFirst = p, first // a capture's packets mostly share their first layer
-	_ = p.DecodeLayers(data, &d.decoded)
+	perr := p.DecodeLayers(data, &d.decoded)
 	var flow gopacket.Flow
 	hasTCP := false
+	lastType := gopacket.LayerTypeZero
 	for _, t := range d.decoded {
+		lastType = t
 		switch t {
 		case layers.LayerTypeIPv4:
 			if d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0 {
 				d.frag.stats.Fragments++
 				ip := d.frag.ipv4(&d.ip4, now)
-				if ip == nil || !tcpOf(ip.Protocol, ip.Payload, &d.tcp) {
-					return nil, flow, nil
+				if ip == nil {
+					return nil, flow, skipFragment
 				}
-				return &d.tcp, ip.NetworkFlow(), nil
+				if ip.Protocol != layers.IPProtocolTCP {
+					return nil, flow, skipNotTCP
+				}
+				if !tcpOf(ip.Protocol, ip.Payload, &d.tcp) {
+					return nil, flow, skipTruncated
+				}
+				return &d.tcp, ip.NetworkFlow(), skipNone
 			}
 			flow = d.ip4.NetworkFlow()
 		case layers.LayerTypeIPv6:
 			flow = d.ip6.NetworkFlow()
-		case layers.LayerTypeIPv6Fragment:
-			if d.ip6frag.FragmentOffset != 0 || d.ip6frag.MoreFragments {
-				d.frag.stats.Fragments++
-				ip := d.frag.ipv6(&d.ip6, &d.ip6frag, now)
-				if ip == nil || !tcpOf(ip.NextHeader, ip.Payload, &d.tcp) {
-					return nil, flow, nil
-				}
-				return &d.tcp, ip.NetworkFlow(), nil
-			}
 		case layers.LayerTypeTCP:
 			hasTCP = true
 		}
 	}
-	if !hasTCP || flow == (gopacket.Flow{}) {
-		return nil, flow, nil
+	if hasTCP && flow != (gopacket.Flow{}) {
+		return &d.tcp, flow, skipNone
 	}
-	return &d.tcp, flow, nil
+	if perr != nil {
+		return nil, flow, skipTruncated
+	}
+	switch lastType {
+	case layers.LayerTypeIPv4:
+		if d.ip4.Protocol == layers.IPProtocolTCP {
+			return nil, flow, skipTruncated
+		}
+		return nil, flow, skipNotTCP
+	case layers.LayerTypeIPv6:
+		next := d.ip6.NextHeader
+		if d.ip6.HopByHop != nil {
+			next = d.ip6.HopByHop.NextHeader
+		}
+		return d.ipv6Chain(next, d.ip6.Payload, flow, now)
+	case layers.LayerTypeEthernet, layers.LayerTypeDot1Q, layers.LayerTypeLinuxSLL, layers.LayerTypeLinuxSLL2:
+		var et layers.EthernetType
+		var payload []byte
+		switch lastType {
+		case layers.LayerTypeEthernet:
+			et, payload = d.eth.EthernetType, d.eth.Payload
+		case layers.LayerTypeDot1Q:
+			et, payload = d.dot1q.Type, d.dot1q.Payload
+		case layers.LayerTypeLinuxSLL:
+			et, payload = d.sll.EthernetType, d.sll.Payload
+		default:
+			et, payload = d.sll2.ProtocolType, d.sll2.Payload
+		}
+		if (et == 0x9100 || et == 0x9200) && depth < maxDepth {
+			return d.parse(layers.LayerTypeDot1Q, payload, now, depth+1)
+		}
+	}
+	return nil, flow, skipNotIP
+}
+
+// ipv6Chain follows IPv6 extension headers from next, the header of b, to
+// the TCP segment.
+func (d *packetDecoder) ipv6Chain(next layers.IPProtocol, b []byte, flow gopacket.Flow, now time.Time) (*layers.TCP, gopacket.Flow, skipReason) {
+	for range maxDepth {
+		n := 0
+		switch next {
+		case layers.IPProtocolTCP:
+			if !tcpOf(next, b, &d.tcp) {
+				return nil, flow, skipTruncated
+			}
+			return &d.tcp, flow, skipNone
+		case layers.IPProtocolIPv6HopByHop, layers.IPProtocolIPv6Routing, layers.IPProtocolIPv6Destination, 135, 139, 140:
+			if len(b) >= 2 {
+				n = (int(b[1]) + 1) * 8
+			}
+		case layers.IPProtocolAH:
+			if len(b) >= 2 {
+				n = (int(b[1]) + 2) * 4
+			}
+		case layers.IPProtocolIPv6Fragment:
+			if d.ip6frag.DecodeFromBytes(b, gopacket.NilDecodeFeedback) != nil {
+				return nil, flow, skipTruncated
+			}
+			if d.ip6frag.FragmentOffset == 0 && !d.ip6frag.MoreFragments {
+				next, b = d.ip6frag.NextHeader, d.ip6frag.Payload // an atomic fragment
+				continue
+			}
+			d.frag.stats.Fragments++
+			ip := d.frag.ipv6(&d.ip6, &d.ip6frag, now)
+			if ip == nil {
+				return nil, flow, skipFragment
+			}
+			next, b, flow = ip.NextHeader, ip.Payload, ip.NetworkFlow()
+			continue
+		default:
+			return nil, flow, skipNotTCP
+		}
+		if n == 0 || n > len(b) {
+			return nil, flow, skipTruncated
+		}
+		next, b = layers.IPProtocol(b[0]), b[n:]
+	}
+	return nil, flow, skipTruncated
 }
 
 // flowEnds returns the two ends of a segment.

@@ -372,6 +372,7 @@ func TestPortsAndMaxConns(t *testing.T) {
 	want := []string{
 		frameLine(b, 3, "10.0.0.1:50000>10.0.0.2:7000", "c2s", 0, 0),
 		frameLine(b, 11, "10.0.0.1:50002>10.0.0.2:7000", "c2s", 2, 0),
+		fmt.Sprintf("note  c2s %s 4 packets skipped: 4 TCP not selected by --port or --conn", stamp(b, 11)),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Ports: records (-want +got):\n%s", diff)

@@ -42,7 +42,8 @@ func TestConn(t *testing.T) {
 		}
 		name := ends[tc.i][0] + ">" + ends[tc.i][1]
 		pkt := 3 + 5*tc.i
-		want := []string{frameLine(b, pkt, name, "c2s", tc.i, 0), frameLine(b, pkt+1, name, "s2c", tc.i, 0)}
+		want := []string{frameLine(b, pkt, name, "c2s", tc.i, 0), frameLine(b, pkt+1, name, "s2c", tc.i, 0),
+			fmt.Sprintf("note  c2s %s 10 packets skipped: 10 TCP not selected by --port or --conn", stamp(b, 14))}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: records (-want +got):\n%s", tc.spec, diff)
 		}

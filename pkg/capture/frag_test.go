@@ -81,6 +81,8 @@ func TestFragmentLost(t *testing.T) {
 			frameLine(whole, 3, name, "c2s", 1, 0),
 			fmt.Sprintf("problem %s c2s %s %s c2s: bytes %d-%d are missing from the capture (a segment it did not see)", name, ts, name, len(f1), len(f1)+len(f2)-1),
 			frameLine(whole, 8, name, "c2s", 3, len(f1)+len(f2)),
+			// and the packet itself is said to be lost
+			fmt.Sprintf("problem  c2s %s 1 packet not read: 1 fragmented and never made whole", stamp(whole, 9)),
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("v6=%v: records (-want +got):\n%s", v6, diff)

@@ -2,6 +2,7 @@ package capture_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -49,18 +50,23 @@ func seedCaptures() [][]byte {
 		c.Send(capturetest.C2S, 0, frames("c2s", 1, 3))
 		out = append(out, b.Bytes())
 	}
+	out = append(out, capturetest.HugeRecords()...)
 	return out
 }
 
 // No capture makes Read panic, hang or hold more than its bounds; a
-// record is always stamped with a connection.
+// record is always stamped with a connection, but for those about the
+// capture as a whole (a record over the size limit, the packets not read).
 func FuzzRead(f *testing.F) {
 	for _, s := range seedCaptures() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = capture.Read(bytes.NewReader(data), capture.Options{MaxFrameSize: 1 << 16, MaxConns: 8, ReassemblyBuffer: 1 << 14}, func(r *capture.Record) error {
-			if r.Conn == "" || r.Kind == capture.Frame && (r.Frame == nil || r.JSON == nil) {
+			var se *capture.SkipError
+			var re *capture.RecordSizeError
+			whole := r.Kind != capture.Frame && r.Kind != capture.Text && (errors.As(r.Err, &se) || errors.As(r.Err, &re))
+			if r.Conn == "" && !whole || r.Conn != "" && whole || r.Kind == capture.Frame && (r.Frame == nil || r.JSON == nil) {
 				t.Fatalf("record %+v", r)
 			}
 			return nil

@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"time"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/reassembly"
 )
 
@@ -68,9 +70,73 @@ func (h *half) accepted(seq reassembly.Sequence, n int, nextSeq reassembly.Seque
 	h.queued = append(h.queued, queued{end: end, t: t})
 }
 
+// segCopy is the payload of a segment that waited behind a hole, from
+// the stream offset start.
+type segCopy struct {
+	start int64
+	b     []byte
+}
+
+// firstCopyWins compares a segment of h with the copies kept of the
+// segments that wait behind a hole. Where they overlap and disagree, the
+// copy that came first wins, as in Wireshark and in the stacks of RFC 793
+// (which keep the bytes they hold and trim the new segment): the
+// segment's bytes there are overwritten with the kept ones before the
+// assembler sees them (it would keep the later copy of bytes that wait),
+// and the conflict is reported. A segment that itself waits behind the
+// hole is kept too, within Options.ReassemblyBuffer (as the assembler
+// keeps it). Bytes already given to the direction are the assembler's:
+// a later copy never replaces them.
+func (h *half) firstCopyWins(tcp *layers.TCP, nextSeq reassembly.Sequence, t time.Time) {
+	p := tcp.Payload
+	if len(p) == 0 || nextSeq < 0 || h.finished {
+		return
+	}
+	ahead := nextSeq.Difference(reassembly.Sequence(tcp.Seq))
+	start := h.fed + int64(ahead)
+	end := start + int64(len(p))
+	for _, c := range h.copies {
+		lo, hi := max(start, c.start), min(end, c.start+int64(len(c.b)))
+		if lo >= hi {
+			continue
+		}
+		mine, first := p[lo-start:hi-start], c.b[lo-c.start:hi-c.start]
+		if bytes.Equal(mine, first) {
+			continue
+		}
+		i := 0
+		for mine[i] == first[i] {
+			i++
+		}
+		j := len(mine)
+		for mine[j-1] == first[j-1] {
+			j--
+		}
+		copy(mine, first)
+		h.time = t
+		h.errorf(Problem, &ConflictError{Start: lo + int64(i), End: lo + int64(j)})
+	}
+	if ahead > 0 && h.copyBytes+len(p) <= h.conn.r.opts.ReassemblyBuffer {
+		h.copies = append(h.copies, segCopy{start: start, b: bytes.Clone(p)})
+		h.copyBytes += len(p)
+	}
+}
+
 // delivered forgets the waiting segments whose bytes have been given to
 // the direction (or skipped).
 func (h *half) delivered(all bool) {
+	if len(h.copies) > 0 {
+		h.copies = slices.DeleteFunc(h.copies, func(c segCopy) bool {
+			gone := all || c.start+int64(len(c.b)) <= h.fed
+			if gone {
+				h.copyBytes -= len(c.b)
+			}
+			return gone
+		})
+		if len(h.copies) == 0 {
+			h.copies, h.copyBytes = nil, 0
+		}
+	}
 	if len(h.queued) == 0 {
 		return
 	}

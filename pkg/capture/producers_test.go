@@ -1,12 +1,9 @@
 package capture_test
 
 import (
-	"bytes"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,38 +84,5 @@ func TestTcpdumpRewrites(t *testing.T) {
 func TestTsharkFollowSameBytes(t *testing.T) {
 	tshark := needs.Program(t, "tshark", "Wireshark's reassembly is compared here (apt-get install tshark)")
 	data, _ := capturetest.Sample("session.pcapng")
-	in := filepath.Join(t.TempDir(), "session.pcapng")
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tshark, "-r", in, "-q", "-z", "follow,tcp,raw,0").Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
-	var theirs [2]string // node 0 (the client) unindented, node 1 indented
-	for _, line := range strings.Split(string(out), "\n") {
-		if line == "" || strings.ContainsAny(line, ":=") {
-			continue
-		}
-		if strings.HasPrefix(line, "\t") {
-			theirs[1] += strings.TrimSpace(line)
-		} else {
-			theirs[0] += strings.TrimSpace(line)
-		}
-	}
-	var ours [2]string
-	_, err = capture.Read(bytes.NewReader(data), capture.Options{Ports: []int{7000}}, func(r *capture.Record) error {
-		if r.Kind != capture.Frame {
-			t.Errorf("record %s", describe(r))
-			return nil
-		}
-		ours[r.Dir] += hex.EncodeToString(r.Frame.Raw)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ours[0] == "" || ours != theirs {
-		t.Errorf("c2s: ours %s\ntshark's %s\ns2c: ours %s\ntshark's %s", ours[0], theirs[0], ours[1], theirs[1])
-	}
+	sameAsTshark(t, tshark, data)
 }

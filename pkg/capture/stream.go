@@ -88,6 +88,9 @@ func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.T
 			h.midstream = true
 		}
 	}
+	if len(h.copies) > 0 || nextSeq >= 0 && nextSeq.Difference(reassembly.Sequence(tcp.Seq)) > 0 {
+		h.firstCopyWins(tcp, nextSeq, ci.Timestamp)
+	}
 	h.accepted(reassembly.Sequence(tcp.Seq), len(tcp.Payload), nextSeq, ci.Timestamp)
 	return true
 }
@@ -145,6 +148,8 @@ type half struct {
 	time      time.Time
 	last      time.Time // time of its last record
 	queued    []queued  // segments waiting behind a hole
+	copies    []segCopy // the bytes of those segments, as they first came (firstCopyWins)
+	copyBytes int
 	rd        *kado.Reader
 	ws        *wsReader
 	wsDir     bool   // it began with a WebSocket handshake

@@ -236,6 +236,10 @@ func (in *Inspector) classify(rec *capture.Record) (*report, *event) {
 		ev.check = "connections"
 	case errors.Is(cause, capture.ErrNotFrames):
 		ev.check = "frames"
+	case errors.As(cause, new(*capture.ConflictError)):
+		ev.check = "overlap"
+	case errors.As(cause, new(*capture.SkipError)), errors.As(cause, new(*capture.RecordSizeError)):
+		ev.check = "packets" // packets of the capture not read
 	}
 	return nil, ev
 }

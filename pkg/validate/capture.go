@@ -15,6 +15,8 @@ const (
 	codeTooMany   = "CAP003" // a connection not followed: too many open
 	codeNotFrames = "CAP004" // a direction that is not frames, on a port that Ports named
 	codeCapture   = "CAP005" // another problem of a direction
+	codeConflict  = "CAP006" // two copies of the same bytes that disagree (the first is kept)
+	codePackets   = "CAP007" // packets of the capture not read: cut short, over the record size limit, fragments never whole
 )
 
 // Capture validates the Kado frames of a packet capture (pcap or pcapng,
@@ -31,9 +33,14 @@ const (
 //
 // The capture's own problems are errors too: a hole in a direction
 // (CAP001, at the first missing byte), a WebSocket protocol error (CAP002),
-// a connection not followed because too many were open (CAP003), and,
-// when copts.Ports names its port, a direction that is not frames
-// (CAP004). Notes (a connection already open when the capture began) and
+// a connection not followed because too many were open (CAP003), a
+// direction that is not frames when copts.Ports names its port (CAP004),
+// two copies of the same bytes that disagree (CAP006, at the
+// first byte where they do; the first copy is kept), and packets of the
+// capture that were not read (CAP007, no connection: a record over the
+// size limit, at its byte offset in the file, and the sum of the packets
+// cut short, over the limit or fragments never made whole, after the last
+// record). Notes (a connection already open when the capture began) and
 // WebSocket text messages are not findings.
 //
 // It returns the number of frames. A file that cannot be read as a
@@ -80,9 +87,12 @@ type captureRun struct {
 	found  []Finding
 }
 
-// located sets the capture's place on a finding.
+// located sets the capture's place on a finding: none for a record about
+// the capture as a whole.
 func located(f Finding, rec *capture.Record) Finding {
-	f.Conn, f.Dir = rec.Conn, rec.Dir.String()
+	if rec.Conn != "" {
+		f.Conn, f.Dir = rec.Conn, rec.Dir.String()
+	}
 	return f
 }
 
@@ -138,6 +148,8 @@ func (c *captureRun) record(rec *capture.Record) (more bool, _ error) {
 	fin := Finding{File: c.name, Frame: -1, Record: -1, Severity: Error, Code: codeCapture, Message: cause.Error()}
 	var ge *capture.GapError
 	var we *capture.WebSocketError
+	var ce2 *capture.ConflictError
+	var rse *capture.RecordSizeError
 	switch {
 	case errors.As(cause, &ge):
 		fin.Code, fin.Offset = codeGap, ge.Start
@@ -147,6 +159,12 @@ func (c *captureRun) record(rec *capture.Record) (more bool, _ error) {
 		fin.Code = codeTooMany
 	case errors.Is(cause, capture.ErrNotFrames):
 		fin.Code = codeNotFrames
+	case errors.As(cause, &ce2):
+		fin.Code, fin.Offset = codeConflict, ce2.Start
+	case errors.As(cause, &rse):
+		fin.Code, fin.Offset = codePackets, rse.Offset
+	case errors.As(cause, new(*capture.SkipError)):
+		fin.Code = codePackets
 	}
 	return c.emit(located(fin, rec)), nil
 }

@@ -35,6 +35,8 @@ var goRules = []Rule{
 	{"CAP003", Error, "the connection was followed (not past the cap of open connections)"},
 	{"CAP004", Error, "a direction on a port that --port names carries frames"},
 	{"CAP005", Error, "a direction of a connection can be read"},
+	{"CAP006", Error, "copies of the same bytes of a direction agree (the first is kept)"},
+	{"CAP007", Error, "every packet of the capture that may carry TCP is read (none cut short, over the record size limit, or fragments never whole)"},
 	{"TAB001", Error, "the @toon 1.x and @keys lines"},
 	{"TAB002", Error, "one cell per key in every row"},
 	{"TAB003", Error, `escapes \\ \c \n \r only`},
