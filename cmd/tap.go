@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -86,8 +87,8 @@ EXIT STATUS
 				if a.val == "" {
 					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
 				}
-				if _, _, err := net.SplitHostPort(a.val); err != nil {
-					return usageErrorf("an address is HOST:PORT, e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q", a.flag, a.val)
+				if err := checkAddr(a.val, a.flag == "--listen"); err != nil {
+					return usageErrorf("an address is HOST:PORT, the port from 1 to 65535 (0 for --listen: any free one), e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q: %v", a.flag, a.val, err)
 				}
 			}
 			if opts.Verbose && opts.JSON {
@@ -117,6 +118,31 @@ EXIT STATUS
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
 	return c
+}
+
+// checkAddr checks a HOST:PORT address: the port a number from 1 to
+// 65535, or 0 (any free port) when listen is set.
+func checkAddr(addr string, listen bool) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			return errors.New(ae.Err)
+		}
+		return err
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	switch {
+	case port == "":
+		return errors.New("no port")
+	case err != nil && strings.Trim(port, "0123456789") == "":
+		return fmt.Errorf("port %s is out of range (1 to 65535)", port)
+	case err != nil:
+		return fmt.Errorf("port %q is not a number", port)
+	case n == 0 && !listen:
+		return errors.New("port 0 is not a port to connect to (1 to 65535)")
+	}
+	return nil
 }
 
 // errCounted ends a tap that has shown --count frames.
