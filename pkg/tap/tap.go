@@ -30,6 +30,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/toonkit/toonkit/pkg/capture"
@@ -83,7 +84,11 @@ type Notice struct {
 	Conn string // "client>upstream"; for Failed, "client>Options.Upstream"
 	// Bytes forwarded in each direction (Closed).
 	Bytes [2]int64
-	Err   error // Failed: why
+	// ResetBy (Closed) is "client" or "upstream" when that side reset
+	// the connection; tap then reset its connection to the other side
+	// too, so that it sees the reset and not a clean end of stream.
+	ResetBy string
+	Err     error // Failed: why
 }
 
 func (n Notice) String() string {
@@ -91,6 +96,13 @@ func (n Notice) String() string {
 	case Opened:
 		return n.Conn + " opened"
 	case Closed:
+		if n.ResetBy != "" {
+			other := "client"
+			if n.ResetBy == other {
+				other = "upstream"
+			}
+			return fmt.Sprintf("%s reset by %s, passed on to the %s (%d bytes c2s, %d bytes s2c)", n.Conn, n.ResetBy, other, n.Bytes[0], n.Bytes[1])
+		}
 		return fmt.Sprintf("%s closed (%d bytes c2s, %d bytes s2c)", n.Conn, n.Bytes[0], n.Bytes[1])
 	}
 	return fmt.Sprintf("%s: cannot connect to the upstream: %v", n.Conn, n.Err)
@@ -209,20 +221,65 @@ func (s *server) handle(client net.Conn) {
 	defer stop()
 	var wg sync.WaitGroup
 	var n [2]int64
+	var resets resets
 	wg.Add(2)
-	go func() { defer wg.Done(); n[0] = s.pipe(id, capture.C2S, up, client) }()
-	go func() { defer wg.Done(); n[1] = s.pipe(id, capture.S2C, client, up) }()
+	go func() { defer wg.Done(); n[0] = s.pipe(id, capture.C2S, up, client, &resets) }()
+	go func() { defer wg.Done(); n[1] = s.pipe(id, capture.S2C, client, up, &resets) }()
 	wg.Wait()
-	s.q.push(event{kind: evClose, id: id, t: time.Now(), n: n}, false)
+	s.q.push(event{kind: evClose, id: id, t: time.Now(), n: n, resetBy: resets.by()}, false)
+}
+
+// resets records which side of a connection reset it: the side that
+// sends capture.C2S (the client) or capture.S2C (the upstream).
+type resets struct {
+	mu   sync.Mutex
+	side [2]bool
+}
+
+func (r *resets) set(side capture.Dir) {
+	r.mu.Lock()
+	r.side[side] = true
+	r.mu.Unlock()
+}
+
+// by names the side that reset the connection, the client when both did.
+func (r *resets) by() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.side[capture.C2S]:
+		return "client"
+	case r.side[capture.S2C]:
+		return "upstream"
+	}
+	return ""
+}
+
+// isReset reports whether err says the peer reset the connection
+// (ECONNRESET; on a write, EPIPE after the peer's reset).
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// reset closes c so that its peer sees a reset (an RST), not an end of
+// stream: with SO_LINGER 0, close sends an RST.
+func reset(c net.Conn) {
+	if l, ok := c.(interface{ SetLinger(int) error }); ok {
+		l.SetLinger(0)
+	}
+	c.Close()
 }
 
 // pipe copies src to dst, each read written at once, and hands a copy to
 // the view when it has room (bytes not written to dst, when dst fails, have
 // been shown). At the end of src, dst's write side is
-// closed (a half-close); on an error both are.
-func (s *server) pipe(id int, dir capture.Dir, dst, src net.Conn) int64 {
+// closed (a half-close); on an error both are. A reset is passed on as a
+// reset: when src resets, dst is reset; when a write to dst fails because
+// dst reset, src is.
+func (s *server) pipe(id int, dir capture.Dir, dst, src net.Conn, rs *resets) int64 {
 	buf := make([]byte, 32<<10)
 	var total, lost int64
+	wasReset := false
 	for {
 		n, rerr := src.Read(buf)
 		if n > 0 {
@@ -234,7 +291,12 @@ func (s *server) pipe(id int, dir capture.Dir, dst, src net.Conn) int64 {
 				lost += int64(n)
 			}
 			if _, err := dst.Write(buf[:n]); err != nil {
-				src.Close()
+				if isReset(err) {
+					rs.set(1 - dir)
+					reset(src)
+				} else {
+					src.Close()
+				}
 				dst.Close()
 				break
 			}
@@ -250,6 +312,11 @@ func (s *server) pipe(id int, dir capture.Dir, dst, src net.Conn) int64 {
 				} else {
 					dst.Close()
 				}
+			} else if errors.Is(rerr, syscall.ECONNRESET) {
+				wasReset = true
+				rs.set(dir)
+				reset(dst)
+				src.Close()
 			} else {
 				src.Close()
 				dst.Close()
@@ -257,7 +324,7 @@ func (s *server) pipe(id int, dir capture.Dir, dst, src net.Conn) int64 {
 			break
 		}
 	}
-	s.q.push(event{kind: evEnd, id: id, dir: dir, t: time.Now(), lost: lost}, false)
+	s.q.push(event{kind: evEnd, id: id, dir: dir, t: time.Now(), lost: lost, reset: wasReset}, false)
 	return total
 }
 

@@ -12,10 +12,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/toonkit/toonkit/internal/capturetest"
 	"github.com/toonkit/toonkit/pkg/capture"
 	kado "github.com/toonkit/toonkit/pkg/codec/binary"
@@ -575,5 +579,101 @@ func TestWebSocket(t *testing.T) {
 	want := []string{`"payload":{"conn":5,"dir":"c2s","n":0}}`, `,"text":"hello"}`}
 	if d := cmp.Diff(want, c2s); d != "" {
 		t.Errorf("c2s records (-want +got):\n%s\nall: %q", d, rec.lines)
+	}
+}
+
+// A reset is passed on as a reset, both ways: when the upstream resets
+// the connection after 100 kB, the client's read fails with ECONNRESET
+// after the bytes (not a clean end of stream, which would make a cut-off
+// reply look complete); the same when the client resets. The view says
+// who reset, and the pcapng ends the direction with an RST.
+func TestResetPassedOn(t *testing.T) {
+	for _, by := range []string{"upstream", "client"} {
+		t.Run(by, func(t *testing.T) {
+			srv, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			upConn := make(chan net.Conn, 1)
+			go func() {
+				c, err := srv.Accept()
+				if err != nil {
+					close(upConn)
+					return
+				}
+				upConn <- c
+			}()
+			var rec recorder
+			var pcap bytes.Buffer
+			addr, stop := startTap(t, tap.Options{Upstream: srv.Addr().String(), Record: rec.record, Notice: rec.notice, Pcap: &pcap})
+			client, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			up, ok := <-upConn
+			if !ok {
+				t.Fatal("the upstream got no connection")
+			}
+			defer up.Close()
+			// The resetting side sends 100 kB, the other reads them all,
+			// then the sender resets (SO_LINGER 0, close).
+			sender, receiver := up, client
+			if by == "client" {
+				sender, receiver = client, up
+			}
+			data := bytes.Repeat(frame(1, "x", 0), 100<<10/len(frame(1, "x", 0)))
+			go sender.Write(data)
+			got := make([]byte, len(data))
+			if _, err := io.ReadFull(receiver, got); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("the bytes before the reset: %v", err)
+			}
+			sender.(*net.TCPConn).SetLinger(0)
+			sender.Close()
+			receiver.SetReadDeadline(time.Now().Add(60 * time.Second)) // a hang guard
+			n, err := receiver.Read(make([]byte, 10))
+			if !errors.Is(err, syscall.ECONNRESET) {
+				t.Fatalf("after the reset the %s read %d bytes, %v; want ECONNRESET", map[string]string{"upstream": "client", "client": "upstream"}[by], n, err)
+			}
+			// The view notes it when the connection is done.
+			for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+				rec.mu.Lock()
+				k := len(rec.notices)
+				rec.mu.Unlock()
+				if k == 2 || time.Since(start) > 60*time.Second {
+					break
+				}
+			}
+			if _, err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.notices) != 2 || !strings.Contains(rec.notices[1].String(), " reset by "+by+", passed on to the ") || rec.notices[1].ResetBy != by {
+				t.Fatalf("notices: %v", rec.notices)
+			}
+			// The pcapng ends the resetting side's direction with an RST.
+			rsts := 0
+			r, err := pcapgo.NewNgReader(bytes.NewReader(pcap.Bytes()), pcapgo.DefaultNgReaderOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPort := layers.TCPPort(srv.Addr().(*net.TCPAddr).Port) // the upstream's
+			for {
+				b, _, err := r.ReadPacketData()
+				if err != nil {
+					break
+				}
+				p := gopacket.NewPacket(b, layers.LayerTypeEthernet, gopacket.Default)
+				if tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok && tcp.RST {
+					rsts++
+					if from := tcp.SrcPort == wantPort; from != (by == "upstream") {
+						t.Errorf("RST from port %d", tcp.SrcPort)
+					}
+				}
+			}
+			if rsts != 1 {
+				t.Errorf("%d RSTs in the pcapng, want 1", rsts)
+			}
+		})
 	}
 }

@@ -31,6 +31,10 @@ type event struct {
 	data  []byte
 	n     [2]int64 // evClose: bytes forwarded each way
 	err   error
+	// evEnd: the direction's sender reset the connection; evClose: the
+	// side that did ("client", "upstream") or "".
+	reset   bool
+	resetBy string
 }
 
 // queue hands events from the forwarding goroutines to the view. It never
@@ -232,7 +236,12 @@ func (v *view) event(ev *event) error {
 		}
 		return c.lc.Feed(ev.dir, ev.t, ev.data)
 	case evEnd:
-		if c.pc != nil {
+		if c.pc != nil && ev.reset {
+			c.pc.rst(ev.t, ev.dir)
+			if err := v.pcap.err; err != nil {
+				return err
+			}
+		} else if c.pc != nil {
 			c.pc.fin(ev.t, ev.dir)
 			if err := v.pcap.err; err != nil {
 				return err
@@ -244,7 +253,7 @@ func (v *view) event(ev *event) error {
 		if err := c.lc.Close(ev.t); err != nil {
 			return err
 		}
-		return v.notice(Notice{Kind: Closed, Time: ev.t, Conn: c.name, Bytes: ev.n})
+		return v.notice(Notice{Kind: Closed, Time: ev.t, Conn: c.name, Bytes: ev.n, ResetBy: ev.resetBy})
 	}
 	return nil
 }
