@@ -9,8 +9,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cutwriter"
 	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/inspect"
@@ -27,11 +30,12 @@ type TapOptions struct {
 	Write        string
 	Count        int // stop after this many frames; 0: never
 	MaxFrameSize int
+	MaxMemory    int // bytes of traffic held, all connections together
 }
 
 func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	opts := &TapOptions{IO: ios}
-	var maxSize string
+	var maxSize, maxMem string
 	c := &cobra.Command{
 		Use:   "tap --listen ADDR --upstream ADDR",
 		Short: "Forward a TCP connection and show its frames live, both ways",
@@ -53,25 +57,37 @@ WebSocket handshake (HTTP Upgrade) is unwrapped: its binary messages are
 read as frames, its text messages shown as such.
 
 Forwarding never waits for the view. When the view falls behind (a slow
-terminal), it holds at most 16 MiB; bytes beyond are still forwarded but
-not shown, and the view says so and resynchronises after them.
+terminal), it holds at most a sixteenth of --max-memory (16 MiB); bytes
+beyond are still forwarded but not shown, and the view says so and
+resynchronises after them. A reset from either side is passed on as a
+reset to the other, and noted.
+
+--max-memory (256MiB) bounds all the traffic tap holds, every connection
+together: the copies for the view (1/16) and for -w (1/4), and the
+frames still arriving (the rest). When those frames would pass it, the
+direction holding the most (over its share: the rest over the open
+directions) is reported and no longer decoded; its bytes are still
+forwarded, unchanged and at full speed, and written to -w.
 
 -w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
 IP and TCP headers, one TCP connection per connection, client to upstream)
-that decode, inspect and Wireshark read. It is written to a temporary file
-and put in place when tap ends.
+that decode, inspect and Wireshark read. It is written apart from the view
+(a blocked stdout costs it nothing), to a temporary file put in place when
+tap ends.
 
 Connections opening and closing, and connections whose upstream cannot be
-reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT) or
-SIGTERM closes the listener and every connection, completes the -w file and
-ends tap with the shell's status for the signal (130 for Ctrl-C). With
---count N tap ends after N frames, with status 0.
+reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT), SIGTERM
+or SIGHUP closes the listener and every connection, completes the -w file
+and ends tap with the shell's status for the signal (130 for Ctrl-C), within
+a second even when nobody reads its stdout: the view gets half a second to
+show what it holds, then its output is let go of. With --count N tap ends
+after N frames, with status 0.
 
 EXIT STATUS
   0    --count frames were shown
   2    usage error
   3    --listen could not be opened, or an output could not be written
-  130  ended by Ctrl-C (143 by SIGTERM), the normal way to stop it`,
+  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it`,
 		Example: `  # forward 127.0.0.1:7001 to a subagent on 127.0.0.1:7000 and watch; stop after 4 frames
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 4
 
@@ -79,7 +95,10 @@ EXIT STATUS
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --json -w tap.pcapng --count 4
 
   # every frame in full: header table, hexdump, payload as JSON
-  toonkit tap -v --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 2`,
+  toonkit tap -v --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 2
+
+  # many clients with large frames: hold at most 64 MiB of their traffic
+  toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --max-memory 64MiB --count 4`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -103,6 +122,12 @@ EXIT STATUS
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
 			}
+			if opts.MaxMemory, err = parseSize(maxMem); err != nil {
+				return usageErrorf("", "--max-memory: %v", err)
+			}
+			if opts.MaxMemory < 1<<20 {
+				return usageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -117,6 +142,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Write, "write", "w", "", "also write the traffic to `FILE` as pcapng")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
+	f.StringVar(&maxMem, "max-memory", "256MiB", "hold at most `SIZE` of traffic, all connections together")
 	return c
 }
 
@@ -145,13 +171,20 @@ func checkAddr(addr string, listen bool) error {
 	return nil
 }
 
+// viewGrace is how long the view is given, after a signal, to show what
+// it still holds before its output is let go of.
+const viewGrace = 500 * time.Millisecond
+
 // errCounted ends a tap that has shown --count frames.
 var errCounted = errors.New("enough frames")
 
 func runTap(opts *TapOptions) error {
 	ios := opts.IO
 	rep := newReporter(ios)
-	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	// The view writes through a writer that a signal lets go of: tap ends
+	// however blocked its stdout is (a pipe nobody reads).
+	stdout := cutwriter.New(ios.Out)
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	writeErr := func(err error) error { return ioErrorf("cannot write <stdout>: %s", pathErrText(err)) }
 
 	var pcap *output
@@ -171,10 +204,20 @@ func runTap(opts *TapOptions) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// A signal ends the forwarding at once; the view is given
+	// viewGrace to show what it still holds, then its output is let go
+	// of (a second signal lets go of it at once). The -w file does not
+	// wait for the view.
+	var sigMu sync.Mutex
 	var sig os.Signal
 	restore := setInterruptHook(func(s os.Signal) bool {
+		sigMu.Lock()
+		defer sigMu.Unlock()
 		if sig == nil {
 			sig = s
+			time.AfterFunc(viewGrace, stdout.Cut)
+		} else {
+			stdout.Cut()
 		}
 		cancel()
 		return true
@@ -198,6 +241,7 @@ func runTap(opts *TapOptions) error {
 	topts := tap.Options{
 		Upstream:     opts.Upstream,
 		MaxFrameSize: opts.MaxFrameSize,
+		MaxMemory:    int64(opts.MaxMemory),
 		Idle:         out.Flush,
 		Record: func(r *capture.Record) error {
 			if opts.JSON {
@@ -247,6 +291,15 @@ func runTap(opts *TapOptions) error {
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
+	sigMu.Lock()
+	ended := sig
+	sigMu.Unlock()
+	if ended != nil && errors.Is(err, cutwriter.ErrCut) {
+		// Signalled while stdout was not being read: what the view
+		// still held is not shown; the -w file is complete.
+		rep.notef("tap: stdout was not being read; what the view had not written is dropped")
+		err = nil
+	}
 	if err != nil && !errors.Is(err, errCounted) {
 		if pcap != nil {
 			pcap.Abort()
@@ -271,9 +324,12 @@ func runTap(opts *TapOptions) error {
 	if st.Lost > 0 {
 		summary += fmt.Sprintf(", %d of them not shown (the view fell behind)", st.Lost)
 	}
+	if st.Undecoded > 0 {
+		summary += fmt.Sprintf(", %d not decoded (over their share of --max-memory)", st.Undecoded)
+	}
 	rep.notef("%s", summary)
-	if sig != nil {
-		return reported(128 + toolproc.SignalNumber(sig))
+	if ended != nil {
+		return reported(128 + toolproc.SignalNumber(ended))
 	}
 	return nil
 }

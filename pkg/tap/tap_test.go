@@ -487,38 +487,9 @@ func TestSlowViewDoesNotHoldBack(t *testing.T) {
 		t.Errorf("no frame shown after the loss: %q", rec.lines[lost:])
 	}
 	// The pcapng, written apart from the view, holds every byte.
-	c2s, s2c := pcapPayloads(t, pcap.Bytes(), up.ln.Addr().(*net.TCPAddr).Port)
+	c2s, s2c := capturetest.TCPPayloads(t, pcap.Bytes(), up.ln.Addr().(*net.TCPAddr).Port)
 	if !bytes.Equal(c2s, sent) || !bytes.Equal(s2c, traffic(7, "s2c")) {
 		t.Errorf("the pcapng holds %d and %d bytes, want %d and %d", len(c2s), len(s2c), len(sent), len(traffic(7, "s2c")))
-	}
-}
-
-// pcapPayloads reads a pcapng tap wrote (one connection) and returns the
-// TCP payloads of each direction, in order; upstream is the upstream's
-// port.
-func pcapPayloads(t *testing.T, b []byte, upstream int) (c2s, s2c []byte) {
-	t.Helper()
-	r, err := pcapgo.NewNgReader(bytes.NewReader(b), pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		data, _, err := r.ReadPacketData()
-		if err == io.EOF {
-			return c2s, s2c
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tcp, ok := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default).Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if !ok {
-			t.Fatal("a packet without TCP")
-		}
-		if int(tcp.DstPort) == upstream {
-			c2s = append(c2s, tcp.Payload...)
-		} else {
-			s2c = append(s2c, tcp.Payload...)
-		}
 	}
 }
 
