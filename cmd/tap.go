@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,7 +68,8 @@ together: the copies for the view (1/16) and for -w (1/4), and the
 frames still arriving (the rest). When those frames would pass it, the
 direction holding the most (over its share: the rest over the open
 directions) is reported and no longer decoded; its bytes are still
-forwarded, unchanged and at full speed, and written to -w.
+forwarded, unchanged and at full speed, and written to -w. The Go
+runtime's soft memory limit is set to the bound plus 64 MiB.
 
 -w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
 IP and TCP headers, one TCP connection per connection, client to upstream)
@@ -175,6 +177,10 @@ func checkAddr(addr string, listen bool) error {
 // it still holds before its output is let go of.
 const viewGrace = 500 * time.Millisecond
 
+// runtimeHeadroom is what tap's soft memory limit allows beyond
+// --max-memory: the runtime, the forwarding buffers, the view's rendering.
+const runtimeHeadroom = 64 << 20
+
 // errCounted ends a tap that has shown --count frames.
 var errCounted = errors.New("enough frames")
 
@@ -201,6 +207,11 @@ func runTap(opts *TapOptions) error {
 		}
 		return ioErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
 	}
+
+	// The traffic held stays under --max-memory (pkg/tap's accounting);
+	// the Go runtime's soft limit makes it collect, and give back to the
+	// system, what is no longer held, so that the process stays near it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(opts.MaxMemory) + runtimeHeadroom))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -252,10 +252,13 @@ type server struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	qs     [2]*queue // the view's, the pcapng's (or nil)
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	fwd    [2]int64
-	id     int
+	// order makes the queues get the events in the same order, so that
+	// the pcapng reads back into the records the view showed.
+	order sync.Mutex
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	fwd   [2]int64
+	id    int
 }
 
 func (s *server) forwarded() [2]int64 {
@@ -267,6 +270,8 @@ func (s *server) forwarded() [2]int64 {
 // push hands an event that is no data to the view and the pcapng; lost,
 // when set, are the bytes each missed since its last data.
 func (s *server) push(ev event, lost *[2]int64) {
+	s.order.Lock()
+	defer s.order.Unlock()
 	for i, q := range s.qs {
 		if q != nil {
 			if lost != nil {
@@ -294,6 +299,8 @@ func (s *server) data(id int, dir capture.Dir, b []byte, lost *[2]int64) {
 		return
 	}
 	ev := event{kind: evData, id: id, dir: dir, t: time.Now(), data: append([]byte(nil), b...)}
+	s.order.Lock()
+	defer s.order.Unlock()
 	for i, q := range s.qs {
 		if took[i] {
 			ev.lost, lost[i] = lost[i], 0

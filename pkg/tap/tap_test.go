@@ -791,7 +791,7 @@ func TestMemoryBound(t *testing.T) {
 	if ms.HeapAlloc > bound+16<<20 {
 		t.Errorf("heap %d MiB with the bytes of %d frames of %d MiB under way", ms.HeapAlloc>>20, clients, size>>20)
 	}
-	if st.Undecoded < clients*(8<<20) || len(over) != clients || !strings.Contains(over[0], "c2s: not decoded from byte 0 on: its unfinished frame would hold ") {
+	if st.Undecoded < clients*(8<<20) || len(over) != clients || !strings.Contains(over[0], "c2s: not decoded from byte 0 on: its unfinished frame would take ") {
 		t.Errorf("%d bytes not decoded, reports: %q", st.Undecoded, over)
 	}
 }

@@ -175,13 +175,13 @@ func consume(q *queue, handle func(*event) error, idle func() error, cancel cont
 // Its bytes are still forwarded, and written to the pcapng, unchanged.
 type OverShareError struct {
 	At    int64 // the byte of the direction from which it is not decoded
-	Held  int64 // the bytes of its unfinished frame the view would hold
+	Held  int64 // the memory its unfinished frame would take (twice its bytes: the reader's buffer)
 	Share int64 // the direction's share: the frames' budget over the open directions
 	Max   int64 // Options.MaxMemory
 }
 
 func (e *OverShareError) Error() string {
-	return fmt.Sprintf("not decoded from byte %d on: its unfinished frame would hold %d bytes, over its share (%d bytes) of tap's memory bound (%d bytes); the bytes are still forwarded", e.At, e.Held, e.Share, e.Max)
+	return fmt.Sprintf("not decoded from byte %d on: its unfinished frame would take %d bytes of memory, over its share (%d bytes) of tap's memory bound (%d bytes); the bytes are still forwarded", e.At, e.Held, e.Share, e.Max)
 }
 
 // view turns the events into records (capture.Live), holding at most
@@ -194,7 +194,7 @@ type view struct {
 	mem   *memory
 
 	frames   int64 // the budget of unfinished frames
-	held     int64 // bytes of unfinished frames, all directions
+	held     int64 // what the unfinished frames take, all directions (cost)
 	open     int   // directions being decoded
 	emitted  bool  // a record was given during the current call to live
 	mute     bool  // records are not shown (a direction being cut)
@@ -291,23 +291,27 @@ func (v *view) end(c *viewConn, d capture.Dir) {
 }
 
 func (v *view) setHeld(c *viewConn, d capture.Dir, n int64) {
-	v.held += n - c.held[d]
-	v.mem.add(n - c.held[d])
+	v.held += cost(n) - cost(c.held[d])
+	v.mem.add(cost(n) - cost(c.held[d]))
 	c.held[d] = n
 }
+
+// cost is the memory an unfinished frame of n bytes takes: its reader's
+// buffer, which grows by doubling, holds up to twice that.
+func cost(n int64) int64 { return 2 * n }
 
 // feed hands a direction's bytes to the reader, unless the unfinished
 // frames would then pass their budget: the direction that would hold the
 // most is then no longer decoded (it is over its share), until they fit.
 func (v *view) feed(c *viewConn, ev *event) error {
 	d, n := ev.dir, int64(len(ev.data))
-	for !c.cut[d] && v.held+n > v.frames {
+	for !c.cut[d] && v.held+cost(c.held[d]+n)-cost(c.held[d]) > v.frames {
 		// The direction holding the most, counting this one's bytes.
-		big, bd, most := c, d, c.held[d]+n
+		big, bd, most := c, d, cost(c.held[d]+n)
 		for _, o := range v.conns {
 			for od := range o.held {
-				if o.held[od] > most {
-					big, bd, most = o, capture.Dir(od), o.held[od]
+				if cost(o.held[od]) > most {
+					big, bd, most = o, capture.Dir(od), cost(o.held[od])
 				}
 			}
 		}
