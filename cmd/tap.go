@@ -7,9 +7,14 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cutwriter"
 	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/pkg/capture"
 	"github.com/toonkit/toonkit/pkg/inspect"
@@ -26,11 +31,12 @@ type TapOptions struct {
 	Write        string
 	Count        int // stop after this many frames; 0: never
 	MaxFrameSize int
+	MaxMemory    int // bytes of traffic held, all connections together
 }
 
 func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	opts := &TapOptions{IO: ios}
-	var maxSize string
+	var maxSize, maxMem string
 	c := &cobra.Command{
 		Use:   "tap --listen ADDR --upstream ADDR",
 		Short: "Forward a TCP connection and show its frames live, both ways",
@@ -52,25 +58,38 @@ WebSocket handshake (HTTP Upgrade) is unwrapped: its binary messages are
 read as frames, its text messages shown as such.
 
 Forwarding never waits for the view. When the view falls behind (a slow
-terminal), it holds at most 16 MiB; bytes beyond are still forwarded but
-not shown, and the view says so and resynchronises after them.
+terminal), it holds at most a sixteenth of --max-memory (16 MiB); bytes
+beyond are still forwarded but not shown, and the view says so and
+resynchronises after them. A reset from either side is passed on as a
+reset to the other, and noted.
+
+--max-memory (256MiB) bounds all the traffic tap holds, every connection
+together: the copies for the view (1/16) and for -w (1/4), and the
+frames still arriving (the rest). When those frames would pass it, the
+direction holding the most (over its share: the rest over the open
+directions) is reported and no longer decoded; its bytes are still
+forwarded, unchanged and at full speed, and written to -w. The Go
+runtime's soft memory limit is set to the bound plus 64 MiB.
 
 -w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
 IP and TCP headers, one TCP connection per connection, client to upstream)
-that decode, inspect and Wireshark read. It is written to a temporary file
-and put in place when tap ends.
+that decode, inspect and Wireshark read. It is written apart from the view
+(a blocked stdout costs it nothing), to a temporary file put in place when
+tap ends.
 
 Connections opening and closing, and connections whose upstream cannot be
-reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT) or
-SIGTERM closes the listener and every connection, completes the -w file and
-ends tap with the shell's status for the signal (130 for Ctrl-C). With
---count N tap ends after N frames, with status 0.
+reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT), SIGTERM
+or SIGHUP closes the listener and every connection, completes the -w file
+and ends tap with the shell's status for the signal (130 for Ctrl-C), within
+a second even when nobody reads its stdout: the view gets half a second to
+show what it holds, then its output is let go of. With --count N tap ends
+after N frames, with status 0.
 
 EXIT STATUS
   0    --count frames were shown
   2    usage error
   3    --listen could not be opened, or an output could not be written
-  130  ended by Ctrl-C (143 by SIGTERM), the normal way to stop it`,
+  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it`,
 		Example: `  # forward 127.0.0.1:7001 to a subagent on 127.0.0.1:7000 and watch; stop after 4 frames
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 4
 
@@ -78,7 +97,10 @@ EXIT STATUS
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --json -w tap.pcapng --count 4
 
   # every frame in full: header table, hexdump, payload as JSON
-  toonkit tap -v --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 2`,
+  toonkit tap -v --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 2
+
+  # many clients with large frames: hold at most 64 MiB of their traffic
+  toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --max-memory 64MiB --count 4`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -86,8 +108,8 @@ EXIT STATUS
 				if a.val == "" {
 					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
 				}
-				if _, _, err := net.SplitHostPort(a.val); err != nil {
-					return usageErrorf("an address is HOST:PORT, e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q", a.flag, a.val)
+				if err := checkAddr(a.val, a.flag == "--listen"); err != nil {
+					return usageErrorf("an address is HOST:PORT, the port from 1 to 65535 (0 for --listen: any free one), e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q: %v", a.flag, a.val, err)
 				}
 			}
 			if opts.Verbose && opts.JSON {
@@ -101,6 +123,12 @@ EXIT STATUS
 			}
 			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
 				return usageErrorf("", "--max-frame-size: %v", err)
+			}
+			if opts.MaxMemory, err = parseSize(maxMem); err != nil {
+				return usageErrorf("", "--max-memory: %v", err)
+			}
+			if opts.MaxMemory < 1<<20 {
+				return usageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -116,8 +144,42 @@ EXIT STATUS
 	f.StringVarP(&opts.Write, "write", "w", "", "also write the traffic to `FILE` as pcapng")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
+	f.StringVar(&maxMem, "max-memory", "256MiB", "hold at most `SIZE` of traffic, all connections together")
 	return c
 }
+
+// checkAddr checks a HOST:PORT address: the port a number from 1 to
+// 65535, or 0 (any free port) when listen is set.
+func checkAddr(addr string, listen bool) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			return errors.New(ae.Err)
+		}
+		return err
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	switch {
+	case port == "":
+		return errors.New("no port")
+	case err != nil && strings.Trim(port, "0123456789") == "":
+		return fmt.Errorf("port %s is out of range (1 to 65535)", port)
+	case err != nil:
+		return fmt.Errorf("port %q is not a number", port)
+	case n == 0 && !listen:
+		return errors.New("port 0 is not a port to connect to (1 to 65535)")
+	}
+	return nil
+}
+
+// viewGrace is how long the view is given, after a signal, to show what
+// it still holds before its output is let go of.
+const viewGrace = 500 * time.Millisecond
+
+// runtimeHeadroom is what tap's soft memory limit allows beyond
+// --max-memory: the runtime, the forwarding buffers, the view's rendering.
+const runtimeHeadroom = 64 << 20
 
 // errCounted ends a tap that has shown --count frames.
 var errCounted = errors.New("enough frames")
@@ -125,7 +187,10 @@ var errCounted = errors.New("enough frames")
 func runTap(opts *TapOptions) error {
 	ios := opts.IO
 	rep := newReporter(ios)
-	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	// The view writes through a writer that a signal lets go of: tap ends
+	// however blocked its stdout is (a pipe nobody reads).
+	stdout := cutwriter.New(ios.Out)
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	writeErr := func(err error) error { return ioErrorf("cannot write <stdout>: %s", pathErrText(err)) }
 
 	var pcap *output
@@ -143,12 +208,27 @@ func runTap(opts *TapOptions) error {
 		return ioErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
 	}
 
+	// The traffic held stays under --max-memory (pkg/tap's accounting);
+	// the Go runtime's soft limit makes it collect, and give back to the
+	// system, what is no longer held, so that the process stays near it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(opts.MaxMemory) + runtimeHeadroom))
+
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// A signal ends the forwarding at once; the view is given
+	// viewGrace to show what it still holds, then its output is let go
+	// of (a second signal lets go of it at once). The -w file does not
+	// wait for the view.
+	var sigMu sync.Mutex
 	var sig os.Signal
 	restore := setInterruptHook(func(s os.Signal) bool {
+		sigMu.Lock()
+		defer sigMu.Unlock()
 		if sig == nil {
 			sig = s
+			time.AfterFunc(viewGrace, stdout.Cut)
+		} else {
+			stdout.Cut()
 		}
 		cancel()
 		return true
@@ -172,6 +252,7 @@ func runTap(opts *TapOptions) error {
 	topts := tap.Options{
 		Upstream:     opts.Upstream,
 		MaxFrameSize: opts.MaxFrameSize,
+		MaxMemory:    int64(opts.MaxMemory),
 		Idle:         out.Flush,
 		Record: func(r *capture.Record) error {
 			if opts.JSON {
@@ -221,6 +302,15 @@ func runTap(opts *TapOptions) error {
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
+	sigMu.Lock()
+	ended := sig
+	sigMu.Unlock()
+	if ended != nil && errors.Is(err, cutwriter.ErrCut) {
+		// Signalled while stdout was not being read: what the view
+		// still held is not shown; the -w file is complete.
+		rep.notef("tap: stdout was not being read; what the view had not written is dropped")
+		err = nil
+	}
 	if err != nil && !errors.Is(err, errCounted) {
 		if pcap != nil {
 			pcap.Abort()
@@ -245,9 +335,12 @@ func runTap(opts *TapOptions) error {
 	if st.Lost > 0 {
 		summary += fmt.Sprintf(", %d of them not shown (the view fell behind)", st.Lost)
 	}
+	if st.Undecoded > 0 {
+		summary += fmt.Sprintf(", %d not decoded (over their share of --max-memory)", st.Undecoded)
+	}
 	rep.notef("%s", summary)
-	if sig != nil {
-		return reported(128 + toolproc.SignalNumber(sig))
+	if ended != nil {
+		return reported(128 + toolproc.SignalNumber(ended))
 	}
 	return nil
 }

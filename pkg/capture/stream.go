@@ -330,6 +330,7 @@ func (h *half) finish() {
 		h.next()
 	}
 	h.stopNow()
+	h.rd, h.ws = nil, nil // their buffers (an unfinished frame) go now, not with the connection
 	r := h.conn.r
 	for i, o := range r.halves {
 		if o == h {

@@ -81,6 +81,11 @@ func (c *pcapConn) data(t time.Time, dir capture.Dir, b []byte) {
 // skip leaves out n bytes of a direction: a hole in its sequence space.
 func (c *pcapConn) skip(dir capture.Dir, n int64) { c.next[dir] += uint32(n) }
 
+// rst writes the reset of the connection by the sender of dir.
+func (c *pcapConn) rst(t time.Time, dir capture.Dir) {
+	c.segment(t, dir, c.next[dir], c.next[1-dir], nil, func(tcp *layers.TCP) { tcp.RST = true })
+}
+
 // fin writes the end of a direction.
 func (c *pcapConn) fin(t time.Time, dir capture.Dir) {
 	c.segment(t, dir, c.next[dir], c.next[1-dir], nil, func(tcp *layers.TCP) { tcp.FIN = true })
