@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
@@ -70,15 +68,11 @@ func runSeal(opts *SealOptions) error {
 		return err
 	}
 	defer in.Close()
-	b, err := seal.FromLog(in.R, signer, opts.MaxEventSize)
+	log := &sign.Log{Signer: signer, KeyIDs: ring.IDs(), Retired: ring.Retired()}
+	b, err := seal.FromVerified(in.R, in.Name, log, sign.VerifyOptions{Workers: 1, MaxEventSize: opts.MaxEventSize})
 	if err != nil {
-		var ee *sign.EventError
-		switch {
-		case errors.As(err, &ee):
-			rep.errorf("%s", eventError(in.Name, ee))
-			return reported(ExitInvalid)
-		case errors.Is(err, seal.ErrUnsigned):
-			return invalidError(errors.New(in.Name+":"+err.Error()), "only a log whose every event verifies is sealed: run toonkit verify on it")
+		if le := sealLogError(in.Name, err); le != nil {
+			return le
 		}
 		return eventsReadError(in.Name, err)
 	}

@@ -6,10 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/keys"
 	"github.com/toonkit/toonkit/pkg/report"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
@@ -25,6 +25,7 @@ type VerifyOptions struct {
 	Jobs        int // workers; 1 is the single-worker path
 	Seal        string
 	signFlags
+	sealFlags
 	reportFlags // --report, --junit-cases
 }
 
@@ -116,7 +117,10 @@ EXIT STATUS
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if err := opts.parse(); err != nil {
+			if err := opts.signFlags.parse(); err != nil {
+				return err
+			}
+			if err := opts.sealFlags.parse(); err != nil {
 				return err
 			}
 			if err := opts.reportFlags.check(report.VerifyFormats); err != nil {
@@ -135,6 +139,7 @@ EXIT STATUS
 		},
 	}
 	opts.signFlags.add(c)
+	opts.sealFlags.add(c)
 	opts.reportFlags.add(c, report.VerifyFormats)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
@@ -149,9 +154,12 @@ func runVerify(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	sl, err := readSeal(opts, ring.Secrets())
+	sl, err := readSeal(opts, ring)
 	if err != nil {
 		return err
+	}
+	if sl != nil && len(ring) > 1 {
+		rep.notef("%s: sealed with the key %s, the current one", opts.Seal, ring[0].ID)
 	}
 	ro, err := opts.reportOptions(opts.IO, false)
 	if err != nil {
@@ -160,7 +168,7 @@ func runVerify(opts *VerifyOptions) error {
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	r := report.NewVerify(out, ro, opts.Scheme)
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs()}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs(), Retired: ring.Retired()}
 	var sb seal.Builder
 	if sl != nil {
 		sb.For(sl, opts.Explain)
@@ -204,26 +212,12 @@ func runVerify(opts *VerifyOptions) error {
 }
 
 // readSeal reads and checks the seal of --seal, nil without it: its own
-// HMAC first, with any of the keys.
-func readSeal(opts *VerifyOptions, keys [][]byte) (*seal.Seal, error) {
+// HMAC first, with the current key (readSealFile).
+func readSeal(opts *VerifyOptions, ring keys.Ring) (*seal.Seal, error) {
 	if opts.Seal == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(opts.Seal)
-	if err != nil {
-		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
-	}
-	sl, err := seal.ParseFor(b, opts.Scheme, keys...)
-	var se *seal.SchemeError
-	switch {
-	case errors.Is(err, seal.ErrHMAC):
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")
-	case errors.As(err, &se):
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "verify with --scheme "+se.Seal)
-	case err != nil:
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "")
-	}
-	return sl, nil
+	return readSealFile(opts.Seal, opts.MaxSealSize, opts.Scheme, ring)
 }
 
 // verifyFile checks the events of one file, as part of the log, on
