@@ -366,6 +366,8 @@ func ParseKeyring(data []byte) (Ring, error) {
 		fields := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) })
 		var retired time.Time
 		switch {
+		case len(fields) == 0: // white space only (U+2000…): a blank line
+			continue
 		case len(fields) == 1:
 			return bad("the id %s has no key after it", fields[0])
 		case len(fields) == 3 && strings.HasPrefix(fields[2], "retired="):

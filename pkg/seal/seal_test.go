@@ -227,6 +227,20 @@ func FuzzParse(f *testing.F) {
 	f.Add(sealOf(f, log))
 	f.Add([]byte(`{"format":"toonkit-seal/1","scheme":"spec","sealed_at":"","runs":[],"hmac":"00"}`))
 	f.Add([]byte(`{"every":2,"format":"toonkit-seal/2","scheme":"spec","sealed_at":"","runs":[{"run_id":"550e8400-e29b-41d4-a716-000000000000","first_seq":1,"last_seq":9,"count":5,"first_t":"","last_t":"","chain":"` + strings.Repeat("0", 64) + `","checkpoints":["0000000000","0000000000","0000000000"]}],"hmac":"` + strings.Repeat("0", 64) + `"}`))
+	// Issue 31: members given twice, at the top and in a run; huge size
+	// fields; every 0; a sealed_at that is no time; toonkit-seal/3's
+	// log_chain missing.
+	doc := string(sealOf(f, log))
+	f.Add([]byte(strings.Replace(doc, `{"every":16,`, `{"every":16,"every":1,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":4,"count":4,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"runs":[`, `"runs":[],"runs":[`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":9223372036854775807,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":1e400,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"every":16`, `"every":9223372036854775807`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"every":16`, `"every":0`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"first_seq":1,`, `"first_seq":123456789012345678901234567890,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"sealed_at":"2026-01-02T03:04:05Z"`, `"sealed_at":"2026-13-02T03:04:05Z"`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"log_chain":`, `"log_chainx":`, 1)))
 	signer, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := seal.Parse(b, testKey)
