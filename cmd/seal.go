@@ -31,12 +31,15 @@ signing.
 
 The keys and --scheme are as for sign (see toonkit sign --help): each
 event verifies with any key, the seal is signed with the first. Nothing is
-written unless every event verifies.
+written unless toonkit verify accepts the log with the same keys: every
+signature valid, and in each run each seq one more than the one before (a
+replay, a step back or a gap is an error at its event).
 
 EXIT STATUS
   0  the seal was written
-  1  an event is not a trace event or its signature does not verify, or
-     the input is not trace events
+  1  the log is not one toonkit verify accepts (an event is not a trace
+     event, its signature does not verify, a seq is repeated, out of order
+     or after a gap), or the input is not trace events
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # seal a log the Python services signed

@@ -69,10 +69,14 @@ each run its first and last seq and time, its event count and a SHA-256
 chain over its events' signed messages, signed with the first key, so that
 verify --seal catches a log cut short, a run removed or events reordered.
 sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
-written only when every event signs, after the output. --append extends
-the seal already in FILE (its HMAC checked first) with the events signed
+written only when every event signs and, in each run, each seq is one more
+than the one before (a replay, a step back or a gap is an error at its
+event: verify would reject the log), after the output. --append extends
+the seal already in FILE (its HMAC checked first, with the current key: a
+seal made with a key rotated out is not extended) with the events signed
 now, for a log that grows: the extended seal is that of the old events
-followed by the new ones.
+followed by the new ones. --max-seal-size (default 64MiB) limits the seal
+read.
 
 An event that cannot be signed (not an object; seq, t, actor, type,
 payload or meta.run_id missing or of the wrong type) is an error with its
@@ -80,7 +84,9 @@ position; every event is still checked, and nothing is written to -o.
 
 EXIT STATUS
   0  every event signed
-  1  an event could not be signed, or the input is not trace events
+  1  an event could not be signed, or the input is not trace events; with
+     --seal, a seq repeated, out of order or after a gap, or the seal to
+     extend not valid
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # sign an audit log, replacing it only if every event signs

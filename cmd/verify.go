@@ -67,13 +67,20 @@ otherwise hand out a valid signature for a tampered event.
 
 --seal FILE also checks the log against its seal (toonkit sign --seal,
 toonkit seal; docs/formats/seal.md): the seal's own HMAC first (a seal that
-does not verify is an error, and nothing else is judged), then that every
+does not verify is an error, and nothing else is judged), with the first
+key, the current one: a seal that verifies only with a key rotated out is
+an error that names that key, since whoever holds an old key can seal a
+forged log with it (with several keys, a note names the key that sealed).
+A seal file over --max-seal-size (default 64MiB) is refused unread. Then
+every
 run of the seal is in the log and no other, and that each run starts and
 ends at the sealed seq with the sealed count and hash chain. Each finding
 names its run (code SIG030):
   audit.seal:1: run 550e8400…: the log ends at seq 3, the seal at seq 5 (2 events removed from the end)
   audit.seal:1: run 550e8400…: missing from the log (the seal has 4 events, seq 1 to 4)
   audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
+A toonkit-seal/3 seal also states the order of all the events: runs
+reordered, interleaved or split are an error too.
 With --explain the first finding of a run says where the log first departs
 from the seal: the event (its seq, line and byte offset), or the window of
 at most 16 events the seal's checkpoints bound it to.
@@ -81,7 +88,9 @@ at most 16 events the seal's checkpoints bound it to.
 --scheme and the keys are as for sign (see toonkit sign --help). With
 several keys, newest first, each event verifies with any; a line before the
 summary names the keys of each run (json: "keys"), and a run whose events
-go back to an older key after a newer one is an error (SIG005).
+go back to an older key after a newer one is an error (SIG005). A keyring
+line may end in retired=TIME (RFC 3339): an event that key signed at a t at
+or after TIME is an error (SIG006).
 
 -j N parses the events and checks their signatures on N workers (default:
 the usable CPUs); the rules of the log run in one ordered pass, so the
