@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
@@ -33,12 +31,15 @@ signing.
 
 The keys and --scheme are as for sign (see toonkit sign --help): each
 event verifies with any key, the seal is signed with the first. Nothing is
-written unless every event verifies.
+written unless toonkit verify accepts the log with the same keys: every
+signature valid, and in each run each seq one more than the one before (a
+replay, a step back or a gap is an error at its event).
 
 EXIT STATUS
   0  the seal was written
-  1  an event is not a trace event or its signature does not verify, or
-     the input is not trace events
+  1  the log is not one toonkit verify accepts (an event is not a trace
+     event, its signature does not verify, a seq is repeated, out of order
+     or after a gap), or the input is not trace events
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # seal a log the Python services signed
@@ -70,15 +71,11 @@ func runSeal(opts *SealOptions) error {
 		return err
 	}
 	defer in.Close()
-	b, err := seal.FromLog(in.R, signer, opts.MaxEventSize)
+	log := &sign.Log{Signer: signer, KeyIDs: ring.IDs(), Retired: ring.Retired()}
+	b, err := seal.FromVerified(in.R, in.Name, log, sign.VerifyOptions{Workers: 1, MaxEventSize: opts.MaxEventSize})
 	if err != nil {
-		var ee *sign.EventError
-		switch {
-		case errors.As(err, &ee):
-			rep.errorf("%s", eventError(in.Name, ee))
-			return reported(ExitInvalid)
-		case errors.Is(err, seal.ErrUnsigned):
-			return invalidError(errors.New(in.Name+":"+err.Error()), "only a log whose every event verifies is sealed: run toonkit verify on it")
+		if le := sealLogError(in.Name, err); le != nil {
+			return le
 		}
 		return eventsReadError(in.Name, err)
 	}

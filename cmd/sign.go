@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/keys"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
 )
@@ -24,6 +24,7 @@ type SignOptions struct {
 	Append bool
 	Jobs   int
 	signFlags
+	sealFlags
 }
 
 func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
@@ -68,10 +69,14 @@ each run its first and last seq and time, its event count and a SHA-256
 chain over its events' signed messages, signed with the first key, so that
 verify --seal catches a log cut short, a run removed or events reordered.
 sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
-written only when every event signs, after the output. --append extends
-the seal already in FILE (its HMAC checked first) with the events signed
+written only when every event signs and, in each run, each seq is one more
+than the one before (a replay, a step back or a gap is an error at its
+event: verify would reject the log), after the output. --append extends
+the seal already in FILE (its HMAC checked first, with the current key: a
+seal made with a key rotated out is not extended) with the events signed
 now, for a log that grows: the extended seal is that of the old events
-followed by the new ones.
+followed by the new ones. --max-seal-size (default 64MiB) limits the seal
+read.
 
 An event that cannot be signed (not an object; seq, t, actor, type,
 payload or meta.run_id missing or of the wrong type) is an error with its
@@ -79,7 +84,9 @@ position; every event is still checked, and nothing is written to -o.
 
 EXIT STATUS
   0  every event signed
-  1  an event could not be signed, or the input is not trace events
+  1  an event could not be signed, or the input is not trace events; with
+     --seal, a seq repeated, out of order or after a gap, or the seal to
+     extend not valid
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # sign an audit log, replacing it only if every event signs
@@ -99,6 +106,9 @@ EXIT STATUS
 			if err := opts.parseOne(ios, c, args, &opts.Input); err != nil {
 				return err
 			}
+			if err := opts.sealFlags.parse(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -110,6 +120,7 @@ EXIT STATUS
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
 	c.Flags().StringVar(&opts.Seal, "seal", "", "also write the log's seal to `FILE` (docs/formats/seal.md), when every event signs")
+	opts.sealFlags.add(c)
 	return c
 }
 
@@ -149,15 +160,12 @@ func runSign(opts *SignOptions) error {
 	}
 	sb := &seal.Builder{}
 	if opts.Append {
-		if sb, err = resumeSeal(opts.Seal, ring.Secrets(), opts.Scheme); err != nil {
+		if sb, err = resumeSeal(opts.Seal, opts.MaxSealSize, ring, opts.Scheme); err != nil {
 			return err
 		}
 	}
 	if opts.Seal != "" {
-		h.Signed = func(run, seq, t []byte, d *[sha256.Size]byte) error {
-			sb.Add(run, seq, t, d)
-			return nil
-		}
+		h.Signed = sb.Append
 	}
 	bad, err := sign.SignStream(context.Background(), in.R, signer, sign.StreamOptions{Workers: n,
 		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
@@ -165,6 +173,9 @@ func runSign(opts *SignOptions) error {
 		out.Abort()
 		if err == out.failed {
 			return err
+		}
+		if le := sealLogError(in.Name, err); le != nil {
+			return le
 		}
 		return eventsReadError(in.Name, err)
 	}
@@ -189,17 +200,14 @@ func runSign(opts *SignOptions) error {
 }
 
 // resumeSeal reads the seal that sign --append extends, its HMAC checked
-// with any of the keys (it may be of a key rotated out since).
-func resumeSeal(path string, keys [][]byte, scheme sign.Scheme) (*seal.Builder, error) {
-	data, err := os.ReadFile(path)
+// with the current key (readSealFile): a seal made with a key rotated out
+// is not extended, since its holder could have made it.
+func resumeSeal(path string, limit int, ring keys.Ring, scheme sign.Scheme) (*seal.Builder, error) {
+	sl, err := readSealFile(path, limit, scheme, ring)
 	if err != nil {
-		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
+		return nil, err
 	}
-	sl, err := seal.ParseFor(data, scheme, keys...)
-	var b *seal.Builder
-	if err == nil {
-		b, err = seal.Resume(sl)
-	}
+	b, err := seal.Resume(sl)
 	if err != nil {
 		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "")
 	}

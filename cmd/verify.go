@@ -6,10 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/pkg/keys"
 	"github.com/toonkit/toonkit/pkg/report"
 	"github.com/toonkit/toonkit/pkg/seal"
 	"github.com/toonkit/toonkit/pkg/sign"
@@ -25,6 +25,7 @@ type VerifyOptions struct {
 	Jobs        int // workers; 1 is the single-worker path
 	Seal        string
 	signFlags
+	sealFlags
 	reportFlags // --report, --junit-cases
 }
 
@@ -66,13 +67,20 @@ otherwise hand out a valid signature for a tampered event.
 
 --seal FILE also checks the log against its seal (toonkit sign --seal,
 toonkit seal; docs/formats/seal.md): the seal's own HMAC first (a seal that
-does not verify is an error, and nothing else is judged), then that every
+does not verify is an error, and nothing else is judged), with the first
+key, the current one: a seal that verifies only with a key rotated out is
+an error that names that key, since whoever holds an old key can seal a
+forged log with it (with several keys, a note names the key that sealed).
+A seal file over --max-seal-size (default 64MiB) is refused unread. Then
+every
 run of the seal is in the log and no other, and that each run starts and
 ends at the sealed seq with the sealed count and hash chain. Each finding
 names its run (code SIG030):
   audit.seal:1: run 550e8400…: the log ends at seq 3, the seal at seq 5 (2 events removed from the end)
   audit.seal:1: run 550e8400…: missing from the log (the seal has 4 events, seq 1 to 4)
   audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
+A toonkit-seal/3 seal also states the order of all the events: runs
+reordered, interleaved or split are an error too.
 With --explain the first finding of a run says where the log first departs
 from the seal: the event (its seq, line and byte offset), or the window of
 at most 16 events the seal's checkpoints bound it to.
@@ -80,7 +88,9 @@ at most 16 events the seal's checkpoints bound it to.
 --scheme and the keys are as for sign (see toonkit sign --help). With
 several keys, newest first, each event verifies with any; a line before the
 summary names the keys of each run (json: "keys"), and a run whose events
-go back to an older key after a newer one is an error (SIG005).
+go back to an older key after a newer one is an error (SIG005). A keyring
+line may end in retired=TIME (RFC 3339): an event that key signed at a t at
+or after TIME is an error (SIG006).
 
 -j N parses the events and checks their signatures on N workers (default:
 the usable CPUs); the rules of the log run in one ordered pass, so the
@@ -116,7 +126,10 @@ EXIT STATUS
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if err := opts.parse(); err != nil {
+			if err := opts.signFlags.parse(); err != nil {
+				return err
+			}
+			if err := opts.sealFlags.parse(); err != nil {
 				return err
 			}
 			if err := opts.reportFlags.check(report.VerifyFormats); err != nil {
@@ -135,6 +148,7 @@ EXIT STATUS
 		},
 	}
 	opts.signFlags.add(c)
+	opts.sealFlags.add(c)
 	opts.reportFlags.add(c, report.VerifyFormats)
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
@@ -149,9 +163,12 @@ func runVerify(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	sl, err := readSeal(opts, ring.Secrets())
+	sl, err := readSeal(opts, ring)
 	if err != nil {
 		return err
+	}
+	if sl != nil && len(ring) > 1 {
+		rep.notef("%s: sealed with the key %s, the current one", opts.Seal, ring[0].ID)
 	}
 	ro, err := opts.reportOptions(opts.IO, false)
 	if err != nil {
@@ -160,7 +177,7 @@ func runVerify(opts *VerifyOptions) error {
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	r := report.NewVerify(out, ro, opts.Scheme)
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs()}
+	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs(), Retired: ring.Retired()}
 	var sb seal.Builder
 	if sl != nil {
 		sb.For(sl, opts.Explain)
@@ -204,26 +221,12 @@ func runVerify(opts *VerifyOptions) error {
 }
 
 // readSeal reads and checks the seal of --seal, nil without it: its own
-// HMAC first, with any of the keys.
-func readSeal(opts *VerifyOptions, keys [][]byte) (*seal.Seal, error) {
+// HMAC first, with the current key (readSealFile).
+func readSeal(opts *VerifyOptions, ring keys.Ring) (*seal.Seal, error) {
 	if opts.Seal == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(opts.Seal)
-	if err != nil {
-		return nil, ioErrorf("cannot read the seal %s: %s", opts.Seal, pathErrText(err))
-	}
-	sl, err := seal.ParseFor(b, opts.Scheme, keys...)
-	var se *seal.SchemeError
-	switch {
-	case errors.Is(err, seal.ErrHMAC):
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "nothing else is judged: a seal that does not verify says nothing of the log")
-	case errors.As(err, &se):
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "verify with --scheme "+se.Seal)
-	case err != nil:
-		return nil, invalidError(fmt.Errorf("%s: %w", opts.Seal, err), "")
-	}
-	return sl, nil
+	return readSealFile(opts.Seal, opts.MaxSealSize, opts.Scheme, ring)
 }
 
 // verifyFile checks the events of one file, as part of the log, on

@@ -17,6 +17,8 @@ func FuzzParseKeyring(f *testing.F) {
 	f.Add([]byte("a 1\na 2"))
 	f.Add([]byte("\xff\xfe 1\n"))
 	f.Add([]byte("   #\n\t\r\n id\x00 k\n"))
+	f.Add([]byte("cur 1\nold 2 retired=2026-10-01T00:00:00Z\nolder 3 retired=2026-11-01T00:00:00Z\n"))
+	f.Add([]byte("cur 1\nold 2 retired=2026-10-01T00:00:00.999999999+14:00\nx 3 retired=\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ring, err := ParseKeyring(data)
 		if err != nil {
@@ -37,6 +39,13 @@ func FuzzParseKeyring(f *testing.F) {
 			if _, err := fmt.Sscan(k.From, &line); err != nil || line < 1 || line > len(lines) ||
 				!bytes.Contains(lines[line-1], k.Secret) || !bytes.Contains(lines[line-1], []byte(k.ID)) {
 				t.Fatalf("key %q from line %q", k.ID, k.From)
+			}
+		}
+		// Retirement times go back, newest key first (Ring.Retired).
+		rt := ring.Retired()
+		for i := 1; i < len(rt); i++ {
+			if !rt[i-1].IsZero() && rt[i].After(rt[i-1]) {
+				t.Fatalf("key %d retired at %s, after key %d at %s", i, rt[i], i-1, rt[i-1])
 			}
 		}
 	})

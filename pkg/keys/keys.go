@@ -15,6 +15,17 @@
 //	2026-q4 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 //	2026-q3 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752
 //
+// A key rotated out may carry, after it, the time it was retired, RFC 3339:
+//
+//	2026-q3 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752 retired=2026-10-01T00:00:00Z
+//
+// verify then fails an event that key signed at or after that time (by its
+// t; see sign.Log.Retired). A key without a time after a retired one was
+// retired no later than it (the ring's order says so), and is taken to be
+// retired at the same time (Ring.Retired); a key retired after a newer one
+// is an error, as is a time on the first key of the keys given, the
+// current one. Keys of --key-file and --key-env carry no time.
+//
 // Blank lines and lines that start with # are left out, as is a byte
 // order mark. An id is any run of
 // printable characters without white space; the key is the rest of the
@@ -38,6 +49,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -105,6 +117,9 @@ type Key struct {
 	// From says where the key was read, for messages: "--key-env AOP_KEY",
 	// "audit.keyring:3".
 	From string
+	// Retired is when the key was retired (a keyring's retired=); zero
+	// for a key not retired, or of unknown retirement.
+	Retired time.Time
 }
 
 // String is the key's id: never its bytes.
@@ -120,6 +135,21 @@ func (r Ring) IDs() []string {
 		ids[i] = k.ID
 	}
 	return ids
+}
+
+// Retired are the times the keys were retired, in order, for
+// sign.Log.Retired: a key's own time, or else that of the newest key
+// before it that has one (rotated out before it, it was retired no later);
+// zero for the keys before the first that has a time.
+func (r Ring) Retired() []time.Time {
+	t := make([]time.Time, len(r))
+	for i, k := range r {
+		t[i] = k.Retired
+		if t[i].IsZero() && i > 0 {
+			t[i] = t[i-1]
+		}
+	}
+	return t
 }
 
 // Secrets are the keys' bytes, in order.
@@ -207,6 +237,10 @@ func Load(srcs []Source, opts Options) (Ring, error) {
 			}
 			ring = append(ring, k)
 		}
+	}
+	if len(ring) > 0 && !ring[0].Retired.IsZero() {
+		return nil, &Error{Msg: fmt.Sprintf("the key %s (%s) is the current key, the first given, and it is retired at %s", ring[0].ID, ring[0].From, ring[0].Retired.Format(time.RFC3339)),
+			Hint: "put the key that replaced it first; a retired key neither signs nor seals"}
 	}
 	if len(ring) == 0 {
 		return nil, &Error{Msg: "a key is needed: --key-file, --key-env or --keyring",
@@ -330,9 +364,24 @@ func ParseKeyring(data []byte) (Ring, error) {
 			return bad("a control character")
 		}
 		fields := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) })
+		var retired time.Time
 		switch {
+		case len(fields) == 0: // white space only (U+2000…): a blank line
+			continue
 		case len(fields) == 1:
 			return bad("the id %s has no key after it", fields[0])
+		case len(fields) == 3 && strings.HasPrefix(fields[2], "retired="):
+			t, err := time.Parse(time.RFC3339, strings.TrimPrefix(fields[2], "retired="))
+			if err != nil {
+				return bad("%s is not an RFC 3339 time (retired=2026-10-01T00:00:00Z)", fields[2])
+			}
+			for _, k := range ring {
+				if !k.Retired.IsZero() && t.After(k.Retired) {
+					return bad("the key %s is retired at %s, after the newer key %s (line %s) at %s: keys are given newest first",
+						fields[0], t.UTC().Format(time.RFC3339), k.ID, k.From, k.Retired.UTC().Format(time.RFC3339))
+				}
+			}
+			retired = t
 		case len(fields) > 2:
 			return bad("more than an id and a key: a key holds no white space")
 		}
@@ -344,7 +393,7 @@ func ParseKeyring(data []byte) (Ring, error) {
 			return bad("the id %s is given twice (line %d too)", id, first)
 		}
 		seen[id] = line
-		ring = append(ring, Key{ID: id, Secret: []byte(key), From: fmt.Sprint(line)})
+		ring = append(ring, Key{ID: id, Secret: []byte(key), From: fmt.Sprint(line), Retired: retired})
 	}
 	return ring, nil
 }

@@ -16,7 +16,7 @@ func TestParseKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Key{{"2026-q4", []byte("9f86d081884c7d65"), "3"}, {"2026-q3", []byte("60303ae22b998861"), "4"}, {"old", []byte("k3y-with-#"), "6"}}
+	want := []Key{{ID: "2026-q4", Secret: []byte("9f86d081884c7d65"), From: "3"}, {ID: "2026-q3", Secret: []byte("60303ae22b998861"), From: "4"}, {ID: "old", Secret: []byte("k3y-with-#"), From: "6"}}
 	if len(ring) != len(want) {
 		t.Fatalf("%d keys, want %d", len(ring), len(want))
 	}

@@ -46,7 +46,27 @@ func (b *Builder) Compare(s *Seal) []Finding {
 			fs = append(fs, Finding{RunID: lr.RunID, Msg: fmt.Sprintf("not in the seal (the log has %s, seq %s to %s)", events(lr.Count), lr.FirstSeq, lr.LastSeq)})
 		}
 	}
+	if len(fs) == 0 {
+		fs = append(fs, b.order(s)...)
+	}
 	return fs
+}
+
+// order is what a log whose runs each agree with the seal says of the
+// order of their events among each other: the runs in another order of
+// their first events than the seal's (any format), or, for a
+// toonkit-seal/3 seal, the log's chain over all its events not the
+// seal's: runs interleaved or split otherwise.
+func (b *Builder) order(s *Seal) []Finding {
+	for i, r := range b.runs {
+		if r.id != s.Runs[i].RunID {
+			return []Finding{{RunID: r.id, Msg: fmt.Sprintf("the runs are in another order than the seal's: the log's run %d (by its first event) is this one, the seal's is %s", i+1, s.Runs[i].RunID)}}
+		}
+	}
+	if s.Format == Format && b.logChain() != s.LogChain {
+		return []Finding{{Msg: "the log's events are in another order than the seal's, across runs, though each run's own events agree: runs interleaved or split (log_chain differs)"}}
+	}
+	return nil
 }
 
 func events(n int64) string {

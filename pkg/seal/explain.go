@@ -37,7 +37,7 @@ type watching struct {
 func (b *Builder) Watch(s *Seal) {
 	b.For(s, false)
 	w := &watching{runs: make(map[string]*Run, len(s.Runs))}
-	if s.Format == Format {
+	if hasCheckpoints(s.Format) {
 		w.every = s.Every
 	}
 	for i := range s.Runs {
@@ -50,7 +50,7 @@ func (b *Builder) Watch(s *Seal) {
 // so that Compare checks the seal's checkpoints as well as its last links;
 // with explain, it watches s too (Watch). Call it before the first event.
 func (b *Builder) For(s *Seal, explain bool) {
-	b.every, b.v1 = s.Every, s.Format == Format1
+	b.every, b.v1, b.v2 = s.Every, s.Format == Format1, s.Format == Format2
 	b.checkCps = true
 	if explain {
 		b.Watch(s)

@@ -67,7 +67,7 @@ func TestExplainLink(t *testing.T) {
 	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	var b seal.Builder
 	b.For(sl, true)
-	swapped, _ := seal.FromLog(strings.NewReader(strings.Join(x, "")), s, 0)
+	swapped, _ := anyLog(strings.NewReader(strings.Join(x, "")), s)
 	xs, _ := swapped.Seal(testKey, sign.SchemeSpec, time.Unix(0, 0))
 	for _, e := range x {
 		rd := sign.NewReader(strings.NewReader(e), 0)

@@ -31,16 +31,35 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"slices"
+	"strconv"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/pkg/sign"
 )
 
 // Format is the value of the "format" member of the seals toonkit writes:
 // a seal of this format keeps checkpoints of each run's chain as well as
-// its last link.
-const Format = "toonkit-seal/2"
+// its last link, and a chain over all the log's events in the log's order
+// (log_chain), so that runs reordered, interleaved or split differ from
+// it.
+const Format = "toonkit-seal/3"
+
+// Format2 is the format of the seals with checkpoints but no log_chain:
+// toonkit reads them and extends them in their format; they do not state
+// the order of the runs' events among each other.
+const Format2 = "toonkit-seal/2"
+
+// LogPrefix is hashed to make the first link of the log's chain
+// (toonkit-seal/3).
+const LogPrefix = "toonkit-seal/3 log"
+
+// MaxSize is the largest seal file read by default (ReadLimit): 64 MiB,
+// the seal of some 80 million events.
+const MaxSize = 64 << 20
 
 // Format1 is the format of the first seals, which keep the last link of
 // each run's chain only: toonkit reads them, and extends them in their
@@ -87,7 +106,7 @@ type Run struct {
 	FirstT   string      `json:"first_t"`
 	LastT    string      `json:"last_t"`
 	Chain    string      `json:"chain"` // the last link, 64 lowercase hex digits
-	// Checkpoints (toonkit-seal/2) are the first CheckpointDigits hex
+	// Checkpoints (toonkit-seal/2 and 3) are the first CheckpointDigits hex
 	// digits of the links after the events IsCheckpoint names, in order.
 	Checkpoints []string `json:"checkpoints,omitempty"`
 }
@@ -96,14 +115,24 @@ type Run struct {
 type Seal struct {
 	Format   string `json:"format"`
 	Scheme   string `json:"scheme"`
-	Every    int64  `json:"every,omitempty"` // toonkit-seal/2: the spacing of the runs' checkpoints (IsCheckpoint)
+	Every    int64  `json:"every,omitempty"` // toonkit-seal/2 and 3: the spacing of the runs' checkpoints (IsCheckpoint)
 	SealedAt string `json:"sealed_at"`       // RFC 3339, UTC
 	Runs     []Run  `json:"runs"`            // in the order of their first event in the log
+	// LogChain (toonkit-seal/3) is the last link of the chain over all
+	// the log's events, in the log's order: 64 lowercase hex digits.
+	LogChain string `json:"log_chain,omitempty"`
 	HMAC     string `json:"hmac,omitempty"`
 }
 
-// Link0 is the first link of every chain.
+// hasCheckpoints reports whether a seal of the format keeps checkpoints
+// (and every).
+func hasCheckpoints(format string) bool { return format != Format1 }
+
+// Link0 is the first link of every run's chain.
 func Link0() [sha256.Size]byte { return sha256.Sum256([]byte(ChainPrefix)) }
+
+// LogLink0 is the first link of the log's chain (toonkit-seal/3).
+func LogLink0() [sha256.Size]byte { return sha256.Sum256([]byte(LogPrefix)) }
 
 // Next is the link after link for an event whose message has the
 // HMAC-SHA256 d.
@@ -122,7 +151,12 @@ type Builder struct {
 	last  int   // the run of the last event, -1 for none
 	every int64 // the checkpoints' spacing; 0: Every
 	v1    bool  // a toonkit-seal/1 seal resumed: no checkpoints
-	watch *watching
+	v2    bool  // a toonkit-seal/2 seal resumed: no log chain
+	// logLink is the log's chain so far, over every event (logInit: it
+	// has been started).
+	logLink [sha256.Size]byte
+	logInit bool
+	watch   *watching
 	// checkCps: Compare compares the checkpoints (For).
 	checkCps bool
 }
@@ -130,6 +164,7 @@ type Builder struct {
 type runState struct {
 	id, firstSeq, firstT string
 	lastSeq, lastT       []byte
+	lastN                int64 // lastSeq, when it fits in 64 bits (Append)
 	count                int64
 	link                 [sha256.Size]byte
 	cps                  []byte // the checkpoints, cpBytes each
@@ -144,6 +179,47 @@ func (b *Builder) spacing() int64 {
 		return Every
 	}
 	return b.every
+}
+
+// SeqError is an event that Append refuses: its seq is not the one after
+// the last seq of its run, as verify wants.
+type SeqError struct {
+	Run, Seq string
+	Msg      string
+}
+
+func (e *SeqError) Error() string { return fmt.Sprintf("seq %s (run %s): %s", e.Seq, e.Run, e.Msg) }
+
+// Append is Add for a log being sealed: an event whose seq is not the one
+// after the last of its run (a repeat or replay, a step back, a gap), or
+// does not fit in 64 bits, is refused with a *SeqError, and not added, so
+// that nothing is sealed that verify rejects. (A run may start at any
+// seq; verify warns of one that starts after 1.)
+func (b *Builder) Append(runID, seq, t []byte, mac *[sha256.Size]byte) error {
+	n, err := strconv.ParseInt(string(seq), 10, 64)
+	if err != nil {
+		return &SeqError{Run: string(runID), Seq: string(seq), Msg: "seq does not fit in 64 bits: its order cannot be checked"}
+	}
+	var r *runState
+	if len(b.runs) > 0 && b.runs[b.last].id == string(runID) {
+		r = b.runs[b.last]
+	} else if k, ok := b.index[string(runID)]; ok {
+		r = b.runs[k]
+	}
+	if r != nil && n != r.lastN+1 {
+		e := &SeqError{Run: string(runID), Seq: string(seq)}
+		switch {
+		case n == r.lastN:
+			e.Msg = fmt.Sprintf("repeated: the run is at seq %d already (a replay)", r.lastN)
+		case n < r.lastN:
+			e.Msg = fmt.Sprintf("out of order: it comes after seq %d", r.lastN)
+		default:
+			e.Msg = fmt.Sprintf("a gap: it comes after seq %d (%s missing)", r.lastN, events(n-r.lastN-1))
+		}
+		return e
+	}
+	b.add(runID, seq, t, mac).lastN = n
+	return nil
 }
 
 // Add adds an event of run runID with seq (the decimal form Python
@@ -174,10 +250,23 @@ func (b *Builder) add(runID, seq, t []byte, mac *[sha256.Size]byte) *runState {
 	r.lastSeq, r.lastT = append(r.lastSeq[:0], seq...), append(r.lastT[:0], t...)
 	r.count++
 	r.link = Next(&r.link, mac)
+	if !b.logInit {
+		b.logLink, b.logInit = LogLink0(), true
+	}
+	b.logLink = Next(&b.logLink, mac)
 	if IsCheckpoint(r.count, b.spacing()) {
 		r.cps = append(r.cps, r.link[:cpBytes]...)
 	}
 	return r
+}
+
+// logChain is the hex of the log's chain so far.
+func (b *Builder) logChain() string {
+	if !b.logInit {
+		l := LogLink0()
+		return hex.EncodeToString(l[:])
+	}
+	return hex.EncodeToString(b.logLink[:])
 }
 
 func (r *runState) run() Run {
@@ -199,8 +288,13 @@ func cpStrings(cps []byte) []string {
 // Seal is the seal of the events added, signed with key.
 func (b *Builder) Seal(key []byte, scheme sign.Scheme, at time.Time) (*Seal, error) {
 	s := &Seal{Format: Format, Scheme: scheme.String(), Every: b.spacing(), SealedAt: at.UTC().Format(time.RFC3339), Runs: make([]Run, len(b.runs))}
-	if b.v1 {
+	switch {
+	case b.v1:
 		s.Format = Format1
+	case b.v2:
+		s.Format = Format2
+	default:
+		s.LogChain = b.logChain()
 	}
 	for i, r := range b.runs {
 		s.Runs[i] = r.run()
@@ -272,27 +366,86 @@ func (s *Seal) Marshal() ([]byte, error) {
 // ErrHMAC is a seal whose HMAC does not match its content with the key.
 var ErrHMAC = errors.New("the seal's own HMAC does not match: the seal was edited, or made with another key")
 
-// Parse reads a seal strictly (one JSON object, no unknown or missing
-// member, the format known, each chain 64 lowercase hex digits, counts
-// positive, each run once), then checks its HMAC with key, first: a seal
-// that does not verify is ErrHMAC, whatever else is wrong with it. With
-// several keys (a log signed across key rotations) the seal verifies with
-// any of them.
-func Parse(data []byte, keys ...[]byte) (*Seal, error) {
-	s, err := parse(data)
+// TooLargeError is a seal file longer than the limit of ReadLimit.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the seal is longer than the limit of %d bytes", e.Limit)
+}
+
+// ReadLimit reads a seal file from r, of at most limit bytes (MaxSize when
+// limit <= 0): a longer one is a *TooLargeError, found without reading
+// more than limit+1 bytes.
+func ReadLimit(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = MaxSize
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	for _, key := range keys {
-		mac, err := s.mac(key)
-		if err != nil {
-			return nil, err
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Limit: limit}
+	}
+	return b, nil
+}
+
+// Parse reads a seal strictly and checks it, in three steps. First, in one
+// pass that keeps no Go value of the runs: one JSON object, nothing after
+// it, no member twice (in it or in any object it holds), its top-level
+// members those of its format, the format known, hmac 64 lowercase hex
+// digits. Then its HMAC, with each of keys in turn, over the canonical
+// bytes of the document as read: a seal that verifies with none is
+// ErrHMAC, whatever else is wrong with it. Then the rest: the runs'
+// members, types and values, every at least 1, sealed_at RFC 3339 in UTC,
+// each chain 64 lowercase hex digits, counts positive, each run once.
+// With several keys (a log signed across key rotations) the seal verifies
+// with any of them; ParseKey says which.
+func Parse(data []byte, keys ...[]byte) (*Seal, error) {
+	s, _, err := ParseKey(data, keys...)
+	return s, err
+}
+
+// ParseKey is Parse that also returns the index in keys of the key the
+// seal verifies with, or -1 when its HMAC does not match. A caller that
+// holds a keyring, newest key first, fails a seal of index > 0: made with
+// a key rotated out, it may be the work of whoever holds that old key
+// (docs/formats/seal.md, "What a seal proves").
+func ParseKey(data []byte, keys ...[]byte) (*Seal, int, error) {
+	top, err := scan(data)
+	if err != nil {
+		return nil, -1, err
+	}
+	macs := make([]hash.Hash, len(keys))
+	ws := make([]io.Writer, len(keys))
+	for i, key := range keys {
+		if len(key) == 0 {
+			return nil, -1, sign.ErrEmptyKey
 		}
-		if hmac.Equal([]byte(mac), []byte(s.HMAC)) {
-			return s, s.check()
+		macs[i] = hmac.New(sha256.New, key)
+		ws[i] = macs[i]
+	}
+	if err := body(data, top, io.MultiWriter(ws...)); err != nil {
+		return nil, -1, fmt.Errorf("not a seal: %w", err)
+	}
+	k := -1
+	for i, m := range macs {
+		if hmac.Equal([]byte(hex.EncodeToString(m.Sum(nil))), []byte(top.mac)) {
+			k = i
+			break
 		}
 	}
-	return nil, ErrHMAC
+	if k < 0 {
+		return nil, -1, ErrHMAC
+	}
+	s, err := parse(data)
+	if err == nil {
+		err = s.check()
+	}
+	if err != nil {
+		return nil, k, err
+	}
+	return s, k, nil
 }
 
 // SchemeError is a seal of another scheme than the log's.
@@ -305,31 +458,171 @@ func (e *SchemeError) Error() string {
 // ParseFor is Parse for a log signed with scheme: a seal of another
 // scheme is a *SchemeError.
 func ParseFor(data []byte, scheme sign.Scheme, keys ...[]byte) (*Seal, error) {
-	s, err := Parse(data, keys...)
-	if err == nil && s.Scheme != scheme.String() {
-		return nil, &SchemeError{Seal: s.Scheme, Log: scheme.String()}
-	}
+	s, _, err := ParseKeyFor(data, scheme, keys...)
 	return s, err
 }
 
-func parse(data []byte) (*Seal, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+// ParseKeyFor is ParseKey for a log signed with scheme, as ParseFor.
+func ParseKeyFor(data []byte, scheme sign.Scheme, keys ...[]byte) (*Seal, int, error) {
+	s, k, err := ParseKey(data, keys...)
+	if err == nil && s.Scheme != scheme.String() {
+		return nil, k, &SchemeError{Seal: s.Scheme, Log: scheme.String()}
+	}
+	return s, k, err
+}
+
+// members are the top-level members of a seal, and the formats that have
+// them (all, when none are named).
+var members = map[string][]string{
+	"format": nil, "scheme": nil, "sealed_at": nil, "runs": nil, "hmac": nil,
+	"every":     {Format2, Format},
+	"log_chain": {Format},
+}
+
+// topLevel is what scan reads of a seal: its top-level members' values
+// but runs, and its hmac.
+type topLevel struct {
+	values map[string]jsontext.Value // runs: nil
+	mac    string
+}
+
+// scan is the first step of Parse: the seal's structure, read as a
+// stream of tokens, the runs skipped but for their syntax and their
+// members' names.
+func scan(data []byte) (*topLevel, error) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(data))
+	tok, err := d.ReadToken()
+	if err != nil {
 		return nil, fmt.Errorf("not a seal: %w", err)
 	}
-	for _, k := range []string{"format", "scheme", "sealed_at", "runs", "hmac"} {
-		if _, ok := raw[k]; !ok {
-			return nil, fmt.Errorf("not a seal: no %q member", k)
+	if tok.Kind() != '{' {
+		return nil, errors.New("not a seal: not a JSON object")
+	}
+	got := map[string]jsontext.Value{}
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return nil, fmt.Errorf("not a seal: %w", err)
+		}
+		name := tok.String()
+		if _, ok := members[name]; !ok {
+			return nil, fmt.Errorf("not a seal: an unknown member %q", name)
+		}
+		if name == "runs" {
+			if d.PeekKind() != '[' {
+				return nil, errors.New("not a seal: runs is not an array")
+			}
+			err = d.SkipValue()
+			got[name] = nil
+		} else {
+			var v jsontext.Value
+			v, err = d.ReadValue()
+			got[name] = v.Clone()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not a seal: %w", err)
 		}
 	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, fmt.Errorf("not a seal: %w", err)
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nil, errors.New("not a seal: data after the JSON object")
+	}
 	var format string
-	if err := json.Unmarshal(raw["format"], &format); err != nil || format != Format && format != Format1 {
-		return nil, fmt.Errorf("not a seal of a known format: %s (want %q or %q)", raw["format"], Format, Format1)
+	if err := json.Unmarshal(got["format"], &format); err != nil || format != Format && format != Format2 && format != Format1 {
+		return nil, fmt.Errorf("not a seal of a known format: %s (want %q, %q or %q)", got["format"], Format, Format2, Format1)
 	}
-	v2 := format == Format
-	if _, ok := raw["every"]; ok != v2 {
-		return nil, fmt.Errorf("not a seal: a %s seal has %s \"every\" member", format, map[bool]string{true: "an", false: "no"}[v2])
+	for _, k := range []string{"format", "scheme", "sealed_at", "runs", "hmac", "every", "log_chain"} {
+		_, ok := got[k]
+		want := members[k] == nil || slices.Contains(members[k], format)
+		switch {
+		case !ok && want && members[k] == nil:
+			return nil, fmt.Errorf("not a seal: no %q member", k)
+		case ok != want:
+			return nil, fmt.Errorf("not a seal: a %s seal has %s %q member", format, map[bool]string{true: "a", false: "no"}[want], k)
+		}
 	}
+	var mac string
+	if err := json.Unmarshal(got["hmac"], &mac); err != nil || len(mac) != 64 || !isLowerHex(mac) {
+		return nil, errors.New("not a seal: hmac is not 64 lowercase hex digits")
+	}
+	return &topLevel{values: got, mac: mac}, nil
+}
+
+// body writes to w the canonical bytes the seal's HMAC is over (Canonical)
+// from the document as read: the canonical form of each top-level value
+// but hmac, in the order of their names, and of each run in turn, so that
+// one run at a time is held, never a Go value of the seal.
+func body(data []byte, top *topLevel, w io.Writer) error {
+	names := make([]string, 0, len(top.values))
+	for k := range top.values {
+		if k != "hmac" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names) // ASCII: code point order, as sort_keys
+	style := sign.Style{SortKeys: true, Compact: true}
+	var c sign.Canonicalizer
+	buf := []byte{'{'}
+	for i, k := range names {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(append(append(buf, '"'), k...), `":`...)
+		if k != "runs" {
+			var err error
+			if buf, err = c.Append(buf, top.values[k], style); err != nil {
+				return err
+			}
+			continue
+		}
+		// The runs, one by one, from a second pass over the document.
+		d := jsontext.NewDecoder(bytes.NewBuffer(data))
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		for {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return err
+			}
+			if tok.String() == "runs" {
+				break
+			}
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
+		}
+		if _, err := d.ReadToken(); err != nil { // [
+			return err
+		}
+		buf = append(buf, '[')
+		for n := 0; d.PeekKind() != ']'; n++ {
+			v, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = c.Append(buf, v, style); err != nil {
+				return err
+			}
+			if len(buf) > 32<<10 {
+				w.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		buf = append(buf, ']')
+	}
+	buf = append(buf, '}')
+	_, err := w.Write(buf)
+	return err
+}
+
+// parse decodes a seal that scan read and whose HMAC matches.
+func parse(data []byte) (*Seal, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	d.UseNumber()
@@ -337,26 +630,26 @@ func parse(data []byte) (*Seal, error) {
 	if err := d.Decode(&s); err != nil {
 		return nil, fmt.Errorf("not a seal: %w", err)
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("not a seal: data after the JSON object")
-	}
 	// json.Number takes a quoted number too: a seq is a JSON number.
-	var runs []map[string]json.RawMessage
-	if err := json.Unmarshal(raw["runs"], &runs); err != nil {
+	var raw struct {
+		Runs []map[string]json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("not a seal: runs: %w", err)
 	}
-	for i, r := range runs {
+	cps := hasCheckpoints(s.Format)
+	for i, r := range raw.Runs {
 		for _, k := range []string{"first_seq", "last_seq"} {
 			if v := bytes.TrimSpace(r[k]); len(v) == 0 || v[0] == '"' {
 				return nil, fmt.Errorf("not a seal: runs[%d].%s is not a number", i, k)
 			}
 		}
-		if _, ok := r["checkpoints"]; ok != v2 {
-			return nil, fmt.Errorf("not a seal: runs[%d]: a %s run has %s \"checkpoints\" member", i, format, map[bool]string{true: "a", false: "no"}[v2])
+		if _, ok := r["checkpoints"]; ok != cps {
+			return nil, fmt.Errorf("not a seal: runs[%d]: a %s run has %s \"checkpoints\" member", i, s.Format, map[bool]string{true: "a", false: "no"}[cps])
 		}
 	}
-	if len(s.HMAC) != 64 || !isLowerHex(s.HMAC) {
-		return nil, errors.New("not a seal: hmac is not 64 lowercase hex digits")
+	if s.Runs == nil {
+		return nil, errors.New("not a seal: runs is not an array")
 	}
 	return &s, nil
 }
@@ -366,8 +659,14 @@ func (s *Seal) check() error {
 	if _, err := sign.ParseScheme(s.Scheme); err != nil {
 		return fmt.Errorf("the seal names an unknown scheme: %v", err)
 	}
-	if s.Format == Format && s.Every < 1 {
-		return fmt.Errorf("every is %d: checkpoints are at least 1 event apart", s.Every)
+	if hasCheckpoints(s.Format) && s.Every < 1 {
+		return fmt.Errorf("every is %d: every must be at least 1 (the spacing of the checkpoints)", s.Every)
+	}
+	if t, err := time.Parse(time.RFC3339, s.SealedAt); err != nil || t.UTC().Format(time.RFC3339) != s.SealedAt {
+		return fmt.Errorf("sealed_at %q is not a time in RFC 3339, UTC, to the second (2026-01-02T03:04:05Z)", s.SealedAt)
+	}
+	if s.Format == Format && (len(s.LogChain) != 64 || !isLowerHex(s.LogChain)) {
+		return errors.New("log_chain is not 64 lowercase hex digits")
 	}
 	seen := map[string]bool{}
 	for i, r := range s.Runs {
@@ -380,7 +679,7 @@ func (s *Seal) check() error {
 			return fmt.Errorf("runs[%d]: chain is not 64 lowercase hex digits", i)
 		case !isInt(string(r.FirstSeq)) || !isInt(string(r.LastSeq)):
 			return fmt.Errorf("runs[%d]: first_seq and last_seq are integers", i)
-		case s.Format == Format && int64(len(r.Checkpoints)) != checkpoints(r.Count, s.Every):
+		case hasCheckpoints(s.Format) && int64(len(r.Checkpoints)) != checkpoints(r.Count, s.Every):
 			return fmt.Errorf("runs[%d]: %d checkpoints: a run of %s has %d, every %d", i, len(r.Checkpoints), events(r.Count), checkpoints(r.Count, s.Every), s.Every)
 		}
 		for _, c := range r.Checkpoints {
@@ -422,10 +721,17 @@ func isInt(s string) bool {
 // counts, or start new runs after them (sign --seal --append, for a log
 // that grows). s is read by Parse, its HMAC checked.
 func Resume(s *Seal) (*Builder, error) {
-	b := &Builder{index: make(map[string]int, len(s.Runs)), every: s.Every, v1: s.Format == Format1}
+	b := &Builder{index: make(map[string]int, len(s.Runs)), every: s.Every, v1: s.Format == Format1, v2: s.Format == Format2}
+	if s.Format == Format {
+		if n, err := hex.Decode(b.logLink[:], []byte(s.LogChain)); err != nil || n != sha256.Size {
+			return nil, errors.New("log_chain is not 64 lowercase hex digits")
+		}
+		b.logInit = true
+	}
 	for i, r := range s.Runs {
 		st := &runState{id: r.RunID, firstSeq: string(r.FirstSeq), firstT: r.FirstT,
 			lastSeq: []byte(r.LastSeq), lastT: []byte(r.LastT), count: r.Count}
+		st.lastN, _ = strconv.ParseInt(string(r.LastSeq), 10, 64)
 		if n, err := hex.Decode(st.link[:], []byte(r.Chain)); err != nil || n != sha256.Size {
 			return nil, fmt.Errorf("runs[%d]: chain is not 64 lowercase hex digits", i)
 		}

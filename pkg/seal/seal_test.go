@@ -49,6 +49,20 @@ func sealOf(t testing.TB, log []byte) []byte {
 	t.Helper()
 	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	b, err := seal.FromLog(bytes.NewReader(log), s, 0)
+	return docOf(t, b, err)
+}
+
+// sealAny is the seal of the events of a log, whatever verify says of it
+// (anyLog): the seal an attacker who holds the key would make.
+func sealAny(t testing.TB, log []byte) []byte {
+	t.Helper()
+	s, _ := sign.NewSigner(testKey, sign.SchemeSpec)
+	b, err := anyLog(bytes.NewReader(log), s)
+	return docOf(t, b, err)
+}
+
+func docOf(t testing.TB, b *seal.Builder, err error) []byte {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +106,7 @@ func TestChainOrder(t *testing.T) {
 	lines := strings.SplitAfter(string(log), "\n")
 	swapped := append([]string{lines[1], lines[0]}, lines[2:]...)
 	a, _ := seal.Parse(sealOf(t, log), testKey)
-	b, _ := seal.Parse(sealOf(t, []byte(strings.Join(swapped, ""))), testKey)
+	b, _ := seal.Parse(sealAny(t, []byte(strings.Join(swapped, ""))), testKey)
 	if a.Runs[0].Chain == b.Runs[0].Chain || a.Runs[1].Chain != b.Runs[1].Chain {
 		t.Fatalf("swap: %+v vs %+v", a.Runs, b.Runs)
 	}
@@ -125,7 +139,7 @@ func TestPythonChecker(t *testing.T) {
 	// checkpoints are not the log's links.
 	sl, _ := seal.Parse(doc, testKey)
 	v1 := *sl
-	v1.Format, v1.Every, v1.Runs = seal.Format1, 0, append([]seal.Run{}, sl.Runs...)
+	v1.Format, v1.Every, v1.LogChain, v1.Runs = seal.Format1, 0, "", append([]seal.Run{}, sl.Runs...)
 	for i := range v1.Runs {
 		v1.Runs[i].Checkpoints = nil
 	}
@@ -136,6 +150,12 @@ func TestPythonChecker(t *testing.T) {
 	cp.Runs[0].Checkpoints = append([]string{"0000000000"}, sl.Runs[0].Checkpoints[1:]...)
 	cp.Sign(testKey)
 	cpdoc, _ := cp.Marshal()
+	v2 := *sl
+	v2.Format, v2.LogChain = seal.Format2, ""
+	v2.Sign(testKey)
+	v2doc, _ := v2.Marshal()
+	i := bytes.Index(doc, []byte(`"hmac":"`))
+	every0 := signRaw(t, strings.Replace(string(doc[:i])+`"hmac":""`+string(doc[i+8+64+1:]), `"every":16`, `"every":0`, 1), testKey)
 	cases := []struct {
 		name string
 		seal []byte
@@ -152,9 +172,16 @@ func TestPythonChecker(t *testing.T) {
 		{"head cut", doc, strings.Join(lines[1:], ""), "the log and the seal differ"},
 		{"run removed", doc, strings.Join(lines[:4], ""), "the log and the seal differ"},
 		{"run added", doc, string(log) + added, "the log and the seal differ"},
-		{"swapped", doc, lines[1] + lines[0] + strings.Join(lines[2:], ""), "the log and the seal differ"},
+		{"swapped", doc, lines[1] + lines[0] + strings.Join(lines[2:], ""), "seq out of order"},
 		{"replaced", doc, lines[0] + other[1] + strings.Join(lines[2:], ""), "the log and the seal differ"},
 		{"an event not signed", doc, strings.Replace(string(log), `"seq":2,`, `"seq":20,`, 1), "bad signature"},
+		// Issue 31.
+		{"replayed", doc, string(log) + lines[1], "seq out of order"},
+		{"runs reordered", doc, strings.Join(lines[4:8], "") + strings.Join(lines[:4], ""), "the log and the seal differ"},
+		{"runs interleaved", doc, lines[0] + lines[4] + lines[1] + lines[5] + lines[2] + lines[6] + lines[3] + lines[7], "the log and the seal differ"},
+		{"runs reordered, toonkit-seal/2", v2doc, strings.Join(lines[4:8], "") + strings.Join(lines[:4], ""), "the log and the seal differ"},
+		{"every 0", every0, string(log), "every below 1"},
+		{"a member twice", bytes.Replace(doc, []byte(`{"every":16,`), []byte(`{"every":16,"every":16,`), 1), string(log), "a member given twice"},
 	}
 	signer, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	for _, c := range cases {
@@ -181,7 +208,7 @@ func TestParseStrict(t *testing.T) {
 	doc := sealOf(t, signedLog(t))
 	for _, bad := range []string{
 		"", "[]", "{}", string(doc[:len(doc)-3]), strings.Replace(string(doc), `{"every"`, `{"extra":1,"every"`, 1),
-		string(doc) + "{}", strings.Replace(string(doc), `"format":"toonkit-seal/2"`, `"format":"toonkit-seal/3"`, 1),
+		string(doc) + "{}", strings.Replace(string(doc), `"format":"toonkit-seal/3"`, `"format":"toonkit-seal/4"`, 1),
 		strings.Replace(string(doc), `"first_seq":1`, `"first_seq":"1"`, 1),
 	} {
 		if _, err := seal.Parse([]byte(bad), testKey); err == nil {
@@ -200,6 +227,20 @@ func FuzzParse(f *testing.F) {
 	f.Add(sealOf(f, log))
 	f.Add([]byte(`{"format":"toonkit-seal/1","scheme":"spec","sealed_at":"","runs":[],"hmac":"00"}`))
 	f.Add([]byte(`{"every":2,"format":"toonkit-seal/2","scheme":"spec","sealed_at":"","runs":[{"run_id":"550e8400-e29b-41d4-a716-000000000000","first_seq":1,"last_seq":9,"count":5,"first_t":"","last_t":"","chain":"` + strings.Repeat("0", 64) + `","checkpoints":["0000000000","0000000000","0000000000"]}],"hmac":"` + strings.Repeat("0", 64) + `"}`))
+	// Issue 31: members given twice, at the top and in a run; huge size
+	// fields; every 0; a sealed_at that is no time; toonkit-seal/3's
+	// log_chain missing.
+	doc := string(sealOf(f, log))
+	f.Add([]byte(strings.Replace(doc, `{"every":16,`, `{"every":16,"every":1,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":4,"count":4,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"runs":[`, `"runs":[],"runs":[`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":9223372036854775807,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"count":4,`, `"count":1e400,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"every":16`, `"every":9223372036854775807`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"every":16`, `"every":0`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"first_seq":1,`, `"first_seq":123456789012345678901234567890,`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"sealed_at":"2026-01-02T03:04:05Z"`, `"sealed_at":"2026-13-02T03:04:05Z"`, 1)))
+	f.Add([]byte(strings.Replace(doc, `"log_chain":`, `"log_chainx":`, 1)))
 	signer, _ := sign.NewSigner(testKey, sign.SchemeSpec)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := seal.Parse(b, testKey)

@@ -31,6 +31,25 @@ func Canonical(dst, src []byte, st Style) ([]byte, error) {
 	return w.value(dst, 0), nil
 }
 
+// Canonicalizer is Canonical for many documents in turn: it keeps its
+// buffers from one call to the next, so that canonicalising the elements
+// of a long array one by one (pkg/seal checks a seal's HMAC so, without
+// decoding it) allocates nothing once they are large enough. The zero
+// Canonicalizer is ready to use; it is not safe for concurrent use.
+type Canonicalizer struct {
+	p parser
+	w writer
+}
+
+// Append is Canonical(dst, src, st).
+func (c *Canonicalizer) Append(dst, src []byte, st Style) ([]byte, error) {
+	if err := c.p.parseDocument(src); err != nil {
+		return dst, err
+	}
+	c.w = writer{src: src, tape: c.p.tape, style: st, mem: c.w.mem[:0], names: c.w.names[:0]}
+	return c.w.value(dst, 0), nil
+}
+
 // writer writes the values of a tape as json.dumps does.
 type writer struct {
 	src   []byte

@@ -300,6 +300,18 @@ func (e *EventError) Error() string {
 	return fmt.Sprintf("%s: event %d: %s", e.Pos, e.Index+1, e.Field)
 }
 
+// SignedError is an error that StreamHandler.Signed returned for an
+// event, with the event's place.
+type SignedError struct {
+	Index int
+	Pos   jsonv.Position
+	Err   error
+}
+
+func (e *SignedError) Error() string { return fmt.Sprintf("%s: event %d: %v", e.Pos, e.Index+1, e.Err) }
+
+func (e *SignedError) Unwrap() error { return e.Err }
+
 // Buffered is how many bytes are read ahead: 0 when the next event has
 // yet to arrive (a live stream is waited on).
 func (r *Reader) Buffered() int { return r.b.End - r.b.Pos }

@@ -44,6 +44,8 @@ type StreamHandler struct {
 	// the first bad one: its run_id, seq (the decimal form Python prints)
 	// and t, and its HMAC-SHA256 (the signature's 32 bytes): what a seal
 	// needs (pkg/seal's Builder.Add). The slices are valid during the call.
+	// An error it returns stops the stream, as a *SignedError that names
+	// the event.
 	Signed func(runID, seq, t []byte, mac *[sha256.Size]byte) error
 	// Idle, when not nil, is called where a live input (StreamOptions.Live)
 	// has nothing more buffered: a place to flush the output.
@@ -297,7 +299,7 @@ func (w *streamWriter) emit(base int, r *scanResult, from, to int) error {
 		if w.h.Signed != nil {
 			info := r.info[it.info:]
 			if err := w.h.Signed(info[:it.runLen], info[it.runLen:it.runLen+it.seqLen], info[it.runLen+it.seqLen:it.runLen+it.seqLen+it.tLen], &it.digest); err != nil {
-				return err
+				return &SignedError{Index: index, Pos: w.posAt(base + it.start), Err: err}
 			}
 		}
 	}

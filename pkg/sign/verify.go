@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -19,6 +20,7 @@ const (
 	CodeTopDiffer = "SIG003" // the top-level signature differs from meta.signature
 	CodeOneCopy   = "SIG004" // the signature is in one of its two places only (see Log.RequireBoth)
 	CodeKeyBack   = "SIG005" // a run signed with an older key after a newer one (see Log.KeyIDs)
+	CodeRetired   = "SIG006" // an event signed with a key after its retirement (see Log.Retired)
 	CodeGap       = "SIG010" // events missing in a run
 	CodeRepeat    = "SIG011" // a seq again
 	CodeOrder     = "SIG012" // a seq out of order
@@ -84,6 +86,15 @@ type Log struct {
 	// signed one of them (CodeKeyBack, once a run): a key rotated out
 	// signs again. Without ids the keys are "key 1", "key 2"...
 	KeyIDs []string
+	// Retired are the times the Signer's keys were retired, in the order
+	// of KeyIDs; a zero time (or none) is a key not retired. An event
+	// signed with a retired key whose t is at or after the key's
+	// retirement, or whose t is not an RFC 3339 time, is an error
+	// (CodeRetired): a key rotated out signs no more. Where the scheme
+	// does not sign t (payload, payload-compact), the holder of the old key
+	// can write an earlier t: only a seal made with a newer key (pkg/seal)
+	// catches that.
+	Retired []time.Time
 
 	// Events is the number of events checked (Check), Unread the number
 	// of records that could not be read as events (Bad): not counted as
@@ -290,7 +301,7 @@ type verdict struct {
 	differ               bool   // both signatures, not equal
 	key                  int    // the key that verified it, or -1
 	message              []byte // the message signed, for a mismatch with Explain
-	t                    []byte // with seal
+	t                    []byte
 	digest               [sha256.Size]byte
 }
 
@@ -298,9 +309,9 @@ type verdict struct {
 // needs nothing of the log.
 // With seal it also keeps t and the HMAC of the message signed.
 func judge(s *Signer, ev *Event, explain, seal bool) (v verdict) {
-	v = verdict{run: ev.RunID, seq: ev.Seq, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop, key: -1}
+	v = verdict{run: ev.RunID, seq: ev.Seq, t: ev.T, seqN: ev.SeqN, seqOK: ev.SeqOK, hasSig: ev.HasSig, hasTop: ev.HasTop, key: -1}
 	if seal {
-		defer func() { v.t, v.digest = ev.T, s.sum }()
+		defer func() { v.digest = s.sum }()
 	}
 	if !ev.HasSig && !ev.HasTop {
 		v.unsigned = true
@@ -341,8 +352,13 @@ func (l *Log) apply(v *verdict, w Where) {
 			}
 			p.Message = v.message
 			l.emit(p)
-		} else if l.Signer.Keys() > 1 {
-			l.keys(v, w, problem)
+		} else {
+			if v.key < len(l.Retired) && !l.Retired[v.key].IsZero() {
+				l.retired(v, problem)
+			}
+			if l.Signer.Keys() > 1 {
+				l.keys(v, w, problem)
+			}
 		}
 		switch {
 		case !v.hasTop:
@@ -368,6 +384,21 @@ func (l *Log) apply(v *verdict, w Where) {
 	}
 	l.sequence(v, w, problem)
 	l.settle(w.Index)
+}
+
+// retired reports an event signed with a retired key at or after its
+// retirement, or at a t that cannot be placed before it.
+func (l *Log) retired(v *verdict, problem func(code, msg string) Problem) {
+	at := l.Retired[v.key]
+	t, err := time.Parse(time.RFC3339Nano, string(v.t))
+	switch {
+	case err != nil:
+		l.emit(problem(CodeRetired, fmt.Sprintf("signed with the key %s, retired at %s, and its t %q is not an RFC 3339 time: it cannot be placed before the retirement",
+			l.keyID(v.key), at.UTC().Format(time.RFC3339), v.t)))
+	case !t.Before(at):
+		l.emit(problem(CodeRetired, fmt.Sprintf("signed with the key %s at %s, at or after its retirement at %s: a retired key signs no more",
+			l.keyID(v.key), v.t, at.UTC().Format(time.RFC3339))))
+	}
 }
 
 func isHexSignature(s []byte) bool {
