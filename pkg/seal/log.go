@@ -31,7 +31,8 @@ func FromLog(in io.Reader, s *sign.Signer, maxEventSize int) (*Builder, error) {
 		}
 		ev, err := s.Event(rec)
 		if err != nil {
-			return nil, &sign.EventError{Index: rec.Index, Pos: rec.Pos, Field: err.(*sign.FieldError)}
+			fe := err.(*sign.FieldError)
+			return nil, &sign.EventError{Index: rec.Index, Pos: rec.PosAt(fe.Offset), Field: fe}
 		}
 		sig := ev.Signature
 		if !ev.HasSig {

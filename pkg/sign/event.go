@@ -125,8 +125,20 @@ func (s *Signer) Parse(raw []byte) (*Event, error) {
 	return s.event(raw, s.p.tape)
 }
 
-// event reads the fields of the event on the tape.
+// event reads the fields of the event on the tape, an object with no name
+// twice in one of its objects (duplicate).
 func (s *Signer) event(raw []byte, t []node) (*Event, error) {
+	if t[0].kind == kObject && t[0].flags&fRepeat != 0 {
+		if e := duplicate(raw, t); e != nil {
+			return nil, e
+		}
+	}
+	return s.fields(raw, t)
+}
+
+// fields reads the fields of the event on the tape, the last copy of a
+// name repeated (as json.loads does).
+func (s *Signer) fields(raw []byte, t []node) (*Event, error) {
 	ev := &s.ev
 	*ev = Event{Raw: raw, tape: t, payload: -1, meta: -1, metaSig: -1, topSig: -1}
 	if t[0].kind != kObject {
