@@ -37,8 +37,9 @@ written unless every event verifies.
 
 EXIT STATUS
   0  the seal was written
-  1  an event is not a trace event or its signature does not verify, or
-     the input is not trace events
+  1  an event is not a trace event (or has a member name twice) or its
+     signature does not verify, the input is not trace events, or it has
+     no events
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # seal a log the Python services signed
@@ -82,7 +83,7 @@ func runSeal(opts *SealOptions) error {
 		}
 		return eventsReadError(in.Name, err)
 	}
-	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme)
+	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme, in.Name)
 	if err != nil {
 		return err
 	}
