@@ -117,7 +117,10 @@ func NewSigner(key []byte, scheme Scheme) (*Signer, error) {
 	return &Signer{scheme: scheme, mac: hmac.New(sha256.New, key)}, nil
 }
 
-// Parse parses one event (a whole JSON document).
+// Parse parses one event (a whole JSON document). An event that is not
+// one, or that has a member name twice in one of its objects (at any
+// depth: readers that keep the first copy would see another event than
+// json.loads, which keeps the last), is a *FieldError.
 func (s *Signer) Parse(raw []byte) (*Event, error) {
 	if err := s.p.parseDocument(raw); err != nil {
 		return nil, err

@@ -261,7 +261,8 @@ name: // in an object, a member's name at i, after white space
 // repeat flags the root (fRepeat) when the name just parsed, the last
 // node, is among the names before it of the object at tape index obj, or
 // has an escape (names are compared as json.loads reads them: duplicate
-// does it). An object of more than linearNames names is flagged too.
+// does it). values calls it when the name's bit is in the object's set, and
+// flags an object of more than linearNames names itself.
 func (p *parser) repeat(obj int32) {
 	last := int32(len(p.tape) - 1)
 	n := &p.tape[last]
