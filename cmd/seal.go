@@ -38,8 +38,9 @@ replay, a step back or a gap is an error at its event).
 EXIT STATUS
   0  the seal was written
   1  the log is not one toonkit verify accepts (an event is not a trace
-     event, its signature does not verify, a seq is repeated, out of order
-     or after a gap), or the input is not trace events
+     event or has a member name twice, its signature does not verify, a
+     seq is repeated, out of order or after a gap), the input is not trace
+     events, or it has no events
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # seal a log the Python services signed
@@ -79,7 +80,7 @@ func runSeal(opts *SealOptions) error {
 		}
 		return eventsReadError(in.Name, err)
 	}
-	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme)
+	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme, in.Name)
 	if err != nil {
 		return err
 	}

@@ -79,14 +79,17 @@ followed by the new ones. --max-seal-size (default 64MiB) limits the seal
 read.
 
 An event that cannot be signed (not an object; seq, t, actor, type,
-payload or meta.run_id missing or of the wrong type) is an error with its
-position; every event is still checked, and nothing is written to -o.
+payload or meta.run_id missing or of the wrong type; a member name twice
+in one object, at any depth, which readers would read differently) is an
+error with its position; every event is still checked, and nothing is
+written to -o. An input with no events is written back as it is (exit 0);
+with --seal it is an error, since a seal of no events vouches for nothing.
 
 EXIT STATUS
   0  every event signed
   1  an event could not be signed, or the input is not trace events; with
-     --seal, a seq repeated, out of order or after a gap, or the seal to
-     extend not valid
+     --seal, the input has no events, a seq repeated, out of order or
+     after a gap, or the seal to extend not valid
   2  usage error, or a key missing, empty or shorter than 8 bytes
   3  the input or a key file could not be read, or the output written`,
 		Example: `  # sign an audit log, replacing it only if every event signs
@@ -186,7 +189,7 @@ func runSign(opts *SignOptions) error {
 	if opts.Seal == "" {
 		return out.Commit()
 	}
-	doc, err := sealDocument(sb, key, opts.Scheme)
+	doc, err := sealDocument(sb, key, opts.Scheme, in.Name)
 	if err != nil {
 		out.Abort()
 		return err
@@ -229,12 +232,21 @@ func clock() (func() time.Time, error) {
 }
 
 // sealDocument is the seal file of the events added to b, made now (clock).
-func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme) ([]byte, error) {
+// A seal of no events is refused: it would vouch for an empty log (name,
+// the input, is named).
+func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme, name string) ([]byte, error) {
 	now, err := clock()
 	if err != nil {
 		return nil, err
 	}
-	doc, err := b.Document(key, scheme, now())
+	sl, err := b.Seal(key, scheme, now())
+	var doc []byte
+	if err == nil {
+		if len(sl.Runs) == 0 {
+			return nil, invalidError(fmt.Errorf("%s: no events to seal", name), "the log has no trace events (only white space, or an empty JSON array): a seal of none would vouch for an empty log")
+		}
+		doc, err = sl.Marshal()
+	}
 	if err != nil {
 		return nil, invalidError(fmt.Errorf("cannot make the seal: %w", err), "")
 	}

@@ -22,8 +22,10 @@ type VerifyOptions struct {
 	Explain bool
 	// RequireBoth wants every signature in meta.signature and at the top level.
 	RequireBoth bool
-	Jobs        int // workers; 1 is the single-worker path
-	Seal        string
+	// AllowEmpty accepts a log with no events; else it is an error.
+	AllowEmpty bool
+	Jobs       int // workers; 1 is the single-worker path
+	Seal       string
 	signFlags
 	sealFlags
 	reportFlags // --report, --junit-cases
@@ -46,6 +48,9 @@ with the event's in constant time, and checks the log as a whole:
     meta.signature is absent (a warning); when both are there they must be
     equal. --require-both wants both places, for producers that promise it.
 A run that starts after seq 1 is a warning: events before it may be missing.
+A log with no events at all (empty files, white space, an empty JSON array)
+is an error, reported before any report is written, since a pass would vouch
+for nothing: --allow-empty accepts it.
 
 The text report has one line per problem, then a summary:
   audit.ndjson:17: seq 16 (run 550e8400…): signature mismatch
@@ -103,7 +108,8 @@ EXIT STATUS
   0  every event verified
   1  a signature did not match, the log has a gap, a repeat or an event out
      of order, an event is unsigned or not a trace event, its two signatures
-     differ (or, with --require-both, one is missing)
+     differ (or, with --require-both, one is missing), or the log has no
+     events (without --allow-empty)
   2  usage error, or a key missing or empty
   3  an input, a key file or a keyring could not be read`,
 		Example: `  # a signed audit log, in CI
@@ -153,6 +159,7 @@ EXIT STATUS
 	c.Flags().BoolVar(&opts.Explain, "explain", false, "show the message signed for each signature that does not match")
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and check the events")
 	c.Flags().StringVar(&opts.Seal, "seal", "", "also check the log against its seal in `FILE` (toonkit sign --seal, toonkit seal)")
+	c.Flags().BoolVar(&opts.AllowEmpty, "allow-empty", false, "accept a log with no events (an empty file, an empty JSON array): without it that is an error")
 	c.Flags().BoolVar(&opts.RequireBoth, "require-both", false, "want each signature in meta.signature and in the top-level signature: one place only is an error")
 	return c
 }
@@ -194,6 +201,9 @@ func runVerify(opts *VerifyOptions) error {
 			unreadable++
 		}
 		r.End(displayName(name), log.Records()-before, err)
+	}
+	if log.Records() == 0 && unreadable == 0 && !opts.AllowEmpty {
+		return invalidError(errors.New("no events to verify"), "the log has no trace events (only white space, or an empty JSON array): --allow-empty accepts an empty log")
 	}
 	log.Finish()
 	if sl != nil && unreadable == 0 {

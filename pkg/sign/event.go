@@ -117,7 +117,10 @@ func NewSigner(key []byte, scheme Scheme) (*Signer, error) {
 	return &Signer{scheme: scheme, mac: hmac.New(sha256.New, key)}, nil
 }
 
-// Parse parses one event (a whole JSON document).
+// Parse parses one event (a whole JSON document). An event that is not
+// one, or that has a member name twice in one of its objects (at any
+// depth: readers that keep the first copy would see another event than
+// json.loads, which keeps the last), is a *FieldError.
 func (s *Signer) Parse(raw []byte) (*Event, error) {
 	if err := s.p.parseDocument(raw); err != nil {
 		return nil, err
@@ -125,8 +128,20 @@ func (s *Signer) Parse(raw []byte) (*Event, error) {
 	return s.event(raw, s.p.tape)
 }
 
-// event reads the fields of the event on the tape.
+// event reads the fields of the event on the tape, an object with no name
+// twice in one of its objects (duplicate).
 func (s *Signer) event(raw []byte, t []node) (*Event, error) {
+	if t[0].kind == kObject && t[0].flags&fRepeat != 0 {
+		if e := duplicate(raw, t); e != nil {
+			return nil, e
+		}
+	}
+	return s.fields(raw, t)
+}
+
+// fields reads the fields of the event on the tape, the last copy of a
+// name repeated (as json.loads does).
+func (s *Signer) fields(raw []byte, t []node) (*Event, error) {
 	ev := &s.ev
 	*ev = Event{Raw: raw, tape: t, payload: -1, meta: -1, metaSig: -1, topSig: -1}
 	if t[0].kind != kObject {

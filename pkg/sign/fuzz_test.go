@@ -169,6 +169,9 @@ func FuzzSignReader(f *testing.F) {
 	f.Add([]byte(`{"seq": 1, "t": "", "actor": "", "type": "", "payload": {}, "meta": {"run_id": "r", "signature": "0f"}}` + "\n"))
 	f.Add([]byte(`[{"seq": 1, "t": "", "actor": "", "type": "", "payload": {}, "meta": {"run_id": "r"}, "signature": "0f"}]`))
 	f.Add([]byte("{\"seq\":-0,\"t\":\"\",\"actor\":\"\",\"type\":\"\",\"payload\":[],\"meta\":{\"run_id\":\"x\",\"signature\":1}} \r\n\t"))
+	for _, s := range fuzzSeeds(f, false) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sg := mustSigner(t, "k", SchemeSpec)
 		rd := NewReader(bytes.NewReader(data), 1<<16)

@@ -13,7 +13,8 @@ import (
 // accepts, and the values it sees, are Python's: NaN, Infinity and
 // -Infinity are values; a \u escape of a lone surrogate is a string
 // character; an escaped surrogate pair is one character; duplicate names
-// are kept (the last one wins where a value is looked up); an integer of
+// are kept (the last one wins where a value is looked up), and flagged
+// (fRepeat: see duplicate); an integer of
 // more than 4300 digits, raw control characters in strings, invalid UTF-8
 // and nesting deeper than Python's stack allows are errors.
 //
@@ -43,6 +44,11 @@ const (
 	fPlain  = 1 << iota // printable ASCII only, no escape: written as it is
 	fEscape             // holds a backslash escape
 )
+
+// fRepeat, on the root node, says that an object of the value may hold a
+// name twice: one did, or one has a name with an escape or more names
+// than the parser compares (see duplicate).
+const fRepeat = 1 << 2
 
 type node struct {
 	start, end int32 // the value's bytes; for a string, those between the quotes
@@ -77,7 +83,16 @@ type parser struct {
 	pos   int
 	tape  []node
 	open  []int32 // the tape indexes of the containers being parsed, innermost last
+	names []names // the objects being parsed, innermost last
 	final bool    // src is all there is: its end is the end of the input
+}
+
+// names are the names of an object being parsed, as a set of their
+// jsonv.NameBit bits, and how many (up to linearNames: past it they are
+// not looked at, and the root is flagged).
+type names struct {
+	seen uint64
+	n    int
 }
 
 func (p *parser) fail(off int, msg string) error { return &parseError{off, msg} }
@@ -107,6 +122,7 @@ func (p *parser) skipSpace(s []byte, i int) int {
 // past it. It is one loop rather than a call for each value: the position
 // stays in a register, and the containers open are a stack of tape indexes.
 func (p *parser) value() error {
+	p.names = p.names[:0]
 	open, err := p.values(p.open[:0])
 	p.open = open[:0] // kept for the next value
 	return err
@@ -147,6 +163,7 @@ value: // a value at i, after white space
 		if k == kArray {
 			goto value
 		}
+		p.names = append(p.names, names{})
 		goto name
 	case '"':
 		i, err = p.str(i)
@@ -201,6 +218,9 @@ after: // a value ended at i: what follows it in the container it is in
 		i++
 		p.close(at, i)
 		open = open[:len(open)-1]
+		if closing == '}' {
+			p.names = p.names[:len(p.names)-1]
+		}
 		goto after
 	}
 	return open, p.fail(i, "expecting ',' delimiter")
@@ -214,6 +234,19 @@ name: // in an object, a member's name at i, after white space
 	if i, err = p.str(i); err != nil {
 		return open, err
 	}
+	// The name against the object's others: the common case here, the
+	// rest in repeat.
+	if ns := &p.names[len(p.names)-1]; ns.n < linearNames {
+		t := &p.tape[len(p.tape)-1]
+		bit := jsonv.NameBit(s[t.start:t.end])
+		ns.n++
+		if ns.seen&bit != 0 || t.flags&fEscape != 0 {
+			p.repeat(open[len(open)-1])
+		}
+		ns.seen |= bit
+	} else {
+		p.tape[0].flags |= fRepeat
+	}
 	i = p.skipSpace(s, i)
 	if i >= len(s) {
 		return open, p.short(i, "expecting ':' delimiter")
@@ -223,6 +256,27 @@ name: // in an object, a member's name at i, after white space
 	}
 	i++
 	goto value
+}
+
+// repeat flags the root (fRepeat) when the name just parsed, the last
+// node, is among the names before it of the object at tape index obj, or
+// has an escape (names are compared as json.loads reads them: duplicate
+// does it). values calls it when the name's bit is in the object's set, and
+// flags an object of more than linearNames names itself.
+func (p *parser) repeat(obj int32) {
+	last := int32(len(p.tape) - 1)
+	n := &p.tape[last]
+	if n.flags&fEscape != 0 {
+		p.tape[0].flags |= fRepeat
+		return
+	}
+	name := p.src[n.start:n.end]
+	for j := obj + 1; j < last; j = p.tape[j+1].next {
+		if string(p.src[p.tape[j].start:p.tape[j].end]) == string(name) {
+			p.tape[0].flags |= fRepeat
+			return
+		}
+	}
 }
 
 func (p *parser) push(k kind, start, end int, flags uint8, safe uint16) {

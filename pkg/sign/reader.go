@@ -282,7 +282,8 @@ func (r *Reader) pastLimit() bool {
 	return r.p.value() == errShort
 }
 
-// Event reads the fields of a record's event.
+// Event reads the fields of a record's event: a *FieldError, as for
+// Signer.Parse, when it is not one.
 func (s *Signer) Event(rec *Record) (*Event, error) {
 	return s.event(rec.Raw, rec.tape)
 }

@@ -257,6 +257,9 @@ func FuzzStreamMatchesOneWorker(f *testing.F) {
 	}
 	f.Add([]byte(prettyArray), uint16(16))
 	f.Add([]byte(unsignedLog), uint16(50))
+	for _, s := range fuzzSeeds(f, false) {
+		f.Add(s, uint16(200))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, batch uint16) {
 		opts := StreamOptions{Workers: 1, BatchBytes: int(batch), MaxEventSize: 1 << 12}
 		one := streamed(t, bytes.NewReader(data), opts)

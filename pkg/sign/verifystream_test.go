@@ -294,6 +294,9 @@ func FuzzVerifyMatchesOneWorker(f *testing.F) {
 	if raw, err := os.ReadFile("../../testdata/sign/python-meta-only-spec.ndjson"); err == nil {
 		f.Add(raw, uint16(900))
 	}
+	for _, s := range fuzzSeeds(f, true) {
+		f.Add(s, uint16(300))
+	}
 	f.Fuzz(func(t *testing.T, in []byte, batch uint16) {
 		if len(in) > 32<<10 {
 			// The log's rules hold problems behind an open gap and sort

@@ -58,6 +58,12 @@ func nameBit(name []byte) uint64 {
 	return 1 << (x * 0x9E3779B97F4A7C15 >> 58)
 }
 
+// NameBit is the bit of a member name in a 64-bit set of an object's
+// names, as the Checker keeps one: a name whose bit is not set in the set
+// is not among the names added to it, and need not be looked for among
+// them (pkg/sign finds repeated names so).
+func NameBit(name []byte) uint64 { return nameBit(name) }
+
 // linearNames is the number of member names an object's duplicates are
 // looked for among one by one; beyond it they go into a map.
 const linearNames = 32
