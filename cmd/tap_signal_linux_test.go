@@ -50,14 +50,20 @@ func TestTapSignalWithBlockedStdout(t *testing.T) {
 			}
 			defer pr.Close()
 			c.Stdout = pw
-			stderr, err := c.StderrPipe()
+			// stderr: a pipe of our own, not StderrPipe, whose read end
+			// Wait closes when tap exits, maybe before its last lines
+			// were read.
+			stderr, ew, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer stderr.Close()
+			c.Stderr = ew
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
 			pw.Close()
+			ew.Close()
 			exited := make(chan error, 1)
 			go func() { exited <- c.Wait() }()
 			defer c.Process.Kill()
