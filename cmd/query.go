@@ -106,25 +106,17 @@ func queryArgs(args []string) []string {
 const minMemory = 16 << 20
 
 // parseMemory reads --max-memory: 0, no bound, or a size as parseSize
-// reads it (1048576, 512MiB), of any number of GiB (8GiB).
+// reads it (1048576, 512MiB, 8GiB), of up to 1 PiB.
 func parseMemory(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "0" {
 		return 0, nil
 	}
-	n, err := parseSize(t)
-	for _, g := range []string{"gib", "gb", "g"} {
-		if num, ok := strings.CutSuffix(t, g); ok && err != nil {
-			var m int
-			m, err = parseSize(num + "mib") // the same number of a 1024th of the unit
-			n = m << 10
-			break
-		}
-	}
+	n, err := parseSizeUpTo(t, 1<<50, "1PiB")
 	if err != nil {
 		return 0, fmt.Errorf("invalid size %q (want 0, auto, or a size such as 512MiB or 8GiB)", s)
 	}
-	return int64(n), nil
+	return n, nil
 }
 
 // queryOneValueFlags are the flags of query (and the global ones) that take
