@@ -76,35 +76,35 @@ vet:
 	$(GO) vet ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, pkg/sign (sign -j, verify -j), pkg/query (query --jobs), and
-# pkg/pipeline (once it exists).
+# workers drive, internal/sign (sign -j, verify -j), internal/query (query --jobs), and
+# internal/pipeline (once it exists).
 # The examples cmd's tests run through a shell use a binary built with
-# -race too. Of pkg/inspect and pkg/validate, only the tests that compare
+# -race too. Of internal/inspect and internal/validate, only the tests that compare
 # their workers with one worker (inspect --json -j, validate -j).
-RACE_PKGS := ./cmd/... ./internal/toolproc/... ./internal/outfile/... ./pkg/codec/... ./pkg/sign/... ./pkg/seal/... ./pkg/query/... ./pkg/capture/... ./pkg/inspect/... ./pkg/tap/... ./pkg/bridge/... ./pkg/stats/... $(if $(wildcard pkg/pipeline),./pkg/pipeline/...) $(if $(wildcard pkg/records),./pkg/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
 
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
-	$(GO) test -race -count=1 -run 'Workers' ./pkg/inspect/ ./pkg/validate/
-	$(GO) test -race -count=1 -run 'Stream' ./pkg/bridge/
-	$(GO) test -race -count=1 -run 'Printer' ./pkg/narratoria/host/
+	$(GO) test -race -count=1 -run 'Workers' ./internal/inspect/ ./internal/validate/
+	$(GO) test -race -count=1 -run 'Stream' ./internal/bridge/
+	$(GO) test -race -count=1 -run 'Printer' ./internal/narratoria/host/
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/... ./toon/... ./kado/...
 	BENCH_QUERY_BIG_MB=$${BENCH_QUERY_BIG_MB:-1000} scripts/bench.sh $(BIN)
 
 # default.pgo is the CPU profile that go build optimises toonkit with
 # (profile-guided optimisation: hot calls inlined): sign's and verify's
-# work per event, as the pkg/sign stream benchmarks do it. Run this again
+# work per event, as the internal/sign stream benchmarks do it. Run this again
 # when that code changes much; a stale profile only helps less.
 # The profile the build is optimised with (default.pgo, beside the main
 # package): signing and verifying, and inspect --oneline of a capture of
 # small frames, merged.
 PGOTMP ?= $(or $(TMPDIR),/tmp)
 pgo:
-	$(GO) test -run '^$$' -bench 'SignStream|VerifyStream' -benchtime 5s -cpuprofile $(PGOTMP)/sign.pgo ./pkg/sign
-	$(GO) test -run '^$$' -bench 'CaptureOneLine/oneline/j2' -benchtime 5s -cpuprofile $(PGOTMP)/inspect.pgo ./pkg/inspect
+	$(GO) test -run '^$$' -bench 'SignStream|VerifyStream' -benchtime 5s -cpuprofile $(PGOTMP)/sign.pgo ./internal/sign
+	$(GO) test -run '^$$' -bench 'CaptureOneLine/oneline/j2' -benchtime 5s -cpuprofile $(PGOTMP)/inspect.pgo ./internal/inspect
 	$(GO) tool pprof -proto $(PGOTMP)/sign.pgo $(PGOTMP)/inspect.pgo > default.pgo
 
 # Each fuzz target for $(FUZZTIME).
@@ -122,8 +122,8 @@ man:
 	$(GO) run ./scripts/gendocs -man docs/man
 
 golden:
-	$(GO) test -count=1 ./pkg/inspect/ -run Golden -update
-	$(GO) test -count=1 ./pkg/bridge/ -run Golden -update
+	$(GO) test -count=1 ./internal/inspect/ -run Golden -update
+	$(GO) test -count=1 ./internal/bridge/ -run Golden -update
 
 clean:
 	rm -rf bin

@@ -3,15 +3,15 @@ package cmd
 import (
 	"context"
 	"errors"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"slices"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/toonkit/toonkit/pkg/bridge"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/internal/bridge"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // bridgeFlags are convert's flags for converting between protocols.
@@ -61,9 +61,9 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 	to, _ := bridge.ProtocolOf(opts.To)
 	rep := newReporter(opts.IO)
 	var snk sink = &records.NDJSONSink{W: w}
-	bs := &binarySink{records.BinarySink{Header: binary.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
+	bs := &binarySink{records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	if to == bridge.Kado {
-		bs.W = binary.NewWriter(w, opts.Compress)
+		bs.W = kado.NewWriter(w, opts.Compress)
 		snk = bs
 	}
 	conv := &bridge.Inputs{From: opts.From, MaxSize: opts.MaxFrameSize, Options: bridge.Options{To: to, RunID: opts.Bridge.RunID,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
-	"github.com/toonkit/toonkit/pkg/capture"
+	"github.com/toonkit/toonkit/internal/capture"
 )
 
 // CaptureFlags are --port and --conn, which select the TCP connections

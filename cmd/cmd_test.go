@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/keys"
+	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/keys"
-	"github.com/toonkit/toonkit/pkg/validate"
+	"github.com/toonkit/toonkit/kado"
 )
 
 func TestColorDecisions(t *testing.T) {
@@ -64,8 +64,8 @@ func TestEncodeFlagParsing(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.To != "binary" || got.Type != binary.ToolCall || got.Seq != 7 || *got.Timestamp != 1735689600123 ||
-		got.Compress != binary.CompressNever || got.Output != "x.bin" || got.MaxFrameSize != 64<<20 {
+	if got.To != "binary" || got.Type != kado.ToolCall || got.Seq != 7 || *got.Timestamp != 1735689600123 ||
+		got.Compress != kado.CompressNever || got.Output != "x.bin" || got.MaxFrameSize != 64<<20 {
 		t.Fatalf("options %+v", got)
 	}
 	if diff := cmp.Diff([]string{"a.json", "-"}, got.Inputs); diff != "" {
@@ -77,7 +77,7 @@ func TestEncodeFlagParsing(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Type != 0 || got.Seq != 1 || got.Timestamp != nil || got.Compress != binary.CompressAuto || got.Inputs[0] != "-" {
+	if got.Type != 0 || got.Seq != 1 || got.Timestamp != nil || got.Compress != kado.CompressAuto || got.Inputs[0] != "-" {
 		t.Fatalf("defaults %+v", got)
 	}
 }

@@ -3,18 +3,18 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/bridge"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/tabular"
-	"github.com/toonkit/toonkit/pkg/tokens"
+	"github.com/toonkit/toonkit/internal/bridge"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/tabular"
+	"github.com/toonkit/toonkit/internal/tokens"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // ConvertOptions are the options of `toonkit convert`.
@@ -30,7 +30,7 @@ type ConvertOptions struct {
 	Verbose      bool
 	Output       string
 	MaxFrameSize int
-	Compress     binary.CompressMode
+	Compress     kado.CompressMode
 	Now          func() time.Time
 	TOON         toonFlags
 	Bridge       bridgeFlags
@@ -314,14 +314,14 @@ func runConvert(opts *ConvertOptions) error {
 // input has nothing more buffered (a live stream).
 func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	var snk sink
-	bs := &binarySink{records.BinarySink{Header: binary.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
+	bs := &binarySink{records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	switch opts.To {
 	case codec.JSON:
 		snk = &records.JSONSink{W: w, Compact: opts.Compact}
 	case codec.NDJSON:
 		snk = &records.NDJSONSink{W: w}
 	case codec.Binary:
-		bs.W = binary.NewWriter(w, opts.Compress)
+		bs.W = kado.NewWriter(w, opts.Compress)
 		snk = bs
 	}
 	for _, name := range opts.Inputs {
@@ -488,12 +488,12 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 // --max-frame-size and --compress, refuses binary output bound for a
 // terminal, and names the inputs.
 func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize, compress string, binaryOut bool, output string,
-	size *int, mode *binary.CompressMode, inputs *[]string) error {
+	size *int, mode *kado.CompressMode, inputs *[]string) error {
 	var err error
 	if *size, err = parseSize(maxSize); err != nil {
 		return usageErrorf("", "--max-frame-size: %v", err)
 	}
-	if *mode, err = binary.ParseCompressMode(compress); err != nil {
+	if *mode, err = kado.ParseCompressMode(compress); err != nil {
 		return usageErrorf("", "--compress: %v", err)
 	}
 	if binaryOut {

@@ -3,8 +3,8 @@ package cmd
 import (
 	"fmt"
 
-	"github.com/toonkit/toonkit/pkg/codec"
-	measure "github.com/toonkit/toonkit/pkg/stats"
+	"github.com/toonkit/toonkit/internal/codec"
+	measure "github.com/toonkit/toonkit/internal/stats"
 )
 
 // cheapest is --to cheapest: the format, of those that read back without
@@ -12,7 +12,7 @@ import (
 const cheapest codec.Format = "cheapest"
 
 // runConvertCheapest reads the inputs as one document (as --to toon does),
-// counts it in each format (pkg/stats), says which is cheapest and why, and
+// counts it in each format (internal/stats), says which is cheapest and why, and
 // writes it in that one, all or nothing.
 func runConvertCheapest(opts *ConvertOptions) error {
 	doc, err := gatherTOON(opts, nil)

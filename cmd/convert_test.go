@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toonkit/toonkit/pkg/codec"
+	"github.com/toonkit/toonkit/internal/codec"
 )
 
 func TestConvertFlagParsing(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // DecodeOptions are the options of `toonkit decode`.
@@ -230,7 +230,7 @@ func (d *decodeRun) input(name string) error {
 // sees it: with --keep-going it is reported, with how far the reader
 // moved on (moved, when known), and the run goes on; otherwise it is the
 // error that ends the run.
-func (d *decodeRun) problem(ferr, err error, moved *binary.Moved) error {
+func (d *decodeRun) problem(ferr, err error, moved *kado.Moved) error {
 	d.bad++
 	if !d.opts.KeepGoing {
 		return ferr
@@ -245,10 +245,10 @@ func (d *decodeRun) problem(ferr, err error, moved *binary.Moved) error {
 // frameLoop decodes the frames of one input on one worker.
 func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 	opts, out := d.opts, d.out
-	rd := binary.NewReader(br, binary.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
+	rd := kado.NewReader(br, kado.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 	var stop error // the bad frame that ends the run
-	err := rd.Each(opts.KeepGoing, binary.FrameHandler{
-		Good: func(f *binary.Frame, js []byte) error {
+	err := rd.Each(opts.KeepGoing, kado.FrameHandler{
+		Good: func(f *kado.Frame, js []byte) error {
 			d.frames++
 			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
 			if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
@@ -260,7 +260,7 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
 			return stop
 		},
-		Moved: func(err error, m binary.Moved) { moveNotes(d.rep.notef, err, m) },
+		Moved: func(err error, m kado.Moved) { moveNotes(d.rep.notef, err, m) },
 	})
 	if err != nil && err != stop && err != out.failed {
 		err = readError(in.Name, err) // not a frame's
@@ -273,16 +273,16 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 // writeFrame writes a good frame's record (its payload alone with
 // payloadOnly) to array or, as a line, to out, the payload not copied into
 // a line; line is a buffer to reuse, returned.
-func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *binary.Frame, js []byte) []byte {
+func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *kado.Frame, js []byte) []byte {
 	switch {
 	case array != nil:
-		line = binary.AppendOutput(line[:0], f, js, payloadOnly, false)
+		line = kado.AppendOutput(line[:0], f, js, payloadOnly, false)
 		array.Write(line)
 	case payloadOnly:
 		out.Write(js)
 		out.Write(newline)
 	default:
-		line = binary.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
+		line = kado.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
 		out.Write(line[:len(line)-1]) // the record up to its payload
 		out.Write(js)
 		out.Write(recordEnd)
@@ -291,7 +291,7 @@ func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []b
 }
 
 // moveNotes says how far the reader moved on after the bad frame of err.
-func moveNotes(notef func(format string, args ...any), err error, m binary.Moved) {
+func moveNotes(notef func(format string, args ...any), err error, m kado.Moved) {
 	for _, n := range m.Notes(err) {
 		notef("%s", n)
 	}
@@ -345,7 +345,7 @@ func encodeCommands(name string) string {
 // frameError turns a reader error into a user-facing one with the file name
 // and a hint where one is known.
 func frameError(name string, err error, keepGoing bool) error {
-	var fe *binary.FrameError
+	var fe *kado.FrameError
 	if !errors.As(err, &fe) {
 		return invalidError(fmt.Errorf("%s: %w", name, err), "")
 	}
@@ -353,12 +353,12 @@ func frameError(name string, err error, keepGoing bool) error {
 	switch {
 	case keepGoing:
 		// The run goes on; the notes that follow say what was skipped.
-	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == binary.BadVersion || fe.Kind == binary.BadType || fe.Kind == binary.TruncatedHeader):
+	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == kado.BadVersion || fe.Kind == kado.BadType || fe.Kind == kado.TruncatedHeader):
 		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
 		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
 			hint = "the input looks like JSON; to encode it: " + encodeCommands(name)
 		}
-	case fe.Kind == binary.TooLarge || errors.Is(err, binary.ErrTooLarge):
+	case fe.Kind == kado.TooLarge || errors.Is(err, kado.ErrTooLarge):
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
 		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; --keep-going skips bad frames", fe.Frame, shellArg(name))

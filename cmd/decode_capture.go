@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/toonkit/toonkit/pkg/capture"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as
@@ -83,10 +83,10 @@ func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
 // captureError is a problem in a capture as the user sees it.
 func captureError(name string, err error, keepGoing bool) error {
 	hint := ""
-	var fe *binary.FrameError
+	var fe *kado.FrameError
 	switch {
 	case keepGoing:
-	case errors.As(err, &fe) && (fe.Kind == binary.TooLarge || errors.Is(err, binary.ErrTooLarge)):
+	case errors.As(err, &fe) && (fe.Kind == kado.TooLarge || errors.Is(err, kado.ErrTooLarge)):
 		hint = "raise --max-frame-size if such frames are expected"
 	case errors.Is(err, capture.ErrTooManyConns):
 		hint = "--port N reads only the connections on port N"

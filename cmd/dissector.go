@@ -4,7 +4,7 @@ import (
 	"bytes"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/dissector"
+	"github.com/toonkit/toonkit/internal/dissector"
 )
 
 // DissectorOptions are the options of `toonkit dissector`.

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/tokens"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/tokens"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // EncodeOptions are the options of `toonkit encode`.
@@ -18,10 +18,10 @@ type EncodeOptions struct {
 	IO           *IOStreams
 	Inputs       []string
 	To           codec.Format
-	Type         binary.MessageType // 0: inferred from the payload
+	Type         kado.MessageType // 0: inferred from the payload
 	Seq          uint32
 	Timestamp    *uint64 // nil: now, per frame
-	Compress     binary.CompressMode
+	Compress     kado.CompressMode
 	Output       string
 	MaxFrameSize int
 	Jobs         int // workers for --to binary; 1 is the single-worker path
@@ -143,15 +143,15 @@ EXIT STATUS
 			}
 			opts.TOON.Tokenizer = opts.Tokenizer
 			if typ != "" {
-				if opts.Type, err = binary.ParseMessageType(typ); err != nil {
+				if opts.Type, err = kado.ParseMessageType(typ); err != nil {
 					return usageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
 				}
 			}
-			if opts.Seq, err = binary.ParseSequenceID(seq); err != nil {
+			if opts.Seq, err = kado.ParseSequenceID(seq); err != nil {
 				return usageErrorf("", "--seq: %v", err)
 			}
 			if ts != "" {
-				t, err := binary.ParseTimestamp(ts)
+				t, err := kado.ParseTimestamp(ts)
 				if err != nil {
 					return usageErrorf("", "--timestamp: %v", err)
 				}
@@ -209,7 +209,7 @@ func runEncode(opts *EncodeOptions) error {
 			out.Abort()
 			return err
 		}
-		h := binary.EncodeHandler{
+		h := kado.EncodeHandler{
 			Write: func(p []byte) error {
 				_, err := out.Write(p) // an *ExitError naming the output
 				return err
@@ -218,7 +218,7 @@ func runEncode(opts *EncodeOptions) error {
 		}
 		skipped := 0
 		h.Skipped = func(n int) error { skipped += n; return nil }
-		sopts.Seq, err = binary.EncodeStream(context.Background(), in.R, sopts, h)
+		sopts.Seq, err = kado.EncodeStream(context.Background(), in.R, sopts, h)
 		in.Close()
 		if err != nil {
 			out.Abort()
@@ -231,15 +231,15 @@ func runEncode(opts *EncodeOptions) error {
 	return out.Commit()
 }
 
-// streamOptions are the options of binary.EncodeStream that opts ask for.
-func (opts *EncodeOptions) streamOptions() binary.EncodeStreamOptions {
-	return binary.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
+// streamOptions are the options of kado.EncodeStream that opts ask for.
+func (opts *EncodeOptions) streamOptions() kado.EncodeStreamOptions {
+	return kado.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
 		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true, SkipText: opts.SkipText}
 }
 
-// encodeError renders an error of binary.EncodeStream on input name.
+// encodeError renders an error of kado.EncodeStream on input name.
 func encodeError(name string, err error) error {
-	var ee *binary.EncodeError
+	var ee *kado.EncodeError
 	if !errors.As(err, &ee) {
 		var x *ExitError
 		if errors.As(err, &x) {
@@ -249,7 +249,7 @@ func encodeError(name string, err error) error {
 	}
 	var se *jsonv.SyntaxError
 	switch {
-	case ee.Kind == binary.ValueTooLarge:
+	case ee.Kind == kado.ValueTooLarge:
 		return invalidError(fmt.Errorf("%s:%w", name, ee.Err), "raise --max-frame-size if such values are expected")
 	case errors.As(ee.Err, &se):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se, Hint: encodeHint(ee.Kind)}
@@ -258,13 +258,13 @@ func encodeError(name string, err error) error {
 }
 
 // encodeHint is the hint for a value that cannot be framed.
-func encodeHint(kind binary.EncodeProblem) string {
+func encodeHint(kind kado.EncodeProblem) string {
 	switch kind {
-	case binary.UnknownType:
+	case kado.UnknownType:
 		return "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"
-	case binary.SeqOverflow:
+	case kado.SeqOverflow:
 		return "start lower with --seq"
-	case binary.TextMessage:
+	case kado.TextMessage:
 		return "--skip-text leaves such records out (decode shows text messages; no frame carries them)"
 	}
 	return ""

@@ -13,9 +13,9 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/narratoria/host"
 	"github.com/toonkit/toonkit/internal/toolproc"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/narratoria/host"
 )
 
 // ExecOptions are the options of `toonkit exec`.

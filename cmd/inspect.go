@@ -9,10 +9,10 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/capture"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/inspect"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // InspectOptions are the options of `toonkit inspect`.
@@ -333,7 +333,7 @@ func runInspect(opts *InspectOptions) error {
 		}
 		salvage = salvage || s.Valid > 0 && s.Invalid > 0
 		for _, p := range s.Problems {
-			tooLarge = tooLarge || p.Kind == binary.TooLarge
+			tooLarge = tooLarge || p.Kind == kado.TooLarge
 		}
 		if p := frameProblem(in.Name, opts, s); p != nil {
 			problems = append(problems, p)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/inspect"
+	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/kado"
 )
 
 func TestInspectFlagParsing(t *testing.T) {
@@ -14,7 +14,7 @@ func TestInspectFlagParsing(t *testing.T) {
 		args []string
 		want InspectOptions
 	}{
-		{nil, InspectOptions{Inputs: []string{"-"}, Frame: -1, MaxFrameSize: binary.DefaultMaxFrameSize}},
+		{nil, InspectOptions{Inputs: []string{"-"}, Frame: -1, MaxFrameSize: kado.DefaultMaxFrameSize}},
 		{[]string{"a.bin", "-", "b.bin"}, InspectOptions{Inputs: []string{"a.bin", "-", "b.bin"}, Frame: -1, MaxFrameSize: 64 << 20}},
 		{[]string{"--frame", "0", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 0, MaxFrameSize: 64 << 20}},
 		{[]string{"--frame=12", "--json", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 12, JSON: true, MaxFrameSize: 64 << 20}},
@@ -127,7 +127,7 @@ func TestInspectStyle(t *testing.T) {
 }
 
 func TestInspectRun(t *testing.T) {
-	frame, _, err := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat, Timestamp: 1735689600123, SequenceID: 1}, []byte(`{}`), binary.CompressNever)
+	frame, _, err := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Heartbeat, Timestamp: 1735689600123, SequenceID: 1}, []byte(`{}`), kado.CompressNever)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // addJobsFlag adds -j, --jobs: the number of workers of a command that
-// spreads independent records over the CPUs (pkg/pipeline). 0, the default,
+// spreads independent records over the CPUs (internal/pipeline). 0, the default,
 // is the number of usable CPUs (GOMAXPROCS); 1 is the single-worker path.
 // what names the work that is spread ("binary frames").
 func addJobsFlag(f *pflag.FlagSet, jobs *int, what string) {

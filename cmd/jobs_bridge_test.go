@@ -118,7 +118,7 @@ func bridgeJobsInputs(t *testing.T) map[string]map[string][]byte {
 			in["seqgap.ndjson"] = late(good, `{"seq": 99, "t": "2026-01-19T04:22:10Z", "actor": "tool", "type": "final_output", "payload": {"text": "x"}, "meta": {"run_id": "run-1", "agent_id": 0}}`)
 		}
 		if !raceflag.Enabled {
-			demo := map[string]string{"chiffon": "../testdata/demo/chiffon.ndjson", "narratoria": "../testdata/demo/tool-events.ndjson", "trace": "../pkg/bridge/testdata/trace.ndjson"}[from]
+			demo := map[string]string{"chiffon": "../testdata/demo/chiffon.ndjson", "narratoria": "../testdata/demo/tool-events.ndjson", "trace": "../internal/bridge/testdata/trace.ndjson"}[from]
 			b, err := os.ReadFile(demo)
 			if err != nil {
 				t.Fatal(err)

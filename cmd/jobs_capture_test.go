@@ -11,7 +11,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/capturetest"
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // jobsPcaps are packet captures, good and damaged: the samples, and one of
@@ -36,7 +36,7 @@ func jobsPcaps(t *testing.T) map[string][]byte {
 			if (i+seed)%13 == 5 {
 				p = append([]byte("}"), v...) // not JSON, and a frame follows
 			}
-			b, _, _ = binary.AppendFrame(b, binary.Header{Version: 1, Type: binary.MessageType(1 + i%8), SequenceID: uint32(i)}, p, binary.CompressAuto)
+			b, _, _ = kado.AppendFrame(b, kado.Header{Version: 1, Type: kado.MessageType(1 + i%8), SequenceID: uint32(i)}, p, kado.CompressAuto)
 		}
 		return b
 	}
@@ -126,7 +126,7 @@ func TestDecodeCaptureJobsLive(t *testing.T) {
 	c.Handshake()
 	off := 0
 	for i := 1; i <= 3; i++ {
-		f, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Instruction, SequenceID: uint32(i)}, []byte(fmt.Sprintf(`{"step": %d}`, i)), binary.CompressNever)
+		f, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Instruction, SequenceID: uint32(i)}, []byte(fmt.Sprintf(`{"step": %d}`, i)), kado.CompressNever)
 		c.Send(capturetest.C2S, off, f)
 		off += len(f)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // inspect --json -j 4 writes what -j 1 writes, byte for byte: stdout,
@@ -17,8 +17,8 @@ func TestInspectJobsIdentical(t *testing.T) {
 	names := jobsCaptures(t)
 	dir := t.TempDir()
 	// A bomb: a small frame whose payload decompresses past the limit.
-	bomb, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Status}, []byte(`{"data":"`+strings.Repeat("z", 3<<20)+`"}`), binary.CompressAlways)
-	bomb, _, _ = binary.AppendFrame(bomb, binary.Header{Version: 1, Type: binary.Heartbeat, SequenceID: 1}, []byte(`{}`), binary.CompressNever)
+	bomb, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Status}, []byte(`{"data":"`+strings.Repeat("z", 3<<20)+`"}`), kado.CompressAlways)
+	bomb, _, _ = kado.AppendFrame(bomb, kado.Header{Version: 1, Type: kado.Heartbeat, SequenceID: 1}, []byte(`{}`), kado.CompressNever)
 	path := filepath.Join(dir, "bomb.bin")
 	if err := os.WriteFile(path, bomb, 0o644); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 type runResult struct {
@@ -43,7 +43,7 @@ func jobsCaptures(t *testing.T) []string {
 		var b []byte
 		for i := range n {
 			p := fmt.Sprintf(`{"instruction": "step %d", "data": %q}`, i, strings.Repeat("xy", rng.IntN(1500)))
-			b, _, _ = binary.AppendFrame(b, binary.Header{Version: 1, Type: binary.MessageType(1 + i%8), SequenceID: uint32(i)}, []byte(p), binary.CompressAuto)
+			b, _, _ = kado.AppendFrame(b, kado.Header{Version: 1, Type: kado.MessageType(1 + i%8), SequenceID: uint32(i)}, []byte(p), kado.CompressAuto)
 		}
 		return b
 	}
@@ -68,7 +68,7 @@ func jobsCaptures(t *testing.T) []string {
 	// Frames over 1 MiB, on the wire or decompressed, good and bad.
 	large := frames(3)
 	for _, p := range []string{`{"data": "` + strings.Repeat("ab", 700<<10) + `"}`, `{"data": "` + strings.Repeat("a", 3<<20) + `"}`, `{"data": ` + strings.Repeat("7", 2<<20) + `x}`} {
-		large, _, _ = binary.AppendFrame(large, binary.Header{Version: 1, Type: binary.Instruction}, []byte(p), binary.CompressAuto)
+		large, _, _ = kado.AppendFrame(large, kado.Header{Version: 1, Type: kado.Instruction}, []byte(p), kado.CompressAuto)
 		large = append(large, frames(2)...)
 	}
 	add("large.bin", large)

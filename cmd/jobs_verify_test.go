@@ -12,7 +12,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // signedAuditLog is n trace events of about 1 KB in several runs, signed

@@ -4,8 +4,8 @@ import (
 	"errors"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/keys"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/keys"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // keyOptions say where the keys are, in the order given (newest first:

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // KeygenOptions are the options of `toonkit keygen`.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"os"
 	"runtime/debug"
@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/membound"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/codec/toon"
-	"github.com/toonkit/toonkit/pkg/query"
+	"github.com/toonkit/toonkit/internal/query"
+	"github.com/toonkit/toonkit/kado"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // QueryOptions are query's flags and arguments.
@@ -146,7 +146,7 @@ decode | jq -c | encode --to binary writes it, a lone surrogate U+FFFD).
 
 Unlike jq 1.6 and gojq, integers of any size stay exact, decimals passed
 through keep their digits (1.50 stays 1.50), and objects passed through
-keep their key order; see the package documentation of pkg/query for the
+keep their key order; see the package documentation of internal/query for the
 rule and where it still differs from jq.
 
 jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
@@ -570,7 +570,7 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 		if err := refuseBinaryTTY(opts.IO, ""); err != nil {
 			return nil, err
 		}
-		w.snk = &binarySink{records.BinarySink{W: binary.NewWriter(out, binary.CompressAuto), Header: binary.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
+		w.snk = &binarySink{records.BinarySink{W: kado.NewWriter(out, kado.CompressAuto), Header: kado.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
 	case codec.TOON:
 		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:

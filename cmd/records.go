@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/toonkit/toonkit/pkg/capture"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // The encodings that convert reads and writes.
@@ -121,9 +121,9 @@ func (s *binarySink) Write(rec []byte) error {
 	err = e.Err
 	if se, ok := err.(*jsonv.SyntaxError); ok {
 		switch e.Kind {
-		case binary.UnknownType:
+		case kado.UnknownType:
 			err = &ExitError{Code: ExitInvalid, Err: se, Excerpt: se, Hint: encodeHint(e.Kind)}
-		case binary.SeqOverflow:
+		case kado.SeqOverflow:
 			err = &ExitError{Code: ExitInvalid, Err: se, Hint: encodeHint(e.Kind)}
 		}
 	}

@@ -1,5 +1,5 @@
 // Package cmd is toonkit's command-line interface: a thin cobra layer over
-// the libraries in pkg/.
+// the libraries in internal/, toon/ and kado/.
 package cmd
 
 import (

@@ -2,8 +2,8 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/seal"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/seal"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // SealOptions are the options of `toonkit seal`.

@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/keys"
-	"github.com/toonkit/toonkit/pkg/seal"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/keys"
+	"github.com/toonkit/toonkit/internal/seal"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // sealFlags are the flags of the commands that read a seal (verify --seal,

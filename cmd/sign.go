@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/keys"
-	"github.com/toonkit/toonkit/pkg/seal"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/keys"
+	"github.com/toonkit/toonkit/internal/seal"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // SignOptions are the options of `toonkit sign`.

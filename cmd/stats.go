@@ -8,9 +8,9 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/codec"
-	measure "github.com/toonkit/toonkit/pkg/stats"
-	"github.com/toonkit/toonkit/pkg/tokens"
+	"github.com/toonkit/toonkit/internal/codec"
+	measure "github.com/toonkit/toonkit/internal/stats"
+	"github.com/toonkit/toonkit/internal/tokens"
 )
 
 // StatsOptions are the options of `toonkit stats`.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/pkg/tokens"
+	"github.com/toonkit/toonkit/internal/tokens"
 )
 
 // statsFigures runs a command with --stats and returns the output's bytes,

@@ -5,10 +5,10 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/outfile"
-	"github.com/toonkit/toonkit/pkg/codec"
-	measure "github.com/toonkit/toonkit/pkg/stats"
-	"github.com/toonkit/toonkit/pkg/tokens"
+	measure "github.com/toonkit/toonkit/internal/stats"
+	"github.com/toonkit/toonkit/internal/tokens"
 )
 
 // addStatsFlags adds --stats and --tokenizer.

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // A live stream is passed on record by record: each output line appears
 // while the input is still open, not when it ends or a buffer fills.
 func TestLiveStreams(t *testing.T) {
 	frame := func(seq uint32) []byte {
-		b, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat, SequenceID: seq}, []byte(`{}`), binary.CompressNever)
+		b, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Heartbeat, SequenceID: seq}, []byte(`{}`), kado.CompressNever)
 		return b
 	}
 	cases := []struct {
@@ -26,11 +26,11 @@ func TestLiveStreams(t *testing.T) {
 		{"decode", []string{"decode", "--payload"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 		{"encode", []string{"encode", "--to", "binary", "--timestamp", "1"}, func(int) []byte { return []byte("{}\n") },
-			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
+			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, kado.HeaderSize+2)); return err }},
 		{"decode -j 4", []string{"decode", "--payload", "-j", "4"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 		{"encode -j 4", []string{"encode", "--to", "binary", "--timestamp", "1", "-j", "4"}, func(int) []byte { return []byte("{}\n") },
-			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, binary.HeaderSize+2)); return err }},
+			func(r *bufio.Reader) error { _, err := io.ReadFull(r, make([]byte, kado.HeaderSize+2)); return err }},
 		{"inspect", []string{"inspect", "--json"}, func(i int) []byte { return frame(uint32(i)) },
 			func(r *bufio.Reader) error { _, err := r.ReadString('\n'); return err }},
 		{"convert ndjson", []string{"convert", "--to", "ndjson"}, func(int) []byte { return []byte("{\"a\": 1}\n") },
@@ -102,16 +102,16 @@ func checkLive(t *testing.T, args []string, steps [][][]byte, read func(r *bufio
 // A bad frame ends decode -j 4 at once, as it ends -j 1, while the input
 // is still open and has nothing more to give; so does bad JSON encode -j 4.
 func TestErrorEndsLiveRun(t *testing.T) {
-	good, _, _ := binary.AppendFrame(nil, binary.Header{Version: 1, Type: binary.Heartbeat}, []byte(`{}`), binary.CompressNever)
+	good, _, _ := kado.AppendFrame(nil, kado.Header{Version: 1, Type: kado.Heartbeat}, []byte(`{}`), kado.CompressNever)
 	bad := bytes.Clone(good)
-	bad[binary.HeaderSize] = 'x' // a payload that is not JSON, followed by a header's first byte
+	bad[kado.HeaderSize] = 'x' // a payload that is not JSON, followed by a header's first byte
 	for _, jobs := range []string{"1", "4"} {
 		inR, inW := io.Pipe()
 		ios, _, _, _ := Test()
 		ios.In = inR
 		done := make(chan int)
 		go func() { done <- Run(ios, []string{"decode", "-j", jobs}) }()
-		go inW.Write(append(append(bytes.Clone(good), bad...), binary.Version))
+		go inW.Write(append(append(bytes.Clone(good), bad...), kado.Version))
 		expectEnd(t, "decode -j "+jobs, inW, done)
 	}
 	// encode: a line that is not JSON, and the input stays open.

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/cutwriter"
+	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/internal/tap"
 	"github.com/toonkit/toonkit/internal/toolproc"
-	"github.com/toonkit/toonkit/pkg/capture"
-	"github.com/toonkit/toonkit/pkg/inspect"
-	"github.com/toonkit/toonkit/pkg/tap"
 )
 
 // TapOptions are the options of `toonkit tap`.
@@ -208,7 +208,7 @@ func runTap(opts *TapOptions) error {
 		return ioErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
 	}
 
-	// The traffic held stays under --max-memory (pkg/tap's accounting);
+	// The traffic held stays under --max-memory (internal/tap's accounting);
 	// the Go runtime's soft limit makes it collect, and give back to the
 	// system, what is no longer held, so that the process stays near it.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(opts.MaxMemory) + runtimeHeadroom))

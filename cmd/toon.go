@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/codec/toon"
-	measure "github.com/toonkit/toonkit/pkg/stats"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	measure "github.com/toonkit/toonkit/internal/stats"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // toonFlags are the flags of the official TOON encoding that encode,
@@ -72,7 +72,7 @@ func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
 func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") }
 
 // encodeOptionsFor is the encoder's options, with the delimiter of
-// --delimiter auto chosen for doc (pkg/stats.CheapestDelimiter), and said
+// --delimiter auto chosen for doc (internal/stats.CheapestDelimiter), and said
 // on stderr with --verbose. A document that is no JSON value keeps the
 // comma: the encoder says what is wrong with it.
 func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeOptions {

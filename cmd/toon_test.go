@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toonkit/toonkit/pkg/codec/toon"
-	"github.com/toonkit/toonkit/pkg/records"
+	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // bigUsers writes n users as JSON.stringify(v, null, 2) does: a table, or

@@ -11,12 +11,12 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/report"
+	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
-	"github.com/toonkit/toonkit/pkg/capture"
-	"github.com/toonkit/toonkit/pkg/codec"
-	"github.com/toonkit/toonkit/pkg/records"
-	"github.com/toonkit/toonkit/pkg/report"
-	"github.com/toonkit/toonkit/pkg/validate"
 )
 
 // ValidateOptions are the options of `toonkit validate`.

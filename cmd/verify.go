@@ -8,11 +8,11 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
-	"github.com/toonkit/toonkit/pkg/keys"
-	"github.com/toonkit/toonkit/pkg/report"
-	"github.com/toonkit/toonkit/pkg/seal"
-	"github.com/toonkit/toonkit/pkg/sign"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/keys"
+	"github.com/toonkit/toonkit/internal/report"
+	"github.com/toonkit/toonkit/internal/seal"
+	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // VerifyOptions are the options of `toonkit verify`.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gen-token-vectors.sh: writes testdata/tokens/vectors.json, token
 # counts of assorted texts by js-tiktoken (OpenAI's tiktoken ranks, run by
-# the tiktoken team's JavaScript port), against which pkg/tokens is tested.
+# the tiktoken team's JavaScript port), against which internal/tokens is tested.
 # Needs node and npm (the npm registry); the tests do not.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -10,7 +10,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // Frame is a Kado frame of the given type, sequence id and JSON payload,

@@ -1,7 +1,7 @@
 // Package errwriter is an io.Writer that keeps the first error of the
 // writer under it and drops every write after it, so that a renderer can
 // write a whole view with no check after each piece and ask once, at the
-// end, whether it all went out. pkg/inspect's views and pkg/report's
+// end, whether it all went out. internal/inspect's views and internal/report's
 // reports write through it.
 package errwriter
 

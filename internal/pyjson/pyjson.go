@@ -14,7 +14,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // Style is one way a Python service writes JSON: the flags of

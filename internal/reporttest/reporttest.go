@@ -1,8 +1,8 @@
 // Package reporttest checks CI reports against the schemas the CI systems
 // use: JUnit XML against Jenkins' JUnit XSD (with xmllint), SARIF against
 // the SARIF 2.1.0 JSON Schema. The schemas are the files in
-// pkg/report/testdata (their sources in testdata/SOURCES.md there); the
-// tests of pkg/report and of the commands share them through this package.
+// internal/report/testdata (their sources in testdata/SOURCES.md there); the
+// tests of internal/report and of the commands share them through this package.
 package reporttest
 
 import (
@@ -17,11 +17,11 @@ import (
 	"github.com/toonkit/toonkit/internal/needs"
 )
 
-// schemaDir is pkg/report/testdata, found from this file's place so that
+// schemaDir is internal/report/testdata, found from this file's place so that
 // any package's test can use it.
 func schemaDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "pkg", "report", "testdata")
+	return filepath.Join(filepath.Dir(file), "..", "..", "internal", "report", "testdata")
 }
 
 // JUnitXSD is the path of Jenkins' JUnit XSD (junit-10.xsd).

@@ -7,7 +7,7 @@
 // process groups (Windows), the tool alone is ended.
 //
 // It is the process supervision of toonkit exec (spec 4.6 of the
-// Narratoria tool protocol): the protocol itself is pkg/narratoria/host's.
+// Narratoria tool protocol): the protocol itself is internal/narratoria/host's.
 package toolproc
 
 import (
@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toonkit/toonkit/pkg/narratoria/host"
+	"github.com/toonkit/toonkit/internal/narratoria/host"
 )
 
 // Options configure a Process.

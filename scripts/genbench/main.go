@@ -28,9 +28,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/gentable"
-	"github.com/toonkit/toonkit/pkg/codec/binary"
-	"github.com/toonkit/toonkit/pkg/codec/jsonv"
+	"github.com/toonkit/toonkit/kado"
 )
 
 func main() {
@@ -44,7 +44,7 @@ func main() {
 	runShare := flag.Float64("runs", 0.4, "share of payloads built with long runs of one byte")
 	quiet := flag.Bool("q", false, "no summary on stderr")
 	limitDir := flag.String("limit-dir", "", "instead, write inputs that each hold one value at the size limit to `DIR`: bomb.bin, big.bin, big.json")
-	limitSize := flag.Int("limit-size", binary.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
+	limitSize := flag.Int("limit-size", kado.DefaultMaxFrameSize, "the size limit for -limit-dir, in bytes")
 	table := flag.String("table", "", "instead, write a JSON array of flat objects (about -mb MB) to `FILE`, one that converts to a table without loss")
 	users := flag.String("users", "", "instead, write a JSON array of -frames user objects (default 100000; id, name, email, active, score, tags), indented as JSON.stringify(v, null, 2) does, to `FILE`")
 	noTags := flag.Bool("no-tags", false, "-users without the tags array, so that the array is tabular in TOON")
@@ -131,7 +131,7 @@ func (s *stats) print() {
 		s.compressed, s.frames, pct(s.compressed, s.frames), s.payloadBytes, s.wireBytes, 100*float64(s.wireBytes)/float64(max(s.payloadBytes, 1)))
 	fmt.Fprintf(os.Stderr, "genbench:   built with runs: %d, compressed %d (%.1f%%); built without: %d, compressed all the same %d (%.1f%%)\n",
 		s.withRuns, s.withRunsComp, pct(s.withRunsComp, s.withRuns), s.withoutRuns, s.noRunsButCmp, pct(s.noRunsButCmp, s.withoutRuns))
-	for _, t := range binary.MessageTypes() {
+	for _, t := range kado.MessageTypes() {
 		fmt.Fprintf(os.Stderr, "genbench:   %-16s %6d frames, %6d compressed\n", t, s.byType[t], s.compByType[t])
 	}
 }
@@ -178,17 +178,17 @@ func (g *gen) run(binPath, ndPath string, limit int64, maxFrames int) (st stats,
 		}
 		g.seq++
 		g.ts += uint64(1 + g.rng.IntN(250))
-		h := binary.Header{Version: binary.Version, Type: typ, Timestamp: g.ts, SequenceID: g.seq}
-		g.frame, h, err = binary.AppendFrame(g.frame[:0], h, g.compact, binary.CompressAuto)
+		h := kado.Header{Version: kado.Version, Type: typ, Timestamp: g.ts, SequenceID: g.seq}
+		g.frame, h, err = kado.AppendFrame(g.frame[:0], h, g.compact, kado.CompressAuto)
 		if err != nil {
 			return st, err
 		}
-		comp := binary.IsCompressed(g.frame[binary.HeaderSize:])
+		comp := kado.IsCompressed(g.frame[kado.HeaderSize:])
 		if _, err := bw.Write(g.frame); err != nil {
 			return st, err
 		}
 		if nw != nil {
-			g.line = binary.AppendRecord(g.line[:0], h, comp, g.compact)
+			g.line = kado.AppendRecord(g.line[:0], h, comp, g.compact)
 			g.line = append(g.line, '\n')
 			if _, err := nw.Write(g.line); err != nil {
 				return st, err
@@ -230,7 +230,7 @@ func (g *gen) run(binPath, ndPath string, limit int64, maxFrames int) (st stats,
 
 // next builds the next payload in g.payload and returns its type and whether
 // it was built with long runs.
-func (g *gen) next() (binary.MessageType, bool) {
+func (g *gen) next() (kado.MessageType, bool) {
 	// A log-uniform size target: many small frames, some large ones.
 	lo, hi := math.Log(float64(g.min)), math.Log(float64(g.max))
 	target := int(math.Exp(lo + g.rng.Float64()*(hi-lo)))
@@ -251,44 +251,44 @@ func (g *gen) next() (binary.MessageType, bool) {
 	}
 }
 
-func (g *gen) build(target int, runs bool) binary.MessageType {
+func (g *gen) build(target int, runs bool) kado.MessageType {
 	b := g.payload[:0]
 	// Traffic mix: tool results dominate a real capture.
-	var t binary.MessageType
+	var t kado.MessageType
 	switch r := g.rng.IntN(100); {
 	case r < 35:
-		t = binary.ToolResult
+		t = kado.ToolResult
 	case r < 50:
-		t = binary.ToolCall
+		t = kado.ToolCall
 	case r < 62:
-		t = binary.Instruction
+		t = kado.Instruction
 	case r < 72:
-		t = binary.ContextResponse
+		t = kado.ContextResponse
 	case r < 80:
-		t = binary.Status
+		t = kado.Status
 	case r < 87:
-		t = binary.Error
+		t = kado.Error
 	case r < 94:
-		t = binary.ContextRequest
+		t = kado.ContextRequest
 	default:
-		t = binary.Heartbeat
+		t = kado.Heartbeat
 	}
 	switch t {
-	case binary.Instruction:
+	case kado.Instruction:
 		b = g.instruction(b, target, runs)
-	case binary.ToolCall:
+	case kado.ToolCall:
 		b = g.toolCall(b, target, runs)
-	case binary.ToolResult:
+	case kado.ToolResult:
 		b = g.toolResult(b, target, runs)
-	case binary.Status:
+	case kado.Status:
 		b = g.status(b, target, runs)
-	case binary.Error:
+	case kado.Error:
 		b = g.errorMsg(b, target, runs)
-	case binary.Heartbeat:
+	case kado.Heartbeat:
 		b = g.heartbeat(b, target, runs)
-	case binary.ContextRequest:
+	case kado.ContextRequest:
 		b = g.contextRequest(b, target, runs)
-	case binary.ContextResponse:
+	case kado.ContextResponse:
 		b = g.contextResponse(b, target, runs)
 	}
 	g.payload = b
@@ -760,16 +760,16 @@ func writeLimitInputs(dir string, limit int) error {
 		payload = append(payload, "abcdefgh"[len(payload)%8])
 	}
 	payload = append(payload, foot...)
-	h := binary.Header{Version: binary.Version, Type: binary.Instruction, Timestamp: 1735689600000, SequenceID: 1}
+	h := kado.Header{Version: kado.Version, Type: kado.Instruction, Timestamp: 1735689600000, SequenceID: 1}
 	write := func(name string, wire []byte) error {
 		h.PayloadLength = uint32(len(wire))
-		return os.WriteFile(dir+"/"+name, append(binary.AppendHeader(nil, h), wire...), 0o644)
+		return os.WriteFile(dir+"/"+name, append(kado.AppendHeader(nil, h), wire...), 0o644)
 	}
 	if err := write("big.bin", payload); err != nil {
 		return err
 	}
 	runs := append(append([]byte(head), strings.Repeat(" ", limit-len(head)-len(foot))...), foot...)
-	if err := write("bomb.bin", binary.AppendRLE([]byte{binary.CompressionMagic}, runs)); err != nil {
+	if err := write("bomb.bin", kado.AppendRLE([]byte{kado.CompressionMagic}, runs)); err != nil {
 		return err
 	}
 	const spacedHead, spacedFoot = `{ "instruction" : "`, `" }`

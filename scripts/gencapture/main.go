@@ -24,7 +24,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 	"os"
 	"path/filepath"
 

@@ -32,7 +32,7 @@ import (
 	"syscall"
 	"time"
 
-	kado "github.com/toonkit/toonkit/pkg/codec/binary"
+	"github.com/toonkit/toonkit/kado"
 )
 
 func main() {

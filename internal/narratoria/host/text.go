@@ -1,0 +1,305 @@
+package host
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/validate"
+)
+
+// Role is what a piece of the text report is, for coloring.
+type Role int
+
+const (
+	RolePlain   Role = iota
+	RoleLine         // an event's line number
+	RoleType         // an event's type
+	RoleDebug        // log level debug
+	RoleInfo         // log level info
+	RoleWarn         // log level warn, a warning
+	RoleError        // log level error, an error event's code, an error
+	RoleOK           // done ok, a readable asset, the result ok
+	RoleFail         // done not ok, an asset that cannot be read, the result failed
+	RoleDim          // JSON values, notes, codes
+	RoleLabel        // the labels of the summary
+	RoleWhere        // a violation's place
+	RolePointer      // a violation's JSON pointer
+)
+
+// Paint colors a piece of the report; nil paints nothing.
+type Paint func(Role, string) string
+
+// The text report shows JSON values (patches, payloads, fields) up to
+// this many bytes, and strings (messages) up to clipString: the JSON report
+// holds them whole.
+const (
+	clipJSON   = 200
+	clipString = 1000
+)
+
+// typeWidth is the width of the type column.
+const typeWidth = len("state_patch")
+
+// WriteEventText writes an event as one line of the text report, such as
+// `   2  state_patch  {"flags":{"torchLit":true}}`: the line number
+// (right-aligned), the type, and what the event says, by type; a line
+// that breaks the rules is shown as it was read, and a note says why an
+// event was not applied. Strings from the tool are shown with their
+// control characters escaped: they cannot move the cursor.
+func WriteEventText(w io.Writer, ev *Event, paint Paint) error {
+	if paint == nil {
+		paint = func(_ Role, s string) string { return s }
+	}
+	typ := ev.Type
+	if typ == "" {
+		typ = "?"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  ", paint(RoleLine, fmt.Sprintf("%4d", ev.Line)), paint(RoleType, pad(safe(typ, clipJSON), typeWidth)))
+	decoded := ev.Errors == 0 && ev.Event != nil && ev.Ignored != IgnoredUnknownType && ev.Ignored != IgnoredInvalid
+	switch {
+	case !decoded && ev.Event != nil:
+		b.WriteString(jsonText(ev.Event))
+	case !decoded:
+		b.WriteString(safe(string(validate.Quote(nil, string(ev.Raw))), clipJSON))
+	case ev.Type == "log":
+		b.WriteString(paint(levelRole[ev.Level], pad(ev.Level, 5)) + "  " + safe(ev.Message, clipString))
+		if ev.Fields != nil {
+			b.WriteString("  " + paint(RoleDim, jsonText(ev.Fields)))
+		}
+	case ev.Type == "state_patch":
+		b.WriteString(jsonText(ev.Patch))
+	case ev.Type == "asset":
+		b.WriteString(assetText(ev.Asset, ev.Ignored == "", paint))
+	case ev.Type == "ui_event":
+		b.WriteString(safe(ev.UIEvent, clipString))
+		if ev.Payload != nil {
+			b.WriteString("  " + paint(RoleDim, jsonText(ev.Payload)))
+		}
+	case ev.Type == "error":
+		b.WriteString(paint(RoleError, safe(ev.ErrorCode, clipString)) + "  " + safe(ev.ErrorMessage, clipString))
+		if ev.Details != nil {
+			b.WriteString("  " + paint(RoleDim, jsonText(ev.Details)))
+		}
+	case ev.Type == "done":
+		b.WriteString(doneText(ev.OK, ev.Summary, paint))
+	}
+	switch {
+	case ev.Ignored != "":
+		b.WriteString("  " + paint(RoleDim, "(ignored: "+ev.Ignored+")"))
+	case ev.Type == "done" && !decoded:
+		b.WriteString("  " + paint(RoleDim, "(taken as not ok)"))
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var levelRole = map[string]Role{"debug": RoleDebug, "info": RoleInfo, "warn": RoleWarn, "error": RoleError}
+
+// WriteViolationText writes a violation as validate's text report does:
+// "stdout:3:31: error: /type: message [CODE]".
+func WriteViolationText(w io.Writer, f validate.Finding, paint Paint) error {
+	var vp validate.Paint
+	if paint != nil {
+		vp = func(r validate.Role, s string) string { return paint(violationRole[r], s) }
+	}
+	return validate.WriteText(w, f, vp)
+}
+
+var violationRole = map[validate.Role]Role{
+	validate.RolePlain:   RolePlain,
+	validate.RoleWhere:   RoleWhere,
+	validate.RoleError:   RoleError,
+	validate.RoleWarning: RoleWarn,
+	validate.RolePointer: RolePointer,
+	validate.RoleCode:    RoleDim,
+}
+
+// WriteSummaryText writes the end of the text report: the done event, how
+// the tool ended, the session state, the assets, the violations, and the
+// result.
+func WriteSummaryText(w io.Writer, r Result, paint Paint) error {
+	if paint == nil {
+		paint = func(_ Role, s string) string { return s }
+	}
+	const indent = "            "
+	var b strings.Builder
+	label := func(s string) { b.WriteString(paint(RoleLabel, pad(s, len(indent)-1)) + " ") }
+	b.WriteByte('\n')
+
+	label("done")
+	switch d := r.Done; {
+	case d == nil:
+		b.WriteString(paint(RoleFail, "none"))
+	case !d.Valid:
+		fmt.Fprintf(&b, "%s (%s:%d breaks the rules)", paint(RoleFail, "not ok"), r.Name, d.Line)
+	default:
+		b.WriteString(doneText(d.OK, d.Summary, paint))
+	}
+	b.WriteByte('\n')
+
+	label("tool")
+	b.WriteString(exitText(r) + "\n")
+
+	label("state")
+	b.WriteString(safeJSON(string(r.State.AppendIndented(nil, indent))) + "\n")
+
+	label("assets")
+	if len(r.Assets) == 0 {
+		b.WriteString("none\n")
+	} else {
+		fmt.Fprintf(&b, "%d\n", len(r.Assets))
+		for i := range r.Assets {
+			b.WriteString(indent + assetText(&r.Assets[i], true, paint) + "\n")
+		}
+	}
+
+	label("violations")
+	if r.Errors+r.Warnings == 0 {
+		b.WriteString("none\n")
+	} else {
+		fmt.Fprintf(&b, "%s, %s\n", count(r.Errors, "error"), count(r.Warnings, "warning"))
+		for _, f := range r.Violations {
+			b.WriteString(indent)
+			WriteViolationText(&b, f, paint)
+		}
+		if r.Omitted > 0 {
+			fmt.Fprintf(&b, "%s… and %d more\n", indent, r.Omitted)
+		}
+	}
+
+	label("result")
+	if r.OK {
+		b.WriteString(paint(RoleOK, "ok") + "\n")
+	} else {
+		b.WriteString(paint(RoleFail, "failed") + ": " + strings.Join(r.Reasons, "; ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func doneText(ok bool, summary string, paint Paint) string {
+	s := paint(RoleOK, "ok")
+	if !ok {
+		s = paint(RoleFail, "not ok")
+	}
+	if summary != "" {
+		s += ": " + safe(summary, clipString)
+	}
+	return s
+}
+
+// assetText is an asset as "id  kind  mediaType  path", and, when its file
+// was checked, "(readable)" or what is wrong with it.
+func assetText(a *Asset, checked bool, paint Paint) string {
+	s := strings.Join([]string{safe(a.ID, clipString), safe(a.Kind, clipString), safe(a.MediaType, clipString), safe(a.Path, clipString)}, "  ")
+	switch {
+	case !checked:
+	case a.Readable:
+		s += "  " + paint(RoleOK, "(readable)")
+	default:
+		s += "  " + paint(RoleFail, "("+a.Problem+")")
+	}
+	return s
+}
+
+// exitText says how the tool ended, and why when the host ended it.
+func exitText(r Result) string {
+	e := r.Exit
+	if e.StartError != "" {
+		return "not started: " + e.StartError
+	}
+	var s string
+	switch {
+	case e.Timeout > 0:
+		s = "timed out after " + e.Timeout.String() + ", "
+	case e.Interrupted != "":
+		s = "interrupted by " + e.Interrupted + ", "
+	case r.Stopped != "":
+		s = "reading stopped, "
+	}
+	if e.Signal != "" {
+		return s + "ended by " + e.Signal
+	}
+	return s + fmt.Sprintf("exited with status %d", e.Status)
+}
+
+// jsonText is a JSON value for the text report: compact, cut at clipJSON
+// bytes.
+func jsonText(v []byte) string {
+	return safeJSON(clip(string(jsonv.Compacted(nil, v)), clipJSON))
+}
+
+// clip cuts s to at most n bytes, at a character boundary, and says so.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// safe is a string of the tool's for a terminal, cut at n bytes: control
+// characters (C0, DEL, C1) and the bidirectional controls, which could
+// move the cursor or reorder what is shown, are escaped.
+func safe(s string, n int) string { return escape(clip(s, n), false) }
+
+// safeJSON is JSON text for a terminal: as safe, but its newlines kept.
+func safeJSON(s string) string { return escape(s, true) }
+
+func escape(s string, keepNewline bool) string {
+	clean := true
+	for _, r := range s {
+		if unsafeRune(r) && !(keepNewline && r == '\n') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' && keepNewline:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// pad pads s with spaces to n characters.
+func pad(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}

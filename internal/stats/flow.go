@@ -1,0 +1,68 @@
+package stats
+
+import (
+	"io"
+
+	"github.com/toonkit/toonkit/internal/tokens"
+)
+
+// Flow counts what a conversion reads and writes, for `--stats`: the
+// input as compact JSON (its records as one array, or one document) and
+// the output as it is written to Out.
+type Flow struct {
+	in, out *tokens.Counter
+	n       int // records counted; -1: a document
+}
+
+// NewFlow returns a Flow counting with the tokenizer encoding (one of
+// tokens.Encodings).
+func NewFlow(encoding string) (*Flow, error) {
+	in, err := tokens.NewCounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	out, err := tokens.NewCounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	return &Flow{in: in, out: out}, nil
+}
+
+// Record counts one record of the input, compact, as an element of the
+// array of them all.
+func (f *Flow) Record(rec []byte) {
+	if f.n == 0 {
+		f.in.Write([]byte{'['})
+	} else {
+		f.in.Write([]byte{','})
+	}
+	f.in.Write(rec)
+	f.n++
+}
+
+// Document counts the whole input, one compact JSON value, instead of
+// records.
+func (f *Flow) Document(v []byte) {
+	f.in.Write(v)
+	f.n = -1
+}
+
+// Out counts what is written to it: the output.
+func (f *Flow) Out() io.Writer { return f.out }
+
+// Counts closes the input's array (an empty one when no record came) and
+// returns the counts of the input and of the output.
+func (f *Flow) Counts() (in, out tokens.Counts, err error) {
+	switch {
+	case f.n == 0:
+		f.in.Write([]byte("[]"))
+	case f.n > 0:
+		f.in.Write([]byte{']'})
+	}
+	f.n = -1
+	if in, err = f.in.Counts(); err != nil {
+		return in, out, err
+	}
+	out, err = f.out.Counts()
+	return in, out, err
+}
