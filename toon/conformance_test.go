@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,24 +16,19 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
-// specDir finds the official spec folder (SPEC.md, tests/, examples/):
-// $TOON_SPEC_DIR, or ../shared/specs/toon-v4 beside the repository.
+// specDir returns the official spec folder (SPEC.md, tests/, examples/):
+// $TOON_SPEC_DIR, or the copy in testdata/toon-spec/v4.0 (see its README).
+// A folder without the fixtures fails the test: a clone runs them all.
 func specDir(t testing.TB) string {
 	t.Helper()
-	dirs := []string{os.Getenv("TOON_SPEC_DIR")}
-	if root, err := filepath.Abs(".."); err == nil {
-		dirs = append(dirs, filepath.Join(root, "..", "shared", "specs", "toon-v4"))
+	d := os.Getenv("TOON_SPEC_DIR")
+	if d == "" {
+		d = filepath.Join("..", "testdata", "toon-spec", "v4.0")
 	}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "tests", "fixtures")); err == nil {
-			return d
-		}
+	if _, err := os.Stat(filepath.Join(d, "tests", "fixtures")); err != nil {
+		t.Fatalf("toon conformance: the TOON v4 spec folder is not there: %v", err)
 	}
-	needs.Missing(t, "toon conformance: the TOON v4 spec folder is not there; set TOON_SPEC_DIR or put it at ../shared/specs/toon-v4")
-	return ""
+	return d
 }
 
 type fixtureFile struct {

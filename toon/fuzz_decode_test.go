@@ -99,41 +99,34 @@ func decCheck(t *testing.T, in []byte, mode uint8) {
 	}
 }
 
-// decFixtureInputs returns the inputs of the spec's decode fixtures, if the
-// spec folder is there.
+// decFixtureInputs returns the inputs of the spec's decode fixtures
+// (specDir's), the seeds of the fuzz targets.
 func decFixtureInputs(tb testing.TB) []string {
-	dirs := []string{os.Getenv("TOON_SPEC_DIR")}
-	if root, err := filepath.Abs(".."); err == nil {
-		dirs = append(dirs, filepath.Join(root, "..", "shared", "specs", "toon-v4"))
+	tb.Helper()
+	dir := filepath.Join(specDir(tb), "tests", "fixtures", "decode")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no decode fixtures in %s", dir)
 	}
 	var ins []string
-	for _, d := range dirs {
-		if d == "" {
-			continue
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		files, _ := filepath.Glob(filepath.Join(d, "tests", "fixtures", "decode", "*.json"))
-		for _, file := range files {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				continue
-			}
-			var ff struct {
-				Tests []struct {
-					Input json.RawMessage `json:"input"`
-				} `json:"tests"`
-			}
-			if json.Unmarshal(b, &ff) != nil {
-				continue
-			}
-			for _, tc := range ff.Tests {
-				var s string
-				if json.Unmarshal(tc.Input, &s) == nil {
-					ins = append(ins, s)
-				}
-			}
+		var ff struct {
+			Tests []struct {
+				Input json.RawMessage `json:"input"`
+			} `json:"tests"`
 		}
-		if len(files) > 0 {
-			break
+		if err := json.Unmarshal(b, &ff); err != nil {
+			tb.Fatalf("%s: %v", file, err)
+		}
+		for _, tc := range ff.Tests {
+			var s string
+			if json.Unmarshal(tc.Input, &s) == nil {
+				ins = append(ins, s)
+			}
 		}
 	}
 	return ins
