@@ -20,7 +20,7 @@ FUZZTIME ?= 20s
 # The release whose notes make release-notes prints: the newest tag.
 RELEASE  ?= $(shell git describe --tags --abbrev=0 2>/dev/null)
 
-.PHONY: all build install uninstall release-notes demo test vet bench fuzz pgo completions man golden clean
+.PHONY: all build install uninstall release-notes demo test test-slow vet bench fuzz pgo completions man golden clean
 
 all: build
 
@@ -75,15 +75,28 @@ demo: build
 vet:
 	$(GO) vet ./...
 
-# Then the race detector on what runs concurrently: cmd, the codecs the
-# workers drive, internal/sign (sign -j, verify -j), internal/query (query --jobs), and
-# internal/pipeline (once it exists).
-# The examples cmd's tests run through a shell use a binary built with
-# -race too. Of internal/inspect and internal/validate, only the tests that compare
-# their workers with one worker (inspect --json -j, validate -j).
-RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
+# make test: vet, every package's tests under -short, then the race detector,
+# under -short too, once over the packages that run goroutines or drive the
+# workers (cmd's -race run is test-slow's). -short skips the long comparisons
+# (needs.Slow: -j 1 against -j 4 over every input and flag set, jq, tshark
+# and Python over whole corpora, make install, the action's steps, the --help
+# and docs/scaling.md examples) and runs the big inputs at the size their
+# property needs; each keeps a quick counterpart in make test.
+RACE_SHORT_PKGS := ./toon/... ./kado/... ./internal/codec/... ./internal/pipeline/... ./internal/records/... ./internal/readahead/... ./internal/cutwriter/... ./internal/membound/... ./internal/toolproc/... ./internal/outfile/... ./internal/tap/... ./internal/capture/... ./internal/inspect/... ./internal/bridge/... ./internal/stats/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/validate/... ./internal/narratoria/host/...
 
 test: vet
+	$(GO) test -short -count=1 ./...
+	$(GO) test -race -short -count=1 $(RACE_SHORT_PKGS)
+
+# make test-slow: what make test leaves out, as make test ran before it was
+# split: every test at full size, then the race detector over cmd and the
+# codecs the workers drive (the binary cmd's signal, tap and exec tests run
+# is built with -race too; the shell examples' is not), and again over the
+# tests that compare workers with one worker. .ci/run runs make test, then
+# make test-slow.
+RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
+
+test-slow:
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -race -count=1 -run 'Workers' ./internal/inspect/ ./internal/validate/

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,6 +275,7 @@ func TestActionFile(t *testing.T) {
 // validate or verify with the findings as workflow commands and
 // toonkit's exit status as the step's.
 func TestActionSteps(t *testing.T) {
+	needs.Slow(t, "runs the action's steps with a built toonkit")
 	ws := workspace(t, map[string]string{
 		"captures/a/capture.bin":  "capture.bin",
 		"captures/b/damaged.bin":  "damaged.bin",

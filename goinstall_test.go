@@ -72,7 +72,7 @@ func writeProxy(t *testing.T, dir, v string) {
 // made here from the work tree, the dependencies from the local module
 // cache, offline), and the installed binary reports VERSION from its build
 // info. It fails when go.mod holds a replace directive, among others.
-// Skipped under -short (make test does not pass it): it builds toonkit
+// Skipped under -short (make test; make test-slow runs it): it builds toonkit
 // from the zip, ~10 s when the packages are in the build cache, ~45 s on a
 // loaded machine after toonkit's code changed.
 func TestGoInstallAtVersion(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +124,7 @@ func checkRemoved(t *testing.T, files []string) {
 // where go install puts binaries and under ~/.local/share ($XDG_DATA_HOME).
 // make uninstall removes them.
 func TestMakeInstall(t *testing.T) {
+	needs.Slow(t, "builds and installs toonkit into a temporary prefix")
 	tmp := t.TempDir()
 
 	t.Run("PREFIX and DESTDIR", func(t *testing.T) {

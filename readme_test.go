@@ -81,6 +81,7 @@ func TestReadmeExamples(t *testing.T) {
 // not installed (the doc does not need it elsewhere). Without jq the test
 // is skipped (a failure under TOONKIT_CI: .ci/run installs it).
 func TestScalingExamples(t *testing.T) {
+	needs.Slow(t, "runs docs/scaling.md's examples, jq's among them")
 	const doc = "docs/scaling.md"
 	needs.Program(t, "jq", "docs/scaling.md combines the shards' reports with jq")
 	bin := testbin.Build(t, ".")

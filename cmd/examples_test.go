@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 // files the examples name (copied from testdata/demo), with the exit status
 // its comment announces (0 unless the comment says "exit status N").
 func TestHelpExamples(t *testing.T) {
+	needs.Slow(t, "runs every --help example through a shell")
 	bin := testbin.Build(t, "..")
 	root := NewRootCmd(func() *IOStreams { ios, _, _, _ := Test(); return ios }())
 	status := regexp.MustCompile(`exit status (\d+)`)

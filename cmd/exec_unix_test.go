@@ -35,7 +35,7 @@ func execTool(t *testing.T, script string) (dir, tool string) {
 // startExec starts toonkit exec and returns its stdout, line by line.
 func startExec(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	bin := testbin.Build(t, "..")
+	bin := testbin.BuildRace(t, "..")
 	c := exec.Command(bin, append([]string{"exec"}, args...)...)
 	out, err := c.StdoutPipe()
 	if err != nil {

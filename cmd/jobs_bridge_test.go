@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -144,6 +145,7 @@ func bridgeJobsInputs(t *testing.T) map[string]map[string][]byte {
 // standard input, for every direction of each protocol, with and without
 // --strict, --run-id and --no-reassemble.
 func TestConvertBridgeJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs convert -j 1 and -j 4 over every bridge input and flag set")
 	dir := t.TempDir()
 	targets := map[string][]string{"chiffon": {"trace", "binary"}, "narratoria": {"trace"}, "trace": {"narratoria", "chiffon", "binary"}}
 	for from, inputs := range bridgeJobsInputs(t) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,6 +113,7 @@ func convertJobsInputs(t *testing.T) map[string][]byte {
 // stdout, stderr, -o FILE (not made on failure), exit status; from files
 // and from standard input; and over several inputs.
 func TestConvertTableJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs convert -j 1 and -j 4 over every table input")
 	dir := t.TempDir()
 	inputs := convertJobsInputs(t)
 	var paths []string
@@ -151,6 +153,7 @@ func TestConvertTableJobsIdentical(t *testing.T) {
 // convert --to json, json -c and ndjson -j 4 write what -j 1 writes, from
 // JSON arrays and NDJSON, good and bad, files and standard input.
 func TestConvertStreamJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs convert -j 1 and -j 4 over every stream input")
 	dir := t.TempDir()
 	for name, data := range convertJobsInputs(t) {
 		path := filepath.Join(dir, name)
@@ -214,6 +217,7 @@ func TestConvertJobsLive(t *testing.T) {
 // writes what -j 1 writes, for good tables and for rows that break the
 // rules late in a table, from files and standard input.
 func TestTableDecodeJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs decode -j 1 and -j 4 over every table input")
 	dir := t.TempDir()
 	var b bytes.Buffer
 	b.WriteString("@toon 1.0\n@keys id,name,score,ok,tags\n")

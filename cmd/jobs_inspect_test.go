@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 // on a compression bomb, with --frame, --skip, --length and a small
 // --max-frame-size; from files and from standard input.
 func TestInspectJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs inspect -j 1 and -j 4 over every input")
 	names := jobsCaptures(t)
 	dir := t.TempDir()
 	// A bomb: a small frame whose payload decompresses past the limit.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,7 @@ func queryJobsInputs(t *testing.T, dir string) []string {
 // raw output, --to ndjson and --to binary, several inputs in one run, and
 // filters that run on one worker (input, -s, -n).
 func TestQueryJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs query -j 1 and -j 4 over every filter")
 	dir := t.TempDir()
 	inputs := queryJobsInputs(t, dir)
 	demo, _ := filepath.Glob("../testdata/demo/*.json")

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 // standard input, and none when an event does not sign; the seal of the
 // compact log satisfies scripts/checkseal.py.
 func TestSignSealJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs sign --seal -j 1 and -j 4 over every input")
 	t.Setenv("SOURCE_DATE_EPOCH", "1767323045")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "k.key")

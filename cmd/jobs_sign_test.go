@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -71,6 +72,7 @@ func signInputs(t *testing.T) map[string]struct {
 // sign -j 4 writes what -j 1 writes, byte for byte: stdout, stderr,
 // -o FILE, exit status; from files and from standard input.
 func TestSignJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs sign -j 1 and -j 4 over every input")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "k.key")
 	if err := os.WriteFile(key, []byte("test-key\n"), 0o600); err != nil {
@@ -110,6 +112,7 @@ func TestSignJobsIdentical(t *testing.T) {
 // python3-written, indented and CR LF log gives back the same bytes once
 // the signatures are taken out.
 func TestSignJobsVerifies(t *testing.T) {
+	needs.Slow(t, "signs and verifies many streams at -j 4")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "k.key")
 	os.WriteFile(key, []byte("test-key\n"), 0o600)

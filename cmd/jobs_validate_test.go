@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,6 +81,7 @@ func validateStreams(t *testing.T) map[string][]byte {
 // captures good and damaged (decode's), every
 // report, --max-errors, --strict, from files and from standard input.
 func TestValidateJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs validate -j 1 and -j 4 over every input and flag set")
 	dir := t.TempDir()
 	var names []string
 	for name, data := range validateStreams(t) {
@@ -140,6 +142,7 @@ func TestValidateJobsIdentical(t *testing.T) {
 // The broken streams are broken where they should be: the identity above
 // is not that of two empty reports.
 func TestValidateJobsStreamsFindings(t *testing.T) {
+	needs.Slow(t, "validates big streams at -j 2")
 	dir := t.TempDir()
 	for name, want := range map[string][]string{
 		"chiffon-bad.ndjson": {"repeats the message_id of record 10 [CHF050]", "bytes 50-60 of the output are in no chunk", "found \"half\" [CHF031]"},

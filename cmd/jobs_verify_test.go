@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -163,6 +164,7 @@ func verifyJobsInputs(t *testing.T, dir string) []string {
 // verify -j 4 writes what -j 1 writes, byte for byte: stdout, stderr and
 // the exit status, for every report, from files and from standard input.
 func TestVerifyJobsIdentical(t *testing.T) {
+	needs.Slow(t, "runs verify -j 1 and -j 4 over every input")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "key")
 	if err := os.WriteFile(key, []byte("test-key\n"), 0o600); err != nil {

@@ -224,6 +224,7 @@ func jqVersion(t *testing.T, jq string) string {
 // asserts toonkit's own output, and that jq's differs from it under the jq
 // versions the block names.
 func TestQueryJQCompat(t *testing.T) {
+	needs.Slow(t, "runs jq beside query over the whole corpus")
 	jq := needs.Program(t, "jq", "the jq-compatibility corpus compares toonkit query with jq (apt-get install jq)")
 	version := jqVersion(t, jq)
 	cases := readCorpus(t, "../testdata/query/corpus.txt")

@@ -14,7 +14,7 @@ import (
 // Ctrl-C in the middle of a run leaves no temporary output file behind and
 // exits with the shell's status for SIGINT.
 func TestInterruptRemovesTemporaryOutput(t *testing.T) {
-	bin := testbin.Build(t, "..")
+	bin := testbin.BuildRace(t, "..")
 	dir := t.TempDir()
 	frame, err := os.ReadFile("../testdata/demo/capture.bin")
 	if err != nil {

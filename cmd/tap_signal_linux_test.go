@@ -30,7 +30,7 @@ import (
 // forwarded, and no temporary file left. (Within a second is the product's
 // promise; the test only guards against a hang.)
 func TestTapSignalWithBlockedStdout(t *testing.T) {
-	bin := testbin.Build(t, "..")
+	bin := testbin.BuildRace(t, "..")
 	good, err := os.ReadFile("../testdata/demo/capture.bin")
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func talk(t *testing.T, addr string, b []byte) []byte {
 // after the summary; --json wrote the same records as decode reads from
 // the pcapng -w wrote.
 func TestTapInterruptAndPcapng(t *testing.T) {
-	bin := testbin.Build(t, "..")
+	bin := testbin.BuildRace(t, "..")
 	up := echoServer(t)
 	dir := t.TempDir()
 	pcap := filepath.Join(dir, "tap.pcapng")
@@ -168,7 +168,7 @@ func TestTapInterruptAndPcapng(t *testing.T) {
 // The default view: one line per frame with time, connection and
 // direction; --count ends it with status 0.
 func TestTapOneLineCount(t *testing.T) {
-	bin := testbin.Build(t, "..")
+	bin := testbin.BuildRace(t, "..")
 	up := echoServer(t)
 	c, addr, errs, stdout := startTap(t, bin, "--upstream", up, "--count", "6")
 	good, err := os.ReadFile("../testdata/demo/capture.bin")

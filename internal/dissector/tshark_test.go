@@ -349,6 +349,7 @@ func streams(t *testing.T) (c2s, s2c [][]byte) {
 // by the heuristic; WebSocket binary messages (masked, a message in two
 // frames). Ethernet, IPv4, pcapng.
 func TestTsharkMatchesToonkit(t *testing.T) {
+	needs.Slow(t, "runs tshark over many captures")
 	c2s, s2c := streams(t)
 	b := &capturetest.Builder{File: capturetest.PcapNG}
 
@@ -446,6 +447,7 @@ func TestTsharkMatchesToonkit(t *testing.T) {
 // once), over IPv6 in a Linux cooked capture (SLL) in a pcap, on a port
 // registered with Options.Ports.
 func TestTsharkEveryOffsetIPv6(t *testing.T) {
+	needs.Slow(t, "runs tshark at every offset")
 	c2s, s2c := streams(t)
 	b := &capturetest.Builder{File: capturetest.PcapNanos, Link: layers.LinkTypeLinuxSLL}
 	c := b.Conn("[fd00::1]:51234", "[fd00::2]:7100")
@@ -527,6 +529,7 @@ func TestTsharkRLE(t *testing.T) {
 // as toonkit does, and shows the same frames after it. Random bytes, on
 // the port and through the heuristic, make no Lua error.
 func TestTsharkResync(t *testing.T) {
+	needs.Slow(t, "runs tshark over many captures")
 	c2s, s2c := streams(t)
 	b := &capturetest.Builder{File: capturetest.PcapNG}
 

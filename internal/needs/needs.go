@@ -37,3 +37,14 @@ func Missing(tb testing.TB, msg string) {
 	}
 	tb.Skip(msg)
 }
+
+// Slow skips the test under -short, which make test runs with, saying why;
+// make test-slow (which .ci/run runs too) runs it. For comparisons that are
+// long (many runs of the binary, big inputs) or that run another program
+// over a corpus, whose quick counterpart make test keeps.
+func Slow(tb testing.TB, why string) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: " + why + " (make test-slow runs it)")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,7 @@ func TestChainOrder(t *testing.T) {
 // of both formats: it accepts what verify --seal accepts, and refuses what
 // it refuses, for each attack of issue 22 §4.
 func TestPythonChecker(t *testing.T) {
+	needs.Slow(t, "runs the Python seal checker over many logs")
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal("python3 is needed (it is on the machine and in CI)")

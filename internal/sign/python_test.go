@@ -174,6 +174,7 @@ json.dump(out, open(sys.argv[2], 'w'))
 // the spec's generate_signature and the backend's schemes, check them (and
 // that each event has the signature in both places, equal).
 func TestPythonVerifiesToonkit(t *testing.T) {
+	needs.Slow(t, "runs the spec's Python verifier over many streams")
 	py := python3(t)
 	dir := t.TempDir()
 	raw, err := os.ReadFile("../../testdata/sign/python-spec.ndjson")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -168,6 +169,7 @@ func variants(t *testing.T, log []byte) map[string][]byte {
 // the same places, with the same counts and errors; batches of a few bytes
 // to many events, so that every kind of cut is met.
 func TestVerifyWorkersMatchOne(t *testing.T) {
+	needs.Slow(t, "verifies every stream with 1 to 4 workers")
 	events, batches := 1400, []int{1, 300, 4096, 0}
 	if raceflag.Enabled {
 		events, batches = 500, []int{300, 4096} // a race run that stays short

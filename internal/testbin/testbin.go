@@ -13,36 +13,56 @@ import (
 	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
-var (
+// build is one binary, built at most once per test process.
+type build struct {
 	once sync.Once
 	bin  string
 	err  error
 	out  []byte
-)
+}
+
+var plain, race build
 
 // Build builds the main package in dir (relative to the test's package)
-// and returns the binary's path.
+// and returns the binary's path. It is built without -race, under go test
+// -race too: the shell examples check the commands' output, and the race
+// build would only make them slower (the packages' own tests run under the
+// race detector).
 func Build(t testing.TB, dir string) string {
 	t.Helper()
-	once.Do(func() {
+	return plain.get(t, dir, false)
+}
+
+// BuildRace is Build, but under go test -race the binary is built with
+// -race too, so that what the test makes it do concurrently (signals,
+// a child's output, a blocked stdout) is checked for data races: a race
+// found makes it fail, exit status 66.
+func BuildRace(t testing.TB, dir string) string {
+	t.Helper()
+	if !raceflag.Enabled {
+		return Build(t, dir)
+	}
+	return race.get(t, dir, true)
+}
+
+func (b *build) get(t testing.TB, dir string, withRace bool) string {
+	t.Helper()
+	b.once.Do(func() {
 		var tmp string
-		if tmp, err = os.MkdirTemp("", "toonkit-bin-"); err != nil {
+		if tmp, b.err = os.MkdirTemp("", "toonkit-bin-"); b.err != nil {
 			return
 		}
-		bin = filepath.Join(tmp, "toonkit")
-		// Under go test -race the binary is built with -race too: the
-		// commands it runs are checked for data races (a race found
-		// makes it fail, exit status 66).
-		args := []string{"build", "-o", bin}
-		if raceflag.Enabled {
+		b.bin = filepath.Join(tmp, "toonkit")
+		args := []string{"build", "-o", b.bin}
+		if withRace {
 			args = append(args, "-race")
 		}
-		out, err = exec.Command("go", append(args, dir)...).CombinedOutput()
+		b.out, b.err = exec.Command("go", append(args, dir)...).CombinedOutput()
 	})
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
 	}
-	return bin
+	return b.bin
 }
 
 // Env returns the environment with the binary's folder first on PATH and
