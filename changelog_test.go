@@ -1,8 +1,10 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -91,5 +93,36 @@ func TestReleaseNotes(t *testing.T) {
 	out, err := makeCmd("-s", "release-notes", "RELEASE=v0.0.0-none").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `release-notes: CHANGELOG.md has no section "## v0.0.0-none"`) {
 		t.Errorf("make release-notes of a version without a section: %v\n%s", err, out)
+	}
+}
+
+// The docs name only releases that exist: every vX.Y.Z in README.md and
+// under docs/ is a released version of CHANGELOG.md (a snippet that needs
+// what no release has names main).
+func TestDocsNameReleases(t *testing.T) {
+	sections, _ := changelogSections(t)
+	files := []string{"README.md"}
+	err := filepath.WalkDir("docs", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := regexp.MustCompile(`\bv\d+\.\d+\.\d+\b`)
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, v := range version.FindAllString(line, -1) {
+				if _, ok := sections[v]; !ok {
+					t.Errorf("%s:%d names %s, which CHANGELOG.md has no release of: %s", name, i+1, v, strings.TrimSpace(line))
+				}
+			}
+		}
 	}
 }

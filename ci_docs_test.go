@@ -47,8 +47,10 @@ func hasReport(t *testing.T, format string, commands ...string) bool {
 	return true
 }
 
-// releaseRef is how the snippets name the toonkit release to use.
-var releaseRef = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+// releaseRef is how the snippets name the toonkit release to use: a
+// release tag, or main while no release has what they use
+// (TestDocsNameReleases checks that a tag named is a release).
+var releaseRef = regexp.MustCompile(`^(v\d+\.\d+\.\d+|main)$`)
 
 // workflowStep is a step of a GitHub Actions workflow.
 type workflowStep struct {
@@ -193,12 +195,13 @@ func shell(t *testing.T, dir, key, command string) int {
 // commands run in a checkout holding the files they name, validate failing
 // on the damaged capture (exit 1) and verify passing, and each writes the
 // JUnit report the CI system is told to read. The go install lines name a
-// release of toonkit's module (TestGoInstallAtVersion installs it so).
+// release of toonkit's module (TestGoInstallAtVersion installs it so), or
+// main.
 func TestCIDocJUnit(t *testing.T) {
 	if !hasReport(t, "junit", "validate", "verify") {
 		t.Skip("this toonkit has no --report junit")
 	}
-	install := regexp.MustCompile(`^(GOBIN="\$WORKSPACE/\.bin" )?go install github\.com/toonkit/toonkit@(v\d+\.\d+\.\d+)$`)
+	install := regexp.MustCompile(`^(GOBIN="\$WORKSPACE/\.bin" )?go install github\.com/toonkit/toonkit@(v\d+\.\d+\.\d+|main)$`)
 
 	t.Run("GitLab", func(t *testing.T) {
 		var job string

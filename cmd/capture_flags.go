@@ -37,7 +37,7 @@ func (cf *CaptureFlags) check() error {
 	}
 	id, err := capture.ParseConn(cf.Conn)
 	if err != nil {
-		return usageErrorf("--conn 10.0.0.1:51234>10.0.0.2:7000 (quote it: > is a redirection in the shell)", "--conn: %v", err)
+		return usageErrorf("--conn '10.0.0.1:51234>10.0.0.2:7000' (quoted: > is a redirection in the shell)", "--conn: %v", err)
 	}
 	cf.conn = id
 	return nil
@@ -48,15 +48,21 @@ func (cf *CaptureFlags) options(maxFrameSize int) capture.Options {
 	return capture.Options{MaxFrameSize: maxFrameSize, Ports: cf.Ports, Conn: cf.conn}
 }
 
-// noConnError is a --conn that names no connection of the capture.
+// noConnError is a --conn or --port that selects no connection of the
+// capture.
 func noConnError(name string, err error) (error, bool) {
 	var ne *capture.NoConnError
 	if !errors.As(err, &ne) {
 		return err, false
 	}
 	hint := "--conn takes one of the connections listed, either end first"
-	if len(ne.Conns) == 0 {
+	switch {
+	case len(ne.Conns) == 0:
 		hint = "--port and --conn select among the TCP connections of a capture"
+	case len(ne.Ports) > 0 && ne.Want.IsValid():
+		hint = "with both, a connection is read when it is on a --port and is the --conn"
+	case len(ne.Ports) > 0:
+		hint = "--port takes a port of one of the connections listed"
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint), true
 }

@@ -20,6 +20,7 @@ type DecodeOptions struct {
 	Payload      bool
 	Output       string
 	KeepGoing    bool
+	Compact      bool // -c: JSON on one line (TOON text, -o FILE.json), as convert --to json -c
 	MaxFrameSize int
 	Jobs         int // workers for binary frames; 1 is the single-worker path
 	CaptureFlags     // --port, --conn
@@ -147,6 +148,7 @@ EXIT STATUS
 	opts.TOON.add(f, false, true)
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
+	f.BoolVarP(&opts.Compact, "compact", "c", false, "JSON on one line: TOON text's value, -o FILE.json's array (frames and rows are one a line already)")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
@@ -157,7 +159,7 @@ EXIT STATUS
 func runDecode(opts *DecodeOptions) error {
 	d := &decodeRun{opts: opts, rep: newReporter(opts.IO), out: newOutput(opts.IO, opts.Output)}
 	if opts.As == codec.JSON {
-		d.array = &records.JSONSink{W: d.out} // -o FILE.json: frames and rows as one array
+		d.array = &records.JSONSink{W: d.out, Compact: opts.Compact} // -o FILE.json: frames and rows as one array
 	}
 	for _, name := range opts.Inputs {
 		if err := d.input(name); err != nil {
@@ -209,7 +211,7 @@ func (d *decodeRun) input(name string) error {
 	case detected.Format == codec.TOON && (opts.Payload || opts.KeepGoing):
 		return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 	case detected.Format == codec.TOON:
-		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON)
+		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON, opts.Compact)
 	case detected.Format == codec.Pcap:
 		return d.capture(in, br)
 	case detected.Format == codec.Tabular && opts.Payload:

@@ -30,7 +30,7 @@ type QueryOptions struct {
 	Compact, Raw, Join, Sort, Tab, ASCII bool
 	Indent                               int
 	NullInput, Slurp, ExitStatus         bool
-	RawInput, Payload                    bool
+	RawInput, Payload, KeepGoing         bool
 	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
 	PosArgs, PosJSON                     bool     // --args, --jsonargs
 	Positional                           []string // "s:" or "j:" and the value (queryArgs)
@@ -260,6 +260,7 @@ EXIT STATUS
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
 	opts.CaptureFlags.add(f)
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
+	f.BoolVar(&opts.KeepGoing, "keep-going", false, "binary frames and captures: report bad frames and holes, skip them and go on (exit status 1 at the end), as decode does")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
 	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
@@ -330,8 +331,8 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
-		// the readers' hints name other commands' flags
-		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
+		// the readers' hints name decode's flags: query has --keep-going,
+		// and --max-size for --max-frame-size
 		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
 		c.Code = query.ExitUsage
 		return &c
@@ -428,8 +429,15 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	qi := query.NewInputs(query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.to == codec.Binary,
-		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)})
+	rep := newReporter(ios)
+	var skipped keptGoing
+	iopts := query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.to == codec.Binary,
+		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)}
+	if opts.KeepGoing {
+		iopts.Skip = skipped.skip(rep)
+		iopts.Note = func(name string, err error) { rep.notef("%s: %v", name, err) } // as decode's
+	}
+	qi := query.NewInputs(iopts)
 	defer qi.Close()
 	q, err := query.Compile(opts.Filter, query.Options{
 		Variables: varNames,
@@ -463,7 +471,6 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := newReporter(ios)
 	jobs, err := workers(opts.Jobs)
 	if err != nil {
 		return err
@@ -542,10 +549,40 @@ func runQuery(opts *QueryOptions) error {
 			return outputFailed(err)
 		}
 	}
-	if code := res.ExitStatus(opts.ExitStatus); code != 0 {
+	code := res.ExitStatus(opts.ExitStatus)
+	if skipped.bad > 0 {
+		// as decode --keep-going ends: 1 when a frame was skipped, unless
+		// the filter failed (5)
+		rep.errorf("%d bad %s skipped", skipped.bad, plural(skipped.bad, "frame", "frames"))
+		if code != query.ExitRuntime {
+			code = ExitInvalid
+		}
+	}
+	if code != 0 {
 		return &queryExit{code: code}
 	}
 	return nil
+}
+
+// keptGoing counts the bad frames and capture problems that --keep-going
+// passed over.
+type keptGoing struct{ bad int }
+
+// skip is query.InputOptions.Skip for --keep-going: each bad frame or
+// capture problem reported as decode --keep-going reports it, with how
+// the reader moved on.
+func (k *keptGoing) skip(rep *reporter) func(*records.Error, *kado.Moved) {
+	return func(e *records.Error, moved *kado.Moved) {
+		k.bad++
+		if e.Kind == records.BadFrame {
+			rep.report(frameError(e.Name, e.Err, true), true)
+		} else {
+			rep.report(captureError(e.Name, e.Err, true), true)
+		}
+		if moved != nil {
+			moveNotes(rep.notef, e.Err, *moved)
+		}
+	}
 }
 
 // queryWriter writes query's results: jq's JSON, or --to a format.

@@ -213,12 +213,12 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
-// does, or as NDJSON records (the elements of a root array, or the root
-// value), all or nothing.
-func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records bool) error {
+// does (on one line when compact), or as NDJSON records (the elements of a
+// root array, or the root value), all or nothing.
+func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records, compact bool) error {
 	out.holdAll()
 	opts := t.decodeOptions(maxLine)
-	if opts.Elements = records; !records {
+	if opts.Elements = records; !records && !compact {
 		opts.JSONIndent = "  "
 	}
 	if err := toon.Decode(out, br, opts); err != nil {

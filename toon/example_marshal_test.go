@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/toonkit/toonkit/toon"
@@ -101,4 +102,26 @@ func ExampleNewEncoder() {
 	// Output:
 	// ids[3	]: 1	2	3
 	// ok: true
+}
+
+// Marshal returns the document without a final newline (§12);
+// `toonkit encode --to toon` writes the same bytes and a "\n", as
+// Encoder.Encode does.
+func ExampleMarshal_finalNewline() {
+	v := map[string]any{"id": 1, "tags": []string{"a", "b"}}
+	out, err := toon.Marshal(v)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("Marshal:        %q\n", out)
+	var cli strings.Builder // what the CLI writes for the same value
+	if err := toon.NewEncoder(&cli).Encode(v); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("Encoder.Encode: %q\n", cli.String())
+	fmt.Println(cli.String() == string(out)+"\n")
+	// Output:
+	// Marshal:        "id: 1\ntags[2]: a,b"
+	// Encoder.Encode: "id: 1\ntags[2]: a,b\n"
+	// true
 }

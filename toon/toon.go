@@ -15,6 +15,12 @@
 // of uniform structs become tables (§9.3). NewEncoder and NewDecoder work
 // on streams.
 //
+// Marshal and Encode return the document without a final newline (§12:
+// no trailing newline at the end of the document). `toonkit encode --to
+// toon` writes the same bytes and then one "\n", as Encoder.Encode does:
+// to write a file the CLI would write, append "\n" to Marshal's result (see
+// the example of Marshal without a final newline).
+//
 // Unmarshal stores a document as encoding/json's Unmarshal stores JSON
 // (into an interface: map[string]any, []any, float64 or json.Number with
 // UseNumber, string, bool, nil) and reports *SyntaxError with the line and

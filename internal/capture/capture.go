@@ -295,7 +295,9 @@ type Options struct {
 	// 0 means kado.DefaultMaxFrameSize.
 	MaxFrameSize int
 	// Ports, when not empty, selects the TCP connections with one of these
-	// ports on either side; the others are not looked at.
+	// ports on either side; the others are not looked at. When the capture
+	// holds no such connection, Read returns a *NoConnError listing those
+	// it holds.
 	Ports []int
 	// MaxConns is the number of connections followed at once; 0 means
 	// DefaultMaxConns.
@@ -530,7 +532,7 @@ func (r *reader) captureProblem(kind Kind, err error, t time.Time) {
 // packets passed over: a Problem when some were lost, a Note when all of
 // them were skipped by design.
 func (r *reader) summary(pr *packetReader) {
-	if r.opts.Conn.IsValid() && !pr.matched {
+	if r.opts.selects() && !pr.matched {
 		return // the error names the connections the capture holds
 	}
 	t := pr.last
@@ -545,14 +547,17 @@ func (r *reader) summary(pr *packetReader) {
 	r.release()
 }
 
-// finalErr is the error of a capture read to its end: fn's, or Options.Conn
-// naming no connection of it.
+// finalErr is the error of a capture read to its end: fn's, or
+// Options.Ports and Options.Conn selecting no connection of it.
 func (r *reader) finalErr(pr *packetReader) error {
-	if r.err == nil && r.opts.Conn.IsValid() && !pr.matched {
-		return &NoConnError{Want: r.opts.Conn, Conns: pr.seen.names, More: pr.seen.more}
+	if r.err == nil && r.opts.selects() && !pr.matched {
+		return &NoConnError{Want: r.opts.Conn, Ports: r.opts.Ports, Conns: pr.seen.names, More: pr.seen.more}
 	}
 	return r.err
 }
+
+// selects reports whether Ports or Conn select among the connections.
+func (o *Options) selects() bool { return len(o.Ports) > 0 || o.Conn.IsValid() }
 
 // assemble gives a TCP segment, captured at t, to the reassembler.
 func (r *reader) assemble(flow gopacket.Flow, tcp *layers.TCP, t time.Time) {
@@ -600,8 +605,8 @@ type packetReader struct {
 	ports   map[uint16]bool
 	stats   *Stats // Packets, Undecoded, Fragments, FragmentsLost
 	dec     packetDecoder
-	matched bool     // a segment of Options.Conn was seen
-	seen    connSeen // the connections Options.Conn did not select
+	matched bool     // a segment that Options.Ports and Options.Conn select was seen
+	seen    connSeen // the connections they did not select
 }
 
 // next returns the next TCP segment that Options select, its network flow
@@ -675,12 +680,14 @@ func (pr *packetReader) next() (*layers.TCP, gopacket.Flow, time.Time, error) {
 			}
 			continue
 		}
-		if pr.ports != nil && !pr.ports[uint16(tcp.SrcPort)] && !pr.ports[uint16(tcp.DstPort)] {
-			tcp = nil
-		} else if pr.opts.Conn.IsValid() {
-			src, dst := flowEnds(flow, tcp)
-			if !pr.opts.Conn.Matches(src, dst) {
+		if pr.opts.selects() {
+			selected := pr.ports == nil || pr.ports[uint16(tcp.SrcPort)] || pr.ports[uint16(tcp.DstPort)]
+			if selected && pr.opts.Conn.IsValid() {
+				selected = pr.opts.Conn.Matches(flowEnds(flow, tcp))
+			}
+			if !selected {
 				if !pr.matched {
+					src, dst := flowEnds(flow, tcp)
 					pr.seen.add(src, dst, tcp.SYN, tcp.ACK)
 				}
 				tcp = nil

@@ -3,6 +3,7 @@ package capture
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -48,10 +49,12 @@ func (id ConnID) Matches(src, dst netip.AddrPort) bool {
 }
 
 // NoConnError is Options.Conn naming a connection the capture does not
-// hold. Conns lists (up to maxListed of) the connections it holds, named
-// as records name them; More counts the others.
+// hold, or Options.Ports ports that no connection of it is on (or both,
+// selecting none). Conns lists (up to maxListed of) the connections it
+// holds, named as records name them; More counts the others.
 type NoConnError struct {
-	Want  ConnID
+	Want  ConnID // Options.Conn, or not valid
+	Ports []int  // Options.Ports
 	Conns []string
 	More  int
 }
@@ -59,15 +62,26 @@ type NoConnError struct {
 const maxListed = 20
 
 func (e *NoConnError) Error() string {
+	what := "connection"
+	if e.Want.IsValid() {
+		what += " " + e.Want.String()
+	}
+	if len(e.Ports) > 0 {
+		ports := make([]string, len(e.Ports))
+		for i, p := range e.Ports {
+			ports[i] = strconv.Itoa(p)
+		}
+		what += fmt.Sprintf(" on %s %s", plural(int64(len(ports)), "port", "ports"), strings.Join(ports, " or "))
+	}
 	if len(e.Conns) == 0 {
-		return fmt.Sprintf("no connection %s in the capture: it holds no TCP connection", e.Want)
+		return fmt.Sprintf("no %s in the capture: it holds no TCP connection", what)
 	}
 	n := len(e.Conns) + e.More
 	list := strings.Join(e.Conns, ", ")
 	if e.More > 0 {
 		list += fmt.Sprintf(" and %d more", e.More)
 	}
-	return fmt.Sprintf("no connection %s in the capture; it holds %d: %s", e.Want, n, list)
+	return fmt.Sprintf("no %s in the capture; it holds %d: %s", what, n, list)
 }
 
 // connSeen lists the connections of a capture when Options.Conn selects

@@ -64,6 +64,41 @@ func TestConn(t *testing.T) {
 	}
 }
 
+// Options.Ports that no connection is on are an error listing those the
+// capture holds, as an Options.Conn it does not hold is; with both, a
+// connection is read when it is on a port and is the Conn.
+func TestPortsNoConn(t *testing.T) {
+	b := &capturetest.Builder{File: capturetest.PcapNanos}
+	c := b.Conn("10.0.0.1:50000", "10.0.0.2:7000")
+	c.Handshake()
+	c.Send(capturetest.C2S, 0, frame("c2s", 0))
+	all := "it holds 1: 10.0.0.1:50000>10.0.0.2:7000"
+	id, _ := capture.ParseConn("10.0.0.1:50000>10.0.0.2:7000")
+	for _, tc := range []struct {
+		opts capture.Options
+		want string // "": records, no error
+	}{
+		{capture.Options{Ports: []int{9999}}, "no connection on port 9999 in the capture; " + all},
+		{capture.Options{Ports: []int{9999, 80}}, "no connection on ports 9999 or 80 in the capture; " + all},
+		{capture.Options{Ports: []int{9999}, Conn: id}, "no connection 10.0.0.1:50000>10.0.0.2:7000 on port 9999 in the capture; " + all},
+		{capture.Options{Ports: []int{9999, 7000}, Conn: id}, ""},
+		{capture.Options{Ports: []int{50000}}, ""},
+	} {
+		got, _, err := collect(t, b.Bytes(), tc.opts)
+		var ne *capture.NoConnError
+		switch {
+		case tc.want == "" && (err != nil || len(got) == 0):
+			t.Errorf("%+v: err %v, records %q", tc.opts, err, got)
+		case tc.want != "" && (!errors.As(err, &ne) || len(got) != 0 || err.Error() != tc.want):
+			t.Errorf("%+v: err %v, records %q; want %s", tc.opts, err, got, tc.want)
+		}
+	}
+	_, _, err := collect(t, (&capturetest.Builder{}).Bytes(), capture.Options{Ports: []int{7000}})
+	if err == nil || err.Error() != "no connection on port 7000 in the capture: it holds no TCP connection" {
+		t.Errorf("empty capture: %v", err)
+	}
+}
+
 func TestParseConn(t *testing.T) {
 	for _, bad := range []string{"", "10.0.0.1:1", "10.0.0.1>10.0.0.2:7000", "fd00::1:1>[fd00::2]:2", "10.0.0.1:1>10.0.0.2:99999"} {
 		if _, err := capture.ParseConn(bad); err == nil {

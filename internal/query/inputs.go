@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/kado"
 	"github.com/toonkit/toonkit/toon"
 )
 
@@ -49,6 +50,13 @@ type InputOptions struct {
 	// KeepFrames keeps the bytes of each binary frame read (not a
 	// capture's, nor with Payload) with its record, for Frame.
 	KeepFrames bool
+	// Skip, when not nil, passes over bad binary frames and a capture's
+	// problems, each given to it, as records.Source.Skip does
+	// (--keep-going).
+	Skip func(err *records.Error, moved *kado.Moved)
+	// Note, when not nil, receives a capture's notes with the input's
+	// name (records.Source.Note).
+	Note func(name string, err error)
 }
 
 // Inputs reads the inputs of a query one value at a time, for the main
@@ -335,7 +343,10 @@ func (qi *Inputs) open(name string) error {
 		in.Close()
 		return err
 	}
-	src.Whole, src.Payload, src.Raw = true, qi.opts.Payload, true
+	src.Whole, src.Payload, src.Raw, src.Skip = true, qi.opts.Payload, true, qi.opts.Skip
+	if note := qi.opts.Note; note != nil {
+		src.Note = func(err error) { note(in.Name, err) }
+	}
 	format := src.Format()
 	if qi.opts.From == "" && format == codec.TOON && jsonScalarFirst(src.Reader()) {
 		format = codec.JSON // values back to back: 1 "x" 3

@@ -65,6 +65,15 @@ type Source struct {
 	Payload bool
 	// TOON are the TOON decoder's options.
 	TOON toon.DecodeOptions
+	// Skip, when not nil, makes a bad binary frame and a capture's
+	// problem (a hole, a bad frame) no error: Next gives it to Skip, an
+	// *Error of Kind BadFrame or CaptureProblem, with how the reader moved
+	// on past it when that is known (decode --keep-going's notes), and
+	// goes on with the next record.
+	Skip func(err *Error, moved *kado.Moved)
+	// Note, when not nil, receives a capture's notes (how reading went on
+	// after a hole, the packets passed over), which Next passes over.
+	Note func(err error)
 
 	name    string
 	format  codec.Format
@@ -340,19 +349,9 @@ func (s *Source) next() ([]byte, error) {
 	case s.bd == nil:
 		return nil, io.EOF
 	}
-	f, err := s.bd.Next()
+	f, js, err := s.nextFrame()
 	if err != nil {
-		if err == io.EOF {
-			return nil, err
-		}
-		if kado.IsFrameError(err) {
-			return nil, &Error{Name: s.name, Kind: BadFrame, Err: err}
-		}
-		return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
-	}
-	js, err := s.bd.JSON(f)
-	if err != nil {
-		return nil, &Error{Name: s.name, Kind: BadFrame, Err: err}
+		return nil, err
 	}
 	s.cur.frame, s.frame = f.Index, f.Raw
 	if s.Payload {
@@ -364,6 +363,33 @@ func (s *Source) next() ([]byte, error) {
 		s.rec = kado.AppendRecord(s.rec[:0], f.Header, f.Compressed(), js)
 	}
 	return s.rec, nil
+}
+
+// nextFrame returns the next good frame of binary input and its payload,
+// the bad ones given to Skip when it is set.
+func (s *Source) nextFrame() (*kado.Frame, []byte, error) {
+	for {
+		f, err := s.bd.Next()
+		if err == io.EOF {
+			return nil, nil, err
+		}
+		var js []byte
+		payload := err == nil // a payload's error is the frame's, whatever its type
+		if payload {
+			if js, err = s.bd.JSON(f); err == nil {
+				return f, js, nil
+			}
+		}
+		if !payload && !kado.IsFrameError(err) {
+			return nil, nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
+		}
+		e := &Error{Name: s.name, Kind: BadFrame, Err: err}
+		if s.Skip == nil || !kado.IsFrameError(err) {
+			return nil, nil, e
+		}
+		m := s.bd.MoveOn(f, err)
+		s.Skip(e, &m)
+	}
 }
 
 // nextCaptured returns the next frame of a capture as decode's record (or
@@ -382,8 +408,14 @@ func (s *Source) nextCaptured() ([]byte, error) {
 				return nil, &Error{Name: s.name, Kind: BadCapture, Err: err}
 			}
 			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
+		case r.Kind == capture.Problem && s.Skip != nil:
+			s.Skip(&Error{Name: s.name, Kind: CaptureProblem, Err: r.Err}, r.Moved)
+			continue
 		case r.Kind == capture.Problem:
 			return nil, &Error{Name: s.name, Kind: CaptureProblem, Err: r.Err}
+		case r.Kind == capture.Note && s.Note != nil:
+			s.Note(r.Err)
+			continue
 		case r.Kind != capture.Frame:
 			continue
 		}

@@ -1,10 +1,12 @@
 // Package seal writes and reads the seal of a signed AOP audit log: one
 // JSON document that states, for each run of the log, its run_id, its first
 // and last seq and event time, its event count and a SHA-256 hash chain
-// over its events' signed canonical bytes, in order, with checkpoints of
-// the chain along the way; the scheme the events are signed with, the time
-// of sealing, and an HMAC-SHA256 over the seal's own canonical bytes with
-// the log's key. Per-event signatures cannot show that events were cut
+// over its events' HMACs (of their signed canonical bytes), in order, with
+// checkpoints of the chain along the way; a chain over all the log's
+// events in the log's order on the same HMACs (toonkit-seal/3's
+// log_chain); the scheme the events are signed with, the time of sealing,
+// and an HMAC-SHA256 over the seal's own canonical bytes with the log's
+// key. Per-event signatures cannot show that events were cut
 // from the end or the start of a log, that a whole run was removed, or
 // that events were swapped; the seal does, and its checkpoints say where
 // the log first departs from it.
