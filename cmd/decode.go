@@ -37,59 +37,19 @@ func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Comman
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
 		Short: "Decode TOON text, binary TOON frames or a tabular TOON table to JSON",
-		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
-RLE-compressed or not) and writes one NDJSON line per frame:
-
-  {"header":{"version":1,"type":1,"typeName":"INSTRUCTION","payloadLength":60,
-   "timestamp":1735689600123,"sequenceId":1,"compressed":false},"payload":{...}}
-
-Payloads are written as compact JSON with member order and number literals
-kept. With --payload only the payloads are written. Binary input is
-recognised without --from.
-
-A packet capture (pcap or pcapng, as tcpdump -w and Wireshark save it;
-recognised by its magic number, or --from pcap) is read too: each
-direction of each TCP connection is reassembled (sequence order,
-retransmissions dropped, out-of-order segments placed) and read as frames,
-a WebSocket connection unwrapped first. Each record's header gains
-"capture":{"conn":"10.0.0.1:51234>10.0.0.2:7000","dir":"c2s","time":...},
-the time (RFC 3339, nanoseconds) being that of the segment that completed
-the frame; records come in capture order. --port N (repeatable) reads only
-the connections on port N. A hole in a connection (a segment the capture
-lost) is an error naming the connection and the byte range, as is a bad
-frame. A capture is read by one worker, whatever -j. See
-docs/formats/pcap.md.
-
-A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
-per row, the short form of "toonkit convert --to ndjson".
-
-TOON text (Token-Oriented Object Notation, spec v4.0; any other text, or
---from toon) is decoded to its JSON value, indented by two spaces as the
-reference CLI and JSON.stringify(v, null, 2) write it. It is read in
-constant memory and checked strictly: declared lengths and row widths,
-indentation (a multiple of --indent, no tabs), delimiters, escapes,
-duplicate keys, blank lines inside arrays. --no-strict skips those checks
-(the last duplicate key wins) and takes a tab in the indentation as one
-level (depth = floor(spaces / --indent) + tabs); it still reads every line
-or fails, never skips one. An error names the line and column and shows
-the line with a caret; no JSON is written then, to stdout or to -o. Several
-files are read in order; "-" or no FILE reads standard input.
-
-A bad frame stops the run with an error that names the file, the frame index
-(from 0) and the byte offset; the frames before it are written. --keep-going
-reports each bad frame, skips to the next plausible header, and goes on.
-
--o FILE follows its extension: .ndjson or .jsonl writes one record per line
-(a TOON root array's elements too), .json one JSON document (TOON as itself,
-frames and rows as one array indented by two spaces); .toon and .bin are
-refused, decode writes JSON. Other names get the defaults above.
+		Long: `Decode reads Kado binary TOON frames, packet captures of them (pcap, pcapng),
+Genesis A2A tables and TOON text, and writes JSON: one NDJSON line per frame
+or row, and a TOON document as its JSON value. The format is detected, or
+named with --from.
 
 EXIT STATUS
   0  every frame decoded
   1  a frame broke a rule or its payload is not JSON; a TOON document is
      malformed
   2  usage error
-  3  an input could not be read or the output could not be written`,
+  3  an input could not be read or the output could not be written
+
+The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 		Example: `  # one NDJSON line per frame
   toonkit decode capture.bin
 

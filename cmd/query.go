@@ -129,47 +129,10 @@ func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command 
 		Use:   "query FILTER [FILE...|-]",
 		Short: "Run a jq filter over JSON, NDJSON, TOON, tables or binary frames",
 		Long: `Query runs FILTER, in jq's language (the gojq implementation), over every
-input: each JSON value of a JSON or NDJSON input (values back to back
-too), a TOON document, each row of a Genesis table as an object, each
-Kado binary frame as decode's record {"header":{...},"payload":...} (or
-its payload alone with --payload). The format is detected, or named with
---from. With no FILE, or FILE "-", standard input is read.
-
-Results are written as jq writes them: JSON indented by 2, or with -c, -r,
--j, -S, --tab, --indent N, -a. --to writes them in another format:
-ndjson (compact lines), toon (as encode --to toon would: one result as
-itself, several as an array), tabular (a table of the object results, as
-convert --to tabular would) or binary (each result, one of decode's
-records, as a frame: a frame's record passed through untouched, as by
-select(...), is written back as read, byte for byte; a changed one as
-decode | jq -c | encode --to binary writes it, a lone surrogate U+FFFD).
-
-Unlike jq 1.6 and gojq, integers of any size stay exact, decimals passed
-through keep their digits (1.50 stays 1.50), and objects passed through
-keep their key order; see the package documentation of internal/query for the
-rule and where it still differs from jq.
-
-jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
-or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
-but FILTER, are strings (JSON values) in $ARGS.positional, not files.
--j is jq's --join-output, so the worker count is --jobs N alone (default:
-the usable CPUs, GOMAXPROCS). The global -q (quiet) and --color keep their
-toonkit meaning; the output is never colored (jq's -M is accepted, -C is
-not).
-
---jobs: the workers run the filter on the values of JSON and NDJSON
-inputs, read in batches cut at line ends; the output (stdout, stderr,
-exit status) is byte-identical to --jobs 1. One worker runs it, silently,
-with -n, -s or -R, when the filter calls input, inputs, debug or stderr
-(or defines a function of one of those names), over TOON, tabular and
-binary inputs, and from where the workers cannot settle a batch (a bad
-value, a value split by a cut, many megabytes of results).
-
-A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
-Ctrl-C (exit status 130); output is written as it comes, so memory grows
-only with what the filter itself holds. --max-memory bounds that: past
-it (by default half of the system's memory, see docs/commands/query.md),
-the run ends with exit status 5 and "query used more than N of memory".
+input: each JSON value of a JSON or NDJSON input, a TOON document, each row
+of a Genesis table, each Kado binary frame as decode's record (or its payload
+alone with --payload). Its flags are jq's; -j is jq's
+--join-output, and the worker count is --jobs N.
 
 EXIT STATUS
   0  success
@@ -182,7 +145,9 @@ EXIT STATUS
   4  with -e: there was no output
   5  a runtime error (the run goes on with the next input; the last
      error's status), --timeout or --max-memory
-  halt_error sets its own status.`,
+  halt_error sets its own status.
+
+The full reference: docs/commands/query.md, or man toonkit-query.`,
 		Example: `  # a field of every record, as raw strings
   toonkit query -r '.[].name' users.json
 

@@ -145,6 +145,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("toonkit {{.Version}}\n")
+	root.SetHelpTemplate(helpTemplate)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
@@ -176,6 +177,33 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 	addCompletionCmd(root)
 	return root
 }
+
+// helpTemplate is every command's --help, as gh's and jq's read: the usage
+// line, the description, the commands, the flags, then the examples. The
+// long reference is in docs/commands and the man pages.
+const helpTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{with (or .Long .Short)}}
+
+{{. | trimTrailingWhitespaces}}{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasAvailableSubCommands}}
+
+Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
 
 // addCompletionCmd adds cobra's completion command (bash, zsh, fish and
 // powershell scripts) to the help, where cobra would add it only when run.

@@ -38,44 +38,17 @@ func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command 
 	c := &cobra.Command{
 		Use:   "stats [--from F] [FILE...|-]",
 		Short: "Count the bytes, characters and tokens of the data in each format, to find the cheapest",
-		Long: `Stats reads JSON, NDJSON or TOON (detected, or named with --from; a
-table too) and counts the bytes, characters and LLM tokens of the same data
-written as:
-
-  json         compact JSON, on one line
-  json-indent  JSON indented by two spaces (convert --to json)
-  toon-comma   TOON with each delimiter (encode --to toon --delimiter ...)
-  toon-tab
-  toon-pipe
-  tabular      a Genesis A2A table, when it reads back without loss
-               (otherwise the row says why not)
-
-The data is what convert reads: the one JSON or TOON value of a single
-input, or an array of the records of NDJSON or several inputs. The counts
-are those of encode --stats and convert --stats for the same data.
-
-Tokens are counted offline, exactly as OpenAI's tiktoken counts them, by
-every tokenizer toonkit ships, or by those named with --tokenizer
-(repeatable):
-
-` + tokenizerModels + `
-
-The report (stdout) is a table with the cheapest format of each tokenizer
-marked with *, and a bar chart per tokenizer: each format's tokens as a
-share of compact JSON, drawn with block characters, colored on a terminal
-(--color, NO_COLOR). --report json writes the same as data.
-
-The records are measured as they are read, in batches, in memory bounded
-whatever their number (the records, kept while TOON's form of the array
-may change, go to a temporary file past 4 MB); one value that is no array
-is measured whole. -j counts the batches on several workers. Over 50 MB of
-records, a progress line is shown on stderr when it is a terminal.
+		Long: `Stats reads JSON, NDJSON or TOON (detected, or named with --from; a table
+too) and counts the bytes, characters and LLM tokens of the same data written
+as compact and indented JSON, TOON and a table, to find the cheapest.
 
 EXIT STATUS
   0  the data was measured
   1  the input is invalid
   2  usage error
-  3  an input could not be read`,
+  3  an input could not be read
+
+The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 		Example: `  # which format costs the fewest tokens for this data
   toonkit stats users.json
 

@@ -40,56 +40,18 @@ func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tap --listen ADDR --upstream ADDR",
 		Short: "Forward a TCP connection and show its frames live, both ways",
-		Long: `Tap sits between a client and its server (an orchestrator and a subagent,
-say): it listens on --listen, connects each connection it accepts to
---upstream, and forwards the bytes of both directions unchanged, each read
-written on at once. As they go through, it shows every Kado frame of both
-directions as soon as its last byte has passed:
-
-  - by default one line per frame, as inspect --oneline writes it, with the
-    time, the connection (client>upstream) and the direction (c2s or s2c);
-  - with -v the full inspect view of each frame;
-  - with --json the NDJSON records decode writes, each header holding
-    "capture":{"conn":...,"dir":...,"time":...}.
-
-Bytes that are not frames are reported and passed over up to the next
-plausible header; forwarding goes on. A connection that begins with a
-WebSocket handshake (HTTP Upgrade) is unwrapped: its binary messages are
-read as frames, its text messages shown as such.
-
-Forwarding never waits for the view. When the view falls behind (a slow
-terminal), it holds at most a sixteenth of --max-memory (16 MiB); bytes
-beyond are still forwarded but not shown, and the view says so and
-resynchronises after them. A reset from either side is passed on as a
-reset to the other, and noted.
-
---max-memory (256MiB) bounds all the traffic tap holds, every connection
-together: the copies for the view (1/16) and for -w (1/4), and the
-frames still arriving (the rest). When those frames would pass it, the
-direction holding the most (over its share: the rest over the open
-directions) is reported and no longer decoded; its bytes are still
-forwarded, unchanged and at full speed, and written to -w. The Go
-runtime's soft memory limit is set to the bound plus 64 MiB.
-
--w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
-IP and TCP headers, one TCP connection per connection, client to upstream)
-that decode, inspect and Wireshark read. It is written apart from the view
-(a blocked stdout costs it nothing), to a temporary file put in place when
-tap ends.
-
-Connections opening and closing, and connections whose upstream cannot be
-reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT), SIGTERM
-or SIGHUP closes the listener and every connection, completes the -w file
-and ends tap with the shell's status for the signal (130 for Ctrl-C), within
-a second even when nobody reads its stdout: the view gets half a second to
-show what it holds, then its output is let go of. With --count N tap ends
-after N frames, with status 0.
+		Long: `Tap sits between a client and its server: it listens on --listen, connects
+each connection it accepts to --upstream, forwards the bytes of both
+directions unchanged, and shows every Kado frame of both directions as it
+passes. -w FILE also records the traffic as a pcapng capture.
 
 EXIT STATUS
   0    --count frames were shown
   2    usage error
   3    --listen could not be opened, or an output could not be written
-  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it`,
+  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it
+
+The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 		Example: `  # forward 127.0.0.1:7001 to a subagent on 127.0.0.1:7000 and watch; stop after 4 frames
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 4
 
