@@ -200,7 +200,7 @@ func runConvert(opts *ConvertOptions) error {
 		// cut short by a bad record is no JSON. (TOON, tables and --to
 		// auto are written once the input has been read whole; NDJSON,
 		// frames and messages stream, a whole line or frame at a time.)
-		out.holdAll()
+		out.HoldAll()
 	}
 	if opts.To == cheapest {
 		return runConvertCheapest(opts)
@@ -277,8 +277,8 @@ func pump(src *source, out *output, st *stats, write func([]byte) error) error {
 // failure prefers the output's own error (which names the output) to the
 // error a writer returned for it.
 func failure(out *output, err error) error {
-	if out.failed != nil {
-		return out.failed
+	if out.Err() != nil {
+		return out.Err()
 	}
 	return err
 }
@@ -356,8 +356,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		return err
 	}
 	if err := ts.Finish(w, rd, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
-		if out.failed != nil {
-			return out.failed
+		if out.Err() != nil {
+			return out.Err()
 		}
 		return rows.fail(err)
 	}

@@ -211,10 +211,10 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 		Good: func(f *kado.Frame, js []byte) error {
 			d.frames++
 			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
-			if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+			if out.Err() == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
 				out.Flush()
 			}
-			return out.failed
+			return out.Err()
 		},
 		Bad: func(err error) error {
 			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
@@ -222,7 +222,7 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 		},
 		Moved: func(err error, m kado.Moved) { moveNotes(d.rep.notef, err, m) },
 	})
-	if err != nil && err != stop && err != out.failed {
+	if err != nil && err != stop && err != out.Err() {
 		err = readError(in.Name, err) // not a frame's
 	}
 	return err

@@ -492,8 +492,8 @@ func runQuery(opts *QueryOptions) error {
 		runErr = invalidError(tl, "raise --max-size if such text is expected")
 	}
 	runErr = sourceError(runErr)
-	if runErr != nil && out.failed != nil {
-		runErr = outputFailure{out.failed}
+	if runErr != nil && out.Err() != nil {
+		runErr = outputFailure{out.Err()}
 	}
 	if runErr == nil {
 		runErr = outputFailed(w.snk.End())

@@ -107,7 +107,7 @@ func runSign(opts *SignOptions) error {
 	h := sign.StreamHandler{
 		Output: func(b []byte) error {
 			out.Write(b)
-			return out.failed
+			return out.Err()
 		},
 		Bad: func(e *sign.EventError) error {
 			rep.errorf("%s", eventError(in.Name, e))
@@ -128,7 +128,7 @@ func runSign(opts *SignOptions) error {
 		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
 	if err != nil {
 		out.Abort()
-		if err == out.failed {
+		if err == out.Err() {
 			return err
 		}
 		if le := sealLogError(in.Name, err); le != nil {

@@ -158,7 +158,7 @@ func runTap(opts *TapOptions) error {
 	var pcap *output
 	if opts.Write != "" {
 		pcap = newOutput(ios, opts.Write)
-		if err := pcap.open(); err != nil {
+		if err := pcap.Open(); err != nil {
 			return err
 		}
 	}
