@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"slices"
 	"strings"
@@ -44,7 +45,8 @@ const auto codec.Format = "auto"
 
 func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
 	opts := &ConvertOptions{IO: ios, Now: time.Now}
-	var from, to, maxSize, compress string
+	var from, to, compress string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
 		Short: "Convert records between encodings, and messages between protocols",
@@ -147,7 +149,7 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto, --delimiter auto: say which format or delimiter was chosen and why")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
+	f.Var(maxSize, "max-frame-size", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
 	opts.CaptureFlags.add(f)
@@ -415,12 +417,12 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 // sharedFlags parses the flags that encode and convert share,
 // --max-frame-size and --compress, refuses binary output bound for a
 // terminal, and names the inputs.
-func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize, compress string, binaryOut bool, output string,
-	size *int, mode *kado.CompressMode, inputs *[]string) error {
-	var err error
-	if *size, err = parseSize(maxSize); err != nil {
-		return usageErrorf("", "--max-frame-size: %v", err)
+func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize *size.Flag, compress string, binaryOut bool, output string,
+	n *int, mode *kado.CompressMode, inputs *[]string) error {
+	if err := sizeOf(maxSize, n); err != nil {
+		return err
 	}
+	var err error
 	if *mode, err = kado.ParseCompressMode(compress); err != nil {
 		return usageErrorf("", "--compress: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ type DecodeOptions struct {
 
 func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
 	opts := &DecodeOptions{IO: ios}
-	var maxSize string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
 		Short: "Decode TOON text, binary TOON frames or a tabular TOON table to JSON",
@@ -89,8 +90,8 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.As, err = decodeOutputFormat(opts.Output, opts.Inputs); err != nil {
 				return err
@@ -108,7 +109,7 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 	f.BoolVar(&opts.Payload, "payload", false, "write only the payloads, one per line")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c

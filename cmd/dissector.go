@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/dissector"
@@ -19,7 +20,7 @@ type DissectorOptions struct {
 
 func newDissectorCmd(ios *IOStreams, runF func(*DissectorOptions) error) *cobra.Command {
 	opts := &DissectorOptions{IO: ios}
-	var maxSize string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "dissector [--port N]... [--max-frame-size SIZE] [-o FILE]",
 		Short: "Write a Wireshark dissector (Lua) for Kado frames",
@@ -41,9 +42,8 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
   toonkit dissector --port 7000 --port 7443 -o kado.lua`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -54,7 +54,7 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
 	f := c.Flags()
 	f.IntSliceVar(&opts.Ports, "port", nil, "TCP `PORT` of Kado connections (repeatable; default 7000)")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload the dissector accepts, on the wire and decompressed")
+	f.Var(maxSize, "max-frame-size", "largest payload the dissector accepts, on the wire and decompressed")
 	return c
 }
 

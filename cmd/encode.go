@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,8 @@ type EncodeOptions struct {
 
 func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
 	opts := &EncodeOptions{IO: ios, Now: time.Now}
-	var to, typ, seq, ts, compress, maxSize string
+	var to, typ, seq, ts, compress string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
 		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
@@ -157,7 +159,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
+	f.Var(maxSize, "max-frame-size", "largest JSON value accepted")
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))

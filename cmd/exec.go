@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"os/exec"
@@ -36,7 +37,7 @@ type ExecOptions struct {
 
 func newExecCmd(ios *IOStreams, runF func(*ExecOptions) error) *cobra.Command {
 	opts := &ExecOptions{IO: ios}
-	var maxSize string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "exec [--input JSON|@FILE] [--request-id ID] [--timeout 30s] [--state FILE] [--report text|json] -- TOOL [ARGS...]",
 		Short: "Run a Narratoria tool and see its protocol live, for tool authors and CI",
@@ -73,7 +74,6 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
   toonkit exec --timeout 1m -- sh tool.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
 			if len(args) == 0 {
 				return usageErrorf("run 'toonkit exec --help' for usage", "no TOOL to run: toonkit exec [flags] -- TOOL [ARGS...]")
 			}
@@ -89,8 +89,8 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 			if opts.Input == "" && (c.Flags().Changed("request-id") || c.Flags().Changed("operation") || c.Flags().Changed("tool")) {
 				return usageErrorf("the stdin object is sent only with --input: add --input '{}'", "--request-id, --operation and --tool go in the stdin object")
 			}
-			if opts.MaxLineSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxLineSize); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -109,7 +109,7 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 	f.DurationVar(&opts.KillAfter, "kill-after", 5*time.Second, "time the tool has to end after SIGTERM before SIGKILL")
 	f.StringVar(&opts.StateFile, "state", "", "the session state to start from: a JSON object in `FILE`")
 	f.StringVar(&opts.Report, "report", "text", "report format: text, or json (NDJSON)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "longest line accepted from the tool")
+	f.Var(maxSize, "max-frame-size", "longest line accepted from the tool")
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
 	return c

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"io/fs"
 	"os"
@@ -109,33 +110,11 @@ func refuseBinaryTTY(ios *IOStreams, oflag string) error {
 	return nil
 }
 
-// parseSize reads a byte size such as 1048576, 64KiB, 64k, 64MB or 1GiB.
-// All units are powers of 1024.
-func parseSize(s string) (int, error) {
-	n, err := parseSizeUpTo(s, 1<<31-1, "2GiB")
-	return int(n), err
-}
-
-// parseSizeUpTo reads a size as parseSize does, of at most max bytes
-// (written maxText in the error).
-func parseSizeUpTo(s string, max int64, maxText string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	var mult int64 = 1
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
+// sizeOf sets n to the bytes of a size flag, or is its usage error.
+func sizeOf(f *size.Flag, n *int) error {
+	if err := f.Err(); err != nil {
+		return usageErrorf("", "%v", err)
 	}
-	var n int64
-	if _, err := fmt.Sscanf(t, "%d", &n); err != nil || fmt.Sprint(n) != t || n <= 0 {
-		return 0, fmt.Errorf("invalid size %q (want a positive number of bytes, such as 1048576, 64KiB or 64MiB)", s)
-	}
-	if n > max/mult {
-		return 0, fmt.Errorf("size %q is too large (at most %s)", s, maxText)
-	}
-	return n * mult, nil
+	*n = f.N()
+	return nil
 }

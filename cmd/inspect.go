@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,8 @@ type InspectOptions struct {
 
 func newInspectCmd(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Command {
 	opts := &InspectOptions{IO: ios, Frame: -1}
-	var frame, skip, length, maxSize string
+	var frame, skip, length string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "inspect [FILE...|-]",
 		Short: "Show binary TOON frames byte by byte, with every check",
@@ -96,8 +98,8 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 					return usageErrorf("leave --length out to read to the end", "--length: want at least 1 byte, found %q", length)
 				}
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.OneLine && opts.JSON {
 				return usageErrorf("", "--oneline and --json are two views: give one")
@@ -128,7 +130,7 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
 	opts.CaptureFlags.add(f)
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
 }
@@ -153,7 +155,7 @@ func parseOffset(s string) (int64, error) {
 	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
 		return n, nil
 	}
-	n, err := parseSize(t)
+	n, err := size.Parse(t, 1<<31-1, "2GiB")
 	if err != nil {
 		return 0, fmt.Errorf("invalid number of bytes %q (want decimal such as 1024, hex such as 0x400, or a size such as 4KiB)", s)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"runtime/debug"
@@ -112,7 +113,7 @@ func parseMemory(s string) (int64, error) {
 	if t == "0" {
 		return 0, nil
 	}
-	n, err := parseSizeUpTo(t, 1<<50, "1PiB")
+	n, err := size.Parse(t, 1<<50, "1PiB")
 	if err != nil {
 		return 0, fmt.Errorf("invalid size %q (want 0, auto, or a size such as 512MiB or 8GiB)", s)
 	}

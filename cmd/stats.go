@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"slices"
 	"strings"
 
@@ -34,7 +35,8 @@ const tokenizerModels = `  o200k_base   GPT-4o, GPT-4o mini, GPT-4.1, GPT-5, o1,
 
 func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{IO: ios}
-	var from, maxSize string
+	var from string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "stats [--from F] [FILE...|-]",
 		Short: "Count the bytes, characters and tokens of the data in each format, to find the cheapest",
@@ -81,8 +83,8 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
@@ -97,7 +99,7 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 	f.StringVar(&from, "from", "", "input format: json, ndjson, toon or tabular; detected when absent")
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record or line accepted")
+	f.Var(maxSize, "max-frame-size", "largest record or line accepted")
 	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	opts.TOON.add(f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"net"
 	"os"
 	"runtime/debug"
@@ -36,7 +37,8 @@ type TapOptions struct {
 
 func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	opts := &TapOptions{IO: ios}
-	var maxSize, maxMem string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
+	maxMem := size.NewFlag("max-memory", "256MiB")
 	c := &cobra.Command{
 		Use:   "tap --listen ADDR --upstream ADDR",
 		Short: "Forward a TCP connection and show its frames live, both ways",
@@ -65,7 +67,6 @@ The full reference: docs/commands/tap.md, or man toonkit-tap.`,
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --max-memory 64MiB --count 4`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
 			for _, a := range []struct{ flag, val string }{{"--listen", opts.Listen}, {"--upstream", opts.Upstream}} {
 				if a.val == "" {
 					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
@@ -83,11 +84,11 @@ The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 			if opts.Count < 0 {
 				return usageErrorf("", "--count: want a number of frames from 1, found %d", opts.Count)
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
-			if opts.MaxMemory, err = parseSize(maxMem); err != nil {
-				return usageErrorf("", "--max-memory: %v", err)
+			if err := sizeOf(maxMem, &opts.MaxMemory); err != nil {
+				return err
 			}
 			if opts.MaxMemory < 1<<20 {
 				return usageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
@@ -105,8 +106,8 @@ The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 	f.BoolVar(&opts.JSON, "json", false, "write decode's NDJSON records (with their capture source) instead of the view")
 	f.StringVarP(&opts.Write, "write", "w", "", "also write the traffic to `FILE` as pcapng")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
-	f.StringVar(&maxMem, "max-memory", "256MiB", "hold at most `SIZE` of traffic, all connections together")
+	f.Var(maxSize, "max-frame-size", "largest payload shown, on the wire and decompressed")
+	f.Var(maxMem, "max-memory", "hold at most `SIZE` of traffic, all connections together")
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"slices"
@@ -37,7 +38,8 @@ type ValidateOptions struct {
 
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
-	var as, maxSize string
+	var as string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "validate [--as FORMAT] [--schema FILE] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
@@ -99,8 +101,8 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.PrintSchema == "" {
 				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
@@ -125,7 +127,7 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
+	f.Var(maxSize, "max-frame-size", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	opts.CaptureFlags.add(f)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))
