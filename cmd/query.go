@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
-	"runtime/debug"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,7 +30,7 @@ type QueryOptions struct {
 	RawInput, Payload                    bool
 	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
 	PosArgs, PosJSON                     bool     // --args, --jsonargs
-	Positional                           []string // "s:" or "j:" and the value (queryArgs)
+	Positional                           []string // "s:" or "j:" and the value (query.Args)
 	From, To                             string
 	FromFile                             string // -f: the filter's file
 	Timeout                              time.Duration
@@ -47,82 +43,6 @@ type QueryOptions struct {
 	to        codec.Format
 	maxMemory int64 // 0: no bound
 }
-
-// queryValueFlags are query's flags that take two values, jq's way
-// (--arg NAME VALUE): queryArgs joins them as NAME=VALUE for the flag
-// parser.
-var queryValueFlags = []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}
-
-// queryArgs rewrites the arguments of `toonkit query` for the flag parser,
-// which knows no flag of two values and no order of arguments: jq's
-// two-value flags (--arg NAME VALUE) become one value (--arg=NAME=VALUE),
-// and the arguments that follow --args or --jsonargs (after the filter) become
-// --positional=s:VALUE or --positional=j:VALUE, as jq reads them: files
-// before, values after. Other commands' arguments are returned as they are.
-func queryArgs(args []string) []string {
-	i := 0
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
-		if args[i] == "--color" {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) || args[i] != "query" {
-		return args
-	}
-	out := slices.Clone(args[:i+1])
-	filter := slices.ContainsFunc(args[i+1:], func(a string) bool {
-		return a == "-f" || a == "--from-file" || strings.HasPrefix(a, "--from-file=")
-	})
-	mode := "" // "s:" after --args, "j:" after --jsonargs
-	for j := i + 1; j < len(args); j++ {
-		a := args[j]
-		switch {
-		case a == "--":
-			return append(out, args[j:]...)
-		case slices.Contains(queryValueFlags, a) && j+2 < len(args):
-			out = append(out, a+"="+args[j+1]+"="+args[j+2])
-			j += 2
-		case slices.Contains(queryOneValueFlags, a) && j+1 < len(args):
-			out = append(out, a, args[j+1])
-			j++
-		case a == "--args" || a == "--jsonargs":
-			mode = map[string]string{"--args": "s:", "--jsonargs": "j:"}[a]
-			out = append(out, a)
-		case strings.HasPrefix(a, "-") && a != "-":
-			out = append(out, a)
-		case !filter:
-			filter = true
-			out = append(out, a)
-		case mode != "":
-			out = append(out, "--positional="+mode+a)
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// minMemory is the least --max-memory: toonkit's own heap is a few MiB.
-const minMemory = 16 << 20
-
-// parseMemory reads --max-memory: 0, no bound, or a size as parseSize
-// reads it (1048576, 512MiB, 8GiB), of up to 1 PiB.
-func parseMemory(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "0" {
-		return 0, nil
-	}
-	n, err := size.Parse(t, 1<<50, "1PiB")
-	if err != nil {
-		return 0, fmt.Errorf("invalid size %q (want 0, auto, or a size such as 512MiB or 8GiB)", s)
-	}
-	return n, nil
-}
-
-// queryOneValueFlags are the flags of query (and the global ones) that take
-// a value as the next argument.
-var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "--max-memory", "-f", "--from-file", "--color"}
 
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios}
@@ -246,10 +166,10 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	}
 	if opts.MaxMemory == "auto" {
 		opts.maxMemory = membound.Default()
-	} else if n, err := parseMemory(opts.MaxMemory); err != nil {
+	} else if n, err := query.ParseMemory(opts.MaxMemory); err != nil {
 		return usageErrorf(hint, "--max-memory: %s", err)
-	} else if n > 0 && n < minMemory {
-		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(minMemory), membound.Format(n))
+	} else if n > 0 && n < query.MinMemory {
+		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(query.MinMemory), membound.Format(n))
 	} else {
 		opts.maxMemory = n
 	}
@@ -296,9 +216,7 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
-		// the readers' hints name other commands' flags
-		c.Hint = strings.ReplaceAll(c.Hint, "; --keep-going skips bad frames", "")
-		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
+		c.Hint = query.Hint(c.Hint)
 		c.Code = query.ExitUsage
 		return &c
 	}
@@ -437,17 +355,7 @@ func runQuery(opts *QueryOptions) error {
 	if opts.NullInput || opts.Slurp || opts.RawInput || !q.Parallel() {
 		jobs = 1 // one worker, silently (see --help)
 	}
-	if jobs == 1 && !opts.Slurp && ios.Getenv("GOGC") == "" {
-		// On one worker, a record's values are garbage once its results
-		// are written: collecting half as often saves ~6% of the time
-		// (100k Python-formatted Chiffon messages, one core: 0.51 s and
-		// 30 MiB at GOGC 100, 0.48 s and 39 MiB at 200, 0.48 s and 64 MiB
-		// at 300). Several workers, or -s holding the whole input: the
-		// default, as a soft memory limit would make the collector run
-		// without end on an input of one large document (3x the time on
-		// a 52 MB array).
-		defer debug.SetGCPercent(debug.SetGCPercent(200))
-	}
+	defer query.TuneGC(jobs, opts.Slurp, ios.Getenv("GOGC") != "")()
 	var writeFrame func([]byte) error
 	if bs, ok := w.snk.(*binarySink); ok { // a frame kept is written as read
 		writeFrame = func(frame []byte) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/outfile"
+	"github.com/toonkit/toonkit/internal/query"
 	"github.com/toonkit/toonkit/internal/version"
 )
 
@@ -71,7 +72,7 @@ func interrupted(sig os.Signal) bool {
 // Run runs toonkit with the given streams and arguments and returns the exit code.
 func Run(ios *IOStreams, args []string) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(queryArgs(args))
+	root.SetArgs(query.Args(args))
 	ran := false
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		ran = true
