@@ -294,12 +294,11 @@ func failure(out *output, err error) error {
 // bounded by the largest record and the number of keys.
 func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	rep := newReporter(opts.IO)
-	rows, err := newSpool("rows")
+	ts, err := records.NewSpooledTable(&records.TableSink{Max: 5}, ioError)
 	if err != nil {
 		return err
 	}
-	defer rows.Remove()
-	ts := &records.TableSink{Rows: rows, Max: 5}
+	defer ts.Remove()
 	if opts.Lossy {
 		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
 	}
@@ -311,7 +310,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			return err
 		}
 		defer jsonSpool.Remove()
-		both = &records.AutoSink{Table: ts, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
+		both = &records.AutoSink{Table: ts.TableSink, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
 		snk = both
 	}
 	for _, name := range opts.Inputs {
@@ -353,15 +352,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		rep.warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
 	}
-	rd, err := rows.reader()
-	if err != nil {
-		return err
-	}
-	if err := ts.Finish(w, rd, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
-		if out.Err() != nil {
-			return out.Err()
-		}
-		return rows.fail(err)
+	if err := ts.WriteTable(w, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
+		return failure(out, err)
 	}
 	if r.Lossy > 0 {
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))

@@ -98,8 +98,12 @@ func readError(name string, err error) error {
 type output = outfile.Output
 
 func newOutput(ios *IOStreams, path string) *output {
-	return outfile.NewOutput(ios.Out, path, func(err error) error { return &ExitError{Code: ExitIO, Err: err} })
+	return outfile.NewOutput(ios.Out, path, ioError)
 }
+
+// ioError is err, an error of an output or a temporary file, as an I/O
+// error (exit status 3).
+func ioError(err error) error { return &ExitError{Code: ExitIO, Err: err} }
 
 // refuseBinaryTTY is the usage error for binary output bound for a terminal.
 func refuseBinaryTTY(ios *IOStreams, oflag string) error {

@@ -448,11 +448,11 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	case codec.TOON:
 		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:
-		rows, err := newSpool("rows")
+		ts, err := records.NewSpooledTable(&records.TableSink{What: "result", Name: "the results", Max: 5}, ioError)
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
+		w.snk = &tableResults{SpooledTable: ts, rep: newReporter(opts.IO), out: out}
 	}
 	return w, nil
 }
@@ -486,18 +486,17 @@ func (t *toonResults) End() error {
 // temporary file as they come, the header is written at the end, and a
 // table that would not read back as written is refused.
 type tableResults struct {
-	records.TableSink
-	rep  *reporter
-	out  *output
-	rows *spool
+	*records.SpooledTable
+	rep *reporter
+	out *output
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	return rowError(t.TableSink.Write(rec), "a table holds objects: --to ndjson takes any results")
+	return rowError(t.SpooledTable.Write(rec), "a table holds objects: --to ndjson takes any results")
 }
 
 func (t *tableResults) End() error {
-	defer t.rows.Remove()
+	defer t.Remove()
 	if lossy := t.Check(); lossy != nil {
 		return refuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
 	}
@@ -505,12 +504,8 @@ func (t *tableResults) End() error {
 	if r.Deep > 0 {
 		t.rep.warnf("the results: %s", *r.FirstDeep)
 	}
-	rd, err := t.rows.reader()
-	if err != nil {
-		return err
-	}
-	if err := t.Finish(t.out, rd, nil); err != nil {
-		return failure(t.out, t.rows.fail(err))
+	if err := t.WriteTable(t.out, nil); err != nil {
+		return failure(t.out, err)
 	}
 	return nil
 }
