@@ -87,11 +87,11 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 				}
 				opts.Frame = n
 			}
-			if opts.Skip, err = parseOffset(skip); err != nil {
+			if opts.Skip, err = size.ParseOffset(skip); err != nil {
 				return usageErrorf("", "--skip: %v", err)
 			}
 			if c.Flags().Changed("length") {
-				if opts.Length, err = parseOffset(length); err != nil {
+				if opts.Length, err = size.ParseOffset(length); err != nil {
 					return usageErrorf("", "--length: %v", err)
 				}
 				if opts.Length == 0 {
@@ -133,33 +133,6 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
-}
-
-// parseOffset reads a byte count or offset: decimal, 0x hex, or a size with
-// a unit (64KiB); zero is allowed.
-func parseOffset(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "0" {
-		return 0, nil
-	}
-	if strings.HasPrefix(t, "-") {
-		return 0, fmt.Errorf("want a number of bytes from 0, found %q", s)
-	}
-	if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
-		n, err := strconv.ParseInt(h, 16, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid hex number %q", s)
-		}
-		return n, nil
-	}
-	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-		return n, nil
-	}
-	n, err := size.Parse(t, 1<<31-1, "2GiB")
-	if err != nil {
-		return 0, fmt.Errorf("invalid number of bytes %q (want decimal such as 1024, hex such as 0x400, or a size such as 4KiB)", s)
-	}
-	return int64(n), nil
 }
 
 // inspectColors maps the roles of the view to terminal attributes: header

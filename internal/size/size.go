@@ -4,6 +4,7 @@ package size
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -72,3 +73,30 @@ func (f *Flag) N() int { return f.n }
 // Err is the error of the value given, if it does not parse:
 // "--NAME: reason".
 func (f *Flag) Err() error { return f.err }
+
+// ParseOffset reads a byte count or offset: decimal, 0x hex, or a size
+// with a unit (64KiB, as Parse reads it, up to 2 GiB); zero is allowed.
+func ParseOffset(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "0" {
+		return 0, nil
+	}
+	if strings.HasPrefix(t, "-") {
+		return 0, fmt.Errorf("want a number of bytes from 0, found %q", s)
+	}
+	if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
+		n, err := strconv.ParseInt(h, 16, 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid hex number %q", s)
+		}
+		return n, nil
+	}
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return n, nil
+	}
+	n, err := Parse(t, 1<<31-1, "2GiB")
+	if err != nil {
+		return 0, fmt.Errorf("invalid number of bytes %q (want decimal such as 1024, hex such as 0x400, or a size such as 4KiB)", s)
+	}
+	return int64(n), nil
+}
