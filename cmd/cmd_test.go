@@ -95,20 +95,6 @@ func TestDecodeFlagParsing(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	good := map[string]int{"1": 1, "1024": 1024, "64KiB": 64 << 10, "64k": 64 << 10, "64MB": 64 << 20, "64mib": 64 << 20, "1GiB": 1 << 30, "10b": 10}
-	for in, want := range good {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "0", "-1", "1.5M", "abc", "64 XB", "4GiB", "0x10"} {
-		if got, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, got)
-		}
-	}
-}
-
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "m.json")

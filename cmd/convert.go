@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"slices"
 	"strings"
@@ -44,94 +45,23 @@ const auto codec.Format = "auto"
 
 func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
 	opts := &ConvertOptions{IO: ios, Now: time.Now}
-	var from, to, maxSize, compress string
+	var from, to, compress string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
 		Short: "Convert records between encodings, and messages between protocols",
-		Long: `Convert reads records in one encoding and writes them in another:
-
-  json      a JSON array of records (a top-level array gives its elements;
-            other top-level values are records themselves); written as an
-            array indented by two spaces, or on one line with -c
-  ndjson    one record per line
-  toon      Token-Oriented Object Notation, spec v4.0: the records as one
-            document, a root array; read back as its root array's
-            elements, or its root value
-  tabular   Genesis A2A tabular TOON: @toon 1.0, @keys, one row per object
-  binary    Kado binary frames; read as decode's records, written from them
-  pcap      (--from only) a packet capture, pcap or pcapng: its TCP
-            connections' frames as decode's records, with their capture
-            source (docs/formats/pcap.md); a lost segment is an error
-  auto      (--to only) tabular when the A2A spec's negotiation picks it:
-            at least 2 objects, keys shared at least 70%, nesting at most one
-            level, lossless, and more than 20% smaller than compact JSON;
-            compact JSON otherwise (--verbose says which, and why)
-  cheapest  (--to only) the format with the fewest tokens by --tokenizer
-            (o200k_base unless named) of those that read back without
-            loss: compact or indented JSON, TOON with each delimiter, the
-            table; it says on stderr which, and the tokens of the others
-            (toonkit stats shows them all)
-
-One value stays one value: when the only input is one JSON or TOON value
-that is not an array, --to json, toon and auto write that value itself,
-while arrays, NDJSON streams (several lines, --from ndjson, or a file named
-.ndjson or .jsonl), tables and frame captures are records, written as an
-array even when they hold one; one line on standard input is one value.
-
-A failed run writes no JSON, TOON or table, to stdout either (the output is
-held until the input ends, beyond 4 MiB in a temporary file); NDJSON,
-frames and messages stream, and the records before the failure are written
-whole.
-
-Without --to, -o FILE names the output format by its extension: .toon is
-toon, .json json, .ndjson and .jsonl ndjson, .bin binary; --to wins.
-
-The input format is detected per file without --from: binary frames start
-with 0x01 and a type byte, a table with "@toon", JSON with { or [ (but a
-TOON root header such as [3]: or [2]{id,name}:), and other text is TOON.
-
-TOON is read strictly (counts, row widths, indentation, duplicate keys are
-checked) unless --no-strict, where a tab in the indentation is one level
-(depth = floor(spaces / --indent) + tabs) and a line that has no place is
-still an error, never skipped; --indent is its indentation unit, in and out;
---delimiter (comma, tab, pipe) is the delimiter it is written with; auto
-picks the one with the fewest tokens by --tokenizer (o200k_base unless
-named; see toonkit stats), and --verbose says which. A TOON document is
-encoded whole, in memory; reading one streams.
-
-A table must read back as exactly its input. When it would not (a string
-that reads back as a number, boolean, null or JSON; an empty string; a
-missing key), --to tabular writes nothing, names the first offending cells
-and exits 1; --lossy converts anyway and lists every lossy cell. A capture as
-a table has one row per frame, with the columns version, type, typeName,
-payloadLength, timestamp, sequenceId, compressed and payload; such rows
-convert back to frames.
-
---stats prints, on stderr, the bytes, characters and tokens of the input as
-compact JSON and of the output, counted with a real tokenizer (o200k_base,
-or --tokenizer cl100k_base).
-
-Protocols: --to chiffon, trace or narratoria maps messages from another
-protocol (Kado frames, Chiffon, trace events, Narratoria events; detected,
-or named with --from), and --to binary maps messages of a protocol to
-frames. The pairs: frames <-> chiffon, frames <-> trace, chiffon <-> trace,
-narratoria <-> trace; docs/mapping.md gives every field. A field the target
-has no place for is kept in its x_source, so that converting back gives the
-message back exactly. Output is NDJSON (frames for binary); trace events come
-unsigned, for toonkit sign. --run-id sets the run, --agent-id the trace
-meta.agent_id, --agent the Chiffon agent type that stands for an agent;
---deterministic makes ids and times from the input, so that the output is
-the same every time. Chiffon output chunks are joined (--no-reassemble keeps
-them), and x_source keeps each chunk's range and envelope: converted back,
-they are the same chunks. Other outputs over 1 MiB are written in chunks of
-256 KiB. A message the target has no counterpart for is a warning, an error
-with --strict.
+		Long: `Convert reads records in one encoding (toon, binary, tabular, json, ndjson,
+pcap) and writes them in another, or messages of one protocol (binary frames,
+chiffon, trace, narratoria) as another's. --from is detected when absent;
+--to may come from the extension of -o FILE.
 
 EXIT STATUS
   0  every record converted
   1  the input is invalid, or the table would be lossy (without --lossy)
   2  usage error
-  3  an input could not be read or the output could not be written`,
+  3  an input could not be read or the output could not be written
+
+The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 		Example: `  # a JSON array as a table, with token statistics
   toonkit convert --to tabular --stats users.json
 
@@ -219,7 +149,7 @@ EXIT STATUS
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.BoolVar(&opts.Verbose, "verbose", false, "--to auto, --delimiter auto: say which format or delimiter was chosen and why")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record, line or frame accepted")
+	f.Var(maxSize, "max-frame-size", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
 	opts.CaptureFlags.add(f)
@@ -272,7 +202,7 @@ func runConvert(opts *ConvertOptions) error {
 		// cut short by a bad record is no JSON. (TOON, tables and --to
 		// auto are written once the input has been read whole; NDJSON,
 		// frames and messages stream, a whole line or frame at a time.)
-		out.holdAll()
+		out.HoldAll()
 	}
 	if opts.To == cheapest {
 		return runConvertCheapest(opts)
@@ -349,8 +279,8 @@ func pump(src *source, out *output, st *stats, write func([]byte) error) error {
 // failure prefers the output's own error (which names the output) to the
 // error a writer returned for it.
 func failure(out *output, err error) error {
-	if out.failed != nil {
-		return out.failed
+	if out.Err() != nil {
+		return out.Err()
 	}
 	return err
 }
@@ -364,12 +294,11 @@ func failure(out *output, err error) error {
 // bounded by the largest record and the number of keys.
 func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
 	rep := newReporter(opts.IO)
-	rows, err := newSpool("rows")
+	ts, err := records.NewSpooledTable(&records.TableSink{Max: 5}, ioError)
 	if err != nil {
 		return err
 	}
-	defer rows.Remove()
-	ts := &records.TableSink{Rows: rows, Max: 5}
+	defer ts.Remove()
 	if opts.Lossy {
 		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
 	}
@@ -381,7 +310,7 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			return err
 		}
 		defer jsonSpool.Remove()
-		both = &records.AutoSink{Table: ts, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
+		both = &records.AutoSink{Table: ts.TableSink, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
 		snk = both
 	}
 	for _, name := range opts.Inputs {
@@ -423,15 +352,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 		}
 		rep.warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
 	}
-	rd, err := rows.reader()
-	if err != nil {
-		return err
-	}
-	if err := ts.Finish(w, rd, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
-		if out.failed != nil {
-			return out.failed
-		}
-		return rows.fail(err)
+	if err := ts.WriteTable(w, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
+		return failure(out, err)
 	}
 	if r.Lossy > 0 {
 		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
@@ -487,12 +409,12 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 // sharedFlags parses the flags that encode and convert share,
 // --max-frame-size and --compress, refuses binary output bound for a
 // terminal, and names the inputs.
-func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize, compress string, binaryOut bool, output string,
-	size *int, mode *kado.CompressMode, inputs *[]string) error {
-	var err error
-	if *size, err = parseSize(maxSize); err != nil {
-		return usageErrorf("", "--max-frame-size: %v", err)
+func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize *size.Flag, compress string, binaryOut bool, output string,
+	n *int, mode *kado.CompressMode, inputs *[]string) error {
+	if err := sizeOf(maxSize, n); err != nil {
+		return err
 	}
+	var err error
 	if *mode, err = kado.ParseCompressMode(compress); err != nil {
 		return usageErrorf("", "--compress: %v", err)
 	}

@@ -28,11 +28,11 @@ func runConvertCheapest(opts *ConvertOptions) error {
 	best := rep.Rows[rep.Cheapest(0)]
 	newReporter(opts.IO).notef("cheapest: %s", rep.WhyCheapest(0))
 	out := newOutput(opts.IO, opts.Output)
-	out.holdAll()
+	out.HoldAll()
 	if _, err := measure.Encode(out, doc.Value, best.Format, mopts); err != nil {
 		out.Abort()
-		if out.failed != nil {
-			return out.failed
+		if out.Err() != nil {
+			return out.Err()
 		}
 		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}

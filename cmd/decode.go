@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -34,63 +35,23 @@ type DecodeOptions struct {
 
 func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
 	opts := &DecodeOptions{IO: ios}
-	var maxSize string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "decode [FILE...|-]",
 		Short: "Decode TOON text, binary TOON frames or a tabular TOON table to JSON",
-		Long: `Decode reads Kado binary TOON frames (an 18-byte header and a JSON payload,
-RLE-compressed or not) and writes one NDJSON line per frame:
-
-  {"header":{"version":1,"type":1,"typeName":"INSTRUCTION","payloadLength":60,
-   "timestamp":1735689600123,"sequenceId":1,"compressed":false},"payload":{...}}
-
-Payloads are written as compact JSON with member order and number literals
-kept. With --payload only the payloads are written. Binary input is
-recognised without --from.
-
-A packet capture (pcap or pcapng, as tcpdump -w and Wireshark save it;
-recognised by its magic number, or --from pcap) is read too: each
-direction of each TCP connection is reassembled (sequence order,
-retransmissions dropped, out-of-order segments placed) and read as frames,
-a WebSocket connection unwrapped first. Each record's header gains
-"capture":{"conn":"10.0.0.1:51234>10.0.0.2:7000","dir":"c2s","time":...},
-the time (RFC 3339, nanoseconds) being that of the segment that completed
-the frame; records come in capture order. --port N (repeatable) reads only
-the connections on port N. A hole in a connection (a segment the capture
-lost) is an error naming the connection and the byte range, as is a bad
-frame. A capture is read by one worker, whatever -j. See
-docs/formats/pcap.md.
-
-A Genesis A2A table (starting with "@toon") is decoded too: one NDJSON line
-per row, the short form of "toonkit convert --to ndjson".
-
-TOON text (Token-Oriented Object Notation, spec v4.0; any other text, or
---from toon) is decoded to its JSON value, indented by two spaces as the
-reference CLI and JSON.stringify(v, null, 2) write it. It is read in
-constant memory and checked strictly: declared lengths and row widths,
-indentation (a multiple of --indent, no tabs), delimiters, escapes,
-duplicate keys, blank lines inside arrays. --no-strict skips those checks
-(the last duplicate key wins) and takes a tab in the indentation as one
-level (depth = floor(spaces / --indent) + tabs); it still reads every line
-or fails, never skips one. An error names the line and column and shows
-the line with a caret; no JSON is written then, to stdout or to -o. Several
-files are read in order; "-" or no FILE reads standard input.
-
-A bad frame stops the run with an error that names the file, the frame index
-(from 0) and the byte offset; the frames before it are written. --keep-going
-reports each bad frame, skips to the next plausible header, and goes on.
-
--o FILE follows its extension: .ndjson or .jsonl writes one record per line
-(a TOON root array's elements too), .json one JSON document (TOON as itself,
-frames and rows as one array indented by two spaces); .toon and .bin are
-refused, decode writes JSON. Other names get the defaults above.
+		Long: `Decode reads Kado binary TOON frames, packet captures of them (pcap, pcapng),
+Genesis A2A tables and TOON text, and writes JSON: one NDJSON line per frame
+or row, and a TOON document as its JSON value. The format is detected, or
+named with --from.
 
 EXIT STATUS
   0  every frame decoded
   1  a frame broke a rule or its payload is not JSON; a TOON document is
      malformed
   2  usage error
-  3  an input could not be read or the output could not be written`,
+  3  an input could not be read or the output could not be written
+
+The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 		Example: `  # one NDJSON line per frame
   toonkit decode capture.bin
 
@@ -130,8 +91,8 @@ EXIT STATUS
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.As, err = decodeOutputFormat(opts.Output, opts.Inputs); err != nil {
 				return err
@@ -150,7 +111,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "JSON on one line: TOON text's value, -o FILE.json's array (frames and rows are one a line already)")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -253,10 +214,10 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 		Good: func(f *kado.Frame, js []byte) error {
 			d.frames++
 			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
-			if out.failed == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
+			if out.Err() == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
 				out.Flush()
 			}
-			return out.failed
+			return out.Err()
 		},
 		Bad: func(err error) error {
 			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
@@ -264,7 +225,7 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 		},
 		Moved: func(err error, m kado.Moved) { moveNotes(d.rep.notef, err, m) },
 	})
-	if err != nil && err != stop && err != out.failed {
+	if err != nil && err != stop && err != out.Err() {
 		err = readError(in.Name, err) // not a frame's
 	}
 	return err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/kado"
@@ -40,16 +39,9 @@ func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
 			return dst
 		},
 	}
-	if in.regular() {
-		// A file can be read again: the workers may check the frames that
-		// end their segments too (capture.StreamOptions.Reopen).
-		sopts.Reopen = func() (io.Reader, error) {
-			if _, err := in.f.Seek(0, io.SeekStart); err != nil {
-				return nil, err
-			}
-			return bufio.NewReaderSize(in.f, 64<<10), nil
-		}
-	}
+	// A file can be read again: the workers may check the frames that end
+	// their segments too (capture.StreamOptions.Reopen).
+	sopts.Reopen = capture.ReopenFile(in.f)
 	h := capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {
 			d.frames += n

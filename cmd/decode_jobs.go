@@ -22,7 +22,7 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 			// Written as the single-worker loop writes it: no copy.
 			d.frames++
 			writeFrame(out, array, opts.Payload, nil, f, js)
-			return out.failed
+			return out.Err()
 		},
 		Bad: func(err error, moved kado.Moved) error {
 			return d.problem(frameError(in.Name, err, opts.KeepGoing), err, &moved)
@@ -33,7 +33,7 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 		Workers: opts.Jobs, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *kado.Frame, js []byte) []byte {
 			return kado.AppendOutput(dst, f, js, opts.Payload, array == nil)
 		}, LeaveRead: true, Live: !in.regular()}, h)
-	if err != nil && !kado.IsFrameError(err) && err != out.failed {
+	if err != nil && !kado.IsFrameError(err) && err != out.Err() {
 		if _, ok := err.(*ExitError); !ok {
 			err = readError(in.Name, err)
 		}
@@ -47,12 +47,12 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 func writeBatch(out *output, array *records.JSONSink, b []byte, ends []int) error {
 	if array == nil {
 		out.Write(b)
-		return out.failed
+		return out.Err()
 	}
 	start := 0
 	for _, end := range ends {
 		array.Write(b[start:end])
 		start = end
 	}
-	return out.failed
+	return out.Err()
 }

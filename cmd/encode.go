@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,54 +36,24 @@ type EncodeOptions struct {
 
 func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
 	opts := &EncodeOptions{IO: ios, Now: time.Now}
-	var to, typ, seq, ts, compress, maxSize string
+	var to, typ, seq, ts, compress string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
 		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
 back). --to tabular takes a top-level array's elements as its rows;
 --to binary makes one frame of each value, a top-level array included (its
-payload is the array); --to toon writes one document.
-
---to tabular writes them, objects all, as a Genesis A2A table: the short form
-of "toonkit convert --to tabular", with its --lossy and --stats (see
-'toonkit help convert').
-
---to toon writes the JSON document as Token-Oriented Object Notation, spec
-v4.0: indentation for objects, [N] lengths, {fields} headers and one row per
-line for arrays of uniform objects, keyed tables for objects of uniform
-objects, quotes only where needed. Numbers keep every digit (no float64
-round trip). Several values (NDJSON, several files) become one array.
---delimiter (comma, tab, pipe) and --indent shape the output, which ends
-with one newline, as the reference CLI writes it. --delimiter auto picks
-the delimiter with the fewest tokens by --tokenizer (o200k_base unless
-named; see toonkit stats), and --verbose says which.
-
---to binary writes one Kado binary TOON frame per value, byte for byte as the
-Kado TypeScript encoder writes it: an 18-byte little-endian header, then the
-payload as compact JSON, RLE-compressed when that pays (--compress auto).
-
-A value shaped like decode's output, {"header":{...},"payload":...}, keeps
-its own version, type, timestamp and sequenceId, so that
-"toonkit decode cap.bin | toonkit encode --to binary" gives back cap.bin.
-Its payloadLength and compressed are recomputed.
-
-A bare payload takes --type, or has its type inferred from its keys:
-instruction → INSTRUCTION, toolName+args → TOOL_CALL, success → TOOL_RESULT,
-status+progress → STATUS, code+message → ERROR, {} → HEARTBEAT. Sequence ids
-start at --seq and go up by one per frame; the timestamp is --timestamp or
-the current time. A value that does not fit its header field is an error,
-never wrapped or truncated.
-
-Without --to, -o FILE names the output format by its extension: .toon is
-toon, .bin binary; --to wins. Binary output is refused on a terminal unless
--o - is given.
+payload is the array); --to toon writes one document. Without --to, -o FILE
+names the format by its extension (.toon, .bin).
 
 EXIT STATUS
   0  every value encoded
   1  a value is not valid JSON or does not fit a frame
   2  usage error
-  3  an input could not be read or the output could not be written`,
+  3  an input could not be read or the output could not be written
+
+The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 		Example: `  # JSON as TOON, with what it saves in real tokens
   toonkit encode --to toon --stats data.json
 
@@ -188,7 +159,7 @@ EXIT STATUS
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest JSON value accepted")
+	f.Var(maxSize, "max-frame-size", "largest JSON value accepted")
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))

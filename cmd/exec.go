@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"os/exec"
@@ -36,46 +37,14 @@ type ExecOptions struct {
 
 func newExecCmd(ios *IOStreams, runF func(*ExecOptions) error) *cobra.Command {
 	opts := &ExecOptions{IO: ios}
-	var maxSize string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "exec [--input JSON|@FILE] [--request-id ID] [--timeout 30s] [--state FILE] [--report text|json] -- TOOL [ARGS...]",
 		Short: "Run a Narratoria tool and see its protocol live, for tool authors and CI",
-		Long: `Exec runs a Narratoria tool as the Narratoria application would, without the
-application: it starts TOOL with ARGS, reads the events it writes on stdout
-line by line as they come, checks each one with the Narratoria rules of
-validate (NAR001-NAR084) and applies it:
-  - state_patch events are merged into a session state with JSON Merge Patch
-    (RFC 7396): objects merge member by member, arrays and scalars replace,
-    null deletes; --state FILE is the state to start from;
-  - assets are registered, and their files checked: a path that is not a
-    readable file breaks the spec (EXE001);
-  - the done event ends the invocation: events after it are reported and
-    ignored; an event that breaks a rule is reported and not applied;
-  - an event of an unknown type is a protocol error: reading stops there and
-    the tool is ended (spec 5.2), as it is after a line longer than
-    --max-frame-size.
-The tool's stderr is passed through (dimmed on a terminal).
-
-With --input, the spec's stdin object is written to the tool's stdin, and
-stdin closed: {"requestId","tool","operation","input"}, the input being the
-JSON object given (or @FILE, @- for toonkit's stdin), the requestId
---request-id (a random UUID by default), the tool --tool (TOOL's base name by
-default), the operation --operation. An event carrying another requestId is
-a warning (EXE002). Without --input the tool's stdin is empty.
-
-The text report shows each event as it comes (logs with their level, assets
-with whether their file can be read, ui events, errors, patches, done) with
-its violations under it, and at the end the done event, how the tool ended,
-the final state as JSON, the assets, every violation and the result.
---report json writes NDJSON for CI instead: {"kind":"event"} for every line
-as received, {"kind":"violation"} for each violation (validate's finding
-fields), and a last {"kind":"summary"} line with ok, exitCode, reasons, the
-tool's exit, done, state, assets and violations.
-
---timeout ends the tool and its whole process group: SIGTERM, then SIGKILL
-after --kill-after; so do Ctrl-C, SIGTERM and SIGHUP (a second one kills at
-once). The tool runs in a process group of its own, and whatever it leaves
-running there when it ends is killed: no orphan is left behind.
+		Long: `Exec runs a Narratoria tool as the Narratoria application would: it starts
+TOOL with ARGS, reads the events it writes on stdout as they come, checks
+each one with validate's Narratoria rules and applies it (state patches,
+assets, done), then reports how the tool ended.
 
 EXIT STATUS
   0  the tool exited 0 and its one done event has ok true (warnings
@@ -86,7 +55,9 @@ EXIT STATUS
   2  usage error, an --input or --state that is not one JSON object included
   3  the tool could not be started, or --input @FILE or --state could not
      be read
-  130 (128 + the signal) the run was interrupted: the tool was ended`,
+  130 (128 + the signal) the run was interrupted: the tool was ended
+
+The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 		Example: `  # the spec's minimum viable tool, with an asset
   toonkit exec -- ./tool.sh
 
@@ -103,7 +74,6 @@ EXIT STATUS
   toonkit exec --timeout 1m -- sh tool.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
 			if len(args) == 0 {
 				return usageErrorf("run 'toonkit exec --help' for usage", "no TOOL to run: toonkit exec [flags] -- TOOL [ARGS...]")
 			}
@@ -119,8 +89,8 @@ EXIT STATUS
 			if opts.Input == "" && (c.Flags().Changed("request-id") || c.Flags().Changed("operation") || c.Flags().Changed("tool")) {
 				return usageErrorf("the stdin object is sent only with --input: add --input '{}'", "--request-id, --operation and --tool go in the stdin object")
 			}
-			if opts.MaxLineSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxLineSize); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -139,7 +109,7 @@ EXIT STATUS
 	f.DurationVar(&opts.KillAfter, "kill-after", 5*time.Second, "time the tool has to end after SIGTERM before SIGKILL")
 	f.StringVar(&opts.StateFile, "state", "", "the session state to start from: a JSON object in `FILE`")
 	f.StringVar(&opts.Report, "report", "text", "report format: text, or json (NDJSON)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "longest line accepted from the tool")
+	f.Var(maxSize, "max-frame-size", "longest line accepted from the tool")
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
 	return c

@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"io/fs"
 	"os"
@@ -93,48 +93,17 @@ func readError(name string, err error) error {
 	return ioErrorf("cannot read %s: %s", name, pathErrText(err))
 }
 
-// output is where a command writes. "" and "-" are stdout; a file is
-// written atomically (outfile.File): a failed run leaves no partial output,
-// and -o may name an input.
-type output struct {
-	ios    *IOStreams
-	path   string // "" for stdout
-	file   *outfile.File
-	w      *bufio.Writer
-	failed error
-	held   *outfile.Held // stdout held until Commit (holdAll)
-}
-
-// holdAll makes standard output all or nothing, as a file output is: what
-// is written is held (outfile.Held) and passed on by Commit, or dropped by
-// Abort. A failed run then writes no partial output even to a pipe, in
-// bounded memory.
-func (o *output) holdAll() {
-	if o.path == "" && o.held == nil {
-		o.held = &outfile.Held{}
-	}
-}
-
-// outputBuffer is the size of an output's buffer.
-const outputBuffer = 256 << 10
+// output is where a command writes: outfile.Output, whose errors are
+// I/O errors (exit status 3).
+type output = outfile.Output
 
 func newOutput(ios *IOStreams, path string) *output {
-	o := &output{ios: ios}
-	if path != "" && path != "-" {
-		o.path = path
-	} else {
-		o.w = bufio.NewWriterSize(ios.Out, outputBuffer)
-	}
-	return o
+	return outfile.NewOutput(ios.Out, path, ioError)
 }
 
-// Name is the output's name for messages.
-func (o *output) Name() string {
-	if o.path == "" {
-		return "<stdout>"
-	}
-	return o.path
-}
+// ioError is err, an error of an output or a temporary file, as an I/O
+// error (exit status 3).
+func ioError(err error) error { return &ExitError{Code: ExitIO, Err: err} }
 
 // refuseBinaryTTY is the usage error for binary output bound for a terminal.
 func refuseBinaryTTY(ios *IOStreams, oflag string) error {
@@ -145,147 +114,11 @@ func refuseBinaryTTY(ios *IOStreams, oflag string) error {
 	return nil
 }
 
-func (o *output) open() error {
-	if o.w != nil {
-		return nil
+// sizeOf sets n to the bytes of a size flag, or is its usage error.
+func sizeOf(f *size.Flag, n *int) error {
+	if err := f.Err(); err != nil {
+		return usageErrorf("", "%v", err)
 	}
-	f, err := outfile.Open(o.path)
-	if err != nil {
-		return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
-	}
-	o.file, o.w = f, bufio.NewWriterSize(f.Writer(), outputBuffer)
+	*n = f.N()
 	return nil
-}
-
-// writeError is the output's error for err, an error of a write to it
-// (or, held, of the temporary file that holds it).
-func (o *output) writeError(err error) error {
-	if te := (*outfile.TempError)(nil); errors.As(err, &te) {
-		return &ExitError{Code: ExitIO, Err: te}
-	}
-	return ioErrorf("cannot write %s: %s", o.Name(), pathErrText(err))
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	if o.failed != nil {
-		return 0, o.failed
-	}
-	if o.held != nil {
-		n, err := o.held.Write(p)
-		if err != nil {
-			o.failed = o.writeError(err)
-		}
-		return n, o.failed
-	}
-	if err := o.open(); err != nil {
-		o.failed = err
-		return 0, err
-	}
-	if len(p) >= outputBuffer && o.w.Buffered() > 0 {
-		// A block as large as the buffer is written as it is, not
-		// copied into it: what is buffered goes first.
-		if err := o.w.Flush(); err != nil {
-			o.failed = o.writeError(err)
-			return 0, o.failed
-		}
-	}
-	n, err := o.w.Write(p)
-	if err != nil {
-		o.failed = o.writeError(err)
-		return n, o.failed
-	}
-	return n, nil
-}
-
-// Flush passes buffered output on. Commands call it when their input has
-// nothing more buffered, so that a live stream (tail -f capture | toonkit
-// decode) is not held back, while a file is still written in large blocks.
-func (o *output) Flush() error {
-	if o.failed != nil || o.w == nil || o.held != nil {
-		return o.failed
-	}
-	if err := o.w.Flush(); err != nil {
-		o.failed = o.writeError(err)
-		return o.failed
-	}
-	return nil
-}
-
-// Commit flushes the output and, for a file, puts it in place.
-func (o *output) Commit() error {
-	if o.failed != nil {
-		o.Abort()
-		return o.failed
-	}
-	if err := o.open(); err != nil {
-		return err
-	}
-	if h := o.held; h != nil {
-		o.held = nil
-		err := h.PassOn(o.w)
-		h.Drop()
-		if err != nil {
-			return o.writeError(err)
-		}
-	}
-	if err := o.w.Flush(); err != nil {
-		o.Abort()
-		return o.writeError(err)
-	}
-	if o.file != nil {
-		err := o.file.Commit()
-		o.file = nil
-		if err != nil {
-			return ioErrorf("cannot write %s: %s", o.path, pathErrText(err))
-		}
-	}
-	return nil
-}
-
-// Abort discards a file output; stdout output written so far is flushed,
-// since a stream consumer has seen it already in part, and so is a device
-// or FIFO written in place.
-func (o *output) Abort() {
-	if o.held != nil {
-		o.held.Drop()
-		o.held = nil
-	}
-	if o.w != nil && (o.path == "" || o.file != nil && o.file.InPlace()) {
-		o.w.Flush()
-	}
-	if o.file != nil {
-		o.file.Abort()
-		o.file = nil
-	}
-}
-
-// parseSize reads a byte size such as 1048576, 64KiB, 64k, 64MB or 1GiB.
-// All units are powers of 1024.
-func parseSize(s string) (int, error) {
-	n, err := parseSizeUpTo(s, 1<<31-1, "2GiB")
-	return int(n), err
-}
-
-// parseSizeUpTo reads a size as parseSize does, of at most max bytes
-// (written maxText in the error).
-func parseSizeUpTo(s string, max int64, maxText string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	var mult int64 = 1
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	var n int64
-	if _, err := fmt.Sscanf(t, "%d", &n); err != nil || fmt.Sprint(n) != t || n <= 0 {
-		return 0, fmt.Errorf("invalid size %q (want a positive number of bytes, such as 1048576, 64KiB or 64MiB)", s)
-	}
-	if n > max/mult {
-		return 0, fmt.Errorf("size %q is too large (at most %s)", s, maxText)
-	}
-	return n * mult, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"strconv"
 	"strings"
 
@@ -32,64 +33,14 @@ type InspectOptions struct {
 
 func newInspectCmd(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Command {
 	opts := &InspectOptions{IO: ios, Frame: -1}
-	var frame, skip, length, maxSize string
+	var frame, skip, length string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "inspect [FILE...|-]",
 		Short: "Show binary TOON frames byte by byte, with every check",
-		Long: `Inspect shows a capture of Kado binary TOON frames the way you want to see it
-when something is wrong. For each frame:
-
-  - the 18 header bytes, each field in its own color, and a table of the
-    fields: name, offset, raw bytes, decoded value (the type by name, the
-    timestamp also as ISO-8601 UTC) and the outcome of its check;
-  - the payload as a hexdump, colored by byte category (NUL, printable,
-    white space, other control, non-ASCII), with "*" for lines equal to the
-    line before; offsets are those of the input, as xxd gives them;
-  - whether the payload is RLE-compressed, its size on the wire and
-    decompressed, any RLE oddity, and the payload as indented JSON, or where
-    it stops being JSON.
-
-A frame that breaks a rule (version, type, payloadLength above
---max-frame-size, a header or payload cut short) is shown with the bytes at
-fault marked (a line of ^ under them); inspect then looks for the next
-plausible header, says how many bytes it skipped and where it resumes, and
-goes on. A summary closes the view.
-
-Frames are numbered from 0, as decode numbers them in its messages, and
-counted from where reading starts (--skip). With --frame only that frame is
-shown, and the summary and the exit status are about it alone. With
---length a frame that runs past the end of the window is shown as cut off,
-not as an error.
-
---oneline (-1) writes one line per frame, as tshark lists packets without
--V: index, byte offset, type, sequence id, payload length, "rle" when the
-payload is compressed, and the start of the payload as compact JSON. A bad
-frame gets a line marked "!" with the first rule it breaks, and a skip a
-line marked "~" with the bytes passed over; there is no summary.
-
---json writes the same facts as NDJSON: one object per frame ("kind":
-"frame"), per skip ("kind": "skip") and a summary ("kind": "summary"), with
-absolute offsets and the raw bytes of every header field in hex. --json
-spreads the frames over --jobs workers, with the output of one; the view
-of a frame file (without --json) and --frame are single-worker, whatever
---jobs says.
-
---summary writes only the summary, with the frames per type, per
-connection (captures) and the checks that failed; with --json one object.
-
-A packet capture (pcap, pcapng) is read as decode reads it: every frame of
-every TCP connection in capture-time order, each titled with its
-connection, direction and capture time, numbered and placed as in its
-direction's stream. A hole in the capture, a WebSocket error and a
-connection not followed are entries of their own marked INVALID ("!" with
---oneline); notes and WebSocket text messages are shown too. --port N reads
-only the connections on port N; --skip, --length and --frame do not apply.
-A capture is read and rendered on --jobs workers in every view, with the
-output of one.
-
-Several files are inspected in order, each introduced by its name; "-" or
-no FILE reads standard input. Colors follow --color, NO_COLOR, CLICOLOR and
-CLICOLOR_FORCE; piped output has none unless asked for.
+		Long: `Inspect shows Kado binary TOON frames byte by byte: each header field with
+its check, the payload as a hexdump, its RLE compression and its JSON. It
+reads files of frames and packet captures of them.
 
 EXIT STATUS
   0  every frame is valid
@@ -97,7 +48,9 @@ EXIT STATUS
      cannot be read, or --frame is not there (the view is printed in full
      all the same)
   2  usage error
-  3  an input could not be read or the output could not be written`,
+  3  an input could not be read or the output could not be written
+
+The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 		Example: `  # every frame of a capture
   toonkit inspect capture.bin
 
@@ -134,19 +87,19 @@ EXIT STATUS
 				}
 				opts.Frame = n
 			}
-			if opts.Skip, err = parseOffset(skip); err != nil {
+			if opts.Skip, err = size.ParseOffset(skip); err != nil {
 				return usageErrorf("", "--skip: %v", err)
 			}
 			if c.Flags().Changed("length") {
-				if opts.Length, err = parseOffset(length); err != nil {
+				if opts.Length, err = size.ParseOffset(length); err != nil {
 					return usageErrorf("", "--length: %v", err)
 				}
 				if opts.Length == 0 {
 					return usageErrorf("leave --length out to read to the end", "--length: want at least 1 byte, found %q", length)
 				}
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.OneLine && opts.JSON {
 				return usageErrorf("", "--oneline and --json are two views: give one")
@@ -177,36 +130,9 @@ EXIT STATUS
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
 	opts.CaptureFlags.add(f)
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload accepted, on the wire and decompressed")
+	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
-}
-
-// parseOffset reads a byte count or offset: decimal, 0x hex, or a size with
-// a unit (64KiB); zero is allowed.
-func parseOffset(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "0" {
-		return 0, nil
-	}
-	if strings.HasPrefix(t, "-") {
-		return 0, fmt.Errorf("want a number of bytes from 0, found %q", s)
-	}
-	if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
-		n, err := strconv.ParseInt(h, 16, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid hex number %q", s)
-		}
-		return n, nil
-	}
-	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-		return n, nil
-	}
-	n, err := parseSize(t)
-	if err != nil {
-		return 0, fmt.Errorf("invalid number of bytes %q (want decimal such as 1024, hex such as 0x400, or a size such as 4KiB)", s)
-	}
-	return int64(n), nil
 }
 
 // inspectColors maps the roles of the view to terminal attributes: header

@@ -85,24 +85,6 @@ func TestInspectUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseOffset(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true}, {"17", 17, true}, {" 17 ", 17, true}, {"0x40", 64, true}, {"0XfF", 255, true},
-		{"4KiB", 4096, true}, {"1m", 1 << 20, true}, {"9000000000", 9000000000, true},
-		{"-1", 0, false}, {"0x", 0, false}, {"0xg", 0, false}, {"1.5", 0, false}, {"", 0, false}, {"k", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := parseOffset(tt.in)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseOffset(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestInspectStyle(t *testing.T) {
 	ios, _, _, _ := Test()
 	if inspectStyle(ios) != nil {

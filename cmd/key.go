@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/keys"
@@ -24,7 +25,7 @@ type signFlags struct {
 	Scheme       sign.Scheme
 	MaxEventSize int
 	scheme       string
-	maxSize      string
+	maxSize      *size.Flag
 }
 
 func (s *signFlags) add(c *cobra.Command) {
@@ -33,7 +34,8 @@ func (s *signFlags) add(c *cobra.Command) {
 	f.Var(keys.Flag(keys.Env, &s.Key.Sources), "key-env", "read a key from the environment variable `NAME`; repeatable")
 	f.Var(keys.Flag(keys.Keyring, &s.Key.Sources), "keyring", "read keys from `FILE`, a line \"id key\" each, newest first; repeatable")
 	f.StringVar(&s.scheme, "scheme", "spec", "what is signed: spec, payload, payload-compact or event-compact")
-	f.StringVar(&s.maxSize, "max-frame-size", "64MiB", "largest event accepted")
+	s.maxSize = size.NewFlag("max-frame-size", "64MiB")
+	f.Var(s.maxSize, "max-frame-size", "largest event accepted")
 	_ = c.RegisterFlagCompletionFunc("scheme", cobra.FixedCompletions(sign.Schemes, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -68,10 +70,7 @@ func (s *signFlags) parse() error {
 	if s.Scheme, err = sign.ParseScheme(s.scheme); err != nil {
 		return usageErrorf("", "--scheme: %v", err)
 	}
-	if s.MaxEventSize, err = parseSize(s.maxSize); err != nil {
-		return usageErrorf("", "--max-frame-size: %v", err)
-	}
-	return nil
+	return sizeOf(s.maxSize, &s.MaxEventSize)
 }
 
 // signer loads the keys and makes the Signer of a scheme, which signs with

@@ -23,12 +23,14 @@ func newKeygenCmd(ios *IOStreams, runF func(*KeygenOptions) error) *cobra.Comman
 		Long: `Keygen writes a new random 256-bit salt key, as 64 hex digits and a line
 break, for sign, seal and verify (--key-file). With -o FILE the file is
 created readable and writable by its owner only (mode 0600); an existing
-file is never overwritten. Without -o the key goes to standard output.
+file is never overwritten.
 
 EXIT STATUS
   0  the key was written
   2  usage error
-  3  the file exists or could not be written`,
+  3  the file exists or could not be written
+
+The full reference: docs/commands/keygen.md, or man toonkit-keygen.`,
 		Example: `  # a new key, and a log signed and sealed with it
   toonkit keygen -o new.key && toonkit sign --key-file new.key --seal audit.seal audit.ndjson -o signed.ndjson
 

@@ -7,9 +7,6 @@ import (
 	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"os"
-	"runtime/debug"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +30,7 @@ type QueryOptions struct {
 	RawInput, Payload, KeepGoing         bool
 	Args, ArgJSON, SlurpFile, RawFile    []string // NAME=VALUE (or FILE)
 	PosArgs, PosJSON                     bool     // --args, --jsonargs
-	Positional                           []string // "s:" or "j:" and the value (queryArgs)
+	Positional                           []string // "s:" or "j:" and the value (query.Args)
 	From, To                             string
 	FromFile                             string // -f: the filter's file
 	Timeout                              time.Duration
@@ -47,129 +44,16 @@ type QueryOptions struct {
 	maxMemory int64 // 0: no bound
 }
 
-// queryValueFlags are query's flags that take two values, jq's way
-// (--arg NAME VALUE): queryArgs joins them as NAME=VALUE for the flag
-// parser.
-var queryValueFlags = []string{"--arg", "--argjson", "--slurpfile", "--rawfile"}
-
-// queryArgs rewrites the arguments of `toonkit query` for the flag parser,
-// which knows no flag of two values and no order of arguments: jq's
-// two-value flags (--arg NAME VALUE) become one value (--arg=NAME=VALUE),
-// and the arguments that follow --args or --jsonargs (after the filter) become
-// --positional=s:VALUE or --positional=j:VALUE, as jq reads them: files
-// before, values after. Other commands' arguments are returned as they are.
-func queryArgs(args []string) []string {
-	i := 0
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
-		if args[i] == "--color" {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) || args[i] != "query" {
-		return args
-	}
-	out := slices.Clone(args[:i+1])
-	filter := slices.ContainsFunc(args[i+1:], func(a string) bool {
-		return a == "-f" || a == "--from-file" || strings.HasPrefix(a, "--from-file=")
-	})
-	mode := "" // "s:" after --args, "j:" after --jsonargs
-	for j := i + 1; j < len(args); j++ {
-		a := args[j]
-		switch {
-		case a == "--":
-			return append(out, args[j:]...)
-		case slices.Contains(queryValueFlags, a) && j+2 < len(args):
-			out = append(out, a+"="+args[j+1]+"="+args[j+2])
-			j += 2
-		case slices.Contains(queryOneValueFlags, a) && j+1 < len(args):
-			out = append(out, a, args[j+1])
-			j++
-		case a == "--args" || a == "--jsonargs":
-			mode = map[string]string{"--args": "s:", "--jsonargs": "j:"}[a]
-			out = append(out, a)
-		case strings.HasPrefix(a, "-") && a != "-":
-			out = append(out, a)
-		case !filter:
-			filter = true
-			out = append(out, a)
-		case mode != "":
-			out = append(out, "--positional="+mode+a)
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// minMemory is the least --max-memory: toonkit's own heap is a few MiB.
-const minMemory = 16 << 20
-
-// parseMemory reads --max-memory: 0, no bound, or a size as parseSize
-// reads it (1048576, 512MiB, 8GiB), of up to 1 PiB.
-func parseMemory(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "0" {
-		return 0, nil
-	}
-	n, err := parseSizeUpTo(t, 1<<50, "1PiB")
-	if err != nil {
-		return 0, fmt.Errorf("invalid size %q (want 0, auto, or a size such as 512MiB or 8GiB)", s)
-	}
-	return n, nil
-}
-
-// queryOneValueFlags are the flags of query (and the global ones) that take
-// a value as the next argument.
-var queryOneValueFlags = []string{"--indent", "--from", "--to", "--timeout", "--max-size", "--max-memory", "-f", "--from-file", "--color"}
-
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "query FILTER [FILE...|-]",
 		Short: "Run a jq filter over JSON, NDJSON, TOON, tables or binary frames",
 		Long: `Query runs FILTER, in jq's language (the gojq implementation), over every
-input: each JSON value of a JSON or NDJSON input (values back to back
-too), a TOON document, each row of a Genesis table as an object, each
-Kado binary frame as decode's record {"header":{...},"payload":...} (or
-its payload alone with --payload). The format is detected, or named with
---from. With no FILE, or FILE "-", standard input is read.
-
-Results are written as jq writes them: JSON indented by 2, or with -c, -r,
--j, -S, --tab, --indent N, -a. --to writes them in another format:
-ndjson (compact lines), toon (as encode --to toon would: one result as
-itself, several as an array), tabular (a table of the object results, as
-convert --to tabular would) or binary (each result, one of decode's
-records, as a frame: a frame's record passed through untouched, as by
-select(...), is written back as read, byte for byte; a changed one as
-decode | jq -c | encode --to binary writes it, a lone surrogate U+FFFD).
-
-Unlike jq 1.6 and gojq, integers of any size stay exact, decimals passed
-through keep their digits (1.50 stays 1.50), and objects passed through
-keep their key order; see the package documentation of internal/query for the
-rule and where it still differs from jq.
-
-jq's two-value flags are given jq's way or as one value: --arg NAME VALUE
-or --arg=NAME=VALUE. As in jq, the arguments after --args (--jsonargs),
-but FILTER, are strings (JSON values) in $ARGS.positional, not files.
--j is jq's --join-output, so the worker count is --jobs N alone (default:
-the usable CPUs, GOMAXPROCS). The global -q (quiet) and --color keep their
-toonkit meaning; the output is never colored (jq's -M is accepted, -C is
-not).
-
---jobs: the workers run the filter on the values of JSON and NDJSON
-inputs, read in batches cut at line ends; the output (stdout, stderr,
-exit status) is byte-identical to --jobs 1. One worker runs it, silently,
-with -n, -s or -R, when the filter calls input, inputs, debug or stderr
-(or defines a function of one of those names), over TOON, tabular and
-binary inputs, and from where the workers cannot settle a batch (a bad
-value, a value split by a cut, many megabytes of results).
-
-A runaway filter (repeat(.), [range(1e12)]) is ended by --timeout, or by
-Ctrl-C (exit status 130); output is written as it comes, so memory grows
-only with what the filter itself holds. --max-memory bounds that: past
-it (by default half of the system's memory, see docs/commands/query.md),
-the run ends with exit status 5 and "query used more than N of memory".
+input: each JSON value of a JSON or NDJSON input, a TOON document, each row
+of a Genesis table, each Kado binary frame as decode's record (or its payload
+alone with --payload). Its flags are jq's; -j is jq's
+--join-output, and the worker count is --jobs N.
 
 EXIT STATUS
   0  success
@@ -182,7 +66,9 @@ EXIT STATUS
   4  with -e: there was no output
   5  a runtime error (the run goes on with the next input; the last
      error's status), --timeout or --max-memory
-  halt_error sets its own status.`,
+  halt_error sets its own status.
+
+The full reference: docs/commands/query.md, or man toonkit-query.`,
 		Example: `  # a field of every record, as raw strings
   toonkit query -r '.[].name' users.json
 
@@ -281,10 +167,10 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	}
 	if opts.MaxMemory == "auto" {
 		opts.maxMemory = membound.Default()
-	} else if n, err := parseMemory(opts.MaxMemory); err != nil {
+	} else if n, err := query.ParseMemory(opts.MaxMemory); err != nil {
 		return usageErrorf(hint, "--max-memory: %s", err)
-	} else if n > 0 && n < minMemory {
-		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(minMemory), membound.Format(n))
+	} else if n > 0 && n < query.MinMemory {
+		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(query.MinMemory), membound.Format(n))
 	} else {
 		opts.maxMemory = n
 	}
@@ -331,9 +217,7 @@ func jqStatus(err error) error {
 	if errors.As(err, &ee) {
 		c := *ee
 		c.NotUsage = c.NotUsage || c.Code != ExitUsage
-		// the readers' hints name decode's flags: query has --keep-going,
-		// and --max-size for --max-frame-size
-		c.Hint = strings.ReplaceAll(c.Hint, "--max-frame-size", "--max-size")
+		c.Hint = query.Hint(c.Hint)
 		c.Code = query.ExitUsage
 		return &c
 	}
@@ -478,17 +362,7 @@ func runQuery(opts *QueryOptions) error {
 	if opts.NullInput || opts.Slurp || opts.RawInput || !q.Parallel() {
 		jobs = 1 // one worker, silently (see --help)
 	}
-	if jobs == 1 && !opts.Slurp && ios.Getenv("GOGC") == "" {
-		// On one worker, a record's values are garbage once its results
-		// are written: collecting half as often saves ~6% of the time
-		// (100k Python-formatted Chiffon messages, one core: 0.51 s and
-		// 30 MiB at GOGC 100, 0.48 s and 39 MiB at 200, 0.48 s and 64 MiB
-		// at 300). Several workers, or -s holding the whole input: the
-		// default, as a soft memory limit would make the collector run
-		// without end on an input of one large document (3x the time on
-		// a 52 MB array).
-		defer debug.SetGCPercent(debug.SetGCPercent(200))
-	}
+	defer query.TuneGC(jobs, opts.Slurp, ios.Getenv("GOGC") != "")()
 	var writeFrame func([]byte) error
 	if bs, ok := w.snk.(*binarySink); ok { // a frame kept is written as read
 		writeFrame = func(frame []byte) error {
@@ -534,8 +408,8 @@ func runQuery(opts *QueryOptions) error {
 		runErr = invalidError(tl, "raise --max-size if such text is expected")
 	}
 	runErr = sourceError(runErr)
-	if runErr != nil && out.failed != nil {
-		runErr = outputFailure{out.failed}
+	if runErr != nil && out.Err() != nil {
+		runErr = outputFailure{out.Err()}
 	}
 	if runErr == nil {
 		runErr = outputFailed(w.snk.End())
@@ -611,11 +485,11 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	case codec.TOON:
 		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:
-		rows, err := newSpool("rows")
+		ts, err := records.NewSpooledTable(&records.TableSink{What: "result", Name: "the results", Max: 5}, ioError)
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{TableSink: records.TableSink{Rows: rows, What: "result", Name: "the results", Max: 5}, rep: newReporter(opts.IO), out: out, rows: rows}
+		w.snk = &tableResults{SpooledTable: ts, rep: newReporter(opts.IO), out: out}
 	}
 	return w, nil
 }
@@ -649,18 +523,17 @@ func (t *toonResults) End() error {
 // temporary file as they come, the header is written at the end, and a
 // table that would not read back as written is refused.
 type tableResults struct {
-	records.TableSink
-	rep  *reporter
-	out  *output
-	rows *spool
+	*records.SpooledTable
+	rep *reporter
+	out *output
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	return rowError(t.TableSink.Write(rec), "a table holds objects: --to ndjson takes any results")
+	return rowError(t.SpooledTable.Write(rec), "a table holds objects: --to ndjson takes any results")
 }
 
 func (t *tableResults) End() error {
-	defer t.rows.Remove()
+	defer t.Remove()
 	if lossy := t.Check(); lossy != nil {
 		return refuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
 	}
@@ -668,12 +541,8 @@ func (t *tableResults) End() error {
 	if r.Deep > 0 {
 		t.rep.warnf("the results: %s", *r.FirstDeep)
 	}
-	rd, err := t.rows.reader()
-	if err != nil {
-		return err
-	}
-	if err := t.Finish(t.out, rd, nil); err != nil {
-		return failure(t.out, t.rows.fail(err))
+	if err := t.WriteTable(t.out, nil); err != nil {
+		return failure(t.out, err)
 	}
 	return nil
 }

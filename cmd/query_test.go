@@ -3,7 +3,6 @@ package cmd
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,28 +47,6 @@ func TestQueryExitCodes(t *testing.T) {
 		ios, _, _, _ := Test()
 		if got := run(t, ios, c.args...); got != c.code {
 			t.Errorf("toonkit %s: exit %d, want %d", strings.Join(c.args, " "), got, c.code)
-		}
-	}
-}
-
-// jq's two-value flags reach the flag parser as NAME=VALUE, for query only.
-func TestQueryArgs(t *testing.T) {
-	cases := []struct{ in, want []string }{
-		{[]string{"query", "--arg", "x", "1", "."}, []string{"query", "--arg=x=1", "."}},
-		{[]string{"-q", "--color", "never", "query", "--argjson", "x", "{}", "--slurpfile", "f", "a.json", ".", "--rawfile", "r", "b"},
-			[]string{"-q", "--color", "never", "query", "--argjson=x={}", "--slurpfile=f=a.json", ".", "--rawfile=r=b"}},
-		{[]string{"query", ".", "--", "--arg", "x", "1"}, []string{"query", ".", "--", "--arg", "x", "1"}},
-		{[]string{"query", "--arg", "x"}, []string{"query", "--arg", "x"}},
-		{[]string{"decode", "--arg", "x", "1"}, []string{"decode", "--arg", "x", "1"}},
-		// after --args and --jsonargs, the arguments but the filter are values
-		{[]string{"query", "--indent", "1", "-c", "f.json", "--args", "a", "--jsonargs", "1", "-"},
-			[]string{"query", "--indent", "1", "-c", "f.json", "--args", "--positional=s:a", "--jsonargs", "--positional=j:1", "--positional=j:-"}},
-		{[]string{"query", "--args", "$ARGS", "a"}, []string{"query", "--args", "$ARGS", "--positional=s:a"}},
-		{[]string{"query", "-f", "p.jq", "in.json", "--args", "a"}, []string{"query", "-f", "p.jq", "in.json", "--args", "--positional=s:a"}},
-	}
-	for _, c := range cases {
-		if got := queryArgs(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("queryArgs(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/outfile"
+	"github.com/toonkit/toonkit/internal/query"
 	"github.com/toonkit/toonkit/internal/version"
 )
 
@@ -71,7 +72,7 @@ func interrupted(sig os.Signal) bool {
 // Run runs toonkit with the given streams and arguments and returns the exit code.
 func Run(ios *IOStreams, args []string) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(queryArgs(args))
+	root.SetArgs(query.Args(args))
 	ran := false
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		ran = true
@@ -145,6 +146,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("toonkit {{.Version}}\n")
+	root.SetHelpTemplate(helpTemplate)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
@@ -176,6 +178,33 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 	addCompletionCmd(root)
 	return root
 }
+
+// helpTemplate is every command's --help, as gh's and jq's read: the usage
+// line, the description, the commands, the flags, then the examples. The
+// long reference is in docs/commands and the man pages.
+const helpTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{with (or .Long .Short)}}
+
+{{. | trimTrailingWhitespaces}}{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasAvailableSubCommands}}
+
+Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
 
 // addCompletionCmd adds cobra's completion command (bash, zsh, fish and
 // powershell scripts) to the help, where cobra would add it only when run.

@@ -19,21 +19,10 @@ func newSealCmd(ios *IOStreams, runF func(*SealOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "seal (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Write the seal of an audit log already signed",
-		Long: `Seal checks the signature of every event of a log already signed (by
-toonkit sign, or by the Python services), then writes the log's seal
-(docs/formats/seal.md): for each run its first and last seq and time, its
-event count and a SHA-256 chain over its events' signed messages, with the
-scheme, the time of sealing (SOURCE_DATE_EPOCH when set) and an HMAC-SHA256
-over the seal's own canonical bytes with the same key. toonkit verify --seal
-then catches a log cut at its end or start, a run removed or added, and
-events swapped or replaced. toonkit sign --seal writes the same seal while
-signing.
-
-The keys and --scheme are as for sign (see toonkit sign --help): each
-event verifies with any key, the seal is signed with the first. Nothing is
-written unless toonkit verify accepts the log with the same keys: every
-signature valid, and in each run each seq one more than the one before (a
-replay, a step back or a gap is an error at its event).
+		Long: `Seal checks the signature of every event of a log already signed, then
+writes the log's seal (docs/formats/seal.md), with which toonkit verify --seal
+catches a log cut at its end or start, a run removed or added, and events
+swapped or replaced.
 
 EXIT STATUS
   0  the seal was written
@@ -42,7 +31,9 @@ EXIT STATUS
      seq is repeated, out of order or after a gap), the input is not trace
      events, or it has no events
   2  usage error, or a key missing, empty or shorter than 8 bytes
-  3  the input or a key file could not be read, or the output written`,
+  3  the input or a key file could not be read, or the output written
+
+The full reference: docs/commands/seal.md, or man toonkit-seal.`,
 		Example: `  # seal a log the Python services signed
   toonkit seal --key-file audit.key audit.ndjson -o audit.seal`,
 		Args: cobra.MaximumNArgs(1),

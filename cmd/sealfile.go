@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -15,19 +16,15 @@ import (
 // sign --seal --append): its size limit.
 type sealFlags struct {
 	MaxSealSize int
-	maxSealSize string
+	maxSealSize *size.Flag
 }
 
 func (s *sealFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&s.maxSealSize, "max-seal-size", "64MiB", "largest seal file read (--seal)")
+	s.maxSealSize = size.NewFlag("max-seal-size", "64MiB")
+	c.Flags().Var(s.maxSealSize, "max-seal-size", "largest seal file read (--seal)")
 }
 
-func (s *sealFlags) parse() (err error) {
-	if s.MaxSealSize, err = parseSize(s.maxSealSize); err != nil {
-		return usageErrorf("", "--max-seal-size: %v", err)
-	}
-	return nil
-}
+func (s *sealFlags) parse() error { return sizeOf(s.maxSealSize, &s.MaxSealSize) }
 
 // readSealFile reads the seal in path, of at most limit bytes, and checks
 // it for a log of scheme signed with the keys of ring: its own HMAC first,

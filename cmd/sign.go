@@ -34,56 +34,8 @@ func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
 		Short: "Sign AOP trace events with HMAC-SHA256",
 		Long: `Sign computes the HMAC-SHA256 signature of each AOP trace event and writes
 the events back, in the same shape (NDJSON or a JSON array), with the
-signature in meta.signature and in a top-level signature, as the spec says.
-Each signature replaces the value already there, or is added as the last
-member of its object, in the object's own spacing. Every other byte is kept:
-member order, number literals, white space, line breaks; the output ends
-with a newline, added if the input's last line has none.
-
-The message signed (--scheme):
-  spec             run_id + seq + t + actor + type + json.dumps(payload,
-                   sort_keys=True): the spec's generate_signature (default)
-  payload          run_id + seq + json.dumps(payload): members in their order
-  payload-compact  run_id + seq + json.dumps(payload, sort_keys=True,
-                   separators=(',', ':'))
-  event-compact    run_id + seq + json.dumps(the event without meta and
-                   without its top-level signature, sort_keys=True,
-                   separators=(',', ':'))
-run_id is meta.run_id; seq is written in decimal. The payload is read as
-Python's json.loads reads it and written byte for byte as CPython's
-json.dumps writes it (ensure_ascii, floats as repr, integers exact), so that
-Python services that follow the spec verify toonkit's signatures and the
-other way round.
-
-The key is the salt key's bytes, read from a file (--key-file; one trailing
-newline is stripped), an environment variable (--key-env) or a keyring
-(--keyring FILE: lines "id key"), never from the command line, where ps
-and the shell history would show it; a file others may read gives a
-warning. The flags repeat, for logs that span key rotations: the keys in
-the order given, newest first; sign and seal use the first, verify any.
-A key shorter than 16 bytes gives a warning; one shorter than 8 is refused
-unless --allow-short-key.
-
---seal FILE also writes the log's seal to FILE (docs/formats/seal.md): for
-each run its first and last seq and time, its event count and a SHA-256
-chain over its events' signed messages, signed with the first key, so that
-verify --seal catches a log cut short, a run removed or events reordered.
-sealed_at is the time now, or SOURCE_DATE_EPOCH when set. The seal is
-written only when every event signs and, in each run, each seq is one more
-than the one before (a replay, a step back or a gap is an error at its
-event: verify would reject the log), after the output. --append extends
-the seal already in FILE (its HMAC checked first, with the current key: a
-seal made with a key rotated out is not extended) with the events signed
-now, for a log that grows: the extended seal is that of the old events
-followed by the new ones. --max-seal-size (default 64MiB) limits the seal
-read.
-
-An event that cannot be signed (not an object; seq, t, actor, type,
-payload or meta.run_id missing or of the wrong type; a member name twice
-in one object, at any depth, which readers would read differently) is an
-error with its position; every event is still checked, and nothing is
-written to -o. An input with no events is written back as it is (exit 0);
-with --seal it is an error, since a seal of no events vouches for nothing.
+signature in meta.signature and in a top-level signature. Every other byte is
+kept. --seal FILE also writes the log's seal.
 
 EXIT STATUS
   0  every event signed
@@ -91,7 +43,9 @@ EXIT STATUS
      --seal, the input has no events, a seq repeated, out of order or
      after a gap, or the seal to extend not valid
   2  usage error, or a key missing, empty or shorter than 8 bytes
-  3  the input or a key file could not be read, or the output written`,
+  3  the input or a key file could not be read, or the output written
+
+The full reference: docs/commands/sign.md, or man toonkit-sign.`,
 		Example: `  # sign an audit log, replacing it only if every event signs
   toonkit sign --key-file audit.key audit.ndjson -o audit.ndjson
 
@@ -153,7 +107,7 @@ func runSign(opts *SignOptions) error {
 	h := sign.StreamHandler{
 		Output: func(b []byte) error {
 			out.Write(b)
-			return out.failed
+			return out.Err()
 		},
 		Bad: func(e *sign.EventError) error {
 			rep.errorf("%s", eventError(in.Name, e))
@@ -174,7 +128,7 @@ func runSign(opts *SignOptions) error {
 		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
 	if err != nil {
 		out.Abort()
-		if err == out.failed {
+		if err == out.Err() {
 			return err
 		}
 		if le := sealLogError(in.Name, err); le != nil {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"slices"
 	"strings"
 
@@ -34,48 +35,22 @@ const tokenizerModels = `  o200k_base   GPT-4o, GPT-4o mini, GPT-4.1, GPT-5, o1,
 
 func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{IO: ios}
-	var from, maxSize string
+	var from string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "stats [--from F] [FILE...|-]",
 		Short: "Count the bytes, characters and tokens of the data in each format, to find the cheapest",
-		Long: `Stats reads JSON, NDJSON or TOON (detected, or named with --from; a
-table too) and counts the bytes, characters and LLM tokens of the same data
-written as:
-
-  json         compact JSON, on one line
-  json-indent  JSON indented by two spaces (convert --to json)
-  toon-comma   TOON with each delimiter (encode --to toon --delimiter ...)
-  toon-tab
-  toon-pipe
-  tabular      a Genesis A2A table, when it reads back without loss
-               (otherwise the row says why not)
-
-The data is what convert reads: the one JSON or TOON value of a single
-input, or an array of the records of NDJSON or several inputs. The counts
-are those of encode --stats and convert --stats for the same data.
-
-Tokens are counted offline, exactly as OpenAI's tiktoken counts them, by
-every tokenizer toonkit ships, or by those named with --tokenizer
-(repeatable):
-
-` + tokenizerModels + `
-
-The report (stdout) is a table with the cheapest format of each tokenizer
-marked with *, and a bar chart per tokenizer: each format's tokens as a
-share of compact JSON, drawn with block characters, colored on a terminal
-(--color, NO_COLOR). --report json writes the same as data.
-
-The records are measured as they are read, in batches, in memory bounded
-whatever their number (the records, kept while TOON's form of the array
-may change, go to a temporary file past 4 MB); one value that is no array
-is measured whole. -j counts the batches on several workers. Over 50 MB of
-records, a progress line is shown on stderr when it is a terminal.
+		Long: `Stats reads JSON, NDJSON or TOON (detected, or named with --from; a table
+too) and counts the bytes, characters and LLM tokens of the same data written
+as compact and indented JSON, TOON and a table, to find the cheapest.
 
 EXIT STATUS
   0  the data was measured
   1  the input is invalid
   2  usage error
-  3  an input could not be read`,
+  3  an input could not be read
+
+The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 		Example: `  # which format costs the fewest tokens for this data
   toonkit stats users.json
 
@@ -108,8 +83,8 @@ EXIT STATUS
 			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
 				return err
@@ -124,7 +99,7 @@ EXIT STATUS
 	f.StringVar(&from, "from", "", "input format: json, ndjson, toon or tabular; detected when absent")
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest record or line accepted")
+	f.Var(maxSize, "max-frame-size", "largest record or line accepted")
 	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	opts.TOON.add(f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"

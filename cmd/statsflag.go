@@ -111,5 +111,5 @@ func (s *spool) copyTo(w io.Writer, out *output) error {
 	if _, err := io.Copy(w, rd); err != nil {
 		return failure(out, s.fail(err))
 	}
-	return out.failed
+	return out.Err()
 }

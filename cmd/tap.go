@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"net"
 	"os"
 	"runtime/debug"
@@ -36,60 +37,23 @@ type TapOptions struct {
 
 func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	opts := &TapOptions{IO: ios}
-	var maxSize, maxMem string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
+	maxMem := size.NewFlag("max-memory", "256MiB")
 	c := &cobra.Command{
 		Use:   "tap --listen ADDR --upstream ADDR",
 		Short: "Forward a TCP connection and show its frames live, both ways",
-		Long: `Tap sits between a client and its server (an orchestrator and a subagent,
-say): it listens on --listen, connects each connection it accepts to
---upstream, and forwards the bytes of both directions unchanged, each read
-written on at once. As they go through, it shows every Kado frame of both
-directions as soon as its last byte has passed:
-
-  - by default one line per frame, as inspect --oneline writes it, with the
-    time, the connection (client>upstream) and the direction (c2s or s2c);
-  - with -v the full inspect view of each frame;
-  - with --json the NDJSON records decode writes, each header holding
-    "capture":{"conn":...,"dir":...,"time":...}.
-
-Bytes that are not frames are reported and passed over up to the next
-plausible header; forwarding goes on. A connection that begins with a
-WebSocket handshake (HTTP Upgrade) is unwrapped: its binary messages are
-read as frames, its text messages shown as such.
-
-Forwarding never waits for the view. When the view falls behind (a slow
-terminal), it holds at most a sixteenth of --max-memory (16 MiB); bytes
-beyond are still forwarded but not shown, and the view says so and
-resynchronises after them. A reset from either side is passed on as a
-reset to the other, and noted.
-
---max-memory (256MiB) bounds all the traffic tap holds, every connection
-together: the copies for the view (1/16) and for -w (1/4), and the
-frames still arriving (the rest). When those frames would pass it, the
-direction holding the most (over its share: the rest over the open
-directions) is reported and no longer decoded; its bytes are still
-forwarded, unchanged and at full speed, and written to -w. The Go
-runtime's soft memory limit is set to the bound plus 64 MiB.
-
--w FILE also writes the traffic as a pcapng file (synthesised Ethernet,
-IP and TCP headers, one TCP connection per connection, client to upstream)
-that decode, inspect and Wireshark read. It is written apart from the view
-(a blocked stdout costs it nothing), to a temporary file put in place when
-tap ends.
-
-Connections opening and closing, and connections whose upstream cannot be
-reached, are noted on stderr (-q leaves them out). Ctrl-C (SIGINT), SIGTERM
-or SIGHUP closes the listener and every connection, completes the -w file
-and ends tap with the shell's status for the signal (130 for Ctrl-C), within
-a second even when nobody reads its stdout: the view gets half a second to
-show what it holds, then its output is let go of. With --count N tap ends
-after N frames, with status 0.
+		Long: `Tap sits between a client and its server: it listens on --listen, connects
+each connection it accepts to --upstream, forwards the bytes of both
+directions unchanged, and shows every Kado frame of both directions as it
+passes. -w FILE also records the traffic as a pcapng capture.
 
 EXIT STATUS
   0    --count frames were shown
   2    usage error
   3    --listen could not be opened, or an output could not be written
-  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it`,
+  130  ended by Ctrl-C (143 by SIGTERM, 129 by SIGHUP), the normal way to stop it
+
+The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 		Example: `  # forward 127.0.0.1:7001 to a subagent on 127.0.0.1:7000 and watch; stop after 4 frames
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --count 4
 
@@ -103,7 +67,6 @@ EXIT STATUS
   toonkit tap --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000 --max-memory 64MiB --count 4`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			var err error
 			for _, a := range []struct{ flag, val string }{{"--listen", opts.Listen}, {"--upstream", opts.Upstream}} {
 				if a.val == "" {
 					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
@@ -121,11 +84,11 @@ EXIT STATUS
 			if opts.Count < 0 {
 				return usageErrorf("", "--count: want a number of frames from 1, found %d", opts.Count)
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
-			if opts.MaxMemory, err = parseSize(maxMem); err != nil {
-				return usageErrorf("", "--max-memory: %v", err)
+			if err := sizeOf(maxMem, &opts.MaxMemory); err != nil {
+				return err
 			}
 			if opts.MaxMemory < 1<<20 {
 				return usageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
@@ -143,8 +106,8 @@ EXIT STATUS
 	f.BoolVar(&opts.JSON, "json", false, "write decode's NDJSON records (with their capture source) instead of the view")
 	f.StringVarP(&opts.Write, "write", "w", "", "also write the traffic to `FILE` as pcapng")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after `N` frames (0: run until Ctrl-C)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest payload shown, on the wire and decompressed")
-	f.StringVar(&maxMem, "max-memory", "256MiB", "hold at most `SIZE` of traffic, all connections together")
+	f.Var(maxSize, "max-frame-size", "largest payload shown, on the wire and decompressed")
+	f.Var(maxMem, "max-memory", "hold at most `SIZE` of traffic, all connections together")
 	return c
 }
 
@@ -196,7 +159,7 @@ func runTap(opts *TapOptions) error {
 	var pcap *output
 	if opts.Write != "" {
 		pcap = newOutput(ios, opts.Write)
-		if err := pcap.open(); err != nil {
+		if err := pcap.Open(); err != nil {
 			return err
 		}
 	}

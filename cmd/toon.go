@@ -163,7 +163,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 			err = sourceError(verr)
 		case arr != nil:
 			out.Abort()
-			out = newOutput(ios, out.path)
+			out = newOutput(ios, out.Path())
 			err = encodeTOON(out, st, &document{Document: arr}, opts)
 		}
 	}
@@ -197,8 +197,8 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 		w = io.MultiWriter(out, st.out)
 	}
 	if err := doc.EncodeTOON(w, opts); err != nil {
-		if out.failed != nil {
-			return out.failed
+		if out.Err() != nil {
+			return out.Err()
 		}
 		return sourceError(err)
 	}
@@ -209,14 +209,14 @@ func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) 
 		}
 		st.document(compact)
 	}
-	return out.failed
+	return out.Err()
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
 // does (on one line when compact), or as NDJSON records (the elements of a
 // root array, or the root value), all or nothing.
 func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records, compact bool) error {
-	out.holdAll()
+	out.HoldAll()
 	opts := t.decodeOptions(maxLine)
 	if opts.Elements = records; !records && !compact {
 		opts.JSONIndent = "  "
@@ -224,7 +224,7 @@ func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine 
 	if err := toon.Decode(out, br, opts); err != nil {
 		return toonError(in.Name, out, err)
 	}
-	return out.failed
+	return out.Err()
 }
 
 // toonError makes a TOON decoding error a user-facing one: a syntax error
@@ -232,8 +232,8 @@ func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine 
 func toonError(name string, out *output, err error) error {
 	var se *jsonv.SyntaxError
 	switch {
-	case out != nil && out.failed != nil:
-		return out.failed
+	case out != nil && out.Err() != nil:
+		return out.Err()
 	case errors.As(err, &se):
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"slices"
@@ -37,73 +38,24 @@ type ValidateOptions struct {
 
 func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
-	var as, maxSize string
+	var as string
+	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "validate [--as FORMAT] [--schema FILE] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
-and reports each rule broken: where (file:line:column for text, frame and byte
-offset for binary frames), the record, the JSON pointer of the field, a
-stable code, a severity, and what was expected and what was found. A bad
-record does not stop the check: the next one is read, and then the next file.
-
-Formats (detected per file without --as; JSON messages by the fields of
-the first one):
-  binary      Kado frames: the spec's four rules per frame (BIN001-BIN006),
-              each payload against its type's schema (BIN010-BIN023), and
-              warnings: sequence ids that do not go up, timestamps that go
-              back, RLE oddities, bytes after the last frame (BIN030-BIN034)
-  pcap        packet captures (pcap, pcapng): each TCP connection's frames
-              checked as binary frames are (per direction), each finding
-              naming the connection and direction ("CONN DIR: frame N at
-              byte X"); holes (CAP001), WebSocket errors (CAP002),
-              connections not followed (CAP003), with --port a direction
-              that is not frames (CAP004), copies of the same bytes that
-              disagree (CAP006), packets not read (CAP007)
-  tabular     Genesis A2A tables: header and version, cells per row, escapes,
-              UTF-8, line length (TAB001-TAB005)
-  chiffon     Chiffon envelopes and payloads (CHF001-CHF064), across the
-              stream: repeated message_id, request_id reused with another
-              payload, output chunks that do not tile, a second work_result,
-              work_status after work_result (CHF050-CHF054)
-  trace       AOP trace events (AOP001-AOP041); seq strictly increasing per
-              run_id (a gap is a warning), signature equal to meta.signature
-              (AOP050-AOP052)
-  narratoria  Narratoria tool events, one per LF-ended line (NAR001-NAR003),
-              per type (NAR010-NAR071), and across the stream: unique assetId,
-              exactly one done, events after done, an error not followed by
-              done with ok false, an unknown type (NAR080-NAR084)
---schema FILE checks each record against your JSON Schema instead (draft by
-its $schema, 2020-12 by default, formats asserted, $refs to files beside it,
-never fetched): each JSON value of JSON or NDJSON, a TOON document, a table's
-rows, frame payloads (/payload/...), whatever protocol; SCH001 or the x-code
-of the schema's node, SCH000 a record that is not JSON. With --as naming a
-format with rules too, both run (the file is read twice: not stdin).
-JSON, a JSON array of messages and NDJSON are all read for chiffon and
-trace; narratoria is NDJSON by its spec. -j N checks binary frames and
-chiffon, trace and narratoria messages on N workers, the rules across the
-stream in input order: the report is that of -j 1, byte for byte. A
-capture is checked on one worker, whatever -j says.
-
-Reports (--report): text, one line per finding and a summary line, colored
-on a terminal; json, one object {"ok","files","records","errors",
-"warnings","findings"}; github, workflow commands that GitHub Actions turns
-into annotations; junit, JUnit XML for GitLab, Jenkins, CircleCI, Azure
-Pipelines and Buildkite: a <testsuite> per file, a <testcase> per record
-with findings named by its place (a <failure> per error, warnings as
-<system-out>), one for the records without findings, and past
---junit-cases N records with findings in a file (default 1000; 0: all) one
-that counts the rest by code; sarif, SARIF 2.1.0 for GitHub code scanning,
-every rule code a reportingDescriptor. Both stream, in bounded memory.
-SOURCE_DATE_EPOCH stops the clock of junit's times, for reproducible
-reports. --print-schema NAME prints a message schema (JSON Schema 2020-12,
-x-code and x-message as $comment: ajv --strict takes it).
+(binary, pcap, tabular, chiffon, trace, narratoria; detected, or named with
+--as) or against a JSON Schema (--schema), and reports each rule broken with
+its place, its stable code and its severity. A bad record does not stop the
+check.
 
 EXIT STATUS
   0  no error (warnings alone pass, unless --strict)
   1  errors were found (or, with --strict, warnings)
   2  usage error
-  3  a file could not be read (the others are still checked)`,
+  3  a file could not be read (the others are still checked)
+
+The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 		Example: `  # a capture of frames, in CI
   toonkit validate capture.bin
 
@@ -149,8 +101,8 @@ EXIT STATUS
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if opts.MaxFrameSize, err = parseSize(maxSize); err != nil {
-				return usageErrorf("", "--max-frame-size: %v", err)
+			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+				return err
 			}
 			if opts.PrintSchema == "" {
 				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
@@ -175,7 +127,7 @@ EXIT STATUS
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
-	f.StringVar(&maxSize, "max-frame-size", "64MiB", "largest frame, line or record accepted")
+	f.Var(maxSize, "max-frame-size", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	opts.CaptureFlags.add(f)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))

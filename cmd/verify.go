@@ -38,71 +38,8 @@ func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Comman
 		Short: "Prove that a log of signed AOP trace events was not changed",
 		Long: `Verify recomputes the HMAC-SHA256 signature of every AOP trace event (NDJSON
 or a JSON array; several files are one log, in the order given), compares it
-with the event's in constant time, and checks the log as a whole:
-  - within a run_id, seq goes up by one from event to event: a repeat, a
-    step back, or a gap (events removed) is an error;
-  - every event is signed. The spec's event structure requires
-    meta.signature, and its generator stores a copy in a top-level
-    signature; many stored logs have meta.signature only. An event is
-    checked against meta.signature, or against the top-level copy when
-    meta.signature is absent (a warning); when both are there they must be
-    equal. --require-both wants both places, for producers that promise it.
-A run that starts after seq 1 is a warning: events before it may be missing.
-A log with no events at all (empty files, white space, an empty JSON array)
-is an error, reported before any report is written, since a pass would vouch
-for nothing: --allow-empty accepts it.
-
-The text report has one line per problem, then a summary:
-  audit.ndjson:17: seq 16 (run 550e8400…): signature mismatch
-  verified 1204 events in 3 runs: 1 failure
-Events signed in meta.signature only are counted in one note before the
-summary; records that are not trace events (or JSON that cannot be read, which
-ends its file) are not counted as events verified, but as unread. --report
-json writes one object {"ok","events","unread","runs","failures",
-"warnings","meta_signature_only","top_signature_only","findings"};
---report github writes workflow commands that GitHub Actions shows as
-annotations; --report junit JUnit XML, a <testsuite> per file, a <testcase>
-per event with problems ("seq 16 run 550e8400…", a <failure> per error,
-warnings as <system-out>), one for the events without problems, and past
---junit-cases N (default 1000) one that counts the rest. --explain shows, under each signature that does not
-match, the exact message that was signed to check it (the scheme's fields
-and the canonical payload), for a producer to compare with its own bytes.
-The signature toonkit computed is never shown: a log of a CI run would
-otherwise hand out a valid signature for a tampered event.
-
---seal FILE also checks the log against its seal (toonkit sign --seal,
-toonkit seal; docs/formats/seal.md): the seal's own HMAC first (a seal that
-does not verify is an error, and nothing else is judged), with the first
-key, the current one: a seal that verifies only with a key rotated out is
-an error that names that key, since whoever holds an old key can seal a
-forged log with it (with several keys, a note names the key that sealed).
-A seal file over --max-seal-size (default 64MiB) is refused unread. Then
-every
-run of the seal is in the log and no other, and that each run starts and
-ends at the sealed seq with the sealed count and hash chain. Each finding
-names its run (code SIG030):
-  audit.seal:1: run 550e8400…: the log ends at seq 3, the seal at seq 5 (2 events removed from the end)
-  audit.seal:1: run 550e8400…: missing from the log (the seal has 4 events, seq 1 to 4)
-  audit.seal:1: run r-3: not in the seal (the log has 1 event, seq 1 to 1)
-A toonkit-seal/3 seal also states the order of all the events: runs
-reordered, interleaved or split are an error too.
-With --explain the first finding of a run says where the log first departs
-from the seal: the event (its seq, line and byte offset), or the window of
-at most 16 events the seal's checkpoints bound it to.
-
---scheme and the keys are as for sign (see toonkit sign --help). With
-several keys, newest first, each event verifies with any; a line before the
-summary names the keys of each run (json: "keys"), and a run whose events
-go back to an older key after a newer one is an error (SIG005). A keyring
-line may end in retired=TIME (RFC 3339): an event that key signed at a t at
-or after TIME is an error (SIG006).
-
--j N parses the events and checks their signatures on N workers (default:
-the usable CPUs); the rules of the log run in one ordered pass, so the
-report, its order and the exit status are those of -j 1. NDJSON (one event
-a line, or indented) and JSON arrays whose elements start lines of their own
-are spread over the workers; the rest of a file from a line over 256 KiB
-(a JSON array on one line) or from malformed JSON on is read by one worker.
+with the event's, and checks the log as a whole: seq one more than the one
+before within a run, every event signed, and, with --seal, the log's seal.
 
 EXIT STATUS
   0  every event verified
@@ -111,7 +48,9 @@ EXIT STATUS
      differ (or, with --require-both, one is missing), or the log has no
      events (without --allow-empty)
   2  usage error, or a key missing or empty
-  3  an input, a key file or a keyring could not be read`,
+  3  an input, a key file or a keyring could not be read
+
+The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 		Example: `  # a signed audit log, in CI
   toonkit verify --key-file audit.key audit.ndjson
 

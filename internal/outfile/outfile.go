@@ -189,11 +189,7 @@ type TempError struct {
 }
 
 func (e *TempError) Error() string {
-	msg := e.Err.Error()
-	var pe *fs.PathError
-	if errors.As(e.Err, &pe) {
-		msg = pe.Err.Error()
-	}
+	msg := reason(e.Err)
 	if e.Name == "" {
 		return "cannot make a temporary file: " + msg
 	}

@@ -9,8 +9,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +92,9 @@ func manPages() (map[string][]byte, error) {
 	header := &doc.GenManHeader{Title: "TOONKIT", Section: "1", Date: &manDate, Source: "toonkit", Manual: "toonkit manual"}
 	root := docsRoot()
 	preformatIndented(root)
+	if err := withReference(root); err != nil {
+		return nil, err
+	}
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return nil, err
 	}
@@ -136,6 +141,50 @@ func preformat(long string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// withReference makes each command's man page carry the reference of
+// docs/commands/NAME.md after the help's description, in place of the
+// help's pointer to it: the help is short, the man page complete.
+func withReference(root *cobra.Command) error {
+	dir, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	for _, c := range root.Commands() {
+		b, err := os.ReadFile(filepath.Join(dir, "docs", "commands", c.Name()+".md"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ref := string(b)
+		if strings.HasPrefix(ref, "# ") { // the title: the man page has its own
+			_, ref, _ = strings.Cut(ref, "\n")
+		}
+		long, _, _ := strings.Cut(c.Long, "\n\nThe full reference: ")
+		c.Long = long + "\n\n# REFERENCE\n" + ref
+	}
+	return nil
+}
+
+// repoRoot is the folder of go.mod, from the working directory up.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = up
+	}
 }
 
 // writeFiles replaces the files of dir with the given ones.
