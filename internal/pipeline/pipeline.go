@@ -98,6 +98,29 @@ type Stages[B any] struct {
 	// Write receives the batches, worked, in input order, on the caller's
 	// goroutine.
 	Write func(b *B) error
+	// Pool, when not nil, keeps the batches from one Stream to the next
+	// (a caller that runs Stream again after ErrTakeOver): they are taken
+	// from it before New is called, and the batches written go back to it
+	// when Stream returns.
+	Pool *Pool[B]
+}
+
+// Pool holds batches between runs of Stream (Stages.Pool).
+type Pool[B any] struct{ free []*B }
+
+func (p *Pool[B]) get(newB func() *B) *B {
+	if p == nil || len(p.free) == 0 {
+		return newB()
+	}
+	b := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return b
+}
+
+func (p *Pool[B]) put(b *B) {
+	if p != nil {
+		p.free = append(p.free, b)
+	}
 }
 
 type slot[B any] struct {
@@ -117,6 +140,10 @@ func Stream[B any](ctx context.Context, opts Options, st Stages[B]) error {
 	if newB == nil {
 		newB = func() *B { return new(B) }
 	}
+	if st.Pool != nil {
+		made := newB
+		newB = func() *B { return st.Pool.get(made) }
+	}
 	at := -1 // the batch whose error ends the run
 	err := stream(ctx, opts, st, newB, &at)
 	switch {
@@ -130,7 +157,9 @@ func Stream[B any](ctx context.Context, opts Options, st Stages[B]) error {
 
 func stream[B any](ctx context.Context, opts Options, st Stages[B], newB func() *B, at *int) error {
 	if opts.Workers <= 1 {
-		return serial(ctx, st, newB(), at)
+		b := newB()
+		defer st.Pool.put(b)
+		return serial(ctx, st, b, at)
 	}
 	inflight := opts.InFlight
 	if inflight <= 0 {
@@ -223,11 +252,12 @@ func stream[B any](ctx context.Context, opts Options, st Stages[B], newB func() 
 				return ctx.Err()
 			}
 			*at = s.idx
-			if s.rerr != nil {
-				if s.rerr == io.EOF {
+			if rerr := s.rerr; rerr != nil {
+				free <- s // for the Pool
+				if rerr == io.EOF {
 					return nil
 				}
-				return s.rerr
+				return rerr
 			}
 			werr, err := st.Write(s.b), s.err
 			free <- s // room: at most inflight slots exist; s is Read's again
@@ -252,6 +282,11 @@ func stream[B any](ctx context.Context, opts Options, st Stages[B], newB func() 
 	mu.Unlock()
 	if !leave {
 		reader.Wait()
+	}
+	if st.Pool != nil {
+		for len(free) > 0 {
+			st.Pool.put((<-free).b)
+		}
 	}
 	return err
 }

@@ -591,3 +591,51 @@ func TestStreamCancel(t *testing.T) {
 		t.Fatalf("%d goroutines before, %d after", before, after)
 	}
 }
+
+// With a Pool, a caller that runs Stream again after ErrTakeOver (one
+// worker takes over a record, then the workers go on) reuses the batches
+// of the run before: no more than InFlight are ever made.
+func TestStreamPoolAcrossTakeOvers(t *testing.T) {
+	var pool Pool[int]
+	made, i := 0, 0
+	taken := map[int]bool{} // changed between runs only
+	var wrote []int
+	for runs := 0; ; runs++ {
+		err := Stream(context.Background(), Options{Workers: 2, InFlight: 3}, Stages[int]{
+			New: func() *int { made++; return new(int) },
+			Read: func(b *int) error {
+				switch {
+				case i == 100:
+					return io.EOF
+				case i%10 == 9 && !taken[i]:
+					return ErrTakeOver // record i is the caller's
+				}
+				*b, i = i, i+1
+				return nil
+			},
+			Work:  func(*int) error { return nil },
+			Write: func(b *int) error { wrote = append(wrote, *b); return nil },
+			Pool:  &pool,
+		})
+		if err == nil {
+			break
+		}
+		if err != ErrTakeOver || runs > 20 {
+			t.Fatalf("run %d: %v", runs, err)
+		}
+		wrote = append(wrote, i) // the caller's loop takes record i
+		taken[i] = true
+		i++
+	}
+	if len(wrote) != 100 || wrote[0] != 0 || wrote[99] != 99 {
+		t.Fatalf("wrote %v", wrote)
+	}
+	for k, r := range wrote {
+		if r != k {
+			t.Fatalf("record %d written as %d", k, r)
+		}
+	}
+	if made > 3 {
+		t.Fatalf("%d batches made over 10 runs, InFlight 3", made)
+	}
+}
