@@ -96,7 +96,9 @@ type Stages[B any] struct {
 	// two batches at once with the same b.
 	Work func(b *B) error
 	// Write receives the batches, worked, in input order, on the caller's
-	// goroutine.
+	// goroutine. A batch whose Work or Write failed (ErrTakeOver too) is
+	// not given to Read again: the caller may go on from it once Stream
+	// has returned.
 	Write func(b *B) error
 	// Pool, when not nil, keeps the batches from one Stream to the next
 	// (a caller that runs Stream again after ErrTakeOver): they are taken
@@ -260,7 +262,12 @@ func stream[B any](ctx context.Context, opts Options, st Stages[B], newB func() 
 				return rerr
 			}
 			werr, err := st.Write(s.b), s.err
-			free <- s // room: at most inflight slots exist; s is Read's again
+			if werr == nil && err == nil {
+				// Read's again (room: at most inflight slots exist). A batch
+				// whose error ends the run stays the caller's: it may take
+				// over from it.
+				free <- s
+			}
 			if werr != nil {
 				return werr
 			}
