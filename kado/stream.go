@@ -98,7 +98,6 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		batchBytes = 256 << 10
 	}
 	workers := max(opts.Workers, 1)
-	free := make(chan *streamBatch, 2*workers+4)
 	// The frames of a batch are the reader's own bytes, not a copy: the
 	// reader never writes a buffer again once it has read into it (Fresh),
 	// and a buffer it has left is used again only once the batches that
@@ -122,20 +121,14 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 	}
 	done := false
 	var big *Frame // a large frame Next returned, for the caller's goroutine
-	read := func() (*streamBatch, error) {
+	read := func(b *streamBatch) error {
 		if big != nil {
-			return nil, errBig
+			return pipeline.ErrTakeOver
 		}
 		if done {
-			return nil, io.EOF
+			return io.EOF
 		}
-		var b *streamBatch
-		select {
-		case b = <-free:
-			b.size, b.items, b.idle, b.readErr, b.left = 0, b.items[:0], false, nil, b.left[:0]
-		default:
-			b = &streamBatch{}
-		}
+		b.size, b.items, b.idle, b.readErr, b.left = 0, b.items[:0], false, nil, b.left[:0]
 		cur = b
 		defer func() { cur = nil }()
 		for b.size < batchBytes {
@@ -186,17 +179,17 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		}
 		if len(b.items) == 0 && b.readErr == nil {
 			if big != nil {
-				return nil, errBig
+				return pipeline.ErrTakeOver
 			}
-			return nil, io.EOF
+			return io.EOF
 		}
-		return b, nil
+		return nil
 	}
 	decoders := make(chan *Reader, workers)
 	for range workers {
 		decoders <- NewReader(nil, ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 	}
-	work := func(b *streamBatch) (*streamBatch, error) {
+	work := func(b *streamBatch) error {
 		dec := <-decoders
 		defer func() { decoders <- dec }()
 		b.out, b.ends, b.segs = b.out[:0], b.ends[:0], b.segs[:0]
@@ -218,7 +211,7 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 				break
 			}
 		}
-		return b, nil
+		return nil
 	}
 	write := func(b *streamBatch) error {
 		defer func() {
@@ -233,10 +226,6 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 			clear(b.left)
 			for i := range b.items {
 				b.items[i].f.Raw = nil
-			}
-			select {
-			case free <- b:
-			default:
 			}
 		}()
 		out, ends := 0, 0
@@ -260,7 +249,7 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 				return err
 			}
 			if !opts.KeepGoing {
-				return errStop
+				return pipeline.ErrDone
 			}
 		}
 		if err := records(len(b.out), len(b.ends)); err != nil {
@@ -277,12 +266,13 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		return nil
 	}
 	var out []byte
+	var pool pipeline.Pool[streamBatch] // the batches, from one run of the workers to the next
 	for {
-		err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
-		if err == errStop {
-			err = nil
-		}
-		if err != errBig {
+		// A large frame is the caller's goroutine's (ErrTakeOver), then
+		// the workers go on after it.
+		err := pipeline.Stream(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead},
+			pipeline.Stages[streamBatch]{Read: read, Work: work, Write: write, Pool: &pool})
+		if err != pipeline.ErrTakeOver {
 			return err
 		}
 		f := big
@@ -314,11 +304,6 @@ func DecodeStream(ctx context.Context, in io.Reader, opts StreamOptions, h Strea
 		}
 	}
 }
-
-var (
-	errStop = errors.New("stop after a bad frame")
-	errBig  = errors.New("a large frame")
-)
 
 // streamBuffer is the size of the reader's buffers in DecodeStream (a
 // variable for the tests).

@@ -45,3 +45,49 @@ func Example() {
 	// DELTA
 	// EPSILON
 }
+
+// lines is a batch of ExampleStream: the lines read, and what a worker
+// made of them. The engine recycles it, buffers and all.
+type lines struct {
+	in  []string
+	out []byte
+}
+
+// Lines are cut into batches of two, upper-cased by three workers and
+// written in input order; the batches, at most InFlight of them, are the
+// engine's and come back to Read once written.
+func ExampleStream() {
+	sc := bufio.NewScanner(strings.NewReader("alpha\nbeta\ngamma\ndelta\nepsilon\n"))
+	err := pipeline.Stream(context.Background(), pipeline.Options{Workers: 3, InFlight: 4}, pipeline.Stages[lines]{
+		Read: func(b *lines) error {
+			b.in = b.in[:0]
+			for len(b.in) < 2 && sc.Scan() {
+				b.in = append(b.in, sc.Text())
+			}
+			if len(b.in) == 0 {
+				return io.EOF
+			}
+			return nil
+		},
+		Work: func(b *lines) error {
+			b.out = b.out[:0]
+			for _, s := range b.in {
+				b.out = append(append(b.out, strings.ToUpper(s)...), '\n')
+			}
+			return nil
+		},
+		Write: func(b *lines) error {
+			fmt.Print(string(b.out))
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+	}
+	// Output:
+	// ALPHA
+	// BETA
+	// GAMMA
+	// DELTA
+	// EPSILON
+}

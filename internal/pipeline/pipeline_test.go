@@ -316,3 +316,326 @@ func TestLeaveRead(t *testing.T) {
 		t.Fatalf("read called %d times", calls.Load())
 	}
 }
+
+// recs is a batch of Stream's tests: the records cut from the input, and
+// the output a worker made of them.
+type recs struct {
+	in  []int
+	out strings.Builder
+	err error
+}
+
+// input is a random input: n records, cut into batches of random sizes; a
+// record equal to bad fails (bad < 0: none does).
+type input struct {
+	sizes []int
+	bad   int
+}
+
+func randomInput(r *rand.Rand) input {
+	in := input{bad: -1}
+	for range 1 + r.IntN(60) {
+		in.sizes = append(in.sizes, 1+r.IntN(9))
+	}
+	if r.IntN(3) > 0 {
+		in.bad = r.IntN(300)
+	}
+	return in
+}
+
+// streamRun reads an input.s batches into recycled recs (counting those made and
+// those alive), works them with jitter, and writes their lines to out.
+type streamRun struct {
+	out          strings.Builder
+	made, live   atomic.Int64
+	peak         atomic.Int64
+	stoppedAt    int
+	batchesWrote int
+}
+
+func (ru *streamRun) stages(in input, jitter bool) Stages[recs] {
+	next, rec := 0, 0
+	return Stages[recs]{
+		New: func() *recs { ru.made.Add(1); return &recs{} },
+		Read: func(b *recs) error {
+			if next == len(in.sizes) {
+				return io.EOF
+			}
+			b.in, b.err = b.in[:0], nil
+			b.out.Reset()
+			for range in.sizes[next] {
+				b.in = append(b.in, rec)
+				rec++
+			}
+			next++
+			if l := ru.live.Add(1); l > ru.peak.Load() {
+				ru.peak.Store(l) // one reader: no other store
+			}
+			return nil
+		},
+		Work: func(b *recs) error {
+			if jitter {
+				time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
+			}
+			for _, r := range b.in {
+				if r == in.bad {
+					b.err = &posError{rec: r}
+					return b.err
+				}
+				fmt.Fprintf(&b.out, "%d\n", r)
+			}
+			return nil
+		},
+		Write: func(b *recs) error {
+			ru.out.WriteString(b.out.String())
+			ru.batchesWrote++
+			ru.live.Add(-1)
+			return nil
+		},
+	}
+}
+
+// posError is a typed error with its position: the record's index.
+type posError struct{ rec int }
+
+func (e *posError) Error() string { return fmt.Sprintf("record %d is bad", e.rec) }
+
+func (ru *streamRun) stream(t *testing.T, workers, inflight int, in input) error {
+	t.Helper()
+	ru.stoppedAt = -1
+	return Stream(context.Background(), Options{Workers: workers, InFlight: inflight, Stopped: func(b int) { ru.stoppedAt = b }},
+		ru.stages(in, workers > 1))
+}
+
+// -j 1 and -j N give the same bytes, the same error (the first in input
+// order, with its position) from the same batch, on random inputs.
+func TestStreamOneWorkerAndNAlike(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 1))
+	for range 150 {
+		in := randomInput(r)
+		var one streamRun
+		wantErr := one.stream(t, 1, 0, in)
+		// What one worker writes: every record before the bad one.
+		var exp strings.Builder
+		for i := range sum(in.sizes) {
+			if i == in.bad {
+				break
+			}
+			fmt.Fprintf(&exp, "%d\n", i)
+		}
+		if one.out.String() != exp.String() {
+			t.Fatalf("one worker wrote %q, want %q", one.out.String(), exp.String())
+		}
+		if (wantErr != nil) != (in.bad >= 0 && in.bad < sum(in.sizes)) {
+			t.Fatalf("bad %d of %d records: one worker's error %v", in.bad, sum(in.sizes), wantErr)
+		}
+		if one.made.Load() != 1 {
+			t.Fatalf("one worker made %d batches", one.made.Load())
+		}
+		for _, workers := range []int{2, 3, 7} {
+			var n streamRun
+			err := n.stream(t, workers, 0, in)
+			if n.out.String() != one.out.String() {
+				t.Fatalf("%d workers: output differs from one worker's\n got %q\nwant %q", workers, n.out.String(), one.out.String())
+			}
+			var pe *posError
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || (wantErr != nil && !errors.As(err, &pe)) {
+				t.Fatalf("%d workers: error %v (%T), one worker's %v", workers, err, err, wantErr)
+			}
+			if n.stoppedAt != one.stoppedAt {
+				t.Fatalf("%d workers stopped at batch %d, one worker at %d", workers, n.stoppedAt, one.stoppedAt)
+			}
+		}
+	}
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// The engine makes at most InFlight batches and gives them back to Read:
+// memory is bounded by the batches in flight, not by the input.
+func TestStreamBatchesBoundedAndRecycled(t *testing.T) {
+	in := input{bad: -1}
+	for range 500 {
+		in.sizes = append(in.sizes, 3)
+	}
+	for _, c := range []struct{ workers, inflight, limit int }{{2, 0, 6}, {3, 0, 8}, {3, 5, 5}, {4, 2, 5}} {
+		var ru streamRun
+		if err := ru.stream(t, c.workers, c.inflight, in); err != nil {
+			t.Fatal(err)
+		}
+		if m := ru.made.Load(); m > int64(c.limit) {
+			t.Errorf("%d workers, InFlight %d: %d batches made for 500, limit %d", c.workers, c.inflight, m, c.limit)
+		}
+		if p := ru.peak.Load(); p > int64(c.limit) {
+			t.Errorf("%d workers, InFlight %d: %d batches alive at once, limit %d", c.workers, c.inflight, p, c.limit)
+		}
+		if ru.batchesWrote != 500 {
+			t.Errorf("%d batches written of 500", ru.batchesWrote)
+		}
+	}
+}
+
+// ErrTakeOver from Write ends the run at that batch, after the batches
+// before it; the caller's loop goes on from there. From Read, likewise.
+func TestStreamTakeOver(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		for _, inRead := range []bool{false, true} {
+			i := 0
+			var wrote []int
+			err := Stream(context.Background(), Options{Workers: workers}, Stages[int]{
+				Read: func(b *int) error {
+					if inRead && i == 6 {
+						return ErrTakeOver
+					}
+					*b, i = i, i+1
+					return nil
+				},
+				Work: func(b *int) error { *b *= 10; return nil },
+				Write: func(b *int) error {
+					if !inRead && *b == 60 {
+						return ErrTakeOver
+					}
+					wrote = append(wrote, *b)
+					return nil
+				},
+			})
+			if err != ErrTakeOver || fmt.Sprint(wrote) != "[0 10 20 30 40 50]" {
+				t.Errorf("%d workers, in read %v: %v after %v", workers, inRead, err, wrote)
+			}
+		}
+	}
+}
+
+// ErrDone from Write ends the run as the end of the input would.
+func TestStreamDone(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		i := 0
+		var wrote []int
+		err := Stream(context.Background(), Options{Workers: workers}, Stages[int]{
+			Read:  func(b *int) error { *b, i = i, i+1; return nil }, // endless
+			Work:  func(*int) error { return nil },
+			Write: func(b *int) error { wrote = append(wrote, *b); return map[bool]error{true: ErrDone}[*b == 4] },
+		})
+		if err != nil || fmt.Sprint(wrote) != "[0 1 2 3 4]" {
+			t.Errorf("%d workers: %v after %v", workers, err, wrote)
+		}
+	}
+}
+
+// A run taken over while a Read waits on a live input returns at once
+// with LeaveRead; Read is not called again, and nothing runs after.
+func TestStreamTakeOverLeavesRead(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int64
+	var wrote []int
+	err := Stream(context.Background(), Options{Workers: 2, LeaveRead: true}, Stages[int]{
+		Read: func(b *int) error {
+			n := calls.Add(1)
+			if n == 4 {
+				<-release
+			}
+			*b = int(n - 1)
+			return nil
+		},
+		Work: func(*int) error { return nil },
+		Write: func(b *int) error {
+			if *b == 2 {
+				return ErrTakeOver
+			}
+			wrote = append(wrote, *b)
+			return nil
+		},
+	})
+	if err != ErrTakeOver || fmt.Sprint(wrote) != "[0 1]" {
+		t.Fatalf("%v after %v", err, wrote)
+	}
+	close(release)
+	for range 20 {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	if calls.Load() != 4 {
+		t.Fatalf("Read called %d times", calls.Load())
+	}
+}
+
+// Cancelling ctx ends an endless run with ctx's error, and leaves no
+// goroutine behind; Stopped is not called.
+func TestStreamCancel(t *testing.T) {
+	before := goroutines()
+	for _, workers := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		i := 0
+		stopped := false
+		err := Stream(ctx, Options{Workers: workers, Stopped: func(int) { stopped = true }}, Stages[int]{
+			Read: func(b *int) error { *b, i = i, i+1; return nil },
+			Work: func(*int) error { return nil },
+			Write: func(b *int) error {
+				if *b == 50 {
+					cancel()
+				}
+				return nil
+			},
+		})
+		if !errors.Is(err, context.Canceled) || stopped {
+			t.Fatalf("%d workers: %v, Stopped called: %v", workers, err, stopped)
+		}
+	}
+	if after := settled(before); after > before {
+		t.Fatalf("%d goroutines before, %d after", before, after)
+	}
+}
+
+// With a Pool, a caller that runs Stream again after ErrTakeOver (one
+// worker takes over a record, then the workers go on) reuses the batches
+// of the run before: no more than InFlight are ever made.
+func TestStreamPoolAcrossTakeOvers(t *testing.T) {
+	var pool Pool[int]
+	made, i := 0, 0
+	taken := map[int]bool{} // changed between runs only
+	var wrote []int
+	for runs := 0; ; runs++ {
+		err := Stream(context.Background(), Options{Workers: 2, InFlight: 3}, Stages[int]{
+			New: func() *int { made++; return new(int) },
+			Read: func(b *int) error {
+				switch {
+				case i == 100:
+					return io.EOF
+				case i%10 == 9 && !taken[i]:
+					return ErrTakeOver // record i is the caller's
+				}
+				*b, i = i, i+1
+				return nil
+			},
+			Work:  func(*int) error { return nil },
+			Write: func(b *int) error { wrote = append(wrote, *b); return nil },
+			Pool:  &pool,
+		})
+		if err == nil {
+			break
+		}
+		if err != ErrTakeOver || runs > 20 {
+			t.Fatalf("run %d: %v", runs, err)
+		}
+		wrote = append(wrote, i) // the caller's loop takes record i
+		taken[i] = true
+		i++
+	}
+	if len(wrote) != 100 || wrote[0] != 0 || wrote[99] != 99 {
+		t.Fatalf("wrote %v", wrote)
+	}
+	for k, r := range wrote {
+		if r != k {
+			t.Fatalf("record %d written as %d", k, r)
+		}
+	}
+	if made > 3 {
+		t.Fatalf("%d batches made over 10 runs, InFlight 3", made)
+	}
+}

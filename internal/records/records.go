@@ -43,7 +43,6 @@ package records
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
@@ -154,9 +153,6 @@ type Handler[R any] struct {
 	Idle func() error
 }
 
-// errRest stops the pipeline at the batch the caller's loop takes over.
-var errRest = errors.New("records: the single-worker loop takes over")
-
 // Run reads the records of in and passes them through h. It returns a nil
 // Reader when every record was worked and written; otherwise the Reader
 // from which the caller's single-worker loop reads the rest of the input
@@ -187,39 +183,32 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 			}
 			return cuts.cut(raw)
 		}}
-	free := make(chan *Batch[R], 2*workers+4)
-	read := func() (*Batch[R], error) {
-		var b *Batch[R]
+	read := func(b *Batch[R]) error {
 		nb, ok := bt.Next(func() []byte {
-			select {
-			case b = <-free:
-			default:
-				b = &Batch[R]{}
-			}
 			b.starts, b.ends, b.index, b.done = b.starts[:0], b.ends[:0], batches, false
 			b.mems, b.memFrom, b.memTo = b.mems[:0], b.memFrom[:0], b.memTo[:0]
 			batches++
 			return b.raw
 		})
 		if !ok {
-			return nil, io.EOF
+			return io.EOF
 		}
 		b.raw, b.final, b.rest, b.idle = nb.Raw, nb.Final, nb.Rest, nb.Idle
-		return b, nil
+		return nil
 	}
 	// A Reader for each worker, its buffer reused from batch to batch.
 	readers := make(chan *batchReader[R], workers)
 	for range workers {
 		readers <- &batchReader[R]{}
 	}
-	work := func(b *Batch[R]) (*Batch[R], error) {
+	work := func(b *Batch[R]) error {
 		if b.rest {
-			return b, nil
+			return nil
 		}
 		rd := <-readers
 		b.done = rd.read(b, opts, cuts.array) && h.Work(b)
 		readers <- rd
-		return b, nil
+		return nil
 	}
 	var (
 		mark    jsonv.Mark // at the start of the next batch to write
@@ -232,7 +221,7 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		// element of the array (or a value of the stream): the batch
 		// before must have ended so.
 		if b.rest || !b.done || b.index > 0 && (inArray != cuts.array || inArray && elem == 0) {
-			return errRest
+			return pipeline.ErrTakeOver // the caller's loop reads from this batch on
 		}
 		bt.Written()
 		b.first = records
@@ -248,14 +237,11 @@ func Run[R any](ctx context.Context, in io.Reader, opts Options, h Handler[R]) (
 		if err == nil && b.idle && h.Idle != nil {
 			err = h.Idle()
 		}
-		select {
-		case free <- b:
-		default:
-		}
 		return err
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
-	if err != errRest {
+	err := pipeline.Stream(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead},
+		pipeline.Stages[Batch[R]]{Read: read, Work: work, Write: write})
+	if err != pipeline.ErrTakeOver {
 		return nil, err
 	}
 	// From the batch the workers did not settle on, one Reader reads what

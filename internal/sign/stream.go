@@ -94,40 +94,26 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 	}
 	// With one worker the batch may stay in the read buffer.
 	c := newCutter(in, size, opts.Live, workers == 1)
-	free := make(chan *batch, 2*workers+4)
-	read := func() (*batch, error) {
-		var b *batch
-		select {
-		case b = <-free:
-		default:
-			b = &batch{}
-		}
+	read := func(b *batch) error {
 		if !c.cut(b) {
-			return nil, io.EOF
+			return io.EOF
 		}
-		return b, nil
+		return nil
 	}
 	scanners := make(chan *scanner, workers)
 	for _, sg := range signers {
 		scanners <- &scanner{s: sg, max: limit, seal: h.Signed != nil}
 	}
-	work := func(b *batch) (*batch, error) {
+	work := func(b *batch) error {
 		sc := <-scanners
 		defer func() { scanners <- sc }()
 		b.span = spanOf(b.raw[b.from:])
 		sc.speculate(&b.res, b.raw, b.from, b.st0, b.final)
-		return b, nil
+		return nil
 	}
 	w := &streamWriter{h: h, sc: &scanner{s: s, max: limit, seal: h.Signed != nil}, st: stStart}
-	write := func(b *batch) error {
-		err := w.batch(b)
-		select {
-		case free <- b:
-		default:
-		}
-		return err
-	}
-	err = pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
+	err = pipeline.Stream(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead},
+		pipeline.Stages[batch]{Read: read, Work: work, Write: w.batch})
 	return w.bad, err
 }
 

@@ -75,23 +75,16 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	}
 	c := newCutter(in, size, opts.Live, false)
 	c.starts = true
-	free := make(chan *vbatch, 2*opts.Workers+4)
 	var journal readahead.Journal // the batches read and not yet written
 	var off int64                 // the input offset of the next batch
-	read := func() (*vbatch, error) {
-		var b *vbatch
-		select {
-		case b = <-free:
-		default:
-			b = &vbatch{}
-		}
+	read := func(b *vbatch) error {
 		if !c.cut(&b.batch) {
-			return nil, io.EOF
+			return io.EOF
 		}
 		b.off = off
 		off += int64(len(b.raw))
 		journal.Add(b.raw)
-		return b, nil
+		return nil
 	}
 	line, col := 1, 1 // the line and column that the next batch starts at
 	// place is the position in the input of a position in b.
@@ -105,11 +98,11 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	}
 	prev := stStart // the reader's state after the batches written
 	var resume *vbatch
-	work := func(b *vbatch) (*vbatch, error) {
+	work := func(b *vbatch) error {
 		s := <-workers
 		b.check(s, max, l.Explain, l.Signed != nil)
 		workers <- s
-		return b, nil
+		return nil
 	}
 	write := func(b *vbatch) error {
 		if !b.first && prev != b.st0 && !(prev == stFirst && b.st0 == stElement) {
@@ -129,7 +122,7 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		}
 		if b.stop >= 0 {
 			resume = b
-			return errResume
+			return pipeline.ErrTakeOver // this batch on, one event at a time
 		}
 		journal.Written()
 		if b.moved { // else white space only: the state is as it was
@@ -145,14 +138,10 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 			return b.readErr
 		}
 		b.items = b.items[:0] // nothing of the input is kept
-		select {
-		case free <- b:
-		default:
-		}
 		return ctx.Err()
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: opts.Workers}, read, work, write)
-	if err != errResume {
+	err := pipeline.Stream(ctx, pipeline.Options{Workers: opts.Workers}, pipeline.Stages[vbatch]{Read: read, Work: work, Write: write})
+	if err != pipeline.ErrTakeOver {
 		return err
 	}
 	// The rest is read one event at a time, from where the workers
@@ -174,9 +163,6 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 	}
 	return l.verifyEvents(ctx, rd, file)
 }
-
-// errResume stops the workers where the rest is read one event at a time.
-var errResume = errors.New("read one event at a time")
 
 // verifyEvents checks the events of rd, one at a time.
 func (l *Log) verifyEvents(ctx context.Context, rd *Reader, file string) error {

@@ -3,7 +3,6 @@ package tabular
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 
 	"github.com/toonkit/toonkit/internal/inbuf"
@@ -51,8 +50,6 @@ type rowBatch struct {
 	ends  []int
 }
 
-var errRest = errors.New("tabular: the single-worker loop takes over")
-
 // DecodeStream decodes the rows of d on opts.Workers workers and passes
 // them to h in input order: the lines of a table are cut into batches at
 // line ends, and each worker turns its lines into objects as d would. It
@@ -71,31 +68,22 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 	bt := &readahead.Batcher{In: d.in.R, BatchBytes: opts.BatchBytes, Live: opts.Live, Short: true,
 		Carry: bytes.Clone(d.in.Buf[d.in.Pos:d.in.End]), EOF: d.in.EOF,
 		Cut: func(raw []byte, _ bool) int { return bytes.LastIndexByte(raw, '\n') + 1 }}
-	free := make(chan *rowBatch, 2*workers+4)
-	read := func() (*rowBatch, error) {
-		var b *rowBatch
-		nb, ok := bt.Next(func() []byte {
-			select {
-			case b = <-free:
-			default:
-				b = &rowBatch{}
-			}
-			return b.raw
-		})
+	read := func(b *rowBatch) error {
+		nb, ok := bt.Next(func() []byte { return b.raw })
 		if !ok {
-			return nil, io.EOF
+			return io.EOF
 		}
 		b.raw, b.final, b.rest, b.idle, b.done = nb.Raw, nb.Final, nb.Rest, nb.Idle, false
-		return b, nil
+		return nil
 	}
 	// The workers' decoders share d's keys, which none of them changes.
 	decoders := make(chan *Decoder, workers)
 	for range workers {
 		decoders <- &Decoder{max: d.max, keys: d.keys, names: d.names, line: 2}
 	}
-	work := func(b *rowBatch) (*rowBatch, error) {
+	work := func(b *rowBatch) error {
 		if b.rest {
-			return b, nil
+			return nil
 		}
 		wd := <-decoders
 		defer func() { decoders <- wd }()
@@ -105,31 +93,31 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 				line, rest = rest[:i], rest[i+1:]
 			} else if !b.final {
-				return b, nil // cannot be: batches end at line ends
+				return nil // cannot be: batches end at line ends
 			} else {
 				rest = nil
 			}
 			b.lines++
 			if len(line) > wd.max {
-				return b, nil
+				return nil
 			}
 			wd.text = bytes.TrimSuffix(line, []byte{'\r'})
 			if checkUTF8(wd) != nil {
-				return b, nil
+				return nil
 			}
 			var err error
 			if b.out, err = wd.row(b.out); err != nil {
-				return b, nil
+				return nil
 			}
 			b.ends = append(b.ends, len(b.out))
 		}
 		b.done = true
-		return b, nil
+		return nil
 	}
 	line, offset := d.line, d.in.Base+int64(d.in.Pos) // at the start of the next batch to write
 	write := func(b *rowBatch) error {
 		if b.rest || !b.done {
-			return errRest
+			return pipeline.ErrTakeOver // the caller's loop reads from this batch on
 		}
 		bt.Written()
 		var err error
@@ -140,14 +128,11 @@ func DecodeStream(ctx context.Context, d *Decoder, opts StreamOptions, h StreamH
 		if err == nil && b.idle && h.Idle != nil {
 			err = h.Idle()
 		}
-		select {
-		case free <- b:
-		default:
-		}
 		return err
 	}
-	err := pipeline.Run(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead}, read, work, write)
-	if err != errRest {
+	err := pipeline.Stream(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead},
+		pipeline.Stages[rowBatch]{Read: read, Work: work, Write: write})
+	if err != pipeline.ErrTakeOver {
 		return nil, err
 	}
 	nd := &Decoder{max: d.max, keys: d.keys, names: d.names, line: line,
