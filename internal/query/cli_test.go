@@ -49,7 +49,7 @@ func TestTuneGC(t *testing.T) {
 
 func TestHintNamesQueryFlags(t *testing.T) {
 	got := Hint("raise --max-frame-size if such frames are expected; --keep-going skips bad frames")
-	if want := "raise --max-size if such frames are expected"; got != want {
+	if want := "raise --max-size if such frames are expected; --keep-going skips bad frames"; got != want {
 		t.Errorf("Hint = %q, want %q", got, want)
 	}
 }
