@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"time"
@@ -42,10 +43,11 @@ type QueryOptions struct {
 	from      codec.Format
 	to        codec.Format
 	maxMemory int64 // 0: no bound
+	maxSize   *size.Flag
 }
 
 func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
-	opts := &QueryOptions{IO: ios}
+	opts := &QueryOptions{IO: ios, maxSize: size.NewBytesFlag("max-size", 1<<30)}
 	c := &cobra.Command{
 		Use:   "query FILTER [FILE...|-]",
 		Short: "Run a jq filter over JSON, NDJSON, TOON, tables or binary frames",
@@ -149,7 +151,7 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "binary frames and captures: report bad frames and holes, skip them and go on (exit status 1 at the end), as decode does")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "end the run with exit status 5 after `DURATION` (e.g. 10s; 0: no limit)")
-	f.IntVar(&opts.MaxSize, "max-size", 1<<30, "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
+	f.Var(opts.maxSize, "max-size", "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
 	f.StringVar(&opts.MaxMemory, "max-memory", "auto", "end the run with exit status 5 when the filter's heap passes `SIZE` (e.g. 512MiB, 8GiB; 0: no bound; auto: half of the system's memory)")
 	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
@@ -162,9 +164,10 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	if opts.Indent < 0 || opts.Indent > 7 {
 		return usageErrorf(hint, "--indent: want 0 to 7 spaces, found %d", opts.Indent)
 	}
-	if opts.MaxSize < 1 {
-		return usageErrorf(hint, "--max-size: want 1 or more bytes, found %d", opts.MaxSize)
+	if err := opts.maxSize.Err(); err != nil {
+		return usageErrorf(hint, "%v", err)
 	}
+	opts.MaxSize = opts.maxSize.N()
 	if opts.MaxMemory == "auto" {
 		opts.maxMemory = membound.Default()
 	} else if n, err := query.ParseMemory(opts.MaxMemory); err != nil {

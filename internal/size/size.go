@@ -37,15 +37,18 @@ func Parse(s string, max int64, maxText string) (int64, error) {
 // that the command reports it, as "--NAME: reason", in its own order
 // among its other checks.
 type Flag struct {
-	name string
-	n    int
-	text string
-	err  error
+	name    string
+	n       int
+	text    string
+	err     error
+	max     int64
+	maxText string
+	typ     string
 }
 
 // NewFlag is the size flag --name, whose default is def, a valid size.
 func NewFlag(name, def string) *Flag {
-	f := &Flag{name: name}
+	f := &Flag{name: name, max: 1<<31 - 1, maxText: "2GiB", typ: "string"}
 	if f.Set(def); f.err != nil {
 		panic(f.err)
 	}
@@ -54,7 +57,7 @@ func NewFlag(name, def string) *Flag {
 
 // Set reads s; an error is kept for Err.
 func (f *Flag) Set(s string) error {
-	n, err := Parse(s, 1<<31-1, "2GiB")
+	n, err := Parse(s, f.max, f.maxText)
 	f.n, f.text, f.err = int(n), s, nil
 	if err != nil {
 		f.err = fmt.Errorf("--%s: %w", f.name, err)
@@ -64,8 +67,20 @@ func (f *Flag) Set(s string) error {
 
 func (f *Flag) String() string { return f.text }
 
-// Type is "string", as a flag of the text of a size was.
-func (f *Flag) Type() string { return "string" }
+// Type is "string", as a flag of the text of a size was, or "bytes" for
+// a Bytes flag.
+func (f *Flag) Type() string { return f.typ }
+
+// NewBytesFlag is NewFlag for a flag that was a number of bytes: its
+// default, def bytes, is shown as a number, and its values go up to the
+// largest int.
+func NewBytesFlag(name string, def int) *Flag {
+	f := &Flag{name: name, max: int64(^uint(0) >> 1), maxText: fmt.Sprint(int64(^uint(0) >> 1)), typ: "bytes"}
+	if f.Set(fmt.Sprint(def)); f.err != nil {
+		panic(f.err)
+	}
+	return f
+}
 
 // N is the size in bytes; 0 when Err is not nil.
 func (f *Flag) N() int { return f.n }

@@ -1,6 +1,7 @@
 package size
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -64,5 +65,24 @@ func TestParseOffset(t *testing.T) {
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("ParseOffset(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
+	}
+}
+
+// A flag that was a number of bytes keeps its help (a default shown as a
+// number) and its range, and takes sizes too.
+func TestBytesFlag(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.Var(NewBytesFlag("max-size", 1<<30), "max-size", "the largest value, in `BYTES`")
+	if got := fs.FlagUsages(); !strings.Contains(got, "--max-size BYTES   the largest value, in BYTES (default 1073741824)") {
+		t.Fatalf("help: %q", got)
+	}
+	f := fs.Lookup("max-size").Value.(*Flag)
+	for in, want := range map[string]int{"64KiB": 64 << 10, "3221225472": 3 << 30, "10": 10} {
+		if f.Set(in); f.Err() != nil || f.N() != want {
+			t.Errorf("--max-size %s: %d, %v; want %d", in, f.N(), f.Err(), want)
+		}
+	}
+	if f.Set("0"); f.Err() == nil || !strings.HasPrefix(f.Err().Error(), `--max-size: invalid size "0"`) {
+		t.Errorf("--max-size 0: %v", f.Err())
 	}
 }
