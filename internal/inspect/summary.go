@@ -117,7 +117,7 @@ func (in *Inspector) breakdowns(p *printer, s Summary) {
 	}
 	for _, k := range names {
 		role := Error
-		if k == "rle" {
+		if s.Warned == nil && k == "rle" || s.Warned[k] {
 			role = Warning
 		}
 		p.plain(indent + k + strings.Repeat(" ", max(1, 15-len(k))))
