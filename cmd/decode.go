@@ -306,8 +306,14 @@ func encodeCommands(name string) string {
 }
 
 // frameError turns a reader error into a user-facing one with the file name
-// and a hint where one is known.
+// and a hint where one is known, for a command that has --keep-going.
 func frameError(name string, err error, keepGoing bool) error {
+	return frameErrorSkip(name, err, keepGoing, "--keep-going")
+}
+
+// frameErrorSkip is frameError for any command: skipper is what skips bad
+// frames, the command's own --keep-going or decode's.
+func frameErrorSkip(name string, err error, keepGoing bool, skipper string) error {
 	var fe *kado.FrameError
 	if !errors.As(err, &fe) {
 		return invalidError(fmt.Errorf("%s: %w", name, err), "")
@@ -324,7 +330,7 @@ func frameError(name string, err error, keepGoing bool) error {
 	case fe.Kind == kado.TooLarge || errors.Is(err, kado.ErrTooLarge):
 		hint = "raise --max-frame-size if such frames are expected"
 	default:
-		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; --keep-going skips bad frames", fe.Frame, shellArg(name))
+		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; %s skips bad frames", fe.Frame, shellArg(name), skipper)
 	}
 	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
 }

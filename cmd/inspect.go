@@ -13,6 +13,7 @@ import (
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -268,6 +269,9 @@ func runInspect(opts *InspectOptions) error {
 			}
 		}
 	}
+	if opts.Summary {
+		summaryCounts(opts, ins)
+	}
 	if _, err := ins.Close(); err != nil {
 		var we *inspect.WriteError
 		if errors.As(err, &we) {
@@ -292,6 +296,44 @@ func runInspect(opts *InspectOptions) error {
 		return reported(code)
 	}
 	return nil
+}
+
+// summaryCounts gives the summary validate's counts and checks (its rule
+// codes) over the same inputs, so that inspect --summary and validate
+// agree: one set of checks, one count. An input that cannot be read again
+// (standard input, a pipe) leaves the inspector's own.
+func summaryCounts(opts *InspectOptions, ins *inspect.Inspector) {
+	errs, warns := 0, 0
+	checks, warned := map[string]int{}, map[string]bool{}
+	for _, name := range opts.Inputs {
+		in, err := openInput(opts.IO, name)
+		if err != nil || !in.regular() {
+			if in != nil {
+				in.Close()
+			}
+			return
+		}
+		run := validate.Run{As: codec.Binary, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: 1}, Capture: opts.CaptureFlags.options(0)}
+		br := bufio.NewReaderSize(in.R, 64<<10)
+		if p, _ := br.Peek(4); len(p) > 0 && codec.Detect(p).Format == codec.Pcap {
+			run.As = codec.Pcap
+		}
+		_, err = run.File(validate.Input{Name: in.Name, R: br}, func(f validate.Finding) bool {
+			checks[f.Code]++
+			if f.Severity == validate.Warning {
+				warns++
+				warned[f.Code] = true
+			} else {
+				errs++
+			}
+			return true
+		})
+		in.Close()
+		if err != nil {
+			return // inspect reports the input's problem
+		}
+	}
+	ins.Counted(errs, warns, checks, warned)
 }
 
 // frameProblem says what was wrong in one input, or nil.

@@ -410,6 +410,9 @@ func runQuery(opts *QueryOptions) error {
 	if errors.As(runErr, &tl) {
 		runErr = invalidError(tl, "raise --max-size if such text is expected")
 	}
+	if re, ok := runErr.(*records.Error); ok && re.Kind == records.BadFrame {
+		runErr = frameError(re.Name, re.Err, false) // the hint names query's --keep-going
+	}
 	runErr = sourceError(runErr)
 	if runErr != nil && out.Err() != nil {
 		runErr = outputFailure{out.Err()}

@@ -86,7 +86,7 @@ func sourceError(err error) error {
 		errors.As(e.Err, &se)
 		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", e.Name, se), Excerpt: se}
 	case records.BadFrame:
-		return frameError(e.Name, e.Err, false)
+		return frameErrorSkip(e.Name, e.Err, false, "'toonkit decode --keep-going'") // no --keep-going here
 	case records.BadCapture:
 		if cerr, ok := noConnError(e.Name, e.Err); ok {
 			return cerr

@@ -108,6 +108,9 @@ type Summary struct {
 	// missing), websocket and connections (one not followed: too many
 	// open).
 	Checks map[string]int
+	// Warned marks the checks of Checks that are warnings, when Counted
+	// set them (validate's rule codes); otherwise rle alone is.
+	Warned map[string]bool
 
 	// Of packet captures (InspectCapture): the connections in the order
 	// they were met (up to MaxConns; the others are counted in the last),
@@ -300,6 +303,15 @@ func Render(w io.Writer, r io.Reader, name string, opts Options) (Summary, error
 		return in.total, err
 	}
 	return in.Close()
+}
+
+// Counted makes the summary's errors, warnings and checks those of
+// another run of checks over the same inputs (validate's: its counts and
+// its rule codes, warned marking the codes that are warnings), so that
+// the two agree; the frame counts stay the inspector's. Call it before
+// Close.
+func (in *Inspector) Counted(errors, warnings int, checks map[string]int, warned map[string]bool) {
+	in.total.Errors, in.total.Warnings, in.total.Checks, in.total.Warned = errors, warnings, checks, warned
 }
 
 // Close writes the closing summary and returns the totals of every input.

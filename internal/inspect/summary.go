@@ -62,13 +62,19 @@ func (in *Inspector) breakdowns(p *printer, s Summary) {
 	p.str(Label, "types")
 	p.nl()
 	any := false
+	w := 15 // the column of the counts: the summary's, or past the longest name
+	for t, n := range s.Types {
+		if n > 0 {
+			w = max(w, len(kado.MessageType(t).String())+2)
+		}
+	}
 	for t, n := range s.Types {
 		if n == 0 {
 			continue
 		}
 		any = true
 		name := kado.MessageType(t).String()
-		p.plain(indent + name + strings.Repeat(" ", max(1, 15-len(name))))
+		p.plain(indent + name + strings.Repeat(" ", w-len(name)))
 		p.plain(strconv.Itoa(n))
 		p.nl()
 	}
@@ -111,7 +117,7 @@ func (in *Inspector) breakdowns(p *printer, s Summary) {
 	}
 	for _, k := range names {
 		role := Error
-		if k == "rle" {
+		if s.Warned == nil && k == "rle" || s.Warned[k] {
 			role = Warning
 		}
 		p.plain(indent + k + strings.Repeat(" ", max(1, 15-len(k))))
