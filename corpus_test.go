@@ -135,11 +135,18 @@ type corpusResult map[string][]byte
 // binary was built (the base is stamped "devel", a test binary is not).
 var versionLine = regexp.MustCompile(`(?m)^toonkit version \S+$|^toonkit \S+\n\z`)
 
+// keyMode is the mode in the warning about a key file others can read: the
+// mode of testdata/demo/audit.key is the checkout's (git keeps no more than
+// the executable bit), 0644 or 0664 by the umask.
+var keyMode = regexp.MustCompile(`readable by group or others \(mode 0[0-7]{3}\)`)
+
 // runCorpusEntry runs one entry in a directory of its own, where testdata
 // is a link to the repository's testdata, so that every path the commands
 // see is relative and files they write land there. Normalised, and only
-// these: the working directory's path (as $WORK) and the version of
-// --version (as $VERSION).
+// these: the working directory's path (as $WORK), the version of
+// --version (as $VERSION) and the mode of a key file (as $MODE). The clock
+// of seal's sealed_at and of junit's times is stopped (SOURCE_DATE_EPOCH),
+// exec's request id is given (--request-id), encode's timestamps too.
 func runCorpusEntry(t *testing.T, bin, testdata string, e corpusEntry) corpusResult {
 	dir, err := os.MkdirTemp("", "corpus")
 	if err != nil {
@@ -178,6 +185,7 @@ func runCorpusEntry(t *testing.T, bin, testdata string, e corpusEntry) corpusRes
 		status = ee.ExitCode()
 	}
 	norm := func(b []byte) []byte {
+		b = keyMode.ReplaceAllLiteral(b, []byte("readable by group or others (mode $MODE)"))
 		b = bytes.ReplaceAll(b, []byte(dir), []byte("$WORK"))
 		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 			b = bytes.ReplaceAll(b, []byte(real), []byte("$WORK"))
@@ -190,7 +198,7 @@ func runCorpusEntry(t *testing.T, bin, testdata string, e corpusEntry) corpusRes
 		"status": []byte(fmt.Sprintf("%d\n", status)),
 	}
 	if len(e.args) == 1 && (e.args[0] == "--version" || e.args[0] == "-v") {
-		r["stdout"] = versionLine.ReplaceAll(r["stdout"], []byte("toonkit $VERSION\n"))
+		r["stdout"] = versionLine.ReplaceAllLiteral(r["stdout"], []byte("toonkit $VERSION\n"))
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, de := range entries {

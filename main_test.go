@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,6 +28,20 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("CLICOLOR", "")
 			env.Setenv("CLICOLOR_FORCE", "")
+			// TOONKIT_SCRIPT_BIN runs the scripts' toonkit from another
+			// binary (the base of a change, to compare outputs): a link to
+			// it comes first in $PATH, before the test binary's own.
+			if bin := os.Getenv("TOONKIT_SCRIPT_BIN"); bin != "" {
+				dir, err := os.MkdirTemp("", "toonkit-bin")
+				if err != nil {
+					return err
+				}
+				env.Defer(func() { os.RemoveAll(dir) })
+				if err := os.Symlink(bin, filepath.Join(dir, "toonkit")); err != nil {
+					return err
+				}
+				env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
