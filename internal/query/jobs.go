@@ -129,25 +129,18 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 		return last + 1
 	}
 	bt := &readahead.Batcher{In: in, BatchBytes: opts.BatchBytes, Live: opts.Live, Cut: cut}
-	free := make(chan *jobBatch, 2*workers+4)
 	batches := 0
-	read := func() (*jobBatch, error) {
-		var b *jobBatch
+	read := func(b *jobBatch) error {
 		nb, ok := bt.Next(func() []byte {
-			select {
-			case b = <-free:
-			default:
-				b = &jobBatch{}
-			}
 			b.index = batches
 			batches++
 			return b.raw
 		})
 		if !ok {
-			return nil, io.EOF
+			return io.EOF
 		}
 		b.raw, b.final, b.rest, b.idle = nb.Raw, nb.Final, nb.Rest, nb.Idle
-		return b, nil
+		return nil
 	}
 	pool := make(chan *jobWorker, workers)
 	for range workers {
@@ -157,23 +150,22 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 		w.stream = NewStream(nil, &w.dec, opts.MaxSize)
 		pool <- w
 	}
-	work := func(b *jobBatch) (*jobBatch, error) {
+	work := func(b *jobBatch) error {
 		if b.rest {
-			return b, nil
+			return nil
 		}
 		w := <-pool
 		b.done = w.run(wctx, q, b, opts, maxOut)
 		pool <- w
-		return b, nil
+		return nil
 	}
 	var (
 		off   int64 // of the next batch to write
 		lines int   // before it
 	)
-	stopped := false
 	write1 := func(b *jobBatch) error {
 		if b.rest || !b.done {
-			return errHandOver
+			return pipeline.ErrTakeOver // the single-worker loop reads from this batch on
 		}
 		bt.Written()
 		start, estart := 0, 0
@@ -188,8 +180,7 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 			}
 		}
 		if b.stop {
-			stopped = true
-			return errStopped
+			return pipeline.ErrDone // halted
 		}
 		off += int64(len(b.raw))
 		lines += b.lines
@@ -197,36 +188,19 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 		if b.idle && opts.Idle != nil {
 			err = opts.Idle()
 		}
-		select {
-		case free <- b:
-		default:
-		}
 		return err
 	}
 	// (the context ends the filter's runs, whose errors come in order)
-	err := pipeline.Run(context.Background(), pipeline.Options{Workers: workers, LeaveRead: true}, read, work, write1)
+	err := pipeline.Stream(context.Background(), pipeline.Options{Workers: workers, LeaveRead: true},
+		pipeline.Stages[jobBatch]{Read: read, Work: work, Write: write1})
 	cancel()
-	switch {
-	case err == errStopped && stopped:
-		return nil, nil
-	case err != errHandOver:
+	if err != pipeline.ErrTakeOver {
 		return nil, err
 	}
 	s := NewStream(bt.Rest(), opts.Decoder, opts.MaxSize)
 	s.reset(s.r, jsonv.Position{Offset: off, Line: lines + 1, Column: 1})
 	return s, nil
 }
-
-// errHandOver stops the pipeline at the batch the single-worker loop
-// takes over; errStopped after a halt.
-var (
-	errHandOver = &jobsStop{"query: the single-worker loop takes over"}
-	errStopped  = &jobsStop{"query: the run was halted"}
-)
-
-type jobsStop struct{ s string }
-
-func (e *jobsStop) Error() string { return e.s }
 
 // run reads the values of b and runs the filter on each, and reports
 // whether it settled the batch: every value read as the Stream of the

@@ -392,21 +392,16 @@ func (s *frameRun) jobs(n, chunk int) (int, error) {
 	for range n {
 		decoders <- kado.NewReader(nil, kado.ReaderOptions{MaxFrameSize: s.rd.MaxFrameSize()})
 	}
-	free := make(chan *frameBatch, 2*n+4)
 	var pending struct {
 		set bool
 		f   *kado.Frame
 		err error
 	}
-	read := func() (*frameBatch, error) {
+	// A frame the workers cannot take (a large one, the end, an error
+	// where reading goes on depends on it) is the step's: ErrTakeOver.
+	read := func(b *frameBatch) error {
 		if pending.set {
-			return nil, io.EOF
-		}
-		var b *frameBatch
-		select {
-		case b = <-free:
-		default:
-			b = &frameBatch{}
+			return pipeline.ErrTakeOver
 		}
 		b.raw, b.frames = b.raw[:0], b.frames[:0]
 		for len(b.raw) < chunk {
@@ -435,11 +430,11 @@ func (s *frameRun) jobs(n, chunk int) (int, error) {
 			break
 		}
 		if len(b.frames) == 0 {
-			return nil, io.EOF
+			return pipeline.ErrTakeOver
 		}
-		return b, nil
+		return nil
 	}
-	work := func(b *frameBatch) (*frameBatch, error) {
+	work := func(b *frameBatch) error {
 		dec := <-decoders
 		defer func() { decoders <- dec }()
 		b.found = b.found[:0]
@@ -452,10 +447,10 @@ func (s *frameRun) jobs(n, chunk int) (int, error) {
 			it.found = len(b.found)
 			if err != nil {
 				b.frames = b.frames[:i+1]
-				return b, err
+				return err
 			}
 		}
-		return b, nil
+		return nil
 	}
 	write := func(b *frameBatch) error {
 		lo := 0
@@ -463,28 +458,26 @@ func (s *frameRun) jobs(n, chunk int) (int, error) {
 			it := &b.frames[i]
 			s.frames++
 			if !s.order(&it.f) {
-				return errStopped
+				return pipeline.ErrDone
 			}
 			for _, x := range b.found[lo:it.found] {
 				if !s.emit(x) {
-					return errStopped
+					return pipeline.ErrDone
 				}
 			}
 			lo = it.found
 		}
-		select {
-		case free <- b:
-		default:
-		}
 		return nil
 	}
+	var pool pipeline.Pool[frameBatch] // from one run of the workers to the next
 	for {
 		pending.set, pending.f, pending.err = false, nil, nil
-		err := pipeline.Run(context.Background(), pipeline.Options{Workers: n, LeaveRead: true}, read, work, write)
-		if err == errStopped {
+		err := pipeline.Stream(context.Background(), pipeline.Options{Workers: n, LeaveRead: true},
+			pipeline.Stages[frameBatch]{Read: read, Work: work, Write: write, Pool: &pool})
+		if err == nil { // stopped (ErrDone)
 			return s.frames, nil
 		}
-		if err != nil {
+		if err != pipeline.ErrTakeOver {
 			return s.frames, err
 		}
 		more, err := s.step(pending.f, pending.err)
