@@ -10,7 +10,8 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/mapfile"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
+	_ "github.com/toonkit/toonkit/toon" // registers toonx's transcoders
 )
 
 // MapThreshold is the size from which MapDocument maps a file into memory
@@ -182,27 +183,27 @@ func JoinArray(values [][]byte) []byte {
 // with toon.EncodeTable, straight from the mapping). A mapped document's
 // file is closed on return. A mapped file cut short while it is read is
 // a ReadFailed *Error (mapfile.ErrCutShort), not a crash.
-func (d *Document) EncodeTOON(w io.Writer, opts toon.EncodeOptions) error {
+func (d *Document) EncodeTOON(w io.Writer, opts toonx.EncodeOptions) error {
 	if d.mapped != nil {
 		took, err := d.encodeMapped(w, opts)
 		if took || err != nil {
 			return err
 		}
 	}
-	return toon.Encode(w, d.Value, opts)
+	return toonx.FromJSON(w, d.Value, opts)
 }
 
 // encodeMapped encodes a document mapped in memory when it is a table
 // (toon.EncodeTable reads a value that may change or be cut short while it
 // reads it); otherwise it reads the file into the document's value, for
 // toon.Encode. Either way the mapping and the file are closed on return.
-func (d *Document) encodeMapped(w io.Writer, opts toon.EncodeOptions) (took bool, err error) {
+func (d *Document) encodeMapped(w io.Writer, opts toonx.EncodeOptions) (took bool, err error) {
 	m, f := d.mapped, d.file
 	d.mapped, d.file = nil, nil
 	defer f.Close()
 	err = mapfile.Guard(m, func() error {
 		var err error
-		took, err = toon.EncodeTable(w, m, opts)
+		took, err = toonx.EncodeTable(w, m, opts)
 		return err
 	})
 	mapfile.Unmap(m)

@@ -15,7 +15,7 @@ import (
 	"github.com/toonkit/toonkit/internal/mapfile"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
 )
 
 // RootArray decides whether a document's root is an array from as few
@@ -161,10 +161,10 @@ func TestMapDocument(t *testing.T) {
 			t.Fatal("not mapped")
 		}
 		var got, want bytes.Buffer
-		if err := d.EncodeTOON(&got, toon.EncodeOptions{}); err != nil {
+		if err := d.EncodeTOON(&got, toonx.EncodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := toon.Encode(&want, doc, toon.EncodeOptions{}); err != nil {
+		if err := toonx.FromJSON(&want, doc, toonx.EncodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {

@@ -75,7 +75,7 @@ func TestMeasureTOONRows(t *testing.T) {
 	rep := mustMeasure(t, doc, Options{IndentSize: 4})
 	for _, d := range []toon.Delimiter{toon.Comma, toon.Tab, toon.Pipe} {
 		var text bytes.Buffer
-		if err := toon.Encode(&text, []byte(doc), toon.EncodeOptions{IndentSize: 4, Delimiter: d}); err != nil {
+		if err := toon.FromJSON(&text, []byte(doc), toon.MarshalOptions{IndentSize: 4, Delimiter: d}); err != nil {
 			t.Fatal(err)
 		}
 		row := rep.Row("toon-" + d.String())
