@@ -368,9 +368,9 @@ func InferType(payload jsontext.Value) (MessageType, error) {
 	return 0, fmt.Errorf("the keys fit several message types: %s", strings.Join(names, ", "))
 }
 
-// FlatRecordKeys are the columns of a capture as a table: the header
+// flatRecordKeys are the columns of a capture as a table: the header
 // fields of decode's record, then the payload.
-var FlatRecordKeys = []string{"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed", "payload"}
+var flatRecordKeys = []string{"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed", "payload"}
 
 // AppendFlatRecord appends the flat form of a record, its header fields
 // beside the payload (the row of a capture as a table):
@@ -390,7 +390,7 @@ func AppendFlatRecord(dst []byte, h Header, compressed bool, payload []byte) []b
 }
 
 // UnflattenRecord gives the record form of v when v is a flat record: an
-// object whose members are exactly FlatRecordKeys, in any order. It appends
+// object whose members are exactly those of AppendFlatRecord, in any order. It appends
 // {"header":{...},"payload":...} to dst and reports true; otherwise it
 // returns dst unchanged and false. v must be valid JSON.
 func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
@@ -408,7 +408,7 @@ func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
 		if err != nil {
 			return dst, false
 		}
-		i := slices.Index(FlatRecordKeys, tok.String())
+		i := slices.Index(flatRecordKeys, tok.String())
 		if i < 0 || vals[i] != nil {
 			return dst, false
 		}
@@ -420,11 +420,11 @@ func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
 		vals[i] = v[at : at+int64(len(val))]
 		seen++
 	}
-	if seen != len(FlatRecordKeys) {
+	if seen != len(flatRecordKeys) {
 		return dst, false
 	}
 	dst = append(dst, `{"header":{`...)
-	for i, k := range FlatRecordKeys[:7] {
+	for i, k := range flatRecordKeys[:7] {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
