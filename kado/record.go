@@ -38,22 +38,6 @@ func AppendRecord(dst []byte, h Header, compressed bool, payload []byte) []byte 
 	return append(dst, '}')
 }
 
-// AppendOutput appends what `toonkit decode` writes for the frame f whose
-// payload is js (compact JSON, see Reader.JSON): its record
-// (AppendRecord), or with payloadOnly the payload alone; with line, a line
-// end after it (NDJSON).
-func AppendOutput(dst []byte, f *Frame, js []byte, payloadOnly, line bool) []byte {
-	if payloadOnly {
-		dst = append(dst, js...)
-	} else {
-		dst = AppendRecord(dst, f.Header, f.Compressed(), js)
-	}
-	if line {
-		dst = append(dst, '\n')
-	}
-	return dst
-}
-
 // Record is a frame given as JSON: either decode's record form, with the
 // header fields it sets, or a bare payload.
 type Record struct {
