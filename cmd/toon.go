@@ -148,7 +148,7 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 
 // writeTOON encodes a document to out and commits it; nothing is written
 // on failure. The document gets one final newline, as the reference CLI
-// writes it (toon.Encode's text has none); the statistics count the
+// writes it (toon.FromJSON's text has none); the statistics count the
 // document without it.
 func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toonx.EncodeOptions) error {
 	var nonFinite int // NaN and Infinity, as Python writes them, become null

@@ -132,7 +132,7 @@ func users(t *testing.T, n int, tags bool) []byte {
 	return pyjson.Dumps(t, b.Bytes(), "--indent", "2")
 }
 
-// A mapped document gives toon.Encode's text, a table or not; a file too
+// A mapped document gives toonx.FromJSON's text, a table or not; a file too
 // small, or too large for the limit, is not mapped.
 func TestMapDocument(t *testing.T) {
 	dir := t.TempDir()
@@ -168,7 +168,7 @@ func TestMapDocument(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Fatalf("tags %v: the mapped document's TOON differs from toon.Encode's", tags)
+			t.Fatalf("tags %v: the mapped document's TOON differs from toonx.FromJSON's", tags)
 		}
 		if _, err := f.Stat(); err == nil {
 			t.Fatal("the file was left open")

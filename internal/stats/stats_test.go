@@ -69,7 +69,7 @@ func TestMeasureKnownCounts(t *testing.T) {
 	}
 }
 
-// The TOON rows count what toon.Encode writes with each delimiter.
+// The TOON rows count what toon.FromJSON writes with each delimiter.
 func TestMeasureTOONRows(t *testing.T) {
 	doc := `{"items":[{"sku":"A1","qty":2,"note":"a, b"},{"sku":"B2","qty":1,"note":"c|d"}],"tags":["x","y z"]}`
 	rep := mustMeasure(t, doc, Options{IndentSize: 4})
