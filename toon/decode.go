@@ -27,7 +27,8 @@ const decodeFlushSize = 64 << 10
 
 // ToJSON reads one TOON document from r and writes its JSON value to w as
 // it goes, followed by a newline. A malformed document gives a
-// *jsonv.SyntaxError with the line, column and an excerpt with a caret;
+// *SyntaxError with the line and column (it unwraps to the error with an
+// excerpt of the line and a caret);
 // what was written before it is to be discarded by the caller.
 //
 // The input is read line by line and the output written as it is made, in
