@@ -239,7 +239,7 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *kado.Frame, js []byte) []byte {
 	switch {
 	case array != nil:
-		line = kado.AppendOutput(line[:0], f, js, payloadOnly, false)
+		line = appendOutput(line[:0], f, js, payloadOnly, false)
 		array.Write(line)
 	case payloadOnly:
 		out.Write(js)

@@ -31,7 +31,7 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 	}
 	err := kado.DecodeStream(context.Background(), br, kado.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
 		Workers: opts.Jobs, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *kado.Frame, js []byte) []byte {
-			return kado.AppendOutput(dst, f, js, opts.Payload, array == nil)
+			return appendOutput(dst, f, js, opts.Payload, array == nil)
 		}, LeaveRead: true, Live: !in.regular()}, h)
 	if err != nil && !kado.IsFrameError(err) && err != out.Err() {
 		if _, ok := err.(*ExitError); !ok {
@@ -55,4 +55,20 @@ func writeBatch(out *output, array *records.JSONSink, b []byte, ends []int) erro
 		start = end
 	}
 	return out.Err()
+}
+
+// appendOutput appends what `toonkit decode` writes for the frame f whose
+// payload is js (compact JSON, see Reader.JSON): its record
+// (kado.AppendRecord), or with payloadOnly the payload alone; with line, a line
+// end after it (NDJSON).
+func appendOutput(dst []byte, f *kado.Frame, js []byte, payloadOnly, line bool) []byte {
+	if payloadOnly {
+		dst = append(dst, js...)
+	} else {
+		dst = kado.AppendRecord(dst, f.Header, f.Compressed(), js)
+	}
+	if line {
+		dst = append(dst, '\n')
+	}
+	return dst
 }

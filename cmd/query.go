@@ -15,6 +15,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/membound"
 	"github.com/toonkit/toonkit/internal/query"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
 	"github.com/toonkit/toonkit/toon"
 )
@@ -521,7 +522,7 @@ type toonResults struct {
 
 func (t *toonResults) End() error {
 	// writeTOON commits the output itself
-	return writeTOON(t.ios, t.out, nil, &document{Document: t.Document()}, toon.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: toon.Comma})
+	return writeTOON(t.ios, t.out, nil, &document{Document: t.Document()}, toonx.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: byte(toon.Comma)})
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert

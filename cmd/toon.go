@@ -13,6 +13,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	measure "github.com/toonkit/toonkit/internal/stats"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/toon"
 )
 
@@ -75,8 +76,8 @@ func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") 
 // --delimiter auto chosen for doc (internal/stats.CheapestDelimiter), and said
 // on stderr with --verbose. A document that is no JSON value keeps the
 // comma: the encoder says what is wrong with it.
-func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeOptions {
-	opts := toon.EncodeOptions{IndentSize: t.Indent, Delimiter: t.Delimiter}
+func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toonx.EncodeOptions {
+	opts := toonx.EncodeOptions{IndentSize: t.Indent, Delimiter: byte(t.Delimiter)}
 	if !t.Auto {
 		return opts
 	}
@@ -88,7 +89,7 @@ func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeO
 	if err != nil {
 		return opts
 	}
-	opts.Delimiter = d
+	opts.Delimiter = byte(d)
 	if t.Verbose {
 		var all []string
 		for _, row := range rep.Rows {
@@ -99,8 +100,8 @@ func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toon.EncodeO
 	return opts
 }
 
-func (t *toonFlags) decodeOptions(maxLine int) toon.DecodeOptions {
-	return toon.DecodeOptions{IndentSize: t.Indent, NonStrict: t.NoStrict, MaxLineSize: maxLine}
+func (t *toonFlags) decodeOptions(maxLine int) toonx.DecodeOptions {
+	return toonx.DecodeOptions{IndentSize: t.Indent, NonStrict: t.NoStrict, MaxLineSize: maxLine}
 }
 
 // runEncodeTOON writes the inputs as one TOON document: the one JSON value
@@ -147,9 +148,9 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 
 // writeTOON encodes a document to out and commits it; nothing is written
 // on failure. The document gets one final newline, as the reference CLI
-// writes it (toon.Encode's text has none); the statistics count the
+// writes it (toon.FromJSON's text has none); the statistics count the
 // document without it.
-func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
+func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toonx.EncodeOptions) error {
 	var nonFinite int // NaN and Infinity, as Python writes them, become null
 	opts.NonFinite = func(n int) { nonFinite = n }
 	err := encodeTOON(out, st, doc, opts)
@@ -191,7 +192,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toon.
 	return nil
 }
 
-func encodeTOON(out *output, st *stats, doc *document, opts toon.EncodeOptions) error {
+func encodeTOON(out *output, st *stats, doc *document, opts toonx.EncodeOptions) error {
 	var w io.Writer = out
 	if st != nil {
 		w = io.MultiWriter(out, st.out)
@@ -221,7 +222,7 @@ func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine 
 	if opts.Elements = records; !records && !compact {
 		opts.JSONIndent = "  "
 	}
-	if err := toon.Decode(out, br, opts); err != nil {
+	if err := toonx.ToJSON(out, br, opts); err != nil {
 		return toonError(in.Name, out, err)
 	}
 	return out.Err()

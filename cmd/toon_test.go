@@ -71,9 +71,9 @@ func TestEncodeTOONMapped(t *testing.T) {
 		}
 		if c.ok {
 			var want bytes.Buffer
-			// toon.Encode's text, and the newline the CLI ends it with.
-			if err := toon.Encode(&want, c.doc, toon.EncodeOptions{Delimiter: toon.Pipe}); err != nil || out.String() != want.String()+"\n" {
-				t.Errorf("%s: the output differs from toon.Encode's and a newline (%v)", c.name, err)
+			// toon.FromJSON's text, and the newline the CLI ends it with.
+			if err := toon.FromJSON(&want, c.doc, toon.MarshalOptions{Delimiter: toon.Pipe}); err != nil || out.String() != want.String()+"\n" {
+				t.Errorf("%s: the output differs from toon.FromJSON's and a newline (%v)", c.name, err)
 			}
 		}
 	}

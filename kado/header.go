@@ -1,8 +1,23 @@
-// Package binary reads and writes Kado binary TOON frames: an 18-byte
+// Package kado reads and writes Kado binary TOON frames: an 18-byte
 // little-endian header followed by a JSON payload that may be RLE-compressed.
 //
-// The byte layout follows ../shared/specs/binary-toon-kado.md and the output is
-// byte-identical to the Kado TypeScript encoder (packages/orchestrator/src/toon).
+// A Go program needs:
+//   - Header, MessageType and their parsers: the fixed header;
+//   - Writer (NewWriter, WriteFrame) and AppendFrame: frames out;
+//   - Reader (NewReader, Next, JSON, MoveOn or Each): frames in, in memory
+//     bounded by the largest frame, with resynchronisation after a bad one;
+//   - ParseRecord and Record: a frame given as JSON, as `toonkit decode`
+//     writes it;
+//   - FrameError (with its Problem), PayloadError, EncodeError: typed
+//     errors with their offsets.
+//
+// DecodeStream and EncodeStream run the same on several goroutines with
+// the output of one; their handlers are shaped by the toonkit CLI and may
+// still change.
+//
+// The byte layout follows the spec binary-toon-kado.md (in toonkit's shared
+// specs) and the output is byte-identical to the Kado TypeScript encoder
+// (packages/orchestrator/src/toon).
 package kado
 
 import (

@@ -38,22 +38,6 @@ func AppendRecord(dst []byte, h Header, compressed bool, payload []byte) []byte 
 	return append(dst, '}')
 }
 
-// AppendOutput appends what `toonkit decode` writes for the frame f whose
-// payload is js (compact JSON, see Reader.JSON): its record
-// (AppendRecord), or with payloadOnly the payload alone; with line, a line
-// end after it (NDJSON).
-func AppendOutput(dst []byte, f *Frame, js []byte, payloadOnly, line bool) []byte {
-	if payloadOnly {
-		dst = append(dst, js...)
-	} else {
-		dst = AppendRecord(dst, f.Header, f.Compressed(), js)
-	}
-	if line {
-		dst = append(dst, '\n')
-	}
-	return dst
-}
-
 // Record is a frame given as JSON: either decode's record form, with the
 // header fields it sets, or a bare payload.
 type Record struct {
@@ -368,9 +352,9 @@ func InferType(payload jsontext.Value) (MessageType, error) {
 	return 0, fmt.Errorf("the keys fit several message types: %s", strings.Join(names, ", "))
 }
 
-// FlatRecordKeys are the columns of a capture as a table: the header
+// flatRecordKeys are the columns of a capture as a table: the header
 // fields of decode's record, then the payload.
-var FlatRecordKeys = []string{"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed", "payload"}
+var flatRecordKeys = []string{"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed", "payload"}
 
 // AppendFlatRecord appends the flat form of a record, its header fields
 // beside the payload (the row of a capture as a table):
@@ -390,7 +374,7 @@ func AppendFlatRecord(dst []byte, h Header, compressed bool, payload []byte) []b
 }
 
 // UnflattenRecord gives the record form of v when v is a flat record: an
-// object whose members are exactly FlatRecordKeys, in any order. It appends
+// object whose members are exactly those of AppendFlatRecord, in any order. It appends
 // {"header":{...},"payload":...} to dst and reports true; otherwise it
 // returns dst unchanged and false. v must be valid JSON.
 func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
@@ -408,7 +392,7 @@ func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
 		if err != nil {
 			return dst, false
 		}
-		i := slices.Index(FlatRecordKeys, tok.String())
+		i := slices.Index(flatRecordKeys, tok.String())
 		if i < 0 || vals[i] != nil {
 			return dst, false
 		}
@@ -420,11 +404,11 @@ func UnflattenRecord(dst []byte, v jsontext.Value) ([]byte, bool) {
 		vals[i] = v[at : at+int64(len(val))]
 		seen++
 	}
-	if seen != len(FlatRecordKeys) {
+	if seen != len(flatRecordKeys) {
 		return dst, false
 	}
 	dst = append(dst, `{"header":{`...)
-	for i, k := range FlatRecordKeys[:7] {
+	for i, k := range flatRecordKeys[:7] {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

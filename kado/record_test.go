@@ -1,7 +1,6 @@
 package kado
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -117,38 +116,6 @@ func TestFlatRecord(t *testing.T) {
 	for _, v := range []string{`{"type":1,"payload":{}}`, `[1]`, `{"version":1,"type":2,"typeName":"X","payloadLength":1,"timestamp":1,"sequenceId":1,"compressed":false,"payload":{},"extra":1}`} {
 		if out, ok := UnflattenRecord(nil, []byte(v)); ok || out != nil {
 			t.Errorf("UnflattenRecord(%s) = %s, %v", v, out, ok)
-		}
-	}
-}
-
-// AppendOutput writes decode's record of a frame, or its payload, as an
-// NDJSON line or bare (an element of decode's -o FILE.json array).
-func TestAppendOutput(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := NewWriter(&buf, CompressNever).WriteFrame(Header{Version: 1, Type: Status, Timestamp: 7, SequenceID: 2}, []byte(`{"a":1}`)); err != nil {
-		t.Fatal(err)
-	}
-	rd := NewReader(&buf, ReaderOptions{})
-	f, err := rd.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := rd.JSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := `{"header":{"version":1,"type":4,"typeName":"STATUS","payloadLength":7,"timestamp":7,"sequenceId":2,"compressed":false},"payload":{"a":1}}`
-	for _, c := range []struct {
-		payload, line bool
-		want          string
-	}{
-		{false, false, rec},
-		{false, true, rec + "\n"},
-		{true, false, `{"a":1}`},
-		{true, true, `{"a":1}` + "\n"},
-	} {
-		if got := string(AppendOutput([]byte("x"), f, js, c.payload, c.line)); got != "x"+c.want {
-			t.Errorf("payload %v, line %v: %s, want x%s", c.payload, c.line, got, c.want)
 		}
 	}
 }

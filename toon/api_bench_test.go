@@ -76,7 +76,7 @@ var benchData = sync.OnceValues(func() ([]benchUser, []byte) {
 		panic(err)
 	}
 	var toon bytes.Buffer
-	if err := Encode(&toon, js, EncodeOptions{}); err != nil {
+	if err := FromJSON(&toon, js, MarshalOptions{}); err != nil {
 		panic(err)
 	}
 	return users, toon.Bytes()
@@ -105,7 +105,7 @@ func BenchmarkEncodeUsersJSON(b *testing.B) {
 	var out bytes.Buffer
 	for b.Loop() {
 		out.Reset()
-		if err := Encode(&out, js, EncodeOptions{}); err != nil {
+		if err := FromJSON(&out, js, MarshalOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -108,7 +108,7 @@ func TestConformance(t *testing.T) {
 
 func runEncodeFixture(t *testing.T, fx fixture) bool {
 	t.Helper()
-	opts := EncodeOptions{IndentSize: fx.Options.IndentSize}
+	opts := MarshalOptions{IndentSize: fx.Options.IndentSize}
 	if fx.Options.Delimiter != "" {
 		opts.Delimiter = Delimiter(fx.Options.Delimiter[0])
 	}
@@ -118,12 +118,12 @@ func runEncodeFixture(t *testing.T, fx fixture) bool {
 		return false
 	}
 	var out bytes.Buffer
-	if err := Encode(&out, fx.Input, opts); err != nil {
-		t.Errorf("Encode(%s): %v", fx.Input, err)
+	if err := FromJSON(&out, fx.Input, opts); err != nil {
+		t.Errorf("FromJSON(%s): %v", fx.Input, err)
 		return false
 	}
 	if out.String() != want {
-		t.Errorf("Encode(%s)\n got: %q\nwant: %q", fx.Input, out.String(), want)
+		t.Errorf("FromJSON(%s)\n got: %q\nwant: %q", fx.Input, out.String(), want)
 		return false
 	}
 	return true
@@ -136,22 +136,22 @@ func runDecodeFixture(t *testing.T, fx fixture) bool {
 		t.Errorf("input is not a string: %s", fx.Input)
 		return false
 	}
-	opts := DecodeOptions{IndentSize: fx.Options.IndentSize, NonStrict: fx.Options.Strict != nil && !*fx.Options.Strict}
+	opts := decodeOptions{IndentSize: fx.Options.IndentSize, NonStrict: fx.Options.Strict != nil && !*fx.Options.Strict}
 	var out bytes.Buffer
-	err := Decode(&out, strings.NewReader(in), opts)
+	err := toJSON(&out, strings.NewReader(in), opts)
 	if fx.ShouldError {
 		if err == nil {
-			t.Errorf("Decode(%q) = %s, want an error", in, out.String())
+			t.Errorf("toJSON(%q) = %s, want an error", in, out.String())
 			return false
 		}
 		return checkSyntaxError(t, in, err)
 	}
 	if err != nil {
-		t.Errorf("Decode(%q): %v", in, err)
+		t.Errorf("toJSON(%q): %v", in, err)
 		return false
 	}
 	if !sameJSON(t, out.Bytes(), fx.Expected) {
-		t.Errorf("Decode(%q)\n got: %s\nwant: %s", in, out.Bytes(), fx.Expected)
+		t.Errorf("toJSON(%q)\n got: %s\nwant: %s", in, out.Bytes(), fx.Expected)
 		return false
 	}
 	return true
@@ -163,12 +163,12 @@ func checkSyntaxError(t *testing.T, in string, err error) bool {
 	t.Helper()
 	var se *jsonv.SyntaxError
 	if !errors.As(err, &se) {
-		t.Errorf("Decode(%q): error %q (%T) is not a *jsonv.SyntaxError with a position", in, err, err)
+		t.Errorf("toJSON(%q): error %q (%T) is not a *jsonv.SyntaxError with a position", in, err, err)
 		return false
 	}
 	lines := strings.Count(in, "\n") + 1
 	if se.Pos.Line < 1 || se.Pos.Line > lines || se.Pos.Column < 1 {
-		t.Errorf("Decode(%q): error %q at %d:%d, outside the input", in, err, se.Pos.Line, se.Pos.Column)
+		t.Errorf("toJSON(%q): error %q at %d:%d, outside the input", in, err, se.Pos.Line, se.Pos.Column)
 		return false
 	}
 	return true

@@ -18,16 +18,17 @@ import (
 // document is an error, never a stack overflow.
 const maxDecodeNesting = 10000
 
-// defaultDecodeMaxLine bounds one input line when DecodeOptions.MaxLineSize
+// defaultDecodeMaxLine bounds one input line when UnmarshalOptions.MaxLineSize
 // is 0.
 const defaultDecodeMaxLine = 64 << 20
 
 // decodeFlushSize is the size of the output buffer at which it is written out.
 const decodeFlushSize = 64 << 10
 
-// Decode reads one TOON document from r and writes its JSON value to w as
+// ToJSON reads one TOON document from r and writes its JSON value to w as
 // it goes, followed by a newline. A malformed document gives a
-// *jsonv.SyntaxError with the line, column and an excerpt with a caret;
+// *SyntaxError with the line and column (it unwraps to the error with an
+// excerpt of the line and a caret);
 // what was written before it is to be discarded by the caller.
 //
 // The input is read line by line and the output written as it is made, in
@@ -59,7 +60,16 @@ const decodeFlushSize = 64 << 10
 //     extra cells, a line at entry depth without a colon, a non-item line
 //     at item depth and content after a complete root array are errors,
 //     as in strict mode.
-func Decode(w io.Writer, r io.Reader, opts DecodeOptions) error {
+func ToJSON(w io.Writer, r io.Reader, opts UnmarshalOptions) error {
+	if opts.MaxSize > 0 {
+		r = &limitedReader{r: r, n: opts.MaxSize, limit: opts.MaxSize}
+	}
+	return wrapSyntaxError(toJSON(w, r, opts.decodeOptions()))
+}
+
+// toJSON is ToJSON with the options of toonx.DecodeOptions, OnLine among
+// them; a malformed document gives a *jsonv.SyntaxError.
+func toJSON(w io.Writer, r io.Reader, opts decodeOptions) error {
 	return newDecoder(w, r, opts).decode()
 }
 
@@ -85,7 +95,7 @@ const (
 	rootStarted        // a root value is being written or is complete
 )
 
-// decoder is the state of one Decode.
+// decoder is the state of one ToJSON.
 type decoder struct {
 	w          io.Writer
 	in         inbuf.Buffer
@@ -141,7 +151,7 @@ type decoder struct {
 	flushAt int // the size of output at which it is written out
 }
 
-func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+func newDecoder(w io.Writer, r io.Reader, opts decodeOptions) *decoder {
 	d := newDecoderState(nil, w, opts)
 	d.out = make([]byte, 0, decodeFlushSize+decodeFlushSize/4)
 	d.in = inbuf.Buffer{R: r, First: 32 << 10, Steady: 256 << 10, Max: min(d.maxLine+(32<<10), math.MaxInt32)}
@@ -151,7 +161,7 @@ func newDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
 // newBytesDecoder is a decoder of the document data, read in place,
 // that makes the whole JSON form in out, writing nothing out. Its state
 // comes from a pool, where putBytesDecoder returns it.
-func newBytesDecoder(data []byte, opts DecodeOptions, out []byte) *decoder {
+func newBytesDecoder(data []byte, opts decodeOptions, out []byte) *decoder {
 	old, _ := bytesDecoders.Get().(*decoder)
 	d := newDecoderState(old, io.Discard, opts)
 	d.out, d.flushAt = out, math.MaxInt
@@ -161,8 +171,8 @@ func newBytesDecoder(data []byte, opts DecodeOptions, out []byte) *decoder {
 
 // newStreamDecoder is a decoder for a Decoder: its state from the pool
 // of newBytesDecoder, its buffers small at first (a message is mostly
-// short), growing with the input as Decode's do.
-func newStreamDecoder(w io.Writer, r io.Reader, opts DecodeOptions) *decoder {
+// short), growing with the input as ToJSON's do.
+func newStreamDecoder(w io.Writer, r io.Reader, opts decodeOptions) *decoder {
 	old, _ := bytesDecoders.Get().(*decoder)
 	d := newDecoderState(old, w, opts)
 	d.out = make([]byte, 0, 4<<10)
@@ -187,7 +197,7 @@ func putBytesDecoder(d *decoder) {
 
 // newDecoderState is a decoder without its input and output buffers,
 // reusing the scopes of old if it is not nil.
-func newDecoderState(old *decoder, w io.Writer, opts DecodeOptions) *decoder {
+func newDecoderState(old *decoder, w io.Writer, opts decodeOptions) *decoder {
 	maxLine := opts.MaxLineSize
 	if maxLine <= 0 {
 		maxLine = defaultDecodeMaxLine

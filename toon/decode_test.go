@@ -16,9 +16,9 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
-func decString(in string, opts DecodeOptions) (string, error) {
+func decString(in string, opts decodeOptions) (string, error) {
 	var out bytes.Buffer
-	err := Decode(&out, strings.NewReader(in), opts)
+	err := toJSON(&out, strings.NewReader(in), opts)
 	return out.String(), err
 }
 
@@ -28,88 +28,88 @@ func decString(in string, opts DecodeOptions) (string, error) {
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name, in  string
-		opts      DecodeOptions
+		opts      decodeOptions
 		line, col int
 		offset    int64
 		msg       string
 		excerpt   string
 		caret     int
 	}{
-		{"indentation", "a:\n   b: 1", DecodeOptions{}, 2, 4, 6,
+		{"indentation", "a:\n   b: 1", decodeOptions{}, 2, 4, 6,
 			"indentation of 3 spaces is not a multiple of 2", "   b: 1", 3},
-		{"indentation size 4", "a:\n  b: 1", DecodeOptions{IndentSize: 4}, 2, 3, 5,
+		{"indentation size 4", "a:\n  b: 1", decodeOptions{IndentSize: 4}, 2, 3, 5,
 			"indentation of 2 spaces is not a multiple of 4", "  b: 1", 2},
-		{"too few rows points at the header", "users[3]{id,name}:\n  1,Ada\n  2,Bob", DecodeOptions{}, 1, 6, 5,
+		{"too few rows points at the header", "users[3]{id,name}:\n  1,Ada\n  2,Bob", decodeOptions{}, 1, 6, 5,
 			"array declares 3 rows, found 2", "users[3]{id,name}:", 5},
-		{"extra row points at the row", "[1]{id}:\n  1\n  2", DecodeOptions{}, 3, 3, 15,
+		{"extra row points at the row", "[1]{id}:\n  1\n  2", decodeOptions{}, 3, 3, 15,
 			"array declares 1 row, found a 2nd", "  2", 2},
-		{"wide row points at the extra cell", "users[2]{id,name}:\n  1,Ada,x\n  2,Bob", DecodeOptions{}, 2, 9, 27,
+		{"wide row points at the extra cell", "users[2]{id,name}:\n  1,Ada,x\n  2,Bob", decodeOptions{}, 2, 9, 27,
 			"tabular row has 3 cells, the header declares 2 fields", "  1,Ada,x", 8},
-		{"short row points at its end", "u[1]{a,b,c}:\n  1,2", DecodeOptions{}, 2, 6, 18,
+		{"short row points at its end", "u[1]{a,b,c}:\n  1,2", decodeOptions{}, 2, 6, 18,
 			"tabular row has 2 cells, the header declares 3 fields", "  1,2", 5},
-		{"inline count", "tags[3]: a,b", DecodeOptions{}, 1, 5, 4,
+		{"inline count", "tags[3]: a,b", decodeOptions{}, 1, 5, 4,
 			"array declares 3 values, found 2", "tags[3]: a,b", 4},
-		{"list count", "items[2]:\n  - a", DecodeOptions{}, 1, 6, 5,
+		{"list count", "items[2]:\n  - a", decodeOptions{}, 1, 6, 5,
 			"array declares 2 items, found 1", "items[2]:", 5},
-		{"keyed count", "m[2:]{v}:\n  a: 1", DecodeOptions{}, 1, 2, 1,
+		{"keyed count", "m[2:]{v}:\n  a: 1", decodeOptions{}, 1, 2, 1,
 			"object declares 2 entries, found 1", "m[2:]{v}:", 1},
-		{"duplicate key", "name: Ada\nage: 3\nname: Bob", DecodeOptions{}, 3, 1, 17,
+		{"duplicate key", "name: Ada\nage: 3\nname: Bob", decodeOptions{}, 3, 1, 17,
 			`duplicate key "name" (first at line 1)`, "name: Bob", 0},
-		{"duplicate key, many keys", decManyKeys(40) + "k7: x", DecodeOptions{}, 41, 1, int64(len(decManyKeys(40))),
+		{"duplicate key, many keys", decManyKeys(40) + "k7: x", decodeOptions{}, 41, 1, int64(len(decManyKeys(40))),
 			`duplicate key "k7" (first at line 8)`, "k7: x", 0},
-		{"duplicate entry key", "m[2:]{v}:\n  a: 1\n  a: 2", DecodeOptions{}, 3, 3, 19,
+		{"duplicate entry key", "m[2:]{v}:\n  a: 1\n  a: 2", decodeOptions{}, 3, 3, 19,
 			`duplicate key "a" (first at line 2)`, "  a: 2", 2},
-		{"duplicate field name", "u[1]{a,b,a}:\n  1,2,3", DecodeOptions{}, 1, 10, 9,
+		{"duplicate field name", "u[1]{a,b,a}:\n  1,2,3", decodeOptions{}, 1, 10, 9,
 			`duplicate field name "a" in the header`, "u[1]{a,b,a}:", 9},
-		{"invalid escape", `x: "caf\xé"`, DecodeOptions{}, 1, 8, 7,
+		{"invalid escape", `x: "caf\xé"`, decodeOptions{}, 1, 8, 7,
 			`invalid escape \x (expected \\, \", \n, \r, \t or \uXXXX)`, `x: "caf\xé"`, 7},
-		{"column in characters", `名前: "x\q"`, DecodeOptions{}, 1, 7, 10,
+		{"column in characters", `名前: "x\q"`, decodeOptions{}, 1, 7, 10,
 			`invalid escape \q (expected \\, \", \n, \r, \t or \uXXXX)`, `名前: "x\q"`, 6},
-		{"short unicode escape", `v: "\u12"`, DecodeOptions{}, 1, 5, 4,
+		{"short unicode escape", `v: "\u12"`, decodeOptions{}, 1, 5, 4,
 			`invalid escape \u12: \u takes four hex digits`, `v: "\u12"`, 4},
-		{"surrogate escape", `v: "\uDC00"`, DecodeOptions{}, 1, 5, 4,
+		{"surrogate escape", `v: "\uDC00"`, decodeOptions{}, 1, 5, 4,
 			`invalid escape \uDC00: a surrogate code point is not a character`, `v: "\uDC00"`, 4},
-		{"unterminated string", "a:\n  d: \"unterminated", DecodeOptions{}, 2, 6, 8,
+		{"unterminated string", "a:\n  d: \"unterminated", decodeOptions{}, 2, 6, 8,
 			"unterminated string: the closing quote is missing", `  d: "unterminated`, 5},
-		{"text after closing quote", `a: "x" y`, DecodeOptions{}, 1, 7, 6,
+		{"text after closing quote", `a: "x" y`, decodeOptions{}, 1, 7, 6,
 			`unexpected " y" after the closing quote`, `a: "x" y`, 6},
-		{"missing colon", "a:\n  user", DecodeOptions{}, 2, 3, 5,
+		{"missing colon", "a:\n  user", decodeOptions{}, 2, 3, 5,
 			`missing colon after key "user" (expected key: value)`, "  user", 2},
-		{"header missing colon", "items[2]{id,name}\n  1,Ada", DecodeOptions{}, 1, 18, 17,
+		{"header missing colon", "items[2]{id,name}\n  1,Ada", decodeOptions{}, 1, 18, 17,
 			"missing colon at the end of the array header", "items[2]{id,name}", 17},
-		{"tab indentation", "a:\n\tb: 1", DecodeOptions{}, 2, 1, 3,
+		{"tab indentation", "a:\n\tb: 1", decodeOptions{}, 2, 1, 3,
 			"tab in indentation: indent with spaces only", " b: 1", 0},
-		{"depth jump", "a:\n    b: 1", DecodeOptions{}, 2, 5, 7,
+		{"depth jump", "a:\n    b: 1", decodeOptions{}, 2, 5, 7,
 			"indentation jumps from depth 0 to depth 2: a block's first line is one level deeper than the line that opens it", "    b: 1", 4},
-		{"over-indented", "a: 1\n  b: 2", DecodeOptions{}, 2, 3, 7,
+		{"over-indented", "a: 1\n  b: 2", decodeOptions{}, 2, 3, 7,
 			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)", "  b: 2", 2},
-		{"blank line in array", "items[2]:\n  - a\n\n  - b", DecodeOptions{}, 3, 1, 16,
+		{"blank line in array", "items[2]:\n  - a\n\n  - b", decodeOptions{}, 3, 1, 16,
 			"blank line inside an array: blank lines may come only before its first item or after its last line", "", 0},
-		{"trailing content", "[2]: 1,2\njunk: 3", DecodeOptions{}, 2, 1, 9,
+		{"trailing content", "[2]: 1,2\njunk: 3", decodeOptions{}, 2, 1, 9,
 			`unexpected "junk: 3" after the end of the root array: nothing may follow it`, "junk: 3", 0},
-		{"keyless header in object", "a:\n  [2]: 1,2", DecodeOptions{}, 2, 3, 5,
+		{"keyless header in object", "a:\n  [2]: 1,2", decodeOptions{}, 2, 3, 5,
 			`array header without a key: only the document's first line or a list item ("- [N]: …") may omit the key`, "  [2]: 1,2", 2},
-		{"bad length", "x[03]: a", DecodeOptions{}, 1, 3, 2,
+		{"bad length", "x[03]: a", decodeOptions{}, 1, 3, 2,
 			"array length 03 has a leading zero", "x[03]: a", 2},
-		{"delimiter mismatch", "items[2\t]{a,b}:\n  1\t2", DecodeOptions{}, 1, 12, 11,
+		{"delimiter mismatch", "items[2\t]{a,b}:\n  1\t2", decodeOptions{}, 1, 12, 11,
 			"the field list is split by comma, but the header declares the tab delimiter", "items[2 ]{a,b}:", 11},
-		{"two root primitives", "hello\nworld", DecodeOptions{}, 1, 1, 0,
+		{"two root primitives", "hello\nworld", decodeOptions{}, 1, 1, 0,
 			`missing colon after "hello": a document of more than one line is an object of key: value lines (a lone value must be the only line)`, "hello", 0},
-		{"invalid UTF-8", "k: é\xffz", DecodeOptions{}, 1, 5, 5,
+		{"invalid UTF-8", "k: é\xffz", decodeOptions{}, 1, 5, 5,
 			"invalid UTF-8: byte 0xff does not begin a well-formed character", "k: é\uFFFDz", 4},
-		{"UTF-8 surrogate", "k: \xed\xa0\x80", DecodeOptions{}, 1, 4, 3,
+		{"UTF-8 surrogate", "k: \xed\xa0\x80", decodeOptions{}, 1, 4, 3,
 			"invalid UTF-8: byte 0xed does not begin a well-formed character", "k: \uFFFD", 3},
-		{"truncated UTF-8", "a: 1\nk: \xe2\x82", DecodeOptions{}, 2, 4, 8,
+		{"truncated UTF-8", "a: 1\nk: \xe2\x82", decodeOptions{}, 2, 4, 8,
 			"invalid UTF-8: byte 0xe2 does not begin a well-formed character", "k: \uFFFD", 3},
-		{"invalid UTF-8 in a comment", "# \xc0\na: 1", DecodeOptions{}, 1, 3, 2,
+		{"invalid UTF-8 in a comment", "# \xc0\na: 1", decodeOptions{}, 1, 3, 2,
 			"invalid UTF-8: byte 0xc0 does not begin a well-formed character", "# \uFFFD", 2},
-		{"BOM counts in offsets", "\uFEFFa: 1\nb: \"\\q\"", DecodeOptions{}, 2, 5, 12,
+		{"BOM counts in offsets", "\uFEFFa: 1\nb: \"\\q\"", decodeOptions{}, 2, 5, 12,
 			`invalid escape \q (expected \\, \", \n, \r, \t or \uXXXX)`, `b: "\q"`, 4},
-		{"indented first line", "  42", DecodeOptions{}, 1, 3, 2,
+		{"indented first line", "  42", decodeOptions{}, 1, 3, 2,
 			"unexpected indentation: the first line of a document is not indented", "  42", 2},
-		{"colon inside quotes", "a: 1\nb\"c: 1\"", DecodeOptions{}, 2, 1, 5,
+		{"colon inside quotes", "a: 1\nb\"c: 1\"", decodeOptions{}, 2, 1, 5,
 			`missing colon after key "b\"c: 1\"" (expected key: value)`, `b"c: 1"`, 0},
-		{"line too long", "a: 1\nb: " + strings.Repeat("x", 100), DecodeOptions{MaxLineSize: 64}, 2, 1, 5,
+		{"line too long", "a: 1\nb: " + strings.Repeat("x", 100), decodeOptions{MaxLineSize: 64}, 2, 1, 5,
 			"line 2 is longer than the limit of 64 bytes", "", 0},
 	}
 	for _, tt := range tests {
@@ -117,12 +117,12 @@ func TestDecodeErrors(t *testing.T) {
 			out, err := decString(tt.in, tt.opts)
 			var se *jsonv.SyntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("Decode(%q) = %q, %v; want a *jsonv.SyntaxError", tt.in, out, err)
+				t.Fatalf("toJSON(%q) = %q, %v; want a *jsonv.SyntaxError", tt.in, out, err)
 			}
 			got := fmt.Sprintf("%d:%d@%d %s | %q ^%d", se.Pos.Line, se.Pos.Column, se.Pos.Offset, se.Msg, se.Excerpt, se.Caret)
 			want := fmt.Sprintf("%d:%d@%d %s | %q ^%d", tt.line, tt.col, tt.offset, tt.msg, tt.excerpt, tt.caret)
 			if got != want {
-				t.Errorf("Decode(%q) error\n got: %s\nwant: %s", tt.in, got, want)
+				t.Errorf("toJSON(%q) error\n got: %s\nwant: %s", tt.in, got, want)
 			}
 			if s := err.Error(); s != fmt.Sprintf("%d:%d: %s", tt.line, tt.col, tt.msg) {
 				t.Errorf("Error() = %q", s)
@@ -158,9 +158,9 @@ func TestDecodeJSONIndent(t *testing.T) {
 		{"a[2]:\n  - [1]: x\n  - []", "  ", "{\n  \"a\": [\n    [\n      \"x\"\n    ],\n    []\n  ]\n}\n"},
 	}
 	for _, tt := range tests {
-		got, err := decString(tt.in, DecodeOptions{JSONIndent: tt.indent})
+		got, err := decString(tt.in, decodeOptions{JSONIndent: tt.indent})
 		if err != nil || got != tt.want {
-			t.Errorf("Decode(%q, indent %q)\n got: %q, %v\nwant: %q", tt.in, tt.indent, got, err, tt.want)
+			t.Errorf("toJSON(%q, indent %q)\n got: %q, %v\nwant: %q", tt.in, tt.indent, got, err, tt.want)
 		}
 	}
 }
@@ -169,12 +169,12 @@ func TestDecodeJSONIndent(t *testing.T) {
 func TestDecodeStringEscapes(t *testing.T) {
 	in := `a: "q\" b\\ n\n r\r t\t` + "\x09" + ` u\u0001\u0008\u000c\u001F\u007f\u2028é\u00e9"` + "\nb: x\x7fy\u2028z"
 	want := `{"a":"q\" b\\ n\n r\r t\t\t u\u0001\b\f\u001f` + "\x7f\u2028éé" + `","b":"x` + "\x7fy\u2028z" + `"}` + "\n"
-	got, err := decString(in, DecodeOptions{})
+	got, err := decString(in, decodeOptions{})
 	if err != nil || got != want {
 		t.Errorf("got %q, %v\nwant %q", got, err, want)
 	}
 	// A control character outside quotes is data, escaped in the output.
-	got, err = decString("a: x\x01y", DecodeOptions{})
+	got, err = decString("a: x\x01y", decodeOptions{})
 	if err != nil || got != "{\"a\":\"x\\u0001y\"}\n" {
 		t.Errorf("got %q, %v", got, err)
 	}
@@ -184,7 +184,7 @@ func TestDecodeStringEscapes(t *testing.T) {
 func TestDecodeNumbers(t *testing.T) {
 	in := "[16]: 0,-0,-0.0,1.50,007,1e3,-1E-7,0.000001,123456789012345678901234567890,12345678901234567890.5,0.1e1,5e-324,1.,+1,1e,-"
 	want := `[0,0,0,1.5,"007",1000,-1e-7,0.000001,1.2345678901234567890123456789e+29,12345678901234567890.5,1,5e-324,"1.","+1","1e","-"]` + "\n"
-	if got, err := decString(in, DecodeOptions{}); err != nil || got != want {
+	if got, err := decString(in, decodeOptions{}); err != nil || got != want {
 		t.Errorf("got  %s, %v\nwant %s", got, err, want)
 	}
 }
@@ -230,9 +230,9 @@ func TestDecodeElements(t *testing.T) {
 		{"", "{}\n"},
 	}
 	for _, tt := range tests {
-		got, err := decString(tt.in, DecodeOptions{Elements: true, JSONIndent: "  "})
+		got, err := decString(tt.in, decodeOptions{Elements: true, JSONIndent: "  "})
 		if err != nil || got != tt.want {
-			t.Errorf("Decode(%q, Elements)\n got: %q, %v\nwant: %q", tt.in, got, err, tt.want)
+			t.Errorf("toJSON(%q, Elements)\n got: %q, %v\nwant: %q", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -261,12 +261,12 @@ func TestDecodeNonStrict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decString(tt.in, DecodeOptions{NonStrict: true})
+			got, err := decString(tt.in, decodeOptions{NonStrict: true})
 			if err != nil {
-				t.Fatalf("Decode(%q): %v", tt.in, err)
+				t.Fatalf("toJSON(%q): %v", tt.in, err)
 			}
 			if got != tt.want+"\n" {
-				t.Errorf("Decode(%q)\n got: %s\nwant: %s", tt.in, got, tt.want)
+				t.Errorf("toJSON(%q)\n got: %s\nwant: %s", tt.in, got, tt.want)
 			}
 			if !json.Valid([]byte(got)) {
 				t.Errorf("output is not JSON: %s", got)
@@ -274,7 +274,7 @@ func TestDecodeNonStrict(t *testing.T) {
 		})
 	}
 	// Indented output of a resolved duplicate.
-	got, err := decString("a: 1\nb: 2\na:\n  c: 3", DecodeOptions{NonStrict: true, JSONIndent: "  "})
+	got, err := decString("a: 1\nb: 2\na:\n  c: 3", decodeOptions{NonStrict: true, JSONIndent: "  "})
 	if want := "{\n  \"a\": {\n    \"c\": 3\n  },\n  \"b\": 2\n}\n"; err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
@@ -301,9 +301,9 @@ func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
 	}
 	for _, tt := range kept {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decString(tt.in, DecodeOptions{NonStrict: true})
+			got, err := decString(tt.in, decodeOptions{NonStrict: true})
 			if err != nil || got != tt.want+"\n" {
-				t.Errorf("Decode(%q, NonStrict) = %q, %v; want %s", tt.in, got, err, tt.want)
+				t.Errorf("toJSON(%q, NonStrict) = %q, %v; want %s", tt.in, got, err, tt.want)
 			}
 		})
 	}
@@ -351,13 +351,13 @@ func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
 	}
 	for _, tt := range failed {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := decString(tt.in, DecodeOptions{NonStrict: true})
+			out, err := decString(tt.in, decodeOptions{NonStrict: true})
 			var se *jsonv.SyntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("Decode(%q, NonStrict) = %q, %v; want an error at %d:%d", tt.in, out, err, tt.line, tt.col)
+				t.Fatalf("toJSON(%q, NonStrict) = %q, %v; want an error at %d:%d", tt.in, out, err, tt.line, tt.col)
 			}
 			if got, want := err.Error(), fmt.Sprintf("%d:%d: %s", tt.line, tt.col, tt.msg); got != want {
-				t.Errorf("Decode(%q, NonStrict)\n got: %s\nwant: %s", tt.in, got, want)
+				t.Errorf("toJSON(%q, NonStrict)\n got: %s\nwant: %s", tt.in, got, want)
 			}
 		})
 	}
@@ -374,11 +374,11 @@ func decManyKeysJSON(n int) string {
 	return "{" + b.String() + "}"
 }
 
-func decMust(t *testing.T, in string, opts DecodeOptions) string {
+func decMust(t *testing.T, in string, opts decodeOptions) string {
 	t.Helper()
 	out, err := decString(in, opts)
 	if err != nil {
-		t.Fatalf("Decode(%q): %v", in, err)
+		t.Fatalf("toJSON(%q): %v", in, err)
 	}
 	return out
 }
@@ -406,9 +406,9 @@ func TestDecodeForms(t *testing.T) {
 		{"x[1]{a{b{c{d}}}}:\n  1", `{"x":[{"a":{"b":{"c":{"d":1}}}}]}`},
 	}
 	for _, tt := range tests {
-		got, err := decString(tt.in, DecodeOptions{})
+		got, err := decString(tt.in, decodeOptions{})
 		if err != nil || got != tt.want+"\n" {
-			t.Errorf("Decode(%q)\n got: %q, %v\nwant: %s", tt.in, got, err, tt.want)
+			t.Errorf("toJSON(%q)\n got: %q, %v\nwant: %s", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -416,10 +416,10 @@ func TestDecodeForms(t *testing.T) {
 // A line longer than MaxLineSize is an error, not an allocation.
 func TestDecodeMaxLineSize(t *testing.T) {
 	line := "k: " + strings.Repeat("x", 997) // 1000 bytes
-	if _, err := decString(line+"\n", DecodeOptions{MaxLineSize: 1000}); err != nil {
+	if _, err := decString(line+"\n", decodeOptions{MaxLineSize: 1000}); err != nil {
 		t.Errorf("a line of exactly the limit: %v", err)
 	}
-	_, err := decString(line+"x\n", DecodeOptions{MaxLineSize: 1000})
+	_, err := decString(line+"x\n", decodeOptions{MaxLineSize: 1000})
 	var se *jsonv.SyntaxError
 	if !errors.As(err, &se) || se.Pos.Line != 1 || !strings.Contains(se.Msg, "longer than the limit of 1000 bytes") {
 		t.Errorf("a line past the limit: %v", err)
@@ -428,7 +428,7 @@ func TestDecodeMaxLineSize(t *testing.T) {
 	r := io.MultiReader(strings.NewReader("k: "), decEndlessReader('x'))
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	err = Decode(io.Discard, r, DecodeOptions{MaxLineSize: 1 << 20})
+	err = toJSON(io.Discard, r, decodeOptions{MaxLineSize: 1 << 20})
 	runtime.ReadMemStats(&m1)
 	if !errors.As(err, &se) {
 		t.Errorf("endless line: %v", err)
@@ -457,20 +457,20 @@ func TestDecodeDeepNesting(t *testing.T) {
 		}}
 	}
 	var out bytes.Buffer
-	if err := Decode(&out, nested(3000), DecodeOptions{IndentSize: 1}); err != nil {
+	if err := toJSON(&out, nested(3000), decodeOptions{IndentSize: 1}); err != nil {
 		t.Fatalf("3000 levels: %v", err)
 	}
 	if !json.Valid(out.Bytes()) || strings.Count(out.String(), "{") != 3001 {
 		t.Errorf("3000 levels: bad output %.80s…", out.String())
 	}
-	err := Decode(io.Discard, nested(maxDecodeNesting+1), DecodeOptions{IndentSize: 1})
+	err := toJSON(io.Discard, nested(maxDecodeNesting+1), decodeOptions{IndentSize: 1})
 	var se *jsonv.SyntaxError
 	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nesting deeper than 10000 levels") {
 		t.Errorf("%d levels: %v", maxDecodeNesting+1, err)
 	}
 	// Nested field groups count too.
 	deep := "x[1]" + strings.Repeat("{a", maxDecodeNesting+1) + strings.Repeat("}", maxDecodeNesting+1) + ":\n  1"
-	if _, err := decString(deep, DecodeOptions{}); !errors.As(err, &se) || !strings.Contains(se.Msg, "nesting deeper") {
+	if _, err := decString(deep, decodeOptions{}); !errors.As(err, &se) || !strings.Contains(se.Msg, "nesting deeper") {
 		t.Errorf("deep field groups: %v", err)
 	}
 	// Deep lists of lists: [1]: then - [1]: one level deeper each time.
@@ -480,7 +480,7 @@ func TestDecodeDeepNesting(t *testing.T) {
 		b.WriteString(strings.Repeat(" ", i) + "- [1]:\n")
 	}
 	b.WriteString(strings.Repeat(" ", 2001) + "- x\n")
-	got, err := decString(b.String(), DecodeOptions{IndentSize: 1})
+	got, err := decString(b.String(), decodeOptions{IndentSize: 1})
 	if err != nil || got != strings.Repeat("[", 2001)+`"x"`+strings.Repeat("]", 2001)+"\n" {
 		t.Errorf("deep lists: %.60q, %v", got, err)
 	}
@@ -511,9 +511,9 @@ func (g *decLineGen) Read(p []byte) (int, error) {
 // one byte at a time, and in memory that does not grow with the input.
 func TestDecodeStreaming(t *testing.T) {
 	in := decTabularInput(20_000)
-	want := decMust(t, string(in), DecodeOptions{})
+	want := decMust(t, string(in), decodeOptions{})
 	var out bytes.Buffer
-	if err := Decode(&out, iotest.OneByteReader(bytes.NewReader(in)), DecodeOptions{}); err != nil {
+	if err := toJSON(&out, iotest.OneByteReader(bytes.NewReader(in)), decodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != want {
@@ -523,7 +523,7 @@ func TestDecodeStreaming(t *testing.T) {
 		t.Fatal("output is not JSON")
 	}
 	out.Reset()
-	if err := Decode(&out, iotest.HalfReader(bytes.NewReader(decListInput(5000))), DecodeOptions{Elements: true}); err != nil {
+	if err := toJSON(&out, iotest.HalfReader(bytes.NewReader(decListInput(5000))), decodeOptions{Elements: true}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "\n"); n != 5000 {
@@ -546,13 +546,13 @@ func TestDecodeStreaming(t *testing.T) {
 		b = strconv.AppendInt(append(b, "@example.com,true,"...), n%100, 10)
 		return append(b, ".5\n"...)
 	}}
-	for _, opts := range []DecodeOptions{{}, {NonStrict: true}, {Elements: true, JSONIndent: "  "}} {
+	for _, opts := range []decodeOptions{{}, {NonStrict: true}, {Elements: true, JSONIndent: "  "}} {
 		gen.i, gen.buf = 0, nil
 		var cw decByteCounter
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		err := Decode(&cw, gen, opts)
+		err := toJSON(&cw, gen, opts)
 		runtime.ReadMemStats(&m1)
 		if err != nil {
 			t.Fatal(err)
@@ -576,15 +576,15 @@ func (w *decByteCounter) Write(p []byte) (int, error) {
 // Read and write errors are returned as they are.
 func TestDecodeIOErrors(t *testing.T) {
 	boom := errors.New("boom")
-	err := Decode(io.Discard, iotest.ErrReader(boom), DecodeOptions{})
+	err := toJSON(io.Discard, iotest.ErrReader(boom), decodeOptions{})
 	if !errors.Is(err, boom) {
 		t.Errorf("read error: %v", err)
 	}
-	err = Decode(decFailWriter{boom}, bytes.NewReader(decTabularInput(10_000)), DecodeOptions{})
+	err = toJSON(decFailWriter{boom}, bytes.NewReader(decTabularInput(10_000)), decodeOptions{})
 	if !errors.Is(err, boom) {
 		t.Errorf("write error: %v", err)
 	}
-	err = Decode(decFailWriter{boom}, strings.NewReader("a: 1"), DecodeOptions{})
+	err = toJSON(decFailWriter{boom}, strings.NewReader("a: 1"), decodeOptions{})
 	if !errors.Is(err, boom) {
 		t.Errorf("write error at the end: %v", err)
 	}
@@ -615,26 +615,26 @@ func decListInput(n int) []byte {
 	return b.Bytes()
 }
 
-func decBench(b *testing.B, in []byte, opts DecodeOptions) {
+func decBench(b *testing.B, in []byte, opts decodeOptions) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	r := bytes.NewReader(in)
 	for b.Loop() {
 		r.Reset(in)
-		if err := Decode(io.Discard, r, opts); err != nil {
+		if err := toJSON(io.Discard, r, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkDecodeTabular decodes a root tabular array of 100k rows.
-func BenchmarkDecodeTabular(b *testing.B) { decBench(b, decTabularInput(100_000), DecodeOptions{}) }
+func BenchmarkDecodeTabular(b *testing.B) { decBench(b, decTabularInput(100_000), decodeOptions{}) }
 
 // BenchmarkDecodeList decodes a root list of 100k objects with an inline
 // tags[3] array each.
-func BenchmarkDecodeList(b *testing.B) { decBench(b, decListInput(100_000), DecodeOptions{}) }
+func BenchmarkDecodeList(b *testing.B) { decBench(b, decListInput(100_000), decodeOptions{}) }
 
 // BenchmarkDecodeListIndent is BenchmarkDecodeList with indented JSON.
 func BenchmarkDecodeListIndent(b *testing.B) {
-	decBench(b, decListInput(100_000), DecodeOptions{JSONIndent: "  "})
+	decBench(b, decListInput(100_000), decodeOptions{JSONIndent: "  "})
 }

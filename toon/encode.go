@@ -8,12 +8,12 @@ import (
 	"io"
 )
 
-// Encode writes the TOON form of one JSON value to w, without a final
+// FromJSON writes the TOON form of one JSON value to w, without a final
 // newline (§12). value is one JSON text, with optional white space around
 // it and an optional UTF-8 byte order mark before it; NaN, Infinity and
 // -Infinity, as Python's json.dumps writes non-finite floats, may stand
-// for values, and are written as null (§3; EncodeOptions.NonFinite counts
-// them). Encode returns an error, having written nothing, when it is not
+// for values, and are written as null (§3; toonx.EncodeOptions.NonFinite counts
+// them). FromJSON returns an error, having written nothing, when it is not
 // valid JSON (RFC 8259, UTF-8) with those three words, when an object holds a member name twice (the error matches
 // errEncodeDuplicateName), when a string holds an escaped lone surrogate
 // (TOON strings are Unicode text, §7.1) or when arrays and objects nest
@@ -25,7 +25,7 @@ import (
 // order is the order of the JSON text (JavaScript moves integer-like names
 // first).
 //
-// Encode works on the raw bytes without building a tree. The commonest
+// FromJSON works on the raw bytes without building a tree. The commonest
 // document, a root array of flat objects whose members come in one order
 // (a table of primitives), is checked and written in one pass, its output
 // held until the end of the text (about half of value for pretty-printed
@@ -35,7 +35,12 @@ import (
 // array's and object's form by scanning its elements and writes it; its
 // memory beyond value is a small fraction of it, and the output is
 // streamed to w in 64 KiB chunks.
-func Encode(w io.Writer, value []byte, opts EncodeOptions) error {
+func FromJSON(w io.Writer, jsonText []byte, opts MarshalOptions) error {
+	return fromJSON(w, jsonText, opts.encodeOptions())
+}
+
+// fromJSON is FromJSON with the hooks of toonx.EncodeOptions.
+func fromJSON(w io.Writer, value []byte, opts encodeOptions) error {
 	e, err := newEncoderUnchecked(w, value, opts)
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func (e *encoder) general() error {
 	return e.err
 }
 
-// done returns the error of w, or tells EncodeOptions.NonFinite of the
+// done returns the error of w, or tells toonx.EncodeOptions.NonFinite of the
 // non-finite numbers written as null.
 func (e *encoder) done() error {
 	if e.err == nil && e.nonFinite > 0 && e.onNonFinite != nil {
@@ -69,18 +74,8 @@ func (e *encoder) done() error {
 	return e.err
 }
 
-// EncodeTable writes the TOON form of value as Encode does when value is a
-// root array of flat objects whose members come in one order (a table of
-// primitives, §9.3), and reports whether it was; for any other value,
-// valid or not, it reports false and writes nothing. The error is that of
-// the options or of w.
-//
-// It suits a value that may change or vanish while it is read, such as a
-// file mapped in memory: it goes through value once, from start to end,
-// and writes nothing before it has reached the end; what it writes is made
-// of the bytes it checked, as it read them; it ends whatever the bytes.
-// (Encode goes through its value more than once.)
-func EncodeTable(w io.Writer, value []byte, opts EncodeOptions) (bool, error) {
+// encodeTable is toonx.EncodeTable.
+func encodeTable(w io.Writer, value []byte, opts encodeOptions) (bool, error) {
 	e, err := newEncoderUnchecked(w, value, opts)
 	if err != nil {
 		return false, err
@@ -108,7 +103,7 @@ type encoder struct {
 	hold   bool   // flush keeps the output in out (Marshal)
 
 	nonFinite   int       // NaN, Infinity and -Infinity written as null
-	onNonFinite func(int) // EncodeOptions.NonFinite
+	onNonFinite func(int) // toonx.EncodeOptions.NonFinite
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
@@ -126,7 +121,7 @@ type encoder struct {
 }
 
 // newEncoder checks the options and value.
-func newEncoder(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error) {
+func newEncoder(w io.Writer, value []byte, opts encodeOptions) (*encoder, error) {
 	e, err := newEncoderUnchecked(w, value, opts)
 	if err != nil {
 		return nil, err
@@ -138,7 +133,7 @@ func newEncoder(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error)
 }
 
 // newEncoderUnchecked checks the options; the value is yet to be checked.
-func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encoder, error) {
+func newEncoderUnchecked(w io.Writer, value []byte, opts encodeOptions) (*encoder, error) {
 	indent := opts.IndentSize
 	if indent == 0 {
 		indent = DefaultIndentSize
@@ -146,7 +141,7 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts EncodeOptions) (*encode
 	if indent < 0 {
 		return nil, fmt.Errorf("toon: encode: negative indent size %d", indent)
 	}
-	delim := opts.Delimiter
+	delim := Delimiter(opts.Delimiter)
 	if delim == 0 {
 		delim = Comma
 	}

@@ -31,7 +31,7 @@ func runEncodeBench(b *testing.B, doc []byte) {
 	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Encode(io.Discard, doc, EncodeOptions{}); err != nil {
+		if err := FromJSON(io.Discard, doc, MarshalOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // the rows in the same pass, holding the output until the end of the text.
 // It gives up, having written nothing, at the first thing it does not
 // handle (another shape, an escaped or repeated name, a nested value) and
-// at anything invalid; Encode then takes the general path from the start,
+// at anything invalid; FromJSON then takes the general path from the start,
 // which gives the same output and the errors with their positions.
 //
 // The bytes between two values of a row (the comma, white space, the next

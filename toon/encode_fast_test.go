@@ -11,15 +11,15 @@ import (
 
 // encodeBothWays encodes doc by the one-pass table form alone and by the
 // general path alone.
-func encodeBothWays(t *testing.T, doc []byte, opts EncodeOptions) (fast []byte, took bool, general []byte, err error) {
+func encodeBothWays(t *testing.T, doc []byte, opts MarshalOptions) (fast []byte, took bool, general []byte, err error) {
 	t.Helper()
 	var fb, gb bytes.Buffer
-	e, err := newEncoderUnchecked(&fb, doc, opts)
+	e, err := newEncoderUnchecked(&fb, doc, opts.encodeOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	took = e.fastTable()
-	if e, err = newEncoderUnchecked(&gb, doc, opts); err != nil {
+	if e, err = newEncoderUnchecked(&gb, doc, opts.encodeOptions()); err != nil {
 		t.Fatal(err)
 	}
 	err = e.general()
@@ -29,7 +29,7 @@ func encodeBothWays(t *testing.T, doc []byte, opts EncodeOptions) (fast []byte, 
 // checkFastTable fails unless the one-pass form, when it takes doc, writes
 // what the general path writes, and declines (writing nothing) whatever the
 // general path refuses.
-func checkFastTable(t *testing.T, doc []byte, opts EncodeOptions) bool {
+func checkFastTable(t *testing.T, doc []byte, opts MarshalOptions) bool {
 	t.Helper()
 	fast, took, general, err := encodeBothWays(t, doc, opts)
 	switch {
@@ -169,7 +169,7 @@ func TestFastTable(t *testing.T) {
 	took, total := 0, 0
 	for i := range 3000 {
 		compact := genTable(r)
-		opts := EncodeOptions{IndentSize: []int{0, 1, 2, 4}[i%4], Delimiter: []Delimiter{Comma, Tab, Pipe}[i/4%3]}
+		opts := MarshalOptions{IndentSize: []int{0, 1, 2, 4}[i%4], Delimiter: []Delimiter{Comma, Tab, Pipe}[i/4%3]}
 		for _, doc := range [][]byte{compact, prettyJSON(compact), []byte(spaceOutJSON(r, string(compact)))} {
 			total++
 			if checkFastTable(t, doc, opts) {
@@ -202,7 +202,7 @@ func TestFastTableCases(t *testing.T) {
 		`[{"a":"x"},{"a":"y"}]`, `[{"a":"x"},{"a" :"y"}]`, `[{"a":"x"},{"a": "y"}]`,
 	} {
 		for _, d := range []Delimiter{Comma, Tab, Pipe} {
-			checkFastTable(t, []byte(doc), EncodeOptions{Delimiter: d})
+			checkFastTable(t, []byte(doc), MarshalOptions{Delimiter: d})
 		}
 	}
 }
@@ -224,21 +224,21 @@ func TestEncodeTable(t *testing.T) {
 		{``, false},
 	} {
 		var got, want bytes.Buffer
-		took, err := EncodeTable(&got, []byte(tc.doc), EncodeOptions{Delimiter: Pipe})
+		took, err := encodeTable(&got, []byte(tc.doc), MarshalOptions{Delimiter: Pipe}.encodeOptions())
 		if err != nil || took != tc.took {
-			t.Fatalf("EncodeTable(%.80q) = %v, %v; want %v", tc.doc, took, err, tc.took)
+			t.Fatalf("encodeTable(%.80q) = %v, %v; want %v", tc.doc, took, err, tc.took)
 		}
 		if !took {
 			if got.Len() > 0 {
-				t.Fatalf("EncodeTable(%.80q) declined but wrote %.80q", tc.doc, got.String())
+				t.Fatalf("encodeTable(%.80q) declined but wrote %.80q", tc.doc, got.String())
 			}
 			continue
 		}
-		if err := Encode(&want, []byte(tc.doc), EncodeOptions{Delimiter: Pipe}); err != nil || got.String() != want.String() {
-			t.Fatalf("EncodeTable(%.80q) = %.200q, Encode: %.200q, %v", tc.doc, got.String(), want.String(), err)
+		if err := FromJSON(&want, []byte(tc.doc), MarshalOptions{Delimiter: Pipe}); err != nil || got.String() != want.String() {
+			t.Fatalf("encodeTable(%.80q) = %.200q, Encode: %.200q, %v", tc.doc, got.String(), want.String(), err)
 		}
 	}
-	if _, err := EncodeTable(&bytes.Buffer{}, []byte(`[{"a":1}]`), EncodeOptions{Delimiter: ';'}); err == nil {
+	if _, err := encodeTable(&bytes.Buffer{}, []byte(`[{"a":1}]`), MarshalOptions{Delimiter: ';'}.encodeOptions()); err == nil {
 		t.Error("delimiter ';' accepted")
 	}
 }

@@ -10,10 +10,10 @@ import (
 )
 
 // encodeToString encodes a JSON text with options and returns the TOON.
-func encodeToString(t *testing.T, in string, opts EncodeOptions) (string, error) {
+func encodeToString(t *testing.T, in string, opts MarshalOptions) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := Encode(&out, []byte(in), opts)
+	err := FromJSON(&out, []byte(in), opts)
 	return out.String(), err
 }
 
@@ -22,7 +22,7 @@ func encodeToString(t *testing.T, in string, opts EncodeOptions) (string, error)
 func TestEncodeExact(t *testing.T) {
 	tests := []struct {
 		name, in, want string
-		opts           EncodeOptions
+		opts           MarshalOptions
 	}{
 		{name: "big integer kept", in: `{"n":12345678901234567890}`, want: "n: 12345678901234567890"},
 		{name: "long decimal kept", in: `{"x":0.1000000000000000000001}`, want: "x: 0.1000000000000000000001"},
@@ -41,19 +41,19 @@ func TestEncodeExact(t *testing.T) {
 		{name: "nested groups reordered", in: `[{"id":1,"g":{"x":1,"y":{"p":1,"q":2}}},{"g":{"y":{"q":4,"p":3},"x":2},"id":2}]`,
 			want: "[2]{id,g{x,y{p,q}}}:\n  1,1,1,2\n  2,2,3,4"},
 		{name: "keyed under a list item", in: `[{"m":{"a":{"v":1},"b":{"v":2}},"k":1},"x"]`, want: "[2]:\n  - m[2:]{v}:\n      a: 1\n      b: 2\n    k: 1\n  - x"},
-		{name: "tab and indent 4", in: `{"a":{"t":[{"x":"p q","y":"a,b"}],"l":["a\tb","c"]}}`, opts: EncodeOptions{IndentSize: 4, Delimiter: Tab},
+		{name: "tab and indent 4", in: `{"a":{"t":[{"x":"p q","y":"a,b"}],"l":["a\tb","c"]}}`, opts: MarshalOptions{IndentSize: 4, Delimiter: Tab},
 			want: "a:\n    t[1\t]{x\ty}:\n        p q\ta,b\n    l[2\t]: \"a\\tb\"\tc"},
-		{name: "pipe", in: `{"a":"x|y","b":["x|y","z"]}`, opts: EncodeOptions{Delimiter: Pipe}, want: "a: \"x|y\"\nb[2|]: \"x|y\"|z"},
+		{name: "pipe", in: `{"a":"x|y","b":["x|y","z"]}`, opts: MarshalOptions{Delimiter: Pipe}, want: "a: \"x|y\"\nb[2|]: \"x|y\"|z"},
 		{name: "lists in lists", in: `[[1,[2]],[],{},[{}],"x"]`, want: "[5]:\n  - [2]:\n    - 1\n    - [1]: 2\n  - [0]:\n  -\n  - [1]:\n    -\n  - x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := encodeToString(t, tt.in, tt.opts)
 			if err != nil {
-				t.Fatalf("Encode(%s): %v", tt.in, err)
+				t.Fatalf("FromJSON(%s): %v", tt.in, err)
 			}
 			if got != tt.want {
-				t.Errorf("Encode(%s)\n got: %q\nwant: %q", tt.in, got, tt.want)
+				t.Errorf("FromJSON(%s)\n got: %q\nwant: %q", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -102,7 +102,7 @@ func TestEncodeWide(t *testing.T) {
 		}
 	}
 	in.WriteString("]")
-	got, err := encodeToString(t, in.String(), EncodeOptions{})
+	got, err := encodeToString(t, in.String(), MarshalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,13 +122,13 @@ func TestEncodeSpacing(t *testing.T) {
 		compact := b.String()
 		b.Reset()
 		spaced := spaceOutJSON(r, compact)
-		want, err := encodeToString(t, compact, EncodeOptions{})
+		want, err := encodeToString(t, compact, MarshalOptions{})
 		if err != nil {
-			t.Fatalf("Encode(%.200s): %v", compact, err)
+			t.Fatalf("FromJSON(%.200s): %v", compact, err)
 		}
-		got, err := encodeToString(t, spaced, EncodeOptions{})
+		got, err := encodeToString(t, spaced, MarshalOptions{})
 		if err != nil {
-			t.Fatalf("Encode(%.200s): %v", spaced, err)
+			t.Fatalf("FromJSON(%.200s): %v", spaced, err)
 		}
 		if got != want {
 			t.Fatalf("white space changed the output of %.200s\n got: %.300q\nwant: %.300q", compact, got, want)
@@ -140,13 +140,13 @@ func TestEncodeSpacing(t *testing.T) {
 // as RFC 8259 lets a parser do, on the table path and the general one.
 func TestEncodeBOM(t *testing.T) {
 	for _, doc := range []string{`{"a": 1, "b": [1, 2]}`, `[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Bo"}]`, `"x"`} {
-		want, err := encodeToString(t, doc, EncodeOptions{})
+		want, err := encodeToString(t, doc, MarshalOptions{})
 		if err != nil {
-			t.Fatalf("Encode(%s): %v", doc, err)
+			t.Fatalf("FromJSON(%s): %v", doc, err)
 		}
-		got, err := encodeToString(t, "\uFEFF"+doc, EncodeOptions{})
+		got, err := encodeToString(t, "\uFEFF"+doc, MarshalOptions{})
 		if err != nil || got != want {
-			t.Errorf("Encode(BOM %s) = %q, %v; want %q", doc, got, err, want)
+			t.Errorf("FromJSON(BOM %s) = %q, %v; want %q", doc, got, err, want)
 		}
 	}
 }
@@ -160,7 +160,7 @@ func TestSkipIndex(t *testing.T) {
 		var b strings.Builder
 		genEncodeDoc(r, &b, 0, false)
 		doc := []byte(spaceOutJSON(r, b.String()))
-		e, err := newEncoder(&bytes.Buffer{}, doc, EncodeOptions{})
+		e, err := newEncoder(&bytes.Buffer{}, doc, MarshalOptions{}.encodeOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,15 +380,15 @@ func TestEncodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Encode(&out, []byte(tt.in), EncodeOptions{})
+			err := FromJSON(&out, []byte(tt.in), MarshalOptions{})
 			if err == nil {
-				t.Fatalf("Encode(%.80q) = %q, want an error", tt.in, out.String())
+				t.Fatalf("FromJSON(%.80q) = %q, want an error", tt.in, out.String())
 			}
 			if errors.Is(err, errEncodeDuplicateName) != tt.dup {
-				t.Errorf("Encode(%.80q): error %q, duplicate name: %v, want %v", tt.in, err, !tt.dup, tt.dup)
+				t.Errorf("FromJSON(%.80q): error %q, duplicate name: %v, want %v", tt.in, err, !tt.dup, tt.dup)
 			}
 			if out.Len() > 0 {
-				t.Errorf("Encode(%.80q) wrote %q before its error", tt.in, out.String())
+				t.Errorf("FromJSON(%.80q) wrote %q before its error", tt.in, out.String())
 			}
 			if !strings.HasPrefix(err.Error(), "toon: encode: ") || !strings.Contains(err.Error(), "byte ") {
 				t.Errorf("error %q: want the toon: encode: prefix and a byte offset", err)
@@ -402,7 +402,7 @@ func TestEncodeDepthLimit(t *testing.T) {
 	// The output grows with the square of the depth (indentation).
 	in := strings.Repeat(`{"a":[`, maxEncodeDepth/2) + strings.Repeat(`]}`, maxEncodeDepth/2)
 	var w encLineCounter
-	if err := Encode(&w, []byte(in), EncodeOptions{}); err != nil {
+	if err := FromJSON(&w, []byte(in), MarshalOptions{}); err != nil {
 		t.Fatalf("nesting of %d: %v", maxEncodeDepth, err)
 	}
 	if n := w.lines + 1; n != maxEncodeDepth/2 {
@@ -420,26 +420,26 @@ func (w *encLineCounter) Write(p []byte) (int, error) {
 // TestEncodeOptions checks the options' defaults and errors.
 func TestEncodeOptions(t *testing.T) {
 	in := `{"a":{"b":["x,y","z"]}}`
-	def, err := encodeToString(t, in, EncodeOptions{})
+	def, err := encodeToString(t, in, MarshalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	explicit, err := encodeToString(t, in, EncodeOptions{IndentSize: 2, Delimiter: Comma})
+	explicit, err := encodeToString(t, in, MarshalOptions{IndentSize: 2, Delimiter: Comma})
 	if err != nil || def != explicit || def != "a:\n  b[2]: \"x,y\",z" {
 		t.Errorf("defaults: %q, explicit: %q, %v", def, explicit, err)
 	}
-	if _, err := encodeToString(t, in, EncodeOptions{Delimiter: ';'}); err == nil {
+	if _, err := encodeToString(t, in, MarshalOptions{Delimiter: ';'}); err == nil {
 		t.Error("delimiter ';' accepted")
 	}
-	if _, err := encodeToString(t, in, EncodeOptions{IndentSize: -1}); err == nil {
+	if _, err := encodeToString(t, in, MarshalOptions{IndentSize: -1}); err == nil {
 		t.Error("negative indent accepted")
 	}
-	if err := Encode(nil, []byte(in), EncodeOptions{}); err == nil {
+	if err := FromJSON(nil, []byte(in), MarshalOptions{}); err == nil {
 		t.Error("nil writer accepted")
 	}
 	// Wide indentation: no overflow, written in chunks.
 	var w encChunkWriter
-	if err := Encode(&w, []byte(`{"a":{"b":{"c":1}}}`), EncodeOptions{IndentSize: 100000}); err != nil {
+	if err := FromJSON(&w, []byte(`{"a":{"b":{"c":1}}}`), MarshalOptions{IndentSize: 100000}); err != nil {
 		t.Fatal(err)
 	}
 	if want := len("a:\nb:\nc: 1") + 3*100000; w.size != want || w.max > 2*encodeChunk {
@@ -460,7 +460,7 @@ func (w *encFailWriter) Write(p []byte) (int, error) {
 func TestEncodeWriteError(t *testing.T) {
 	for _, tags := range []bool{false, true} {
 		var w encFailWriter
-		err := Encode(&w, encodeBenchRecords(5000, tags), EncodeOptions{})
+		err := FromJSON(&w, encodeBenchRecords(5000, tags), MarshalOptions{})
 		if err == nil || err.Error() != "disk full" {
 			t.Fatalf("tags %v: error %v, want disk full", tags, err)
 		}
@@ -476,7 +476,7 @@ func TestEncodeWriteError(t *testing.T) {
 func TestEncodeStreams(t *testing.T) {
 	var w encChunkWriter
 	doc := encodeBenchRecords(20000, true)
-	if err := Encode(&w, doc, EncodeOptions{}); err != nil {
+	if err := FromJSON(&w, doc, MarshalOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if w.max > 2*encodeChunk || w.n < 2 {
@@ -498,8 +498,8 @@ func (w *encChunkWriter) Write(p []byte) (int, error) {
 func TestEncodeAllocs(t *testing.T) {
 	for _, tags := range []bool{false, true} {
 		small, large := encodeBenchRecords(100, tags), encodeBenchRecords(10000, tags)
-		a := testing.AllocsPerRun(5, func() { Encode(encDiscard{}, small, EncodeOptions{}) })
-		b := testing.AllocsPerRun(5, func() { Encode(encDiscard{}, large, EncodeOptions{}) })
+		a := testing.AllocsPerRun(5, func() { FromJSON(encDiscard{}, small, MarshalOptions{}) })
+		b := testing.AllocsPerRun(5, func() { FromJSON(encDiscard{}, large, MarshalOptions{}) })
 		if b > a+5 {
 			t.Errorf("tags %v: %v allocations for 100 rows, %v for 10000", tags, a, b)
 		}

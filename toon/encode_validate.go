@@ -14,7 +14,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
-// maxEncodeDepth bounds the nesting of arrays and objects Encode accepts.
+// maxEncodeDepth bounds the nesting of arrays and objects FromJSON accepts.
 const maxEncodeDepth = 10000
 
 // skipIndexThreshold is the size from which a container goes into the skip
@@ -37,7 +37,7 @@ type skipSpan struct{ start, end, count int }
 // holds a member name twice.
 var errEncodeDuplicateName = errors.New("duplicate member name")
 
-// encodeInputError is a JSON text Encode does not accept, at a byte offset.
+// encodeInputError is a JSON text FromJSON does not accept, at a byte offset.
 type encodeInputError struct {
 	off int
 	msg string

@@ -25,13 +25,13 @@ func TestSpecExamples(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(jf), ".json")
 		js, tn := read(t, jf), read(t, strings.TrimSuffix(jf, ".json")+".toon")
 		var enc bytes.Buffer
-		if err := Encode(&enc, js, EncodeOptions{}); err != nil {
+		if err := FromJSON(&enc, js, MarshalOptions{}); err != nil {
 			t.Errorf("%s: encode: %v", name, err)
 		} else if !bytes.Equal(enc.Bytes(), tn) {
 			t.Errorf("%s: encode:\n got: %q\nwant: %q", name, enc.Bytes(), tn)
 		}
 		var dec bytes.Buffer
-		if err := Decode(&dec, bytes.NewReader(tn), DecodeOptions{JSONIndent: "  "}); err != nil {
+		if err := toJSON(&dec, bytes.NewReader(tn), decodeOptions{JSONIndent: "  "}); err != nil {
 			t.Errorf("%s: decode: %v", name, err)
 		} else if !bytes.Equal(dec.Bytes(), js) {
 			t.Errorf("%s: decode:\n got: %q\nwant: %q", name, dec.Bytes(), js)
@@ -44,17 +44,17 @@ func TestSpecExamples(t *testing.T) {
 	}
 	for _, f := range valid {
 		var dec bytes.Buffer
-		if err := Decode(&dec, bytes.NewReader(read(t, f)), DecodeOptions{}); err != nil {
+		if err := toJSON(&dec, bytes.NewReader(read(t, f)), decodeOptions{}); err != nil {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 			continue
 		}
 		// And it survives a round trip through the encoder.
 		var enc, again bytes.Buffer
-		if err := Encode(&enc, dec.Bytes(), EncodeOptions{}); err != nil {
+		if err := FromJSON(&enc, dec.Bytes(), MarshalOptions{}); err != nil {
 			t.Errorf("%s: encode of its JSON: %v", filepath.Base(f), err)
 			continue
 		}
-		if err := Decode(&again, &enc, DecodeOptions{}); err != nil || !bytes.Equal(again.Bytes(), dec.Bytes()) {
+		if err := toJSON(&again, &enc, decodeOptions{}); err != nil || !bytes.Equal(again.Bytes(), dec.Bytes()) {
 			t.Errorf("%s: decode(encode(x)) = %s, %v; want %s", filepath.Base(f), again.Bytes(), err, dec.Bytes())
 		}
 	}
@@ -69,7 +69,7 @@ func TestSpecExamples(t *testing.T) {
 		"multiple-root-primitives.toon": {"1:", `colon`},
 		"delimiter-mismatch.toon":       {"1:", `delimiter`},
 	} {
-		err := Decode(&bytes.Buffer{}, bytes.NewReader(read(t, filepath.Join(dir, "invalid", file))), DecodeOptions{})
+		err := toJSON(&bytes.Buffer{}, bytes.NewReader(read(t, filepath.Join(dir, "invalid", file))), decodeOptions{})
 		var se *jsonv.SyntaxError
 		if !errors.As(err, &se) {
 			t.Errorf("%s: err = %v, want a syntax error", file, err)

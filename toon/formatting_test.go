@@ -24,16 +24,16 @@ func TestPythonFormattedDocuments(t *testing.T) {
 			for doc, table := range docs {
 				compact, py := pyjson.Pair(t, []byte(doc), style)
 				var want, got bytes.Buffer
-				if err := Encode(&want, compact, EncodeOptions{}); err != nil {
+				if err := FromJSON(&want, compact, MarshalOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				if err := Encode(&got, py, EncodeOptions{}); err != nil {
+				if err := FromJSON(&got, py, MarshalOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				if got.String() != want.String() {
 					t.Fatalf("%.80s: Python-formatted:\n%s\ncompact:\n%s", py, got.String(), want.String())
 				}
-				took, err := EncodeTable(io.Discard, py, EncodeOptions{})
+				took, err := encodeTable(io.Discard, py, MarshalOptions{}.encodeOptions())
 				if err != nil || took != table {
 					t.Errorf("%.80s: EncodeTable took it %v (%v), want %v", py, took, err, table)
 				}

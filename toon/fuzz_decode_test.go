@@ -47,7 +47,7 @@ func FuzzDecode(f *testing.F) {
 // decCheck decodes in with the options that mode picks and checks the
 // result.
 func decCheck(t *testing.T, in []byte, mode uint8) {
-	opts := DecodeOptions{
+	opts := decodeOptions{
 		NonStrict:   mode&1 != 0,
 		IndentSize:  int(mode>>3&3) + 1,
 		MaxLineSize: 1 << 16,
@@ -57,15 +57,15 @@ func decCheck(t *testing.T, in []byte, mode uint8) {
 	}
 	opts.Elements = mode&4 != 0
 	var out bytes.Buffer
-	err := Decode(&out, bytes.NewReader(in), opts)
+	err := toJSON(&out, bytes.NewReader(in), opts)
 	if err != nil {
 		var se *jsonv.SyntaxError
 		if !errors.As(err, &se) {
-			t.Fatalf("Decode(%q, %+v): %v is not a *jsonv.SyntaxError", in, opts, err)
+			t.Fatalf("toJSON(%q, %+v): %v is not a *jsonv.SyntaxError", in, opts, err)
 		}
 		lines := bytes.Count(in, []byte("\n")) + 1
 		if se.Pos.Line < 1 || se.Pos.Line > lines || se.Pos.Column < 1 || se.Pos.Offset < 0 || se.Pos.Offset > int64(len(in)) {
-			t.Fatalf("Decode(%q, %+v): error %v outside the input (offset %d)", in, opts, err, se.Pos.Offset)
+			t.Fatalf("toJSON(%q, %+v): error %v outside the input (offset %d)", in, opts, err, se.Pos.Offset)
 		}
 		return
 	}
@@ -73,28 +73,28 @@ func decCheck(t *testing.T, in []byte, mode uint8) {
 	if opts.Elements {
 		for line := range bytes.Lines(got) {
 			if !bytes.HasSuffix(line, []byte("\n")) || !json.Valid(line) || bytes.Count(line, []byte("\n")) != 1 {
-				t.Fatalf("Decode(%q, %+v): NDJSON line %q", in, opts, line)
+				t.Fatalf("toJSON(%q, %+v): NDJSON line %q", in, opts, line)
 			}
 		}
 		return
 	}
 	if !json.Valid(got) || !bytes.HasSuffix(got, []byte("\n")) {
-		t.Fatalf("Decode(%q, %+v) = %q: not one JSON value and a newline", in, opts, got)
+		t.Fatalf("toJSON(%q, %+v) = %q: not one JSON value and a newline", in, opts, got)
 	}
 	if opts.JSONIndent != "" {
 		// The indented form is the compact one, indented.
 		compact := opts
 		compact.JSONIndent = ""
 		var c, want bytes.Buffer
-		if err := Decode(&c, bytes.NewReader(in), compact); err != nil {
-			t.Fatalf("Decode(%q) fails only when compact: %v", in, err)
+		if err := toJSON(&c, bytes.NewReader(in), compact); err != nil {
+			t.Fatalf("toJSON(%q) fails only when compact: %v", in, err)
 		}
 		if err := json.Indent(&want, bytes.TrimSuffix(c.Bytes(), []byte("\n")), "", "  "); err != nil {
 			t.Fatal(err)
 		}
 		want.WriteByte('\n')
 		if !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("Decode(%q) indented\n got: %q\nwant: %q", in, got, want.Bytes())
+			t.Fatalf("toJSON(%q) indented\n got: %q\nwant: %q", in, got, want.Bytes())
 		}
 	}
 }

@@ -32,9 +32,9 @@ func FuzzEncode(f *testing.F) {
 		f.Add([]byte(s), uint8(0), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, indent, delim uint8) {
-		opts := EncodeOptions{IndentSize: int(indent % 5), Delimiter: []Delimiter{0, Comma, Tab, Pipe}[delim%4]}
+		opts := MarshalOptions{IndentSize: int(indent % 5), Delimiter: []Delimiter{0, Comma, Tab, Pipe}[delim%4]}
 		var out bytes.Buffer
-		err := Encode(&out, data, opts)
+		err := FromJSON(&out, data, opts)
 		checkFastTable(t, data, opts)
 
 		// NaN, Infinity and -Infinity are values, as json.loads has them.
@@ -43,35 +43,35 @@ func FuzzEncode(f *testing.F) {
 		dupOK := jsontext.Value(masked).IsValid(jsontext.AllowDuplicateNames(true))
 		switch {
 		case strict && err != nil:
-			t.Fatalf("Encode(%q): %v, want no error", data, err)
+			t.Fatalf("FromJSON(%q): %v, want no error", data, err)
 		case !strict && err == nil:
-			t.Fatalf("Encode(%q) accepted invalid JSON: %q", data, out.String())
+			t.Fatalf("FromJSON(%q) accepted invalid JSON: %q", data, out.String())
 		case dupOK && !strict && !errors.Is(err, errEncodeDuplicateName):
-			t.Fatalf("Encode(%q): %v, want a duplicate-name error", data, err)
+			t.Fatalf("FromJSON(%q): %v, want a duplicate-name error", data, err)
 		case err != nil:
 			if out.Len() > 0 {
-				t.Fatalf("Encode(%q) wrote %q before its error", data, out.String())
+				t.Fatalf("FromJSON(%q) wrote %q before its error", data, out.String())
 			}
 			return
 		}
 
 		toon := out.Bytes()
 		if !utf8.Valid(toon) {
-			t.Fatalf("Encode(%q): output is not UTF-8: %q", data, toon)
+			t.Fatalf("FromJSON(%q): output is not UTF-8: %q", data, toon)
 		}
 		if bytes.HasSuffix(toon, []byte("\n")) || bytes.Contains(toon, []byte{'\r'}) {
-			t.Fatalf("Encode(%q): trailing newline or CR in %q", data, toon)
+			t.Fatalf("FromJSON(%q): trailing newline or CR in %q", data, toon)
 		}
 		for _, line := range bytes.Split(toon, []byte("\n")) {
 			if bytes.HasSuffix(line, []byte(" ")) {
-				t.Fatalf("Encode(%q): trailing space in line %q", data, line)
+				t.Fatalf("FromJSON(%q): trailing space in line %q", data, line)
 			}
 			if trimmed := bytes.TrimLeft(line, " "); len(trimmed) > 0 && trimmed[0] == '#' {
-				t.Fatalf("Encode(%q): comment-like line %q", data, line)
+				t.Fatalf("FromJSON(%q): comment-like line %q", data, line)
 			}
 			for _, c := range line {
 				if c < 0x20 && c != '\t' {
-					t.Fatalf("Encode(%q): control character in line %q", data, line)
+					t.Fatalf("FromJSON(%q): control character in line %q", data, line)
 				}
 			}
 		}

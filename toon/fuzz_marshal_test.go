@@ -51,7 +51,7 @@ type fuzzGroup struct {
 // FuzzMarshal checks that Marshal of generated Go values (JSON decoded by
 // encoding/json into any, with and without UseNumber, and into structs
 // with most kinds of fields, tables with nested groups and keyed tables;
-// raw bytes as strings, valid UTF-8 or not) is Encode(json.Marshal(v)),
+// raw bytes as strings, valid UTF-8 or not) is FromJSON(json.Marshal(v)),
 // and that both fail together.
 func FuzzMarshal(f *testing.F) {
 	for _, s := range []string{

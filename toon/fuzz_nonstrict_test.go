@@ -69,7 +69,7 @@ func FuzzDecodeNonStrictKeepsLines(f *testing.F) {
 func checkKeepsLines(t *testing.T, in []byte, size int) {
 	t.Helper()
 	var out bytes.Buffer
-	d := newDecoder(&out, bytes.NewReader(in), DecodeOptions{NonStrict: true, IndentSize: size, MaxLineSize: 1 << 16})
+	d := newDecoder(&out, bytes.NewReader(in), decodeOptions{NonStrict: true, IndentSize: size, MaxLineSize: 1 << 16})
 	d.keepDups = true
 	err := d.run()
 	if err == nil {
@@ -80,11 +80,11 @@ func checkKeepsLines(t *testing.T, in []byte, size int) {
 	}
 	got, err := outputScalars(out.Bytes())
 	if err != nil {
-		t.Fatalf("Decode(%q, NonStrict, indent %d) = %q: not JSON: %v", in, size, out.Bytes(), err)
+		t.Fatalf("toJSON(%q, NonStrict, indent %d) = %q: not JSON: %v", in, size, out.Bytes(), err)
 	}
 	for _, tok := range inputTokens(in) {
 		if !tok.found(got) {
-			t.Fatalf("Decode(%q, NonStrict, indent %d) = %s\nloses %q of line %d", in, size, out.Bytes(), tok.text, tok.line)
+			t.Fatalf("toJSON(%q, NonStrict, indent %d) = %s\nloses %q of line %d", in, size, out.Bytes(), tok.text, tok.line)
 		}
 	}
 }

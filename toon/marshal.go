@@ -13,9 +13,9 @@ import (
 
 // Marshal returns the TOON document of v, without a final newline (§12).
 //
-// The document is byte for byte Encode(json.Marshal(v)) (where no toon tag
+// The document is byte for byte FromJSON(json.Marshal(v)) (where no toon tag
 // says otherwise): Go values map to TOON as encoding/json maps them to
-// JSON, then as Encode writes that JSON.
+// JSON, then as FromJSON writes that JSON.
 //   - Struct fields are named by their `toon:"..."` tag, or by their
 //     `json:"..."` tag when they have no toon tag, with encoding/json's
 //     rules (omitempty, omitzero, string, "-", embedded structs, unexported
@@ -40,8 +40,8 @@ import (
 //
 // Marshal walks v by reflection with encoders cached per type, writing
 // TOON directly. Parts it cannot decide alone go through json.Marshal and
-// the byte-level encoder, so that the output never differs from Encode's;
-// they cost what json.Marshal and Encode cost: an object whose first two
+// the byte-level encoder, so that the output never differs from FromJSON's;
+// they cost what json.Marshal and FromJSON cost: an object whose first two
 // members are objects but not all of one struct type of primitives (it
 // may be a keyed table), a table whose nested field groups are maps or
 // structs with optional fields, a json.Marshaler's output, a map with
@@ -50,14 +50,20 @@ func Marshal(v any) ([]byte, error) {
 	return MarshalOptions{}.Marshal(v)
 }
 
-// MarshalOptions configure Marshal and an Encoder. The zero value is the
-// default: two spaces per level and the comma delimiter.
+// MarshalOptions configure everything that writes TOON: Marshal, an
+// Encoder and FromJSON. The zero value is the default: two spaces per
+// level and the comma delimiter.
 type MarshalOptions struct {
 	// IndentSize is the number of spaces per level; 0 means 2.
 	IndentSize int
 	// Delimiter is the document delimiter (§11.1): Comma (the default,
 	// also for 0), Tab or Pipe.
 	Delimiter Delimiter
+}
+
+// encodeOptions is what FromJSON and Marshal give the encoder.
+func (o MarshalOptions) encodeOptions() encodeOptions {
+	return encodeOptions{IndentSize: o.IndentSize, Delimiter: byte(o.Delimiter)}
 }
 
 // Marshal returns the TOON document of v with the options o, as the
@@ -123,11 +129,17 @@ func (m *marshalState) write(v any, o MarshalOptions) error {
 	return err
 }
 
-// An Encoder writes TOON documents to an output stream.
+// An Encoder writes a TOON document to an output stream.
 type Encoder struct {
 	w    io.Writer
 	opts MarshalOptions
+	done bool // a document has been written
 }
+
+// ErrSecondDocument is the error of an Encoder's Encode called after it
+// has written its document: TOON has no separator between documents, so
+// a stream holds one (as a Decoder reads it).
+var ErrSecondDocument = errors.New("toon: Encoder.Encode called twice: a TOON stream holds one document")
 
 // NewEncoder returns an Encoder that writes to w.
 func NewEncoder(w io.Writer) *Encoder {
@@ -142,18 +154,24 @@ func (enc *Encoder) SetOptions(o MarshalOptions) {
 
 // Encode writes the TOON document of v (see Marshal) to the stream,
 // followed by a newline, in one Write; on an error it writes nothing.
-// Each call writes one whole document: several calls write documents one
-// after another, each ending with its newline, which a TOON decoder reads
-// as one document only when there is a single call (TOON has no
-// separator between documents).
+// A stream holds one document, since TOON has no separator between
+// documents: once a document has been written, a later call writes
+// nothing and returns ErrSecondDocument. (To write several values, encode
+// a slice of them: one document, an array, which a Decoder reads back
+// into a slice.) A call that failed wrote nothing, and the next may write
+// the document.
 func (enc *Encoder) Encode(v any) error {
+	if enc.done {
+		return ErrSecondDocument
+	}
 	m := getMarshalState()
 	defer putMarshalState(m)
 	if err := m.write(v, enc.opts); err != nil {
 		return err
 	}
 	m.e.out = append(m.e.out, '\n')
-	_, err := enc.w.Write(m.e.out)
+	n, err := enc.w.Write(m.e.out)
+	enc.done = n > 0 // a failed Write that wrote part of it has begun the stream
 	if cap(m.e.out) > 1<<20 {
 		m.e.out = nil // a large document's buffer is not kept
 	}
@@ -228,7 +246,7 @@ func fromJSONError(err error) error {
 }
 
 // errRestart stops the reflection walk: the value is written through
-// json.Marshal and Encode instead, which give the error, if any, that
+// json.Marshal and FromJSON instead, which give the error, if any, that
 // encoding/json gives.
 var errRestart = errors.New("toon: restart through JSON")
 
@@ -245,7 +263,7 @@ func putMarshalState(m *marshalState) {
 
 // reset prepares m to write with the options o.
 func (m *marshalState) reset(o MarshalOptions, out []byte) error {
-	e, err := newEncoderUnchecked(io.Discard, nil, EncodeOptions{IndentSize: o.IndentSize, Delimiter: o.Delimiter})
+	e, err := newEncoderUnchecked(io.Discard, nil, o.encodeOptions())
 	if err != nil {
 		return err
 	}

@@ -13,20 +13,20 @@ import (
 	"time"
 )
 
-// viaEncode is the reference: Encode(json.Marshal(v)).
+// viaEncode is the reference: FromJSON(json.Marshal(v)).
 func viaEncode(v any, o MarshalOptions) ([]byte, error) {
 	js, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := Encode(&out, js, EncodeOptions{IndentSize: o.IndentSize, Delimiter: o.Delimiter}); err != nil {
+	if err := FromJSON(&out, js, MarshalOptions{IndentSize: o.IndentSize, Delimiter: o.Delimiter}); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
 
-// checkMarshal checks that Marshal(v) is Encode(json.Marshal(v)) and that
+// checkMarshal checks that Marshal(v) is FromJSON(json.Marshal(v)) and that
 // both fail together.
 func checkMarshal(t *testing.T, v any, o MarshalOptions) {
 	t.Helper()
@@ -318,10 +318,10 @@ func TestEncoder(t *testing.T) {
 	if err := enc.Encode(math.NaN()); err == nil {
 		t.Fatal("NaN: no error")
 	}
-	if err := enc.Encode(map[string]int{"n": 1}); err != nil {
-		t.Fatal(err)
+	if err := enc.Encode(map[string]int{"n": 1}); err != ErrSecondDocument {
+		t.Fatalf("a second document: %v, want ErrSecondDocument", err)
 	}
-	want := "[2|]{a|b}:\n  1|\"a|b\"\n  2|c\nn: 1\n"
+	want := "[2|]{a|b}:\n  1|\"a|b\"\n  2|c\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
@@ -401,4 +401,26 @@ func TestMarshalIntegralFloats(t *testing.T) {
 	f64 = append(f64, 1<<53-1, 1<<53, 1<<53+2, 1764000000000, 1e15, 1e16)
 	checkMarshal(t, f64, MarshalOptions{})
 	checkMarshal(t, f32, MarshalOptions{})
+}
+
+// An Encoder writes one document: a second call writes nothing and
+// returns ErrSecondDocument, and what it wrote reads back; a call that
+// failed wrote nothing and leaves the stream to the next.
+func TestEncoderOneDocument(t *testing.T) {
+	var out bytes.Buffer
+	enc := NewEncoder(&out)
+	if err := enc.Encode(make(chan int)); err == nil || out.Len() != 0 {
+		t.Fatalf("Encode(chan) = %v, wrote %q", err, out.String())
+	}
+	if err := enc.Encode(map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	first := out.String()
+	if err := enc.Encode(map[string]int{"b": 2}); !errors.Is(err, ErrSecondDocument) || out.String() != first {
+		t.Fatalf("second Encode = %v, stream %q; want ErrSecondDocument and %q", err, out.String(), first)
+	}
+	var back map[string]int
+	if err := Unmarshal(out.Bytes(), &back); err != nil || back["a"] != 1 || len(back) != 1 {
+		t.Fatalf("the stream reads back as %v, %v", back, err)
+	}
 }

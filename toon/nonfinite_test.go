@@ -27,8 +27,8 @@ const (
 )
 
 // encodeCounting encodes doc and returns the TOON text and the count told
-// to EncodeOptions.NonFinite (-1 when it was not called).
-func encodeCounting(t *testing.T, doc []byte, opts EncodeOptions) (string, int, error) {
+// to encodeOptions.NonFinite (-1 when it was not called).
+func encodeCounting(t *testing.T, doc []byte, opts encodeOptions) (string, int, error) {
 	t.Helper()
 	n := -1
 	opts.NonFinite = func(count int) {
@@ -38,7 +38,7 @@ func encodeCounting(t *testing.T, doc []byte, opts EncodeOptions) (string, int, 
 		n = count
 	}
 	var out bytes.Buffer
-	err := Encode(&out, doc, opts)
+	err := fromJSON(&out, doc, opts)
 	return out.String(), n, err
 }
 
@@ -52,7 +52,7 @@ func TestEncodePythonNonFinite(t *testing.T) {
 		n         int
 	}{{nonFiniteDoc, nonFiniteNull, nonFiniteCount}, {nonFiniteTable, nonFiniteTableNull, 4}} {
 		var want bytes.Buffer
-		if err := Encode(&want, []byte(c.null), EncodeOptions{}); err != nil {
+		if err := fromJSON(&want, []byte(c.null), encodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, style := range pyjson.Styles {
@@ -61,35 +61,35 @@ func TestEncodePythonNonFinite(t *testing.T) {
 				t.Fatalf("python3 wrote no NaN: %s", py)
 			}
 			for _, d := range []Delimiter{Comma, Pipe} {
-				got, n, err := encodeCounting(t, py, EncodeOptions{Delimiter: d})
+				got, n, err := encodeCounting(t, py, encodeOptions{Delimiter: byte(d)})
 				var wantD bytes.Buffer
-				Encode(&wantD, []byte(c.null), EncodeOptions{Delimiter: d})
+				fromJSON(&wantD, []byte(c.null), encodeOptions{Delimiter: byte(d)})
 				if err != nil || got != wantD.String() || n != c.n {
 					t.Errorf("%s, %s: %q, %d non-finite, %v; want\n%s\nand %d", style.Name, d, got, n, err, wantD.String(), c.n)
 				}
 			}
-			checkFastTable(t, py, EncodeOptions{})
+			checkFastTable(t, py, MarshalOptions{})
 		}
 	}
 
 	// The table takes the one-pass form, and EncodeTable takes it too.
 	py := pyjson.Dumps(t, []byte(nonFiniteTable))
-	if _, took, _, _ := encodeBothWays(t, py, EncodeOptions{}); !took {
+	if _, took, _, _ := encodeBothWays(t, py, MarshalOptions{}); !took {
 		t.Error("the one-pass form declined a table with NaN cells")
 	}
 	n := 0
 	var out bytes.Buffer
-	took, err := EncodeTable(&out, py, EncodeOptions{NonFinite: func(c int) { n = c }})
+	took, err := encodeTable(&out, py, encodeOptions{NonFinite: func(c int) { n = c }})
 	if !took || err != nil || n != 4 || !strings.HasPrefix(out.String(), "[3]{id,x,y}:\n  1,null,null\n") {
 		t.Errorf("EncodeTable: %v, %v, %d: %q", took, err, n, out.String())
 	}
 
 	// A document without them: NonFinite is not called.
-	if _, n, err := encodeCounting(t, []byte(nonFiniteNull), EncodeOptions{}); n != -1 || err != nil {
+	if _, n, err := encodeCounting(t, []byte(nonFiniteNull), encodeOptions{}); n != -1 || err != nil {
 		t.Errorf("no non-finite numbers: NonFinite told %d (%v)", n, err)
 	}
 	// The option is optional.
-	if err := Encode(&out, []byte(nonFiniteDoc), EncodeOptions{}); err != nil {
+	if err := fromJSON(&out, []byte(nonFiniteDoc), encodeOptions{}); err != nil {
 		t.Error(err)
 	}
 }
@@ -111,11 +111,11 @@ func TestEncodeNonFiniteStrict(t *testing.T) {
 		`{"a": NaN, "b": tru}`:             `at byte 16: unexpected character 't' (want a value)`,
 		`[{"a": NaN}, {"a": NaN, "a": 1}]`: `at byte 24: duplicate member name "a"`,
 	} {
-		got, n, err := encodeCounting(t, []byte(in), EncodeOptions{})
+		got, n, err := encodeCounting(t, []byte(in), encodeOptions{})
 		if err == nil || !strings.HasSuffix(err.Error(), want) || got != "" || n != -1 {
 			t.Errorf("%s: %q, %d, %v; want the error %q", in, got, n, err, want)
 		}
-		checkFastTable(t, []byte(in), EncodeOptions{})
+		checkFastTable(t, []byte(in), MarshalOptions{})
 	}
 }
 

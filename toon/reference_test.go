@@ -72,7 +72,7 @@ process.stdout.write(JSON.stringify(out));
 	diff := 0
 	for i, c := range cases {
 		var got bytes.Buffer
-		err := Encode(&got, []byte(c.Doc), EncodeOptions{Delimiter: Delimiter(c.Delimiter[0]), IndentSize: c.Indent})
+		err := FromJSON(&got, []byte(c.Doc), MarshalOptions{Delimiter: Delimiter(c.Delimiter[0]), IndentSize: c.Indent})
 		if err != nil {
 			t.Errorf("case %d: Encode: %v\n%s", i, err, c.Doc)
 			diff++

@@ -121,19 +121,19 @@ func roundTrip(doc []byte) string {
 	if err != nil {
 		// Not JSON without duplicate names: the encoder, which checks its
 		// input itself (the CLI's fast path), must refuse it too.
-		if Encode(io.Discard, doc, EncodeOptions{}) == nil {
+		if FromJSON(io.Discard, doc, MarshalOptions{}) == nil {
 			return fmt.Sprintf("Encode accepted %q, which jsontext refuses: %v", doc, err)
 		}
 		return ""
 	}
 	in.normalize()
-	for _, opts := range []EncodeOptions{{}, {Delimiter: Tab, IndentSize: 4}, {Delimiter: Pipe, IndentSize: 1}} {
+	for _, opts := range []MarshalOptions{{}, {Delimiter: Tab, IndentSize: 4}, {Delimiter: Pipe, IndentSize: 1}} {
 		var enc, dec bytes.Buffer
-		if err := Encode(&enc, doc, opts); err != nil {
-			return fmt.Sprintf("Encode(%s, %+v): %v", doc, opts, err)
+		if err := FromJSON(&enc, doc, opts); err != nil {
+			return fmt.Sprintf("FromJSON(%s, %+v): %v", doc, opts, err)
 		}
-		if err := Decode(&dec, bytes.NewReader(enc.Bytes()), DecodeOptions{IndentSize: opts.IndentSize}); err != nil {
-			return fmt.Sprintf("Decode(Encode(%s, %+v) = %q): %v", doc, opts, enc.Bytes(), err)
+		if err := toJSON(&dec, bytes.NewReader(enc.Bytes()), decodeOptions{IndentSize: opts.IndentSize}); err != nil {
+			return fmt.Sprintf("toJSON(FromJSON(%s, %+v) = %q): %v", doc, opts, enc.Bytes(), err)
 		}
 		out, err := parseTree(dec.Bytes())
 		if err != nil {

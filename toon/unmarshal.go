@@ -12,14 +12,23 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
-// UnmarshalOptions configure Unmarshal and a Decoder. The zero value
-// decodes as the spec's defaults do: strict mode, an indentation of 2
-// spaces, numbers in an interface as float64.
+// UnmarshalOptions configure everything that reads TOON: Unmarshal, a
+// Decoder and ToJSON. The zero value decodes as the spec's defaults do:
+// strict mode, an indentation of 2 spaces, numbers in an interface as
+// float64, compact JSON from ToJSON. UseNumber and DisallowUnknownFields
+// concern Go values, and ToJSON does not read them; JSONIndent and
+// Elements concern JSON text, and only ToJSON reads them.
 type UnmarshalOptions struct {
 	// IndentSize is the number of spaces per level; 0 means 2.
 	IndentSize int
-	// NonStrict turns off the strict-mode checks of §14, as
-	// DecodeOptions.NonStrict does.
+	// NonStrict turns off the strict-mode checks of §14 (strict is the
+	// default), with the leniencies of the spec: counts are not checked
+	// and a short row's missing cells are null, indentation depth is
+	// floor(spaces/IndentSize) + tabs, a block's first line may be more
+	// than one level deeper, duplicate keys resolve last-write-wins,
+	// malformed headers fall through to key-value lines. It never skips a
+	// line: what it cannot place (an over-indented line, a row's extra
+	// cells, content after a root array) is an error with its position.
 	NonStrict bool
 	// UseNumber puts a number decoded into an interface value as a
 	// json.Number (its canonical text, an integer in plain digits)
@@ -32,8 +41,16 @@ type UnmarshalOptions struct {
 	MaxLineSize int
 	// MaxSize bounds the document, in bytes; 0 means no bound. A larger
 	// document is an error that matches ErrTooLarge, met before it is
-	// stored (Unmarshal) or as soon as the Decoder reads past the bound.
+	// stored (Unmarshal) or as soon as the Decoder or ToJSON reads past
+	// the bound.
 	MaxSize int64
+	// JSONIndent is the indentation unit of the JSON ToJSON writes, "  "
+	// for the form of JSON.stringify(v, null, 2); "" writes compact JSON.
+	JSONIndent string
+	// Elements makes ToJSON write a root array as its elements, each as
+	// one compact JSON value on its own line (NDJSON), instead of as one
+	// array.
+	Elements bool
 }
 
 // ErrTooLarge is matched by the error of a document larger than
@@ -126,8 +143,9 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	return err
 }
 
-func (o UnmarshalOptions) decodeOptions() DecodeOptions {
-	return DecodeOptions{IndentSize: o.IndentSize, NonStrict: o.NonStrict, MaxLineSize: o.MaxLineSize}
+// decodeOptions is what ToJSON, Unmarshal and a Decoder give the decoder.
+func (o UnmarshalOptions) decodeOptions() decodeOptions {
+	return decodeOptions{IndentSize: o.IndentSize, NonStrict: o.NonStrict, JSONIndent: o.JSONIndent, Elements: o.Elements, MaxLineSize: o.MaxLineSize}
 }
 
 // store decodes the valid compact JSON value js into the pointer rv.
@@ -195,10 +213,10 @@ func (d *Decoder) SetOptions(o UnmarshalOptions) { d.opts = o }
 // document has been decoded, or an error met, later calls return io.EOF
 // or the same error.
 //
-// It reads in constant memory, as Decode does: the document's JSON form
+// It reads in constant memory, as ToJSON does: the document's JSON form
 // is stored in v chunk by chunk as the lines are read, never held whole
 // (v itself holds what it holds; in non-strict mode an object's JSON is
-// held until the object closes, as Decode holds it). So, unlike Unmarshal, a document found
+// held until the object closes, as ToJSON holds it). So, unlike Unmarshal, a document found
 // malformed at line n leaves v with what the lines before n stored; the
 // error is a *SyntaxError all the same.
 func (d *Decoder) Decode(v any) error {
@@ -258,7 +276,7 @@ var errDecoderStopped = errors.New("toon: decoder stopped")
 
 // SyntaxError is a malformed TOON document: the message, and the line and
 // column (1-based, in characters) where the fault was found. It wraps the
-// *jsonv.SyntaxError that toonkit's byte-level Decode gives, which holds
+// *jsonv.SyntaxError that toonkit's byte-level decoder gives, which holds
 // an excerpt of the line.
 type SyntaxError struct {
 	Line, Column int
@@ -267,7 +285,7 @@ type SyntaxError struct {
 	err          *jsonv.SyntaxError
 }
 
-// Error returns the message with the position: the text of Decode's error.
+// Error returns the message with the position: the text of ToJSON's error.
 func (e *SyntaxError) Error() string {
 	if e.err != nil {
 		return e.err.Error()
@@ -283,7 +301,7 @@ func (e *SyntaxError) Unwrap() error {
 	return e.err
 }
 
-// wrapSyntaxError turns Decode's *jsonv.SyntaxError into a *SyntaxError;
+// wrapSyntaxError turns the decoder's *jsonv.SyntaxError into a *SyntaxError;
 // other errors (of the reader) are returned as they are.
 func wrapSyntaxError(err error) error {
 	var se *jsonv.SyntaxError
@@ -365,7 +383,7 @@ func (e *UnmarshalFieldError) Error() string {
 	return string(b)
 }
 
-// InvalidUnmarshalError is an argument of Unmarshal or Decode that is not
+// InvalidUnmarshalError is an argument of Unmarshal or Decoder.Decode that is not
 // a non-nil pointer.
 type InvalidUnmarshalError struct {
 	Type reflect.Type

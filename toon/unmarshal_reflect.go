@@ -17,7 +17,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
-// This file stores a document in Go values. Decode turns the TOON
+// This file stores a document in Go values. ToJSON turns the TOON
 // document into compact JSON (its one grammar); a decoder cached per Go
 // type then reads that JSON, which is valid and compact by construction,
 // straight into the value, with no check of its syntax and no JSON
@@ -25,7 +25,7 @@ import (
 
 // ureader reads the compact JSON form of a document: all of it in buf,
 // or (a Decoder) in chunks that src gives, each one ending between two
-// tokens as Decode writes them.
+// tokens as ToJSON writes them.
 type ureader struct {
 	buf             []byte
 	pos             int
@@ -66,7 +66,7 @@ func (r *ureader) key(b []byte) string {
 	return s
 }
 
-// errTruncated stops a ureader whose source ended inside a value: Decode
+// errTruncated stops a ureader whose source ended inside a value: ToJSON
 // has met an error, which is the answer.
 var errTruncated = errors.New("toon: JSON form ends early")
 
@@ -288,7 +288,7 @@ func (r *ureader) stringBytes() []byte {
 			i++
 		case s[i+1] == 'u':
 			c, n := jsonv.DecodeEscape(s[i:])
-			if n == 0 { // not from Decode; keep it as it is
+			if n == 0 { // not from ToJSON; keep it as it is
 				b = append(b, s[i])
 				i++
 				continue

@@ -122,7 +122,7 @@ func canonNumbers(v any) any {
 // plainInteger), then encoding/json.
 func decodeToJSON(doc []byte, opts UnmarshalOptions, v any) error {
 	var buf bytes.Buffer
-	if err := Decode(&buf, bytes.NewReader(doc), opts.decodeOptions()); err != nil {
+	if err := toJSON(&buf, bytes.NewReader(doc), opts.decodeOptions()); err != nil {
 		return err
 	}
 	dec := stdjson.NewDecoder(bytes.NewReader(plainIntegers(buf.Bytes())))
@@ -344,7 +344,7 @@ func TestUnmarshalSyntaxError(t *testing.T) {
 	}
 	// The message is the byte-level decoder's, and its excerpt is there.
 	var je *jsonv.SyntaxError
-	derr := Decode(io.Discard, strings.NewReader(doc), DecodeOptions{})
+	derr := toJSON(io.Discard, strings.NewReader(doc), decodeOptions{})
 	if !errors.As(err, &je) || err.Error() != derr.Error() {
 		t.Errorf("Unmarshal error %q, Decode's %q", err, derr)
 	}
@@ -518,7 +518,7 @@ func TestDecoderLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc bytes.Buffer
-	if err := Encode(&doc, js, EncodeOptions{}); err != nil {
+	if err := FromJSON(&doc, js, MarshalOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Len() < 4*decodeFlushSize {

@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
 	"github.com/toonkit/toonkit/toon"
 )
@@ -351,7 +352,7 @@ func (qi *Inputs) open(name string) error {
 	if qi.opts.From == "" && format == codec.TOON && jsonScalarFirst(src.Reader()) {
 		format = codec.JSON // values back to back: 1 "x" 3
 	}
-	src.TOON = toon.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
+	src.TOON = toonx.DecodeOptions{IndentSize: toon.DefaultIndentSize, MaxLineSize: qi.opts.MaxSize}
 	switch format {
 	case codec.JSON, codec.NDJSON:
 		qi.stream = NewStream(src.Reader(), &qi.sdec, qi.opts.MaxSize)

@@ -10,7 +10,8 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/mapfile"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
+	_ "github.com/toonkit/toonkit/toon" // registers toonx's transcoders
 )
 
 // MapThreshold is the size from which MapDocument maps a file into memory
@@ -91,7 +92,7 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 		}
 		if len(names) == 1 {
 			// Without its byte order mark, which the statistics' compact
-			// JSON has no place for (toon.Encode skips one too).
+			// JSON has no place for (toon.FromJSON skips one too).
 			return &Document{Name: name, Value: TrimBOM(data)}, nil
 		}
 		vs, err := JSONValues(in.Name, data, limit)
@@ -128,7 +129,7 @@ func ReadAll(r io.Reader, name string, limit int) ([]byte, error) {
 
 // JSONValues splits a text into its JSON values (copies), values back to
 // back or NDJSON, for a TOON document: NaN, Infinity and -Infinity are
-// values, as Python's json.loads reads them (toon.Encode writes them as
+// values, as Python's json.loads reads them (toon.FromJSON writes them as
 // null); a value that is not valid is a BadJSON *Error with its position.
 func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
 	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit), NonFinite: true})
@@ -178,31 +179,31 @@ func JoinArray(values [][]byte) []byte {
 	return append(b, ']')
 }
 
-// EncodeTOON writes the document as TOON (toon.Encode; a mapped table
-// with toon.EncodeTable, straight from the mapping). A mapped document's
+// EncodeTOON writes the document as TOON (toonx.FromJSON; a mapped table
+// with toonx.EncodeTable, straight from the mapping). A mapped document's
 // file is closed on return. A mapped file cut short while it is read is
 // a ReadFailed *Error (mapfile.ErrCutShort), not a crash.
-func (d *Document) EncodeTOON(w io.Writer, opts toon.EncodeOptions) error {
+func (d *Document) EncodeTOON(w io.Writer, opts toonx.EncodeOptions) error {
 	if d.mapped != nil {
 		took, err := d.encodeMapped(w, opts)
 		if took || err != nil {
 			return err
 		}
 	}
-	return toon.Encode(w, d.Value, opts)
+	return toonx.FromJSON(w, d.Value, opts)
 }
 
 // encodeMapped encodes a document mapped in memory when it is a table
-// (toon.EncodeTable reads a value that may change or be cut short while it
+// (toonx.EncodeTable reads a value that may change or be cut short while it
 // reads it); otherwise it reads the file into the document's value, for
-// toon.Encode. Either way the mapping and the file are closed on return.
-func (d *Document) encodeMapped(w io.Writer, opts toon.EncodeOptions) (took bool, err error) {
+// toonx.FromJSON. Either way the mapping and the file are closed on return.
+func (d *Document) encodeMapped(w io.Writer, opts toonx.EncodeOptions) (took bool, err error) {
 	m, f := d.mapped, d.file
 	d.mapped, d.file = nil, nil
 	defer f.Close()
 	err = mapfile.Guard(m, func() error {
 		var err error
-		took, err = toon.EncodeTable(w, m, opts)
+		took, err = toonx.EncodeTable(w, m, opts)
 		return err
 	})
 	mapfile.Unmap(m)

@@ -15,7 +15,7 @@ import (
 	"github.com/toonkit/toonkit/internal/mapfile"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
 )
 
 // RootArray decides whether a document's root is an array from as few
@@ -132,7 +132,7 @@ func users(t *testing.T, n int, tags bool) []byte {
 	return pyjson.Dumps(t, b.Bytes(), "--indent", "2")
 }
 
-// A mapped document gives toon.Encode's text, a table or not; a file too
+// A mapped document gives toonx.FromJSON's text, a table or not; a file too
 // small, or too large for the limit, is not mapped.
 func TestMapDocument(t *testing.T) {
 	dir := t.TempDir()
@@ -161,14 +161,14 @@ func TestMapDocument(t *testing.T) {
 			t.Fatal("not mapped")
 		}
 		var got, want bytes.Buffer
-		if err := d.EncodeTOON(&got, toon.EncodeOptions{}); err != nil {
+		if err := d.EncodeTOON(&got, toonx.EncodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := toon.Encode(&want, doc, toon.EncodeOptions{}); err != nil {
+		if err := toonx.FromJSON(&want, doc, toonx.EncodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Fatalf("tags %v: the mapped document's TOON differs from toon.Encode's", tags)
+			t.Fatalf("tags %v: the mapped document's TOON differs from toonx.FromJSON's", tags)
 		}
 		if _, err := f.Stat(); err == nil {
 			t.Fatal("the file was left open")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/toon"
 )
 
@@ -93,7 +94,7 @@ func ExampleReadDocument() {
 		fmt.Println(err)
 		return
 	}
-	d.EncodeTOON(os.Stdout, toon.EncodeOptions{IndentSize: 2, Delimiter: toon.Comma})
+	d.EncodeTOON(os.Stdout, toonx.EncodeOptions{IndentSize: 2, Delimiter: byte(toon.Comma)})
 	fmt.Println()
 	// Output:
 	// [3]{id}:

@@ -10,7 +10,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
 )
 
 // The records of JSON that Python's json.dumps wrote with non-finite
@@ -38,7 +38,7 @@ func TestSourceAllowNonFinite(t *testing.T) {
 		}
 		var out strings.Builder
 		n := 0
-		if err := ds.Document().EncodeTOON(&out, toon.EncodeOptions{NonFinite: func(c int) { n = c }}); err != nil || n != 2 || out.String() != "[2]{id,v}:\n  1,null\n  2,null" {
+		if err := ds.Document().EncodeTOON(&out, toonx.EncodeOptions{NonFinite: func(c int) { n = c }}); err != nil || n != 2 || out.String() != "[2]{id,v}:\n  1,null\n  2,null" {
 			t.Errorf("%q: %q, %d, %v", format, out.String(), n, err)
 		}
 	}

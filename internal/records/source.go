@@ -13,8 +13,8 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
-	"github.com/toonkit/toonkit/toon"
 )
 
 // utf8BOM is the UTF-8 byte order mark, which JSON and TOON readers skip.
@@ -64,7 +64,7 @@ type Source struct {
 	// Payload gives binary frames' payloads alone.
 	Payload bool
 	// TOON are the TOON decoder's options.
-	TOON toon.DecodeOptions
+	TOON toonx.DecodeOptions
 	// Skip, when not nil, makes a bad binary frame and a capture's
 	// problem (a hole, a bad frame) no error: Next gives it to Skip, an
 	// *Error of Kind BadFrame or CaptureProblem, with how the reader moved
@@ -250,7 +250,7 @@ func (s *Source) ReadOn(jr *jsonv.Reader) { s.jr = jr }
 // AllowNonFinite, when allow is true, makes NaN, Infinity and -Infinity
 // values of a JSON input, as Python's json.loads reads them
 // (jsonv.Options.NonFinite), for TOON output, which writes them as null
-// (toon.EncodeOptions.NonFinite). It must come before the first record is
+// (toonx.EncodeOptions.NonFinite). It must come before the first record is
 // read.
 func (s *Source) AllowNonFinite(allow bool) {
 	if allow && s.jr != nil && s.format != codec.TOON && !s.jopts.NonFinite {
@@ -585,7 +585,7 @@ func (s *Source) StartTOON(elements bool) io.Reader {
 	opts, br := s.TOON, s.br
 	opts.Elements = elements
 	go func() {
-		err := toon.Decode(pw, br, opts)
+		err := toonx.ToJSON(pw, br, opts)
 		ts.done <- err
 		pw.CloseWithError(err)
 	}()

@@ -13,8 +13,8 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
-	"github.com/toonkit/toonkit/toon"
 )
 
 // read reads every record of a Source with Next, and where each is.
@@ -101,7 +101,7 @@ func TestSourceFormats(t *testing.T) {
 		{name: "toon records", in: "[2]{id,name}:\n  1,ann\n  2,bob\n",
 			format: codec.TOON, recs: []string{`{"id":1,"name":"ann"}`, `{"id":2,"name":"bob"}`}, where: []string{"in: record 1", "in: record 2"}},
 		{name: "toon whole", in: "id: 1\nname: ann\n", opts: records.SourceOptions{Format: codec.TOON},
-			set:    func(s *records.Source) { s.Whole, s.TOON = true, toon.DecodeOptions{IndentSize: 2} },
+			set:    func(s *records.Source) { s.Whole, s.TOON = true, toonx.DecodeOptions{IndentSize: 2} },
 			format: codec.TOON, recs: []string{`{"id":1,"name":"ann"}`}, where: []string{"in: record 1"}},
 		{name: "frames", in: string(twoFrames), format: codec.Binary, recs: nested, where: []string{"in: frame 0", "in: frame 1"}},
 		{name: "frames flat", in: string(twoFrames), set: func(s *records.Source) { s.Flat = true },

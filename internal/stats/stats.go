@@ -56,7 +56,7 @@ type Options struct {
 	// Formats are the formats measured, a subset of Formats in any order
 	// (all of them when empty); the rows keep the order of Formats.
 	Formats []string
-	// IndentSize is TOON's indentation (toon.EncodeOptions); 0 means 2.
+	// IndentSize is TOON's indentation (toon.MarshalOptions); 0 means 2.
 	IndentSize int
 	// Single: the document is one value to write as itself, not an array
 	// of records, in the table (a table of one row) and the indented JSON
@@ -271,7 +271,7 @@ func encode(w io.Writer, doc []byte, format string, opts Options, note *string) 
 	case JSONIndent:
 		return "", writeIndented(w, doc, opts.Single)
 	case TOONComma, TOONTab, TOONPipe:
-		return "", toon.Encode(w, doc, toon.EncodeOptions{IndentSize: opts.IndentSize, Delimiter: delimiters[format]})
+		return "", toon.FromJSON(w, doc, toon.MarshalOptions{IndentSize: opts.IndentSize, Delimiter: delimiters[format]})
 	case Tabular:
 		return writeTable(w, doc, opts.Single, note)
 	}

@@ -69,13 +69,13 @@ func TestMeasureKnownCounts(t *testing.T) {
 	}
 }
 
-// The TOON rows count what toon.Encode writes with each delimiter.
+// The TOON rows count what toon.FromJSON writes with each delimiter.
 func TestMeasureTOONRows(t *testing.T) {
 	doc := `{"items":[{"sku":"A1","qty":2,"note":"a, b"},{"sku":"B2","qty":1,"note":"c|d"}],"tags":["x","y z"]}`
 	rep := mustMeasure(t, doc, Options{IndentSize: 4})
 	for _, d := range []toon.Delimiter{toon.Comma, toon.Tab, toon.Pipe} {
 		var text bytes.Buffer
-		if err := toon.Encode(&text, []byte(doc), toon.EncodeOptions{IndentSize: 4, Delimiter: d}); err != nil {
+		if err := toon.FromJSON(&text, []byte(doc), toon.MarshalOptions{IndentSize: 4, Delimiter: d}); err != nil {
 			t.Fatal(err)
 		}
 		row := rep.Row("toon-" + d.String())

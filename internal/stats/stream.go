@@ -419,7 +419,7 @@ func (m *Meter) toonText(b *batch, d toon.Delimiter, list bool) (text []byte, fo
 		prims = prims && rec[0] != '{' && rec[0] != '['
 		objects = objects && rec[0] == '{'
 	})
-	opts := toon.EncodeOptions{IndentSize: m.opts.IndentSize, Delimiter: d}
+	opts := toon.MarshalOptions{IndentSize: m.opts.IndentSize, Delimiter: d}
 	switch {
 	case !list && prims:
 		text, err := encodeArray(nil, b, nil, opts)
@@ -482,7 +482,7 @@ func (m *Meter) toonText(b *batch, d toon.Delimiter, list bool) (text []byte, fo
 }
 
 // encodeArray writes the array of before, b's records and after as TOON.
-func encodeArray(before []byte, b *batch, after []byte, opts toon.EncodeOptions) ([]byte, error) {
+func encodeArray(before []byte, b *batch, after []byte, opts toon.MarshalOptions) ([]byte, error) {
 	arr := make([]byte, 0, len(before)+len(b.recs)+len(after)+2)
 	arr = append(arr, '[')
 	if before != nil {
@@ -496,7 +496,7 @@ func encodeArray(before []byte, b *batch, after []byte, opts toon.EncodeOptions)
 	}
 	arr = append(arr, ']')
 	var out bytes.Buffer
-	if err := toon.Encode(&out, arr, opts); err != nil {
+	if err := toon.FromJSON(&out, arr, opts); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
