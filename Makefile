@@ -74,6 +74,7 @@ demo: build
 
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 # Then the race detector on what runs concurrently: cmd, the codecs the
 # workers drive, internal/sign (sign -j, verify -j), internal/query (query --jobs), and
