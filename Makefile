@@ -74,6 +74,7 @@ demo: build
 
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 # make test: vet, every package's tests under -short, then the race detector,
 # under -short too, once over the packages that run goroutines or drive the

@@ -30,3 +30,41 @@ func TestBinaryLinksNoDocGenerator(t *testing.T) {
 		}
 	}
 }
+
+// No import runs upward: a package does not link what sits above it.
+func TestNoUpwardImports(t *testing.T) {
+	const mod = "github.com/toonkit/toonkit/"
+	banned := map[string][]string{
+		// A tool runner does not import a protocol host.
+		mod + "internal/toolproc": {mod + "internal/narratoria"},
+		// records reads captures through pcapsrc: without it, no gopacket.
+		mod + "internal/records": {mod + "internal/capture", "github.com/gopacket/gopacket"},
+	}
+	args := []string{"list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}
+	for pkg := range banned {
+		args = append(args, pkg)
+	}
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		bans, ok := banned[f[0]]
+		if !ok {
+			t.Fatalf("go list printed %q", line)
+		}
+		seen++
+		for _, dep := range f[1:] {
+			for _, b := range bans {
+				if dep == b || strings.HasPrefix(dep, b+"/") {
+					t.Errorf("%s imports %s", strings.TrimPrefix(f[0], mod), dep)
+				}
+			}
+		}
+	}
+	if seen != len(banned) {
+		t.Fatalf("go list listed %d packages, want %d:\n%s", seen, len(banned), out)
+	}
+}

@@ -270,12 +270,6 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 	return failure(out, snk.End())
 }
 
-// pump passes every record of src to write (src.copy).
-func pump(src *source, out *output, st *stats, write func([]byte) error) error {
-	_, err := src.copy(records.SinkFunc(write), 1, out, st)
-	return err
-}
-
 // failure prefers the output's own error (which names the output) to the
 // error a writer returned for it.
 func failure(out *output, err error) error {

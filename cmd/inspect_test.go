@@ -69,13 +69,13 @@ func TestInspectUsageErrors(t *testing.T) {
 	}
 
 	// Through the root command, flag syntax errors are usage errors too.
-	ios, _, _, errOut := Test()
+	ios, _, _, _ := Test()
 	if code := Run(ios, []string{"inspect", "--json=maybe", "a.bin"}); code != ExitUsage {
 		t.Errorf("--json=maybe: exit code %d", code)
 	}
 
 	// No FILE and a terminal on stdin is a usage error too.
-	ios, _, _, errOut = Test()
+	ios, _, _, errOut := Test()
 	ios.SetStdinTTY(true)
 	if code := Run(ios, []string{"inspect"}); code != ExitUsage {
 		t.Errorf("inspect on a terminal: exit code %d", code)

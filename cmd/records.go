@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/records/pcapsrc"
 
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/codec"
@@ -29,7 +30,7 @@ func openSource(ios *IOStreams, name string, from codec.Format, maxSize int, sel
 	if err != nil {
 		return nil, err
 	}
-	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, MaxSize: maxSize, Regular: in.regular(), Capture: sel})
+	s, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: from, MaxSize: maxSize, Regular: in.regular(), Capture: pcapsrc.Reader(sel)})
 	if err != nil {
 		in.Close()
 		return nil, sourceError(err)

@@ -284,9 +284,7 @@ func wholeNumber(v jsontext.Value, max uint64) (uint64, bool) {
 	return u, true
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func escapePointer(s string) string { return pointerEscaper.Replace(s) }
+func escapePointer(s string) string { return jsonv.EscapePointerToken(s) }
 
 // InferType names the message type of a bare payload from its top-level
 // keys: instruction → INSTRUCTION, toolName+args → TOOL_CALL, success →

@@ -492,17 +492,6 @@ func indexUnquoted(c []byte, from int, a, b byte) int {
 	return -1
 }
 
-// indexByteFrom is the index of the first b in c at or after from, or -1.
-func indexByteFrom(c []byte, from int, b byte) int {
-	if from >= len(c) {
-		return -1
-	}
-	if i := bytes.IndexByte(c[from:], b); i >= 0 {
-		return from + i
-	}
-	return -1
-}
-
 func skipSP(c []byte, i int) int {
 	for i < len(c) && c[i] == ' ' {
 		i++

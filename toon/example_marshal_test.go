@@ -48,12 +48,13 @@ func ExampleMarshal() {
 // json tag applies, with encoding/json's rules.
 func ExampleMarshal_structTags() {
 	type Event struct {
-		Kind    string            `toon:"kind" json:"type"`
-		At      time.Time         `json:"at"`
-		Secret  string            `toon:"-" json:"secret"`
-		Note    string            `json:"note,omitempty"`
-		Count   int64             `json:"count,string"`
-		Labels  map[string]string `json:"labels"`
+		Kind   string            `toon:"kind" json:"type"`
+		At     time.Time         `json:"at"`
+		Secret string            `toon:"-" json:"secret"`
+		Note   string            `json:"note,omitempty"`
+		Count  int64             `json:"count,string"`
+		Labels map[string]string `json:"labels"`
+		//lint:ignore U1000 skipped, as the example shows
 		private int
 	}
 	out, err := toon.Marshal(Event{

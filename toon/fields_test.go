@@ -23,6 +23,7 @@ type fEmbedB struct {
 
 type fembedLower struct {
 	X int
+	//lint:ignore U1000 skipped, as the test checks
 	y int
 }
 
@@ -32,25 +33,29 @@ type fEmbedPtr struct {
 
 type fDeep struct{ fEmbedA }
 
+//lint:ignore U1000 embedded, skipped, as the test checks
 type fIntAlias int
 
 type fRules struct {
-	Plain       int
-	Tagged      int    `json:"tagged"`
-	Skipped     int    `json:"-"`
-	Dash        int    `json:"-,"`
-	Omit        string `json:"omit,omitempty"`
-	Bad         int    `json:"bad\"name"`
-	NoName      int    `json:",omitempty"`
-	Str         int    `json:"str,string"`
+	Plain   int
+	Tagged  int `json:"tagged"`
+	Skipped int `json:"-"`
+	//lint:ignore SA5008 the tag under test
+	Dash int    `json:"-,"`
+	Omit string `json:"omit,omitempty"`
+	//lint:ignore SA5008 the tag under test
+	Bad         int `json:"bad\"name"`
+	NoName      int `json:",omitempty"`
+	Str         int `json:"str,string"`
 	unexp       int
-	fEmbedA             // promoted; A and C collide with fEmbedB
-	fEmbedB             //
-	fembedLower         // unexported type, exported fields promoted
-	*fEmbedPtr          // pointer embedding
-	fDeep               // deeper: loses to the shallower names
-	fIntAlias           // unexported non-struct: skipped
-	Named       fEmbedA `json:"named"` // a tagged embedded-like field stays whole
+	fEmbedA     // promoted; A and C collide with fEmbedB
+	fEmbedB     //
+	fembedLower // unexported type, exported fields promoted
+	*fEmbedPtr  // pointer embedding
+	fDeep       // deeper: loses to the shallower names
+	//lint:ignore U1000 skipped, as the test checks
+	fIntAlias         // unexported non-struct: skipped
+	Named     fEmbedA `json:"named"` // a tagged embedded-like field stays whole
 }
 
 type fToon struct {

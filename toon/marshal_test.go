@@ -1,3 +1,5 @@
+//lint:file-ignore SA4026 the -0.0 literals of the corpus are positive zeros, as written
+
 package toon
 
 import (
@@ -49,22 +51,23 @@ type mAddr struct {
 }
 
 type mUser struct {
-	ID      int64             `json:"id"`
-	Name    string            `json:"name"`
-	Tags    []string          `json:"tags,omitempty"`
-	Addr    *mAddr            `json:"addr,omitempty"`
-	Home    mAddr             `json:"home"`
-	Work    mAddr             `json:"work"`
-	Meta    map[string]any    `json:"meta,omitempty"`
-	Born    time.Time         `json:"born"`
-	Raw     json.RawMessage   `json:"raw,omitempty"`
-	Big     *big.Int          `json:"big,omitempty"`
-	Num     json.Number       `json:"num,omitempty"`
-	Bytes   []byte            `json:"bytes,omitempty"`
-	IP      netip.Addr        `json:"ip"`
-	Score   float32           `json:"score"`
-	Str     int               `json:"str,string"`
-	Labels  map[string]string `json:"labels"`
+	ID     int64             `json:"id"`
+	Name   string            `json:"name"`
+	Tags   []string          `json:"tags,omitempty"`
+	Addr   *mAddr            `json:"addr,omitempty"`
+	Home   mAddr             `json:"home"`
+	Work   mAddr             `json:"work"`
+	Meta   map[string]any    `json:"meta,omitempty"`
+	Born   time.Time         `json:"born"`
+	Raw    json.RawMessage   `json:"raw,omitempty"`
+	Big    *big.Int          `json:"big,omitempty"`
+	Num    json.Number       `json:"num,omitempty"`
+	Bytes  []byte            `json:"bytes,omitempty"`
+	IP     netip.Addr        `json:"ip"`
+	Score  float32           `json:"score"`
+	Str    int               `json:"str,string"`
+	Labels map[string]string `json:"labels"`
+	//lint:ignore U1000 skipped, as the test checks
 	private int
 }
 

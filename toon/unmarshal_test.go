@@ -188,33 +188,35 @@ type Embedded struct {
 }
 
 type user struct {
-	ID      int64            `json:"id"`
-	Name    string           `json:"name"`
-	Email   *string          `json:"email,omitempty"`
-	Tags    []string         `json:"tags"`
-	Scores  [3]float64       `json:"scores"`
-	Meta    map[string]any   `json:"meta"`
-	Counts  map[int]uint8    `json:"counts"`
-	Pairs   map[textKey]bool `json:"pairs"`
-	Inner   Inner            `json:"inner"`
-	Inners  []Inner          `json:"inners"`
-	PInner  *Inner           `json:"pinner"`
-	Any     any              `json:"any"`
-	When    time.Time        `json:"when"`
-	Num     stdjson.Number   `json:"num"`
-	Big     *big.Int         `json:"big"`
-	Raw     rawJSON          `json:"raw"`
-	Addr    netip.Addr       `json:"addr"`
-	Bytes   []byte           `json:"bytes"`
-	Str     int              `json:"str,string"`
-	Skip    string           `json:"-"`
-	Dash    string           `json:"-,"`
-	U8      uint8            `json:"u8"`
-	I8      int8             `json:"i8"`
-	F32     float32          `json:"f32"`
-	Ptrs    []*int           `json:"ptrs"`
-	Nested  [][]int          `json:"nested"`
-	Iface   fmt.Stringer     `json:"iface"`
+	ID     int64            `json:"id"`
+	Name   string           `json:"name"`
+	Email  *string          `json:"email,omitempty"`
+	Tags   []string         `json:"tags"`
+	Scores [3]float64       `json:"scores"`
+	Meta   map[string]any   `json:"meta"`
+	Counts map[int]uint8    `json:"counts"`
+	Pairs  map[textKey]bool `json:"pairs"`
+	Inner  Inner            `json:"inner"`
+	Inners []Inner          `json:"inners"`
+	PInner *Inner           `json:"pinner"`
+	Any    any              `json:"any"`
+	When   time.Time        `json:"when"`
+	Num    stdjson.Number   `json:"num"`
+	Big    *big.Int         `json:"big"`
+	Raw    rawJSON          `json:"raw"`
+	Addr   netip.Addr       `json:"addr"`
+	Bytes  []byte           `json:"bytes"`
+	Str    int              `json:"str,string"`
+	Skip   string           `json:"-"`
+	//lint:ignore SA5008 the tag under test
+	Dash   string       `json:"-,"`
+	U8     uint8        `json:"u8"`
+	I8     int8         `json:"i8"`
+	F32    float32      `json:"f32"`
+	Ptrs   []*int       `json:"ptrs"`
+	Nested [][]int      `json:"nested"`
+	Iface  fmt.Stringer `json:"iface"`
+	//lint:ignore U1000 skipped, as the test checks
 	private int
 	*Embedded
 }

@@ -404,7 +404,7 @@ func TestTsharkMatchesToonkit(t *testing.T) {
 	ws = append(ws, capturetest.WSFrame(true, 0, c2s[1][12:], mask)...)
 	ws = append(ws, capturetest.WSFrame(true, 2, append(slices.Clone(c2s[2]), c2s[3]...), mask)...)
 	off := len(capturetest.WSRequest)
-	off = w.SendSplit(capturetest.C2S, off, ws, 20)
+	w.SendSplit(capturetest.C2S, off, ws, 20)
 	resp := capturetest.WSFrame(true, 2, s2c[6], nil)
 	w.Send(capturetest.S2C, len(capturetest.WSResponse), resp)
 

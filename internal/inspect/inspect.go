@@ -282,9 +282,9 @@ type Inspector struct {
 	files int
 
 	// scratch, reused from frame to frame
-	unrle, compact, line, title []byte
-	capRep                      report            // the report of a capture's frame (classify)
-	times                       capture.TimeCache // the capture times of --oneline
+	line, title []byte
+	capRep      report            // the report of a capture's frame (classify)
+	times       capture.TimeCache // the capture times of --oneline
 }
 
 // New returns an Inspector that writes to w.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // The JSON format writes one object per line:
@@ -19,13 +19,7 @@ import (
 //
 // Offsets are absolute byte offsets in the input.
 
-func appendString(dst []byte, s string) []byte {
-	out, err := jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))
-	if err != nil {
-		return append(dst, `""`...)
-	}
-	return out
-}
+func appendString(dst []byte, s string) []byte { return jsonv.AppendQuote(dst, s) }
 
 func appendKey(dst []byte, first bool, key string) []byte {
 	if !first {

@@ -218,15 +218,6 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	}
 }
 
-func fieldNamed(fields []field, name string) *field {
-	for i := range fields {
-		if fields[i].name == name {
-			return &fields[i]
-		}
-	}
-	return nil
-}
-
 // headerLine writes the header bytes at absolute offset at, each field in
 // its own color and separated from the next by two spaces; bytes that are
 // missing show as "--". A line of carets under it marks the fields that

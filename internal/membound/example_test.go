@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/toonkit/toonkit/internal/membound"
 )
@@ -17,6 +18,7 @@ func Example() {
 	for ctx.Err() == nil {
 		held = append(held, make([]byte, 64<<10))
 	}
+	runtime.KeepAlive(held)
 	var ee *membound.ExceededError
 	if errors.As(context.Cause(ctx), &ee) {
 		fmt.Println("the run", ee)

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 // batches of numbers: batch i holds the records i*per .. i*per+per-1.
 type counter struct {
 	n, per, i int
-	mu        sync.Mutex
 	live      atomic.Int64 // batches read and not yet written
 	peak      atomic.Int64
 }
@@ -59,7 +57,7 @@ func work(bad int, jitter bool) func([]int) (string, error) {
 	}
 }
 
-func run(t *testing.T, workers, inflight, n, per, bad int) (string, error, *counter) {
+func run(t *testing.T, workers, inflight, n, per, bad int) (string, *counter, error) {
 	t.Helper()
 	c := &counter{n: n, per: per}
 	var out strings.Builder
@@ -69,14 +67,14 @@ func run(t *testing.T, workers, inflight, n, per, bad int) (string, error, *coun
 			c.live.Add(-1)
 			return nil
 		})
-	return out.String(), err, c
+	return out.String(), c, err
 }
 
 func TestOrderAndErrorsMatchOneWorker(t *testing.T) {
 	for _, bad := range []int{-1, 0, 7, 8, 9, 55, 199} {
-		want, wantErr, _ := run(t, 1, 0, 25, 8, bad)
+		want, _, wantErr := run(t, 1, 0, 25, 8, bad)
 		for _, workers := range []int{2, 4, 9} {
-			got, err, _ := run(t, workers, 0, 25, 8, bad)
+			got, _, err := run(t, workers, 0, 25, 8, bad)
 			if got != want {
 				t.Errorf("bad %d, %d workers: output differs from one worker's\n got %q\nwant %q", bad, workers, got, want)
 			}
@@ -167,7 +165,7 @@ func TestWriteErrorStops(t *testing.T) {
 func TestInFlightIsBounded(t *testing.T) {
 	for _, inflight := range []int{0, 3, 5} {
 		workers := 3
-		_, err, c := run(t, workers, inflight, 400, 2, -1)
+		_, c, err := run(t, workers, inflight, 400, 2, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +225,7 @@ func TestCancelAndNoLeak(t *testing.T) {
 
 func TestOneWorkerRunsOnTheCaller(t *testing.T) {
 	before := goroutines()
-	got, err, _ := run(t, 1, 0, 10, 3, 17)
+	got, _, err := run(t, 1, 0, 10, 3, 17)
 	var exp strings.Builder
 	for r := range 17 {
 		fmt.Fprintf(&exp, "%d\n", r)

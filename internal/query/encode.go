@@ -265,10 +265,3 @@ func appendU(dst []byte, r rune) []byte {
 	}
 	return append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
 }
-
-// String returns s as a JSON string, for messages.
-func quote(s string) string {
-	var b strings.Builder
-	b.Write(appendString(nil, s, false))
-	return b.String()
-}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/records/pcapsrc"
 	"io"
 	"math"
 	"unicode/utf8"
@@ -339,7 +340,7 @@ func (qi *Inputs) open(name string) error {
 		qi.in, qi.raw, qi.name, qi.rawLine = in, bufio.NewReaderSize(in.R, 64<<10), in.Name, 0
 		return nil
 	}
-	src, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: qi.opts.From, Blank: codec.JSON, MaxSize: qi.opts.MaxSize, Regular: in.Regular, Capture: qi.opts.Capture})
+	src, err := records.NewSource(in.R, in.Name, records.SourceOptions{Format: qi.opts.From, Blank: codec.JSON, MaxSize: qi.opts.MaxSize, Regular: in.Regular, Capture: pcapsrc.Reader(qi.opts.Capture)})
 	if err != nil {
 		in.Close()
 		return err

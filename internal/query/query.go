@@ -208,7 +208,7 @@ func Compile(filter string, opts Options) (*Query, error) {
 
 // ErrNoMoreInputs is the error of input past the last input, as jq 1.7
 // words it (gojq's is "break").
-var ErrNoMoreInputs = errors.New("No more inputs")
+var ErrNoMoreInputs = errors.New("No more inputs") //lint:ignore ST1005 jq's words
 
 // noMoreInputs is an input iterator whose end, for input, is
 // ErrNoMoreInputs.

@@ -129,8 +129,7 @@ func streamRest(rd io.Reader) (any, jsonv.Options, error) {
 // Rest lets a jsonv.Reader report the bad value with its place and excerpt,
 // as if it had read the stream from the start.
 func TestStreamRest(t *testing.T) {
-	in := "{\"a\": 1}\n" + strings.Repeat("é", 100) + "\n[2, 3] {\"b\": \n  }"
-	in = "{\"a\": 1}\n[2, 3] {\"b\": \n  }"
+	in := "{\"a\": 1}\n[2, 3] {\"b\": \n  }"
 	dec := Decoder{}
 	s := NewStream(iotest.OneByteReader(strings.NewReader(in)), &dec, 1<<20)
 	var err error

@@ -9,7 +9,6 @@ import (
 	"iter"
 	"sync"
 
-	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
@@ -38,10 +37,41 @@ type SourceOptions struct {
 	// Regular says that the input is a regular file, which never waits
 	// for more: Each then reads it ahead in a goroutine.
 	Regular bool
-	// Capture selects the connections of a packet capture (Ports, Conn);
-	// its MaxFrameSize is MaxSize.
-	Capture capture.Options
+	// Capture reads a packet capture (pcapsrc.Reader, which selects its
+	// connections), its frames at most MaxSize bytes long; nil: a capture
+	// is Unsupported.
+	Capture CaptureReader
 }
+
+// A CaptureReader reads the frames of a packet capture for a Source.
+// records does not import internal/capture, so that a program that reads
+// no capture does not link gopacket: internal/records/pcapsrc holds the
+// one toonkit uses.
+type CaptureReader interface {
+	// Frames yields the frames of the capture in r, each at most
+	// maxFrameSize bytes long, or errors: a *Error of kind BadCapture
+	// (its Name left for the Source to set), a *CaptureEvent, or a read
+	// error.
+	Frames(r io.Reader, maxFrameSize int) iter.Seq2[CaptureFrame, error]
+}
+
+// A CaptureEvent is what a CaptureReader yields, as its error, for a
+// problem in the capture that reading goes on past (Problem: a hole, a
+// bad frame), or for a note of how it went on (a resynchronisation, the
+// packets passed over). Source passes a problem to Skip, or stops with it
+// as a CaptureProblem; a note goes to Note, or is passed over.
+type CaptureEvent struct {
+	Problem bool
+	Err     error
+	Moved   *kado.Moved // how the reader moved on past a problem, when known
+}
+
+func (e *CaptureEvent) Error() string { return e.Err.Error() }
+
+// A CaptureFrame appends a frame of a capture to dst as decode's record
+// (flat: a flat one, without its source). It is valid until the next
+// frame is read.
+type CaptureFrame func(dst []byte, flat bool) []byte
 
 // Source reads the records of one input as compact JSON values (unless
 // Raw): the elements of a JSON array (or the values of a JSON stream),
@@ -87,7 +117,7 @@ type Source struct {
 	ts      *toonSource // TOON: decoded in a goroutine, read as NDJSON by jr
 	bd      *kado.Reader
 	rec     []byte
-	capNext func() (*capture.Record, error, bool) // a capture's records (iter.Pull2)
+	capNext func() (CaptureFrame, error, bool) // a capture's frames (iter.Pull2)
 	capStop func()
 
 	cur   recPos // the position of the record next last read
@@ -127,7 +157,7 @@ const (
 	BadFrame
 	// BadCapture: the capture file is not a valid pcap or pcapng file
 	// (a *capture.FormatError), or holds no connection that
-	// SourceOptions.Capture.Conn names (a *capture.NoConnError).
+	// the SourceOptions.Capture selects (a *capture.NoConnError).
 	BadCapture
 	// CaptureProblem: a problem in a capture's streams (a hole, a bad
 	// frame): the error of a capture.Problem record.
@@ -219,9 +249,10 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 	case codec.Binary:
 		s.bd = kado.NewReader(s.br, kado.ReaderOptions{MaxFrameSize: maxSize})
 	case codec.Pcap:
-		copts := opts.Capture
-		copts.MaxFrameSize = maxSize
-		s.capNext, s.capStop = iter.Pull2(capture.Records(s.br, copts))
+		if opts.Capture == nil {
+			return nil, &Error{Name: name, Kind: Unsupported, Format: s.format}
+		}
+		s.capNext, s.capStop = iter.Pull2(opts.Capture.Frames(s.br, maxSize))
 	}
 	return s, nil
 }
@@ -397,34 +428,33 @@ func (s *Source) nextFrame() (*kado.Frame, []byte, error) {
 // frame) is an error; notes and WebSocket text messages are passed over.
 func (s *Source) nextCaptured() ([]byte, error) {
 	for {
-		r, err, ok := s.capNext()
+		f, err, ok := s.capNext()
 		switch {
 		case !ok:
 			return nil, io.EOF
 		case err != nil:
-			var fe *capture.FormatError
-			var ne *capture.NoConnError
-			if errors.As(err, &fe) || errors.As(err, &ne) {
-				return nil, &Error{Name: s.name, Kind: BadCapture, Err: err}
+			var ev *CaptureEvent
+			if errors.As(err, &ev) {
+				switch {
+				case ev.Problem && s.Skip != nil:
+					s.Skip(&Error{Name: s.name, Kind: CaptureProblem, Err: ev.Err}, ev.Moved)
+				case ev.Problem:
+					return nil, &Error{Name: s.name, Kind: CaptureProblem, Err: ev.Err}
+				case s.Note != nil:
+					s.Note(ev.Err)
+				}
+				continue
+			}
+			var e *Error
+			if errors.As(err, &e) && e.Kind == BadCapture {
+				return nil, &Error{Name: s.name, Kind: e.Kind, Err: e.Err}
 			}
 			return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
-		case r.Kind == capture.Problem && s.Skip != nil:
-			s.Skip(&Error{Name: s.name, Kind: CaptureProblem, Err: r.Err}, r.Moved)
-			continue
-		case r.Kind == capture.Problem:
-			return nil, &Error{Name: s.name, Kind: CaptureProblem, Err: r.Err}
-		case r.Kind == capture.Note && s.Note != nil:
-			s.Note(r.Err)
-			continue
-		case r.Kind != capture.Frame:
+		case f == nil:
 			continue
 		}
 		s.cur.frame++
-		if s.Flat {
-			s.rec = kado.AppendFlatRecord(s.rec[:0], r.Frame.Header, r.Frame.Compressed(), r.JSON)
-		} else {
-			s.rec = capture.AppendRecord(s.rec[:0], r)
-		}
+		s.rec = f(s.rec[:0], s.Flat)
 		return s.rec, nil
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/records/pcapsrc"
 	"io"
 	"strings"
 	"testing"
@@ -108,7 +110,7 @@ func TestSourceFormats(t *testing.T) {
 			format: codec.Binary, recs: flat, where: []string{"in: frame 0", "in: frame 1"}},
 		{name: "frames payload", in: string(twoFrames), set: func(s *records.Source) { s.Payload = true },
 			format: codec.Binary, recs: []string{`{"a":1}`, `{"b":[2]}`}, where: []string{"in: frame 0", "in: frame 1"}},
-		{name: "capture flat", in: string(capFile), set: func(s *records.Source) { s.Flat = true },
+		{name: "capture flat", in: string(capFile), opts: records.SourceOptions{Capture: pcapsrc.Reader(capture.Options{})}, set: func(s *records.Source) { s.Flat = true },
 			format: codec.Pcap, recs: flat, where: []string{"in: frame 0 of the capture", "in: frame 1 of the capture"}},
 	}
 	for _, tc := range tests {
@@ -221,7 +223,8 @@ func TestSourceErrors(t *testing.T) {
 					t.Fatalf("%v: not a frame error in frame 1", err)
 				}
 			}},
-		{name: "bad capture", in: "\xd4\xc3\xb2\xa1\x02\x00", kind: records.BadCapture},
+		{name: "bad capture", in: "\xd4\xc3\xb2\xa1\x02\x00", opts: records.SourceOptions{Capture: pcapsrc.Reader(capture.Options{})}, kind: records.BadCapture},
+		{name: "capture without a reader", in: "\xd4\xc3\xb2\xa1\x02\x00", kind: records.Unsupported, open: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -29,9 +30,9 @@ func newSARIF(w io.Writer, o Options) *sarif {
 		version = "devel"
 	}
 	b := fmt.Appendf(nil, `{"$schema":%s,"version":"2.1.0","runs":[{"tool":{"driver":{"name":"toonkit","version":`, jsonString(SchemaURI))
-	b = validate.Quote(b, version)
+	b = jsonv.AppendQuote(b, version)
 	b = append(b, `,"informationUri":`...)
-	b = validate.Quote(b, InformationURI)
+	b = jsonv.AppendQuote(b, InformationURI)
 	b = append(b, `,"rules":[`...)
 	for i, r := range validate.Rules() {
 		s.index[r.Code] = i
@@ -40,7 +41,7 @@ func newSARIF(w io.Writer, o Options) *sarif {
 		}
 		b = append(b, "\n"...)
 		b = fmt.Appendf(b, `{"id":%s,"shortDescription":{"text":`, jsonString(r.Code))
-		b = validate.Quote(b, r.Text)
+		b = jsonv.AppendQuote(b, r.Text)
 		b = fmt.Appendf(b, `},"defaultConfiguration":{"level":%s},"helpUri":%s}`, jsonString(level(r.Severity)), jsonString(InformationURI+"/blob/main/docs/commands/validate.md"))
 	}
 	b = append(b, "\n]}},\"columnKind\":\"unicodeCodePoints\",\"results\":["...)
@@ -55,7 +56,7 @@ func level(s validate.Severity) string {
 	return "error"
 }
 
-func jsonString(s string) string { return string(validate.Quote(nil, s)) }
+func jsonString(s string) string { return string(jsonv.AppendQuote(nil, s)) }
 
 // uri is a file name as a relative URI reference.
 func uri(name string) string {
@@ -77,9 +78,9 @@ func (s *sarif) result(f validate.Finding) {
 		b = fmt.Appendf(b, `,"ruleIndex":%d`, i)
 	}
 	b = fmt.Appendf(b, `,"level":%s,"message":{"text":`, jsonString(level(f.Severity)))
-	b = validate.Quote(b, detail(f))
+	b = jsonv.AppendQuote(b, detail(f))
 	b = append(b, `},"locations":[{"physicalLocation":{"artifactLocation":{"uri":`...)
-	b = validate.Quote(b, uri(f.File))
+	b = jsonv.AppendQuote(b, uri(f.File))
 	b = append(b, '}')
 	switch {
 	case f.Conn != "":
@@ -90,7 +91,7 @@ func (s *sarif) result(f validate.Finding) {
 	}
 	b = append(b, `}}]`...)
 	b = append(b, `,"properties":{"pointer":`...)
-	b = validate.Quote(b, f.Pointer)
+	b = jsonv.AppendQuote(b, f.Pointer)
 	if f.Record >= 0 {
 		b = fmt.Appendf(b, `,"record":%d`, f.Record)
 	}
@@ -98,8 +99,8 @@ func (s *sarif) result(f validate.Finding) {
 		b = fmt.Appendf(b, `,"frame":%d,"offset":%d`, f.Frame, f.Offset)
 	}
 	if f.Conn != "" {
-		b = validate.Quote(append(b, `,"conn":`...), f.Conn)
-		b = validate.Quote(append(b, `,"dir":`...), f.Dir)
+		b = jsonv.AppendQuote(append(b, `,"conn":`...), f.Conn)
+		b = jsonv.AppendQuote(append(b, `,"dir":`...), f.Dir)
 	}
 	b = append(b, "}}"...)
 	s.w.Write(b)
@@ -108,9 +109,9 @@ func (s *sarif) result(f validate.Finding) {
 // unreadable notes a file that could not be read.
 func (s *sarif) unreadable(file, msg string) {
 	b := append([]byte(nil), `{"level":"error","message":{"text":`...)
-	b = validate.Quote(b, msg)
+	b = jsonv.AppendQuote(b, msg)
 	b = append(b, `},"locations":[{"physicalLocation":{"artifactLocation":{"uri":`...)
-	b = validate.Quote(b, uri(file))
+	b = jsonv.AppendQuote(b, uri(file))
 	s.notes = append(s.notes, append(b, "}}}]}"...))
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"io"
 	"strconv"
 	"strings"
@@ -223,7 +224,7 @@ func (r *Verify) Close(l VerifySummary) error {
 			b = validate.AppendFinding(b, f)
 			if m := r.messages[i]; m != nil {
 				b = append(b[:len(b)-1], `,"signed_message":`...)
-				b = append(validate.Quote(b, string(m)), '}')
+				b = append(jsonv.AppendQuote(b, string(m)), '}')
 			}
 		}
 		r.w.Write(append(b, "]}\n"...))

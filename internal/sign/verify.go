@@ -7,10 +7,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // Problem codes.
@@ -220,10 +219,7 @@ func AppendJSON(b []byte, rks []RunKeys) []byte {
 }
 
 // quote appends s as a JSON string, invalid UTF-8 replaced.
-func quote(b []byte, s string) []byte {
-	b, _ = jsontext.AppendQuote(b, strings.ToValidUTF8(s, "\uFFFD"))
-	return b
-}
+func quote(b []byte, s string) []byte { return jsonv.AppendQuote(b, s) }
 
 // keyRun is what the Log keeps of the keys of a run.
 type keyRun struct {

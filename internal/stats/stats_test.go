@@ -27,15 +27,6 @@ func mustMeasure(t testing.TB, doc string, opts Options) *Report {
 	return rep
 }
 
-func tokenizerIndex(rep *Report, name string) int {
-	for i, t := range rep.Tokenizers {
-		if t == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // The compact JSON row of a JSON array is tiktoken's count of the array
 // (the published vectors), written in any formatting; the table of the
 // three users is the table vector's.

@@ -67,12 +67,11 @@ func traffic(i int, dir string) []byte {
 // traffic(n, "s2c") while it reads the rest to the end, then closes. It
 // keeps what each connection sent it.
 type upstream struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	got  map[int][]byte
-	n    atomic.Int64 // bytes received, all connections
-	wg   sync.WaitGroup
-	stop chan struct{}
+	ln  net.Listener
+	mu  sync.Mutex
+	got map[int][]byte
+	n   atomic.Int64 // bytes received, all connections
+	wg  sync.WaitGroup
 }
 
 func newUpstream(t *testing.T) *upstream {

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/toonkit/toonkit/internal/narratoria/host"
 )
 
 // Options configure a Process.
@@ -235,7 +233,7 @@ func (p *Process) Interrupt(sig os.Signal) bool {
 
 // Wait waits for the tool to exit, kills what it left in its group, waits
 // (a second at most) for its stderr to end, and says how it ended.
-func (p *Process) Wait() host.Exit {
+func (p *Process) Wait() Exit {
 	<-p.exited
 	signalGroup(p.cmd.Process, syscall.SIGKILL) // what it left behind, at once
 	select {
@@ -245,7 +243,7 @@ func (p *Process) Wait() host.Exit {
 		<-p.stderrDone
 	}
 	ps := p.cmd.ProcessState
-	e := host.Exit{Status: ps.ExitCode(), Signal: exitSignal(ps)}
+	e := Exit{Status: ps.ExitCode(), Signal: exitSignal(ps)}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.timedOut {
@@ -261,3 +259,20 @@ func (p *Process) Stdout() *os.File { return p.stdout }
 // DoneReading says that the caller has read Stdout to its end (or stopped
 // reading it): the grace period need not wait for more.
 func (p *Process) DoneReading() { close(p.stdoutDone) }
+
+// Exit is how the tool's process ended, as the caller saw it.
+type Exit struct {
+	// StartError says why the tool could not be started; "" when it was.
+	StartError string
+	// Status is the tool's exit status; -1 when a signal ended it.
+	Status int
+	// Signal names the signal that ended the tool ("SIGKILL"); "" when it
+	// exited.
+	Signal string
+	// Timeout is the time limit that ended the tool; 0 when none did.
+	Timeout time.Duration
+	// Interrupted names the signal that interrupted the run ("SIGINT"),
+	// and InterruptedCode is the exit code the run then ends with (130).
+	Interrupted     string
+	InterruptedCode int
+}

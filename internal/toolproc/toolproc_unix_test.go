@@ -52,6 +52,7 @@ func TestTimeoutEndsTheGroup(t *testing.T) {
 	var mu sync.Mutex
 	p := toolproc.New("sh", []string{"-c", "trap '' TERM; sleep 30 & echo started; wait"}, toolproc.Options{
 		KillAfter: 200 * time.Millisecond, TimeLimit: time.Second,
+		//lint:ignore SA2001 waits while the test holds mu
 		Stderr: func([]byte) { mu.Lock(); mu.Unlock() },
 	})
 	if err := p.Start(nil); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // Role is what a piece of a text report is, for coloring.
@@ -129,13 +129,4 @@ func AppendFinding(dst []byte, f Finding) []byte {
 	return append(dst, '}')
 }
 
-// Quote appends s as a JSON string (invalid UTF-8 replaced).
-func Quote(dst []byte, s string) []byte { return quote(dst, s) }
-
-func quote(dst []byte, s string) []byte {
-	out, err := jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))
-	if err != nil {
-		return append(dst, `""`...)
-	}
-	return out
-}
+func quote(dst []byte, s string) []byte { return jsonv.AppendQuote(dst, s) }

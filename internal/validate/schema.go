@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 //go:embed schemas/*.json
@@ -257,9 +259,7 @@ func pointer(loc []string) string {
 	return b.String()
 }
 
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
+func escapePointer(s string) string { return jsonv.EscapePointerToken(s) }
 
 // at is the value at an instance location.
 func at(v any, loc []string) any {
@@ -323,7 +323,7 @@ func schemaNodeIn(docs map[string]any, loc string) (any, []any) {
 		if t == "" {
 			continue
 		}
-		t = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+		t = jsonv.UnescapePointerToken(t)
 		switch x := node.(type) {
 		case map[string]any:
 			node = x[t]

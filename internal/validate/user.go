@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/records/pcapsrc"
 	"io"
 	"net/url"
 	"os"
@@ -549,7 +551,7 @@ func (us *UserSchema) Validate(r io.Reader, name string, opts UserOptions, emit 
 	case codec.JSON, codec.Chiffon, codec.Trace, codec.Narratoria:
 		format = codec.NDJSON // values one after another, an array one of them
 	}
-	src, err := records.NewSource(r, name, records.SourceOptions{Format: format, MaxSize: opts.MaxFrameSize})
+	src, err := records.NewSource(r, name, records.SourceOptions{Format: format, MaxSize: opts.MaxFrameSize, Capture: pcapsrc.Reader(capture.Options{})})
 	if err != nil {
 		return 0, err
 	}

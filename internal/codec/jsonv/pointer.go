@@ -18,7 +18,7 @@ func PointerOffset(v []byte, ptr string) int64 {
 		return at
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = UnescapePointerToken(tok)
 		switch d.PeekKind() {
 		case '{':
 			d.ReadToken()

@@ -20,11 +20,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/toolproc"
 	"github.com/toonkit/toonkit/internal/validate"
 )
 
@@ -393,22 +393,9 @@ func (h *Host) violate(l validate.Line, ptr, code string, sev validate.Severity,
 		Offset: l.Offset + off, Record: l.Number - 1, Pointer: ptr, Code: code, Severity: sev, Message: msg})
 }
 
-// Exit is how the tool's process ended, as the caller saw it.
-type Exit struct {
-	// StartError says why the tool could not be started; "" when it was.
-	StartError string
-	// Status is the tool's exit status; -1 when a signal ended it.
-	Status int
-	// Signal names the signal that ended the tool ("SIGKILL"); "" when it
-	// exited.
-	Signal string
-	// Timeout is the time limit that ended the tool; 0 when none did.
-	Timeout time.Duration
-	// Interrupted names the signal that interrupted the run ("SIGINT"),
-	// and InterruptedCode is the exit code the run then ends with (130).
-	Interrupted     string
-	InterruptedCode int
-}
+// Exit is how the tool's process ended, as the caller saw it: the tool
+// runner's (toolproc.Exit).
+type Exit = toolproc.Exit
 
 // Result is what the invocation came to.
 type Result struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"io"
 	"os"
 	"path/filepath"
@@ -199,7 +200,7 @@ func TestAssets(t *testing.T) {
 {"version":"0","type":"asset","assetId":"b","kind":"image","mediaType":"image/png","path":"missing.png"}
 {"version":"0","type":"asset","assetId":"c","kind":"image","mediaType":"image/png","path":"folder"}
 {"version":"0","type":"asset","assetId":"a","kind":"image","mediaType":"image/png","path":"a.png"}
-{"version":"0","type":"asset","assetId":"d","kind":"image","mediaType":"image/png","path":` + string(validate.Quote(nil, abs)) + `}
+{"version":"0","type":"asset","assetId":"d","kind":"image","mediaType":"image/png","path":` + string(jsonv.AppendQuote(nil, abs)) + `}
 {"version":"0","type":"done","ok":true}
 `
 	r, calls := run(t, Options{Dir: dir}, "", stream, Exit{})

@@ -135,11 +135,11 @@ func StdinObject(requestID, tool, operation string, input []byte) ([]byte, strin
 		requestID = uuid.NewString()
 	}
 	obj := []byte(`{"requestId":`)
-	obj = validate.Quote(obj, requestID)
+	obj = jsonv.AppendQuote(obj, requestID)
 	obj = append(obj, `,"tool":`...)
-	obj = validate.Quote(obj, tool)
+	obj = jsonv.AppendQuote(obj, tool)
 	obj = append(obj, `,"operation":`...)
-	obj = validate.Quote(obj, operation)
+	obj = jsonv.AppendQuote(obj, operation)
 	obj = append(obj, `,"input":`...)
 	obj = append(obj, input...)
 	return append(obj, "}\n"...), requestID

@@ -24,11 +24,11 @@ func AppendEventJSON(dst []byte, ev *Event) []byte {
 		dst = append(dst, jsonv.Compacted(nil, ev.Event)...)
 	} else {
 		dst = append(dst, `,"text":`...)
-		dst = validate.Quote(dst, string(ev.Raw))
+		dst = jsonv.AppendQuote(dst, string(ev.Raw))
 	}
 	if ev.Ignored != "" {
 		dst = append(dst, `,"ignored":`...)
-		dst = validate.Quote(dst, ev.Ignored)
+		dst = jsonv.AppendQuote(dst, ev.Ignored)
 	}
 	return append(dst, "}\n"...)
 }
@@ -54,13 +54,13 @@ func AppendSummaryJSON(dst []byte, r Result) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = validate.Quote(dst, s)
+		dst = jsonv.AppendQuote(dst, s)
 	}
 	dst = append(dst, `],"tool":{`...)
 	e := r.Exit
 	if e.StartError != "" {
 		dst = append(dst, `"startError":`...)
-		dst = validate.Quote(dst, e.StartError)
+		dst = jsonv.AppendQuote(dst, e.StartError)
 	} else {
 		dst = append(dst, `"exitStatus":`...)
 		if e.Signal == "" {
@@ -76,7 +76,7 @@ func AppendSummaryJSON(dst []byte, r Result) []byte {
 	dst = append(dst, `},"done":`...)
 	if d := r.Done; d != nil {
 		dst = fmt.Appendf(dst, `{"line":%d,"ok":%t,"valid":%t,"summary":`, d.Line, d.OK, d.Valid)
-		dst = validate.Quote(dst, d.Summary)
+		dst = jsonv.AppendQuote(dst, d.Summary)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -91,13 +91,13 @@ func AppendSummaryJSON(dst []byte, r Result) []byte {
 			dst = append(dst, ',')
 		}
 		dst = fmt.Appendf(dst, `{"line":%d,"assetId":`, a.Line)
-		dst = validate.Quote(dst, a.ID)
+		dst = jsonv.AppendQuote(dst, a.ID)
 		dst = append(dst, `,"kind":`...)
-		dst = validate.Quote(dst, a.Kind)
+		dst = jsonv.AppendQuote(dst, a.Kind)
 		dst = append(dst, `,"mediaType":`...)
-		dst = validate.Quote(dst, a.MediaType)
+		dst = jsonv.AppendQuote(dst, a.MediaType)
 		dst = append(dst, `,"path":`...)
-		dst = validate.Quote(dst, a.Path)
+		dst = jsonv.AppendQuote(dst, a.Path)
 		if a.Metadata != nil {
 			dst = append(dst, `,"metadata":`...)
 			dst = append(dst, a.Metadata...)
@@ -120,5 +120,5 @@ func quoteOrNull(dst []byte, s string) []byte {
 	if s == "" {
 		return append(dst, "null"...)
 	}
-	return validate.Quote(dst, s)
+	return jsonv.AppendQuote(dst, s)
 }

@@ -64,7 +64,7 @@ func WriteEventText(w io.Writer, ev *Event, paint Paint) error {
 	case !decoded && ev.Event != nil:
 		b.WriteString(jsonText(ev.Event))
 	case !decoded:
-		b.WriteString(safe(string(validate.Quote(nil, string(ev.Raw))), clipJSON))
+		b.WriteString(safe(string(jsonv.AppendQuote(nil, string(ev.Raw))), clipJSON))
 	case ev.Type == "log":
 		b.WriteString(paint(levelRole[ev.Level], pad(ev.Level, 5)) + "  " + safe(ev.Message, clipString))
 		if ev.Fields != nil {
