@@ -29,10 +29,6 @@ type StatsOptions struct {
 // statsFormats are the encodings stats reads.
 var statsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular}
 
-// tokenizerModels names the models each tokenizer serves, for the help.
-const tokenizerModels = `  o200k_base   GPT-4o, GPT-4o mini, GPT-4.1, GPT-5, o1, o3, o4-mini
-  cl100k_base  GPT-4, GPT-4 Turbo, GPT-3.5 Turbo, text-embedding-3`
-
 func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{IO: ios}
 	var from string
