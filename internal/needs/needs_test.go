@@ -1,6 +1,7 @@
 package needs
 
 import (
+	"flag"
 	"testing"
 )
 
@@ -36,3 +37,24 @@ type fakeTB struct {
 func (f *fakeTB) Helper()           {}
 func (f *fakeTB) Skip(args ...any)  { f.skipped = true; panic("skip") }
 func (f *fakeTB) Fatal(args ...any) { f.failed = true; panic("fatal") }
+
+// Slow skips under -short (make test) and lets the test run without it
+// (make test-slow), whatever TOONKIT_CI says.
+func TestSlow(t *testing.T) {
+	was := flag.Lookup("test.short").Value.String()
+	defer flag.Set("test.short", was)
+	t.Setenv("TOONKIT_CI", "1")
+	for _, short := range []string{"true", "false"} {
+		if err := flag.Set("test.short", short); err != nil {
+			t.Fatal(err)
+		}
+		ft := &fakeTB{TB: t}
+		func() {
+			defer func() { recover() }()
+			Slow(ft, "a long comparison")
+		}()
+		if want := short == "true"; ft.skipped != want || ft.failed {
+			t.Errorf("-short=%s: skipped=%v failed=%v, want skipped=%v", short, ft.skipped, ft.failed, want)
+		}
+	}
+}
