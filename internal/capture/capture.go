@@ -64,6 +64,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/gopacket/gopacket/reassembly"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/isotime"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -173,37 +174,7 @@ func TimeString(t time.Time) string {
 }
 
 // AppendTime appends TimeString(t) to dst.
-func AppendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	if y < 0 || y > 9999 {
-		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
-	}
-	h, mi, sec := t.Clock()
-	// The layout above, written without parsing it for every record.
-	var b [30]byte
-	put := func(at, n, v int) {
-		for i := at + n - 1; i >= at; i-- {
-			b[i] = byte('0' + v%10)
-			v /= 10
-		}
-	}
-	put(0, 4, y)
-	b[4] = '-'
-	put(5, 2, int(mo))
-	b[7] = '-'
-	put(8, 2, d)
-	b[10] = 'T'
-	put(11, 2, h)
-	b[13] = ':'
-	put(14, 2, mi)
-	b[16] = ':'
-	put(17, 2, sec)
-	b[19] = '.'
-	put(20, 9, t.Nanosecond())
-	b[29] = 'Z'
-	return append(dst, b[:]...)
-}
+func AppendTime(dst []byte, t time.Time) []byte { return isotime.Append(dst, t, 9) }
 
 // TimeCache appends times as AppendTime does, reusing the date and time
 // of day of the second it formatted last: a capture's records mostly fall

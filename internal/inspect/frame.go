@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/toonkit/toonkit/internal/isotime"
 	"strconv"
 	"strings"
 	"time"
@@ -162,26 +163,7 @@ func isoTime(ms uint64) (string, bool) {
 	if ms > maxISO {
 		return "", false
 	}
-	t := time.UnixMilli(int64(ms)).UTC()
-	y, mo, d := t.Date()
-	h, mi, sec := t.Clock()
-	// 2006-01-02T15:04:05.000Z, without parsing the layout for every frame.
-	var b [24]byte
-	put := func(at, n, v int) {
-		for i := at + n - 1; i >= at; i-- {
-			b[i] = byte('0' + v%10)
-			v /= 10
-		}
-	}
-	put(0, 4, y)
-	put(5, 2, int(mo))
-	put(8, 2, d)
-	put(11, 2, h)
-	put(14, 2, mi)
-	put(17, 2, sec)
-	put(20, 3, t.Nanosecond()/1e6)
-	b[4], b[7], b[10], b[13], b[16], b[19], b[23] = '-', '-', 'T', ':', ':', '.', 'Z'
-	return string(b[:]), true
+	return string(isotime.Append(nil, time.UnixMilli(int64(ms)), 3)), true
 }
 
 // problem is a broken rule or a warning, at an absolute offset.
