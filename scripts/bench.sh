@@ -427,6 +427,18 @@ for ((i = 0; i < reps; i++)); do
 done
 dec1_ns=$(median "${d1[@]}") decj_ns=$(median "${dj[@]}") enc1_ns=$(median "${e1[@]}") encj_ns=$(median "${ej[@]}")
 ins1_ns=$(median "${i1[@]}") insj_ns=$(median "${ij[@]}")
+# decode --payload: the payloads alone, -j 1 against the default in turns,
+# and jq -c . over the same payloads (one per line).
+"$tk" decode --payload "$dir/capture.bin" >"$dir/payloads.ndjson" || die "decode --payload failed"
+pl_bytes=$(size "$dir/payloads.ndjson")
+inturns "decode --payload" "$tk" decode --payload "$dir/capture.bin"
+pay1_ns=$IT1_NS payj_ns=$ITJ_NS
+pjq_ns=""
+if ((have_jq)); then
+	note "jq -c . over the payloads x$reps"
+	measure "$reps" jq -c . "$dir/payloads.ndjson"
+	pjq_ns=$MED_NS
+fi
 dec2_kb="" enc2_kb=""
 pypair encode "$dir/capture.ndjson" "$tk" encode --to binary --timestamp 1
 if ((have_time)); then
@@ -1022,6 +1034,13 @@ pyrows encode "encode"
 speedup decode "$bin_bytes" "$dec1_ns" "$decj_ns"
 speedup "encode --to binary" "$nd_bytes" "$enc1_ns" "$encj_ns"
 speedup "inspect --json" "$bin_bytes" "$ins1_ns" "$insj_ns"
+speedup "decode --payload" "$bin_bytes" "$pay1_ns" "$payj_ns"
+if ((have_jq)); then
+	# The same payloads: jq reads them as NDJSON, toonkit from the frames.
+	ratiorow "decode --payload vs jq -c . (same payloads), wall-time ratio" "$pjq_ns" "$payj_ns" 15
+else
+	row "decode --payload vs jq" "n/a" ">= 15x" "n/a" "SKIP (no jq)"
+fi
 if ((have_jq)); then
 	row "jq -c . MB/s (NDJSON input)" "$jq_mbps" "" "1.0x" "(reference)"
 fi
