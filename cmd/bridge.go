@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"errors"
-	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"slices"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/records"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -40,16 +42,16 @@ func (b *bridgeFlags) add(f *pflag.FlagSet) {
 func (b *bridgeFlags) check(c *cobra.Command, bridging bool) error {
 	for _, name := range bridgeFlagNames {
 		if c.Flags().Changed(name) && !bridging {
-			return usageErrorf("for example: toonkit convert --from chiffon --to trace log.ndjson", "--%s applies to conversions between protocols (chiffon, trace, narratoria, and binary frames as kado) only", name)
+			return cli.UsageErrorf("for example: toonkit convert --from chiffon --to trace log.ndjson", "--%s applies to conversions between protocols (chiffon, trace, narratoria, and binary frames as kado) only", name)
 		}
 	}
 	if b.RunID != "" {
 		if _, err := uuid.Parse(b.RunID); err != nil {
-			return usageErrorf("", "--run-id: %q is not a UUID (a trace run_id is one)", b.RunID)
+			return cli.UsageErrorf("", "--run-id: %q is not a UUID (a trace run_id is one)", b.RunID)
 		}
 	}
 	if !slices.Contains([]string{"infra", "desktop", "code", "research"}, b.Agent) {
-		return usageErrorf("", "--agent: %q is not a Chiffon agent type (infra, desktop, code, research)", b.Agent)
+		return cli.UsageErrorf("", "--agent: %q is not a Chiffon agent type (infra, desktop, code, research)", b.Agent)
 	}
 	return nil
 }
@@ -57,11 +59,11 @@ func (b *bridgeFlags) check(c *cobra.Command, bridging bool) error {
 // convertBridge converts messages from one protocol to another
 // (bridge.Inputs), a record at a time: NDJSON out, or binary frames for
 // Kado.
-func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
+func convertBridge(opts *ConvertOptions, out *cli.Output, w io.Writer, st *cli.Stats) error {
 	to, _ := bridge.ProtocolOf(opts.To)
-	rep := newReporter(opts.IO)
-	var snk sink = &records.NDJSONSink{W: w}
-	bs := &binarySink{records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
+	rep := cli.NewReporter(opts.IO)
+	var snk cli.Sink = &records.NDJSONSink{W: w}
+	bs := &cli.BinarySink{BinarySink: records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	if to == bridge.Kado {
 		bs.W = kado.NewWriter(w, opts.Compress)
 		snk = bs
@@ -69,32 +71,32 @@ func convertBridge(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 	conv := &bridge.Inputs{From: opts.From, MaxSize: opts.MaxFrameSize, Options: bridge.Options{To: to, RunID: opts.Bridge.RunID,
 		AgentID: opts.Bridge.AgentID, Agent: opts.Bridge.Agent, Deterministic: opts.Bridge.Deterministic, Now: opts.Now,
 		NoReassemble: opts.Bridge.NoReassemble, MaxOutput: opts.MaxFrameSize, Strict: opts.Bridge.Strict, Checked: true,
-		Warn: func(where, msg string) { rep.warnf("%s: %s", where, msg) }}}
+		Warn: func(where, msg string) { rep.Warnf("%s: %s", where, msg) }}}
 	for _, name := range opts.Inputs {
 		src, err := openConvertSource(opts, name)
 		if err != nil {
 			return err
 		}
 		bs.Src = src.Source
-		err = conv.Copy(context.Background(), src.Source, snk, copyOptions(opts.Jobs, out, st))
-		src.in.Close()
+		err = conv.Copy(context.Background(), src.Source, snk, cli.CopyOptions(opts.Jobs, out, st))
+		src.In.Close()
 		var se *bridge.SourceError
 		var pe *bridge.PairError
 		var be *bridge.Error
-		switch err = failure(out, sourceError(err)); {
+		switch err = cli.Failure(out, cli.SourceError(err)); {
 		case errors.As(err, &se) && se.Format == "":
-			return invalidError(se, "name it with --from (chiffon, trace, narratoria, binary)")
+			return cli.InvalidError(se, "name it with --from (chiffon, trace, narratoria, binary)")
 		case se != nil:
-			return invalidError(err, "name the protocol with --from (chiffon, trace, narratoria, binary)")
+			return cli.InvalidError(err, "name the protocol with --from (chiffon, trace, narratoria, binary)")
 		case errors.As(err, &pe) && pe.From == pe.To:
-			return usageErrorf("", "%s; --to %s converts from another protocol", pe, opts.To)
+			return cli.UsageErrorf("", "%s; --to %s converts from another protocol", pe, opts.To)
 		case pe != nil:
-			return usageErrorf("", "%v", pe)
+			return cli.UsageErrorf("", "%v", pe)
 		case errors.As(err, &be):
-			return invalidError(be, "")
+			return cli.InvalidError(be, "")
 		case err != nil:
 			return err
 		}
 	}
-	return failure(out, snk.End())
+	return cli.Failure(out, snk.End())
 }

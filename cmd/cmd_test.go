@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/keys"
 	"github.com/toonkit/toonkit/internal/validate"
@@ -51,7 +52,7 @@ func TestColorDecisions(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, ios *IOStreams, args ...string) int {
+func run(t *testing.T, ios *cli.IOStreams, args ...string) int {
 	t.Helper()
 	return Run(ios, args)
 }
@@ -105,14 +106,14 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"encode", "--to", "binary", "--timestamp", "1", good}, ExitOK},
-		{[]string{"encode", "--to", "binary", bad}, ExitInvalid},
-		{[]string{"encode", "--to", "binary", "--bogus"}, ExitUsage},
-		{[]string{"encode", "--to", "binary", filepath.Join(dir, "missing")}, ExitIO},
-		{[]string{"frobnicate"}, ExitUsage},
-		{[]string{"--color", "sometimes", "decode", good}, ExitUsage},
-		{[]string{"decode", good}, ExitInvalid},
-		{[]string{"decode", dir}, ExitIO},
+		{[]string{"encode", "--to", "binary", "--timestamp", "1", good}, cli.ExitOK},
+		{[]string{"encode", "--to", "binary", bad}, cli.ExitInvalid},
+		{[]string{"encode", "--to", "binary", "--bogus"}, cli.ExitUsage},
+		{[]string{"encode", "--to", "binary", filepath.Join(dir, "missing")}, cli.ExitIO},
+		{[]string{"frobnicate"}, cli.ExitUsage},
+		{[]string{"--color", "sometimes", "decode", good}, cli.ExitUsage},
+		{[]string{"decode", good}, cli.ExitInvalid},
+		{[]string{"decode", dir}, cli.ExitIO},
 	}
 	for _, c := range cases {
 		ios, _, _, _ := Test()
@@ -127,7 +128,7 @@ func TestBinaryRefusedOnTerminal(t *testing.T) {
 	ios, in, out, errOut := Test()
 	ios.SetStdoutTTY(true)
 	in.WriteString(`{"instruction":"x"}`)
-	if code := run(t, ios, "encode", "--to", "binary"); code != ExitUsage {
+	if code := run(t, ios, "encode", "--to", "binary"); code != cli.ExitUsage {
 		t.Fatalf("exit %d, want 2", code)
 	}
 	if out.Len() != 0 {
@@ -141,7 +142,7 @@ func TestBinaryRefusedOnTerminal(t *testing.T) {
 	ios, in, out, _ = Test()
 	ios.SetStdoutTTY(true)
 	in.WriteString(`{"instruction":"x"}`)
-	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", "-o", "-"); code != ExitOK || out.Len() != 37 {
+	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", "-o", "-"); code != cli.ExitOK || out.Len() != 37 {
 		t.Fatalf("-o -: exit %d, %d bytes", code, out.Len())
 	}
 }
@@ -150,7 +151,7 @@ func TestBinaryRefusedOnTerminal(t *testing.T) {
 func TestNoInputFromTerminal(t *testing.T) {
 	ios, _, _, errOut := Test()
 	ios.SetStdinTTY(true)
-	if code := run(t, ios, "decode"); code != ExitUsage {
+	if code := run(t, ios, "decode"); code != cli.ExitUsage {
 		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(errOut.String(), "no input: standard input is a terminal") {
@@ -191,7 +192,7 @@ func TestOutputAtomic(t *testing.T) {
 	in := filepath.Join(dir, "in.ndjson")
 	os.WriteFile(in, []byte("{\"instruction\":\"a\"}\n{\"oops\n"), 0o644)
 	ios, _, _, _ := Test()
-	if code := run(t, ios, "encode", "--to", "binary", in, "-o", target); code != ExitInvalid {
+	if code := run(t, ios, "encode", "--to", "binary", in, "-o", target); code != cli.ExitInvalid {
 		t.Fatalf("exit %d", code)
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious" {
@@ -203,7 +204,7 @@ func TestOutputAtomic(t *testing.T) {
 	}
 	// Success replaces it and keeps its mode.
 	os.WriteFile(in, []byte(`{"instruction":"a"}`), 0o644)
-	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", in, "-o", target); code != ExitOK {
+	if code := run(t, ios, "encode", "--to", "binary", "--timestamp", "1", in, "-o", target); code != cli.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	st, _ := os.Stat(target)
@@ -268,7 +269,7 @@ func TestVerifyFlagParsing(t *testing.T) {
 // validate names a format that command takes (encode reads JSON and writes
 // the rest; decode reads the rest and writes JSON).
 func TestRootHelpFormatTable(t *testing.T) {
-	root := NewRootCmd(func() *IOStreams { ios, _, _, _ := Test(); return ios }())
+	root := NewRootCmd(func() *cli.IOStreams { ios, _, _, _ := Test(); return ios }())
 	_, table, ok := strings.Cut(root.Long, "  format                  name        commands\n")
 	if !ok {
 		t.Fatal("the root help has no table of formats")

@@ -1,14 +1,15 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/bridge"
@@ -20,7 +21,7 @@ import (
 
 // ConvertOptions are the options of `toonkit convert`.
 type ConvertOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	From         codec.Format // "": detected per input
 	To           codec.Format // or "auto"
@@ -43,7 +44,7 @@ type ConvertOptions struct {
 // compact JSON otherwise.
 const auto codec.Format = "auto"
 
-func newConvertCmd(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
+func newConvertCmd(ios *cli.IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
 	opts := &ConvertOptions{IO: ios, Now: time.Now}
 	var from, to, compress string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
@@ -108,17 +109,17 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 			} else if strings.EqualFold(to, "cheapest") {
 				opts.To = cheapest
 			} else if opts.To, err = codec.Parse(to, convertFormats...); err != nil {
-				return usageErrorf("", "--to: %v", err)
+				return cli.UsageErrorf("", "--to: %v", err)
 			}
 			if from != "" {
 				if opts.From, err = codec.Parse(from, append(convertFormats[:len(convertFormats):len(convertFormats)], codec.Pcap)...); err != nil {
-					return usageErrorf("", "--from: %v", err)
+					return cli.UsageErrorf("", "--from: %v", err)
 				}
 			}
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if err := opts.CaptureFlags.check(); err != nil {
@@ -169,34 +170,34 @@ func checkConvertFlags(opts *ConvertOptions, c *cobra.Command) error {
 	set := func(name string) bool { return c.Flags().Changed(name) }
 	switch {
 	case set("compact") && opts.To != codec.JSON:
-		return usageErrorf("", "-c/--compact applies to --to json only")
+		return cli.UsageErrorf("", "-c/--compact applies to --to json only")
 	case set("lossy") && opts.To != codec.Tabular:
-		return usageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
+		return cli.UsageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
 	case set("delimiter") && opts.To == cheapest:
-		return usageErrorf("", "--delimiter: --to cheapest measures every delimiter and picks one")
+		return cli.UsageErrorf("", "--delimiter: --to cheapest measures every delimiter and picks one")
 	case set("stats") && opts.To == cheapest:
-		return usageErrorf("toonkit stats shows the counts of every format", "--stats: --to cheapest says the tokens of each format it chose from")
+		return cli.UsageErrorf("toonkit stats shows the counts of every format", "--stats: --to cheapest says the tokens of each format it chose from")
 	case set("verbose") && opts.To != auto && !(opts.To == codec.TOON && opts.TOON.auto()):
-		return usageErrorf("", "--verbose applies to --to auto and --delimiter auto only")
+		return cli.UsageErrorf("", "--verbose applies to --to auto and --delimiter auto only")
 	case set("compress") && opts.To != codec.Binary:
-		return usageErrorf("", "--compress applies to --to binary only")
+		return cli.UsageErrorf("", "--compress applies to --to binary only")
 	case set("tokenizer") && !opts.Stats && !(opts.To == codec.TOON && opts.TOON.auto()) && opts.To != cheapest:
-		return usageErrorf("add --stats", "--tokenizer applies to --stats, --delimiter auto and --to cheapest only")
+		return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats, --delimiter auto and --to cheapest only")
 	case set("tokenizer") && !slices.Contains(tokens.Encodings, opts.Tokenizer):
-		return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
+		return cli.UsageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
 	}
 	return nil
 }
 
 func runConvert(opts *ConvertOptions) error {
-	var st *stats
+	var st *cli.Stats
 	if opts.Stats {
 		var err error
-		if st, err = newStats(opts.Tokenizer); err != nil {
+		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
 			return err
 		}
 	}
-	out := newOutput(opts.IO, opts.Output)
+	out := cli.NewOutput(opts.IO, opts.Output)
 	if opts.To == codec.JSON {
 		// One document, all or nothing even on standard output: an array
 		// cut short by a bad record is no JSON. (TOON, tables and --to
@@ -216,7 +217,7 @@ func runConvert(opts *ConvertOptions) error {
 	}
 	var w io.Writer = out
 	if st != nil {
-		w = io.MultiWriter(out, st.out)
+		w = io.MultiWriter(out, st.Out)
 	}
 	var err error
 	switch {
@@ -235,16 +236,16 @@ func runConvert(opts *ConvertOptions) error {
 		return err
 	}
 	if st != nil {
-		return st.print(opts.IO, opts.To)
+		return st.Print(opts.IO, opts.To)
 	}
 	return nil
 }
 
 // convertStream converts record by record, flushing the output whenever the
 // input has nothing more buffered (a live stream).
-func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
-	var snk sink
-	bs := &binarySink{records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
+func convertStream(opts *ConvertOptions, out *cli.Output, w io.Writer, st *cli.Stats) error {
+	var snk cli.Sink
+	bs := &cli.BinarySink{BinarySink: records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
 	switch opts.To {
 	case codec.JSON:
 		snk = &records.JSONSink{W: w, Compact: opts.Compact}
@@ -263,20 +264,11 @@ func convertStream(opts *ConvertOptions, out *output, w io.Writer, st *stats) er
 		if js, ok := snk.(*records.JSONSink); ok {
 			js.Single = oneValue(opts, src)
 		}
-		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
+		if _, err := src.Copy(snk, opts.Jobs, out, st); err != nil {
 			return err
 		}
 	}
-	return failure(out, snk.End())
-}
-
-// failure prefers the output's own error (which names the output) to the
-// error a writer returned for it.
-func failure(out *output, err error) error {
-	if out.Err() != nil {
-		return out.Err()
-	}
-	return err
+	return cli.Failure(out, snk.End())
 }
 
 // convertTable writes a table (or, --to auto, the table or compact JSON) in
@@ -286,21 +278,21 @@ func failure(out *output, err error) error {
 // copied after it (rows written before a key appeared get its empty cell
 // then). So nothing is written when the table is refused, and memory stays
 // bounded by the largest record and the number of keys.
-func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) error {
-	rep := newReporter(opts.IO)
-	ts, err := records.NewSpooledTable(&records.TableSink{Max: 5}, ioError)
+func convertTable(opts *ConvertOptions, out *cli.Output, w io.Writer, st *cli.Stats) error {
+	rep := cli.NewReporter(opts.IO)
+	ts, err := records.NewSpooledTable(&records.TableSink{Max: 5}, cli.IOError)
 	if err != nil {
 		return err
 	}
 	defer ts.Remove()
 	if opts.Lossy {
-		ts.Lossy = func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }
+		ts.Lossy = func(l tabular.NamedLossy) { rep.Warnf("%s: %s", l.Input, l.Lossy) }
 	}
-	var snk sink = ts
+	var snk cli.Sink = ts
 	var both *records.AutoSink // --to auto: the compact JSON too, should the table not pay
-	var jsonSpool *spool
+	var jsonSpool *cli.Spool
 	if opts.To == auto {
-		if jsonSpool, err = newSpool("json"); err != nil {
+		if jsonSpool, err = cli.NewSpool("json"); err != nil {
 			return err
 		}
 		defer jsonSpool.Remove()
@@ -319,8 +311,8 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 			both.JSON.Single = oneValue(opts, src)
 		}
 		ts.Src = src.Source
-		if _, err := src.copy(snk, opts.Jobs, out, st); err != nil {
-			return rowError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
+		if _, err := src.Copy(snk, opts.Jobs, out, st); err != nil {
+			return cli.RowError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
 		}
 	}
 	r := ts.Report()
@@ -328,53 +320,31 @@ func convertTable(opts *ConvertOptions, out *output, w io.Writer, st *stats) err
 	if both != nil {
 		var why string
 		if table, why = both.Choose(); opts.Verbose {
-			rep.notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
+			rep.Notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
 		}
 	} else if lossy := ts.Check(); lossy != nil && !opts.Lossy {
-		return refuseLossy(rep, lossy, "--lossy writes it all the same, listing every lossy cell")
+		return cli.RefuseLossy(rep, lossy, "--lossy writes it all the same, listing every lossy cell")
 	}
 	if !table {
 		if err := both.End(); err != nil {
 			return err
 		}
-		return jsonSpool.copyTo(w, out)
+		return jsonSpool.CopyTo(w, out)
 	}
 	if r.Deep > 0 {
 		more := ""
 		if r.Deep > 1 {
-			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, plural(int(r.Deep-1), "cell", "cells"))
+			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, cli.Plural(int(r.Deep-1), "cell", "cells"))
 		}
-		rep.warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
+		rep.Warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
 	}
-	if err := ts.WriteTable(w, func(l tabular.NamedLossy) { rep.warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
-		return failure(out, err)
+	if err := ts.WriteTable(w, func(l tabular.NamedLossy) { rep.Warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
+		return cli.Failure(out, err)
 	}
 	if r.Lossy > 0 {
-		rep.warnf("%d %s will not read back as written (--lossy)", r.Lossy, plural(int(r.Lossy), "cell", "cells"))
+		rep.Warnf("%d %s will not read back as written (--lossy)", r.Lossy, cli.Plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
-}
-
-// rowError renders an error of a records.TableSink: a record that is no
-// object (with hint), or no row; other errors pass as they are.
-func rowError(err error, hint string) error {
-	var re *records.RowError
-	switch {
-	case errors.Is(err, tabular.ErrNotObject):
-		return invalidError(err, hint)
-	case errors.As(err, &re):
-		return invalidError(err, "")
-	}
-	return err
-}
-
-// refuseLossy names the first lossy cells of a table that would not read
-// back as written, and refuses it.
-func refuseLossy(rep *reporter, lossy *records.LossyError, hint string) error {
-	for _, l := range lossy.First {
-		rep.errorf("%s: %s", l.Input, l.Lossy)
-	}
-	return invalidError(lossy, hint)
 }
 
 // toFromOutput returns --to or, without it, the format that -o FILE names
@@ -386,15 +356,15 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 		return to, nil
 	}
 	if output == "" || output == "-" {
-		return "", usageErrorf("for example: "+example, "%s needs --to FORMAT (supported: %s)", cmd, list)
+		return "", cli.UsageErrorf("for example: "+example, "%s needs --to FORMAT (supported: %s)", cmd, list)
 	}
 	f, ok := codec.FormatForExt(output)
 	switch {
 	case !ok:
-		return "", usageErrorf(fmt.Sprintf("-o FILE names the format by its extension (%s), or --to does", strings.Join(codec.Extensions(), ", ")),
+		return "", cli.UsageErrorf(fmt.Sprintf("-o FILE names the format by its extension (%s), or --to does", strings.Join(codec.Extensions(), ", ")),
 			"%s needs --to FORMAT: the extension of -o %s names none (supported: %s)", cmd, output, list)
 	case !slices.Contains(writes, f):
-		return "", usageErrorf(fmt.Sprintf("toonkit convert writes %s", f),
+		return "", cli.UsageErrorf(fmt.Sprintf("toonkit convert writes %s", f),
 			"%s needs --to FORMAT: -o %s names %s, which %s does not write (supported: %s)", cmd, output, f, cmd, list)
 	}
 	return string(f), nil
@@ -403,20 +373,20 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 // sharedFlags parses the flags that encode and convert share,
 // --max-frame-size and --compress, refuses binary output bound for a
 // terminal, and names the inputs.
-func sharedFlags(ios *IOStreams, c *cobra.Command, args []string, maxSize *size.Flag, compress string, binaryOut bool, output string,
+func sharedFlags(ios *cli.IOStreams, c *cobra.Command, args []string, maxSize *size.Flag, compress string, binaryOut bool, output string,
 	n *int, mode *kado.CompressMode, inputs *[]string) error {
-	if err := sizeOf(maxSize, n); err != nil {
+	if err := cli.SizeOf(maxSize, n); err != nil {
 		return err
 	}
 	var err error
 	if *mode, err = kado.ParseCompressMode(compress); err != nil {
-		return usageErrorf("", "--compress: %v", err)
+		return cli.UsageErrorf("", "--compress: %v", err)
 	}
 	if binaryOut {
-		if err := refuseBinaryTTY(ios, output); err != nil {
+		if err := cli.RefuseBinaryTTY(ios, output); err != nil {
 			return err
 		}
 	}
-	*inputs, err = inputNames(ios, args, c.CommandPath())
+	*inputs, err = cli.InputNames(ios, args, c.CommandPath())
 	return err
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	measure "github.com/toonkit/toonkit/internal/stats"
 )
@@ -23,18 +24,18 @@ func runConvertCheapest(opts *ConvertOptions) error {
 	mopts := measure.Options{Tokenizers: []string{opts.Tokenizer}, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
 	rep, err := measure.Measure(doc.Value, mopts)
 	if err != nil {
-		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	best := rep.Rows[rep.Cheapest(0)]
-	newReporter(opts.IO).notef("cheapest: %s", rep.WhyCheapest(0))
-	out := newOutput(opts.IO, opts.Output)
+	cli.NewReporter(opts.IO).Notef("cheapest: %s", rep.WhyCheapest(0))
+	out := cli.NewOutput(opts.IO, opts.Output)
 	out.HoldAll()
 	if _, err := measure.Encode(out, doc.Value, best.Format, mopts); err != nil {
 		out.Abort()
 		if out.Err() != nil {
 			return out.Err()
 		}
-		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	if best.Format != measure.JSONIndent && best.Format != measure.Tabular {
 		out.Write(newline) // TOON and compact JSON are counted without it

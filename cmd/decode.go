@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
+	"io"
+
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/internal/size"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/codec"
@@ -15,7 +16,7 @@ import (
 
 // DecodeOptions are the options of `toonkit decode`.
 type DecodeOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	From         string
 	Payload      bool
@@ -33,7 +34,7 @@ type DecodeOptions struct {
 	As codec.Format
 }
 
-func newDecodeCmd(ios *IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
+func newDecodeCmd(ios *cli.IOStreams, runF func(*DecodeOptions) error) *cobra.Command {
 	opts := &DecodeOptions{IO: ios}
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -72,26 +73,26 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
 			if opts.From != "" {
 				f, err := codec.Parse(opts.From, codec.Binary, codec.Tabular, codec.TOON, codec.Pcap)
 				if err != nil {
-					return usageErrorf("decode reads binary frames, tables, TOON text and packet captures: --from binary, tabular, toon or pcap", "--from: %v", err)
+					return cli.UsageErrorf("decode reads binary frames, tables, TOON text and packet captures: --from binary, tabular, toon or pcap", "--from: %v", err)
 				}
 				opts.From = string(f)
 			}
 			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == string(codec.TOON)); err != nil {
 				return err
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
 			if opts.As, err = decodeOutputFormat(opts.Output, opts.Inputs); err != nil {
@@ -118,7 +119,7 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 }
 
 func runDecode(opts *DecodeOptions) error {
-	d := &decodeRun{opts: opts, rep: newReporter(opts.IO), out: newOutput(opts.IO, opts.Output)}
+	d := &decodeRun{opts: opts, rep: cli.NewReporter(opts.IO), out: cli.NewOutput(opts.IO, opts.Output)}
 	if opts.As == codec.JSON {
 		d.array = &records.JSONSink{W: d.out, Compact: opts.Compact} // -o FILE.json: frames and rows as one array
 	}
@@ -135,8 +136,8 @@ func runDecode(opts *DecodeOptions) error {
 		return err
 	}
 	if d.bad > 0 {
-		d.rep.errorf("%d bad %s skipped, %d decoded", d.bad, plural(d.bad, "frame", "frames"), d.frames)
-		return reported(ExitInvalid)
+		d.rep.Errorf("%d bad %s skipped, %d decoded", d.bad, cli.Plural(d.bad, "frame", "frames"), d.frames)
+		return cli.Reported(cli.ExitInvalid)
 	}
 	return nil
 }
@@ -144,8 +145,8 @@ func runDecode(opts *DecodeOptions) error {
 // decodeRun is a run of decode over its inputs.
 type decodeRun struct {
 	opts        *DecodeOptions
-	rep         *reporter
-	out         *output
+	rep         *cli.Reporter
+	out         *cli.Output
 	array       *records.JSONSink // -o FILE.json: frames and rows as one array
 	arrayUsed   bool              // an input has given the array records
 	frames, bad int
@@ -155,7 +156,7 @@ type decodeRun struct {
 // input decodes one input, of the format named or detected.
 func (d *decodeRun) input(name string) error {
 	opts := d.opts
-	in, err := openInput(opts.IO, name)
+	in, err := cli.OpenInput(opts.IO, name)
 	if err != nil {
 		return err
 	}
@@ -164,19 +165,19 @@ func (d *decodeRun) input(name string) error {
 	detected := codec.Detection{Format: codec.Format(opts.From)}
 	if opts.From == "" {
 		if detected, err = records.Sniff(br); err != nil {
-			return readError(in.Name, err)
+			return cli.ReadError(in.Name, err)
 		}
 	}
 	d.arrayUsed = d.arrayUsed || d.array != nil && detected.Format != codec.TOON
 	switch {
 	case detected.Format == codec.TOON && (opts.Payload || opts.KeepGoing):
-		return usageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
+		return cli.UsageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 	case detected.Format == codec.TOON:
 		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON, opts.Compact)
 	case detected.Format == codec.Pcap:
 		return d.capture(in, br)
 	case detected.Format == codec.Tabular && opts.Payload:
-		return usageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
+		return cli.UsageErrorf("", "%s: --payload applies to binary frames; this is a table", in.Name)
 	case detected.Format == codec.Tabular:
 		n, err := decodeTable(in, br, d.out, d.array, opts.Jobs)
 		d.frames += n
@@ -198,15 +199,15 @@ func (d *decodeRun) problem(ferr, err error, moved *kado.Moved) error {
 	if !d.opts.KeepGoing {
 		return ferr
 	}
-	d.rep.report(ferr, true)
+	d.rep.Report(ferr, true)
 	if moved != nil {
-		moveNotes(d.rep.notef, err, *moved)
+		cli.MoveNotes(d.rep.Notef, err, *moved)
 	}
 	return nil
 }
 
 // frameLoop decodes the frames of one input on one worker.
-func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
+func (d *decodeRun) frameLoop(in *cli.Input, br *bufio.Reader) error {
 	opts, out := d.opts, d.out
 	rd := kado.NewReader(br, kado.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
 	var stop error // the bad frame that ends the run
@@ -220,13 +221,13 @@ func (d *decodeRun) frameLoop(in *input, br *bufio.Reader) error {
 			return out.Err()
 		},
 		Bad: func(err error) error {
-			stop = d.problem(frameError(in.Name, err, opts.KeepGoing), err, nil)
+			stop = d.problem(cli.FrameError(in.Name, err, opts.KeepGoing), err, nil)
 			return stop
 		},
-		Moved: func(err error, m kado.Moved) { moveNotes(d.rep.notef, err, m) },
+		Moved: func(err error, m kado.Moved) { cli.MoveNotes(d.rep.Notef, err, m) },
 	})
 	if err != nil && err != stop && err != out.Err() {
-		err = readError(in.Name, err) // not a frame's
+		err = cli.ReadError(in.Name, err) // not a frame's
 	}
 	return err
 }
@@ -236,7 +237,7 @@ var newline, recordEnd = []byte("\n"), []byte("}\n")
 // writeFrame writes a good frame's record (its payload alone with
 // payloadOnly) to array or, as a line, to out, the payload not copied into
 // a line; line is a buffer to reuse, returned.
-func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []byte, f *kado.Frame, js []byte) []byte {
+func writeFrame(out *cli.Output, array *records.JSONSink, payloadOnly bool, line []byte, f *kado.Frame, js []byte) []byte {
 	switch {
 	case array != nil:
 		line = appendOutput(line[:0], f, js, payloadOnly, false)
@@ -253,20 +254,6 @@ func writeFrame(out *output, array *records.JSONSink, payloadOnly bool, line []b
 	return line
 }
 
-// moveNotes says how far the reader moved on after the bad frame of err.
-func moveNotes(notef func(format string, args ...any), err error, m kado.Moved) {
-	for _, n := range m.Notes(err) {
-		notef("%s", n)
-	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // decodeOutputFormat is the JSON that -o FILE's extension asks decode for
 // (see DecodeOptions.As); an extension of a format decode does not write
 // is a usage error, whose hint is the convert command that writes it.
@@ -277,9 +264,9 @@ func decodeOutputFormat(output string, inputs []string) (codec.Format, error) {
 	}
 	args := ""
 	for _, in := range inputs {
-		args += " " + shellArg(in)
+		args += " " + cli.ShellArg(in)
 	}
-	return "", usageErrorf(fmt.Sprintf("to write %s: toonkit convert --to %s%s -o %s", f, f, args, shellArg(output)),
+	return "", cli.UsageErrorf(fmt.Sprintf("to write %s: toonkit convert --to %s%s -o %s", f, f, args, cli.ShellArg(output)),
 		"-o %s names %s, which decode does not write: it writes JSON (.json, .ndjson or .jsonl)", output, f)
 }
 
@@ -294,58 +281,22 @@ func requireBinary(name string, br *bufio.Reader, d codec.Detection) error {
 	}
 	hint := "if it is binary all the same, say so with --from binary"
 	if d.Format == codec.JSON {
-		hint = "to encode JSON: " + encodeCommands(name)
+		hint = "to encode JSON: " + cli.EncodeCommands(name)
 	}
-	return invalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
-}
-
-// encodeCommands names, runnable as printed, the commands that encode the
-// JSON input that was given to decode.
-func encodeCommands(name string) string {
-	return fmt.Sprintf("toonkit encode --to toon %[1]s (TOON text), or toonkit encode --to binary %[1]s (frames)", shellArg(name))
-}
-
-// frameError turns a reader error into a user-facing one with the file name
-// and a hint where one is known, for a command that has --keep-going.
-func frameError(name string, err error, keepGoing bool) error {
-	return frameErrorSkip(name, err, keepGoing, "--keep-going")
-}
-
-// frameErrorSkip is frameError for any command: skipper is what skips bad
-// frames, the command's own --keep-going or decode's.
-func frameErrorSkip(name string, err error, keepGoing bool, skipper string) error {
-	var fe *kado.FrameError
-	if !errors.As(err, &fe) {
-		return invalidError(fmt.Errorf("%s: %w", name, err), "")
-	}
-	hint := ""
-	switch {
-	case keepGoing:
-		// The run goes on; the notes that follow say what was skipped.
-	case fe.Frame == 0 && fe.Offset == 0 && (fe.Kind == kado.BadVersion || fe.Kind == kado.BadType || fe.Kind == kado.TruncatedHeader):
-		hint = "this does not look like binary TOON frames; 'toonkit inspect' shows the bytes"
-		if len(fe.Header) > 0 && (fe.Header[0] == '{' || fe.Header[0] == '[') {
-			hint = "the input looks like JSON; to encode it: " + encodeCommands(name)
-		}
-	case fe.Kind == kado.TooLarge || errors.Is(err, kado.ErrTooLarge):
-		hint = "raise --max-frame-size if such frames are expected"
-	default:
-		hint = fmt.Sprintf("toonkit inspect --frame %d %s shows the bytes; %s skips bad frames", fe.Frame, shellArg(name), skipper)
-	}
-	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
+	return cli.InvalidError(fmt.Errorf("%s: not binary TOON frames: %s (a frame starts with version byte 0x01 and a type byte 0x01-0x08)", name, d.Why), hint)
 }
 
 // decodeTable writes the rows of a table as NDJSON, or to array, as
 // convert --to ndjson (convertStream) does, and says how many.
-func decodeTable(in *input, br *bufio.Reader, out *output, array *records.JSONSink, jobs int) (int, error) {
-	rs, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Tabular, Regular: in.regular()})
+func decodeTable(in *cli.Input, br *bufio.Reader, out *cli.Output, array *records.JSONSink, jobs int) (int, error) {
+	rs, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Tabular, Regular: in.Regular()})
 	if err != nil {
-		return 0, sourceError(err)
+		return 0, cli.SourceError(err)
 	}
-	src := &source{Source: rs, in: in}
-	var snk sink = &records.NDJSONSink{W: out}
+	src := &cli.Source{Source: rs, In: in}
+	var snk cli.Sink = &records.NDJSONSink{W: out}
 	if array != nil {
 		snk = array
 	}
-	return src.copy(snk, jobs, out, nil)
+	return src.Copy(snk, jobs, out, nil)
 }

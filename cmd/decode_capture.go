@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toonkit/toonkit/internal/capture"
-	"github.com/toonkit/toonkit/kado"
+	"github.com/toonkit/toonkit/internal/cli"
 )
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as
@@ -16,13 +16,13 @@ import (
 // the run unless --keep-going; notes go to stderr. With -j N the payloads
 // are checked and formatted on N workers (capture.Stream), the output the
 // same.
-func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
+func (d *decodeRun) capture(in *cli.Input, br *bufio.Reader) error {
 	opts, rep, out, array := d.opts, d.rep, d.out, d.array
 	sopts := capture.StreamOptions{
 		Options: opts.CaptureFlags.options(opts.MaxFrameSize),
 		Workers: opts.Jobs,
 		// A pipe (tcpdump -w - | toonkit decode): records go out as they come.
-		Live:      !in.regular(),
+		Live:      !in.Regular(),
 		LeaveRead: true,
 		Append: func(dst []byte, r *capture.Record) []byte {
 			switch {
@@ -41,7 +41,7 @@ func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
 	}
 	// A file can be read again: the workers may check the frames that end
 	// their segments too (capture.StreamOptions.Reopen).
-	sopts.Reopen = capture.ReopenFile(in.f)
+	sopts.Reopen = capture.ReopenFile(in.File)
 	h := capture.StreamHandler{
 		Records: func(b []byte, ends []int, n int) error {
 			d.frames += n
@@ -49,46 +49,25 @@ func (d *decodeRun) capture(in *input, br *bufio.Reader) error {
 		},
 		Other: func(r *capture.Record) error {
 			if r.Kind == capture.Note {
-				rep.notef("%s: %v", in.Name, r.Err)
+				rep.Notef("%s: %v", in.Name, r.Err)
 				return nil
 			}
-			return d.problem(captureError(in.Name, r.Err, opts.KeepGoing), r.Err, r.Moved)
+			return d.problem(cli.CaptureError(in.Name, r.Err, opts.KeepGoing), r.Err, r.Moved)
 		},
 		Idle: out.Flush,
 	}
 	err := capture.Stream(context.Background(), br, sopts, h)
 	var fe *capture.FormatError
-	if cerr, ok := noConnError(in.Name, err); ok {
+	if cerr, ok := cli.NoConnError(in.Name, err); ok {
 		return cerr
 	}
 	switch {
 	case err == nil:
 	case errors.As(err, &fe):
-		err = invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-	case isExitError(err): // a problem, or the output failing
+		err = cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+	case cli.IsExitError(err): // a problem, or the output failing
 	default:
-		err = readError(in.Name, err)
+		err = cli.ReadError(in.Name, err)
 	}
 	return err
-}
-
-// captureError is a problem in a capture as the user sees it.
-func captureError(name string, err error, keepGoing bool) error {
-	hint := ""
-	var fe *kado.FrameError
-	switch {
-	case keepGoing:
-	case errors.As(err, &fe) && (fe.Kind == kado.TooLarge || errors.Is(err, kado.ErrTooLarge)):
-		hint = "raise --max-frame-size if such frames are expected"
-	case errors.Is(err, capture.ErrTooManyConns):
-		hint = "--port N reads only the connections on port N"
-	default:
-		hint = "--keep-going reports each problem and goes on"
-	}
-	return invalidError(fmt.Errorf("%s: %w", name, err), hint)
-}
-
-func isExitError(err error) bool {
-	var ee *ExitError
-	return errors.As(err, &ee)
 }

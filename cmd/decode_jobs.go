@@ -3,6 +3,8 @@ package cmd
 import (
 	"bufio"
 	"context"
+
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/records"
 
 	"github.com/toonkit/toonkit/kado"
@@ -11,7 +13,7 @@ import (
 // framesJobs decodes the frames of one input on opts.Jobs workers
 // (kado.DecodeStream) with the output and the messages of the
 // single-worker loop (frameLoop).
-func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
+func (d *decodeRun) framesJobs(in *cli.Input, br *bufio.Reader) error {
 	opts, out, array := d.opts, d.out, d.array
 	h := kado.StreamHandler{
 		Records: func(b []byte, ends []int) error {
@@ -25,17 +27,17 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 			return out.Err()
 		},
 		Bad: func(err error, moved kado.Moved) error {
-			return d.problem(frameError(in.Name, err, opts.KeepGoing), err, &moved)
+			return d.problem(cli.FrameError(in.Name, err, opts.KeepGoing), err, &moved)
 		},
 		Idle: out.Flush,
 	}
 	err := kado.DecodeStream(context.Background(), br, kado.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
 		Workers: opts.Jobs, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *kado.Frame, js []byte) []byte {
 			return appendOutput(dst, f, js, opts.Payload, array == nil)
-		}, LeaveRead: true, Live: !in.regular()}, h)
+		}, LeaveRead: true, Live: !in.Regular()}, h)
 	if err != nil && !kado.IsFrameError(err) && err != out.Err() {
-		if _, ok := err.(*ExitError); !ok {
-			err = readError(in.Name, err)
+		if _, ok := err.(*cli.ExitError); !ok {
+			err = cli.ReadError(in.Name, err)
 		}
 	}
 	return err
@@ -44,7 +46,7 @@ func (d *decodeRun) framesJobs(in *input, br *bufio.Reader) error {
 // writeBatch writes a batch of records made by a worker pipeline (b, each
 // record ending at one of ends) to out, or, for a JSON array, to array
 // one record at a time.
-func writeBatch(out *output, array *records.JSONSink, b []byte, ends []int) error {
+func writeBatch(out *cli.Output, array *records.JSONSink, b []byte, ends []int) error {
 	if array == nil {
 		out.Write(b)
 		return out.Err()

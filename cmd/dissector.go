@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
@@ -10,7 +12,7 @@ import (
 
 // DissectorOptions are the options of `toonkit dissector`.
 type DissectorOptions struct {
-	IO     *IOStreams
+	IO     *cli.IOStreams
 	Ports  []int
 	Output string
 	// MaxFrameSize bounds a payload in the dissector, as --max-frame-size
@@ -18,7 +20,7 @@ type DissectorOptions struct {
 	MaxFrameSize int
 }
 
-func newDissectorCmd(ios *IOStreams, runF func(*DissectorOptions) error) *cobra.Command {
+func newDissectorCmd(ios *cli.IOStreams, runF func(*DissectorOptions) error) *cobra.Command {
 	opts := &DissectorOptions{IO: ios}
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -42,7 +44,7 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
   toonkit dissector --port 7000 --port 7443 -o kado.lua`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -61,9 +63,9 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
 func runDissector(opts *DissectorOptions) error {
 	var lua bytes.Buffer
 	if err := dissector.Write(&lua, dissector.Options{Ports: opts.Ports, MaxPayload: opts.MaxFrameSize}); err != nil {
-		return usageErrorf("", "--port: %v", err)
+		return cli.UsageErrorf("", "--port: %v", err)
 	}
-	out := newOutput(opts.IO, opts.Output)
+	out := cli.NewOutput(opts.IO, opts.Output)
 	if _, err := out.Write(lua.Bytes()); err != nil {
 		out.Abort()
 		return err

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/cli"
 )
 
 func TestDissectorFlagParsing(t *testing.T) {
@@ -32,7 +33,7 @@ func TestDissectorFlagParsing(t *testing.T) {
 	ios, _, _, _ := Test()
 	c := newDissectorCmd(ios, func(*DissectorOptions) error { t.Error("ran with a bad --max-frame-size"); return nil })
 	c.SetArgs([]string{"--max-frame-size", "lots"})
-	if err := c.Execute(); exitCode(err, true) != ExitUsage {
-		t.Errorf("--max-frame-size lots: %v (exit %d), want a usage error", err, exitCode(err, true))
+	if err := c.Execute(); cli.ExitCode(err, true) != cli.ExitUsage {
+		t.Errorf("--max-frame-size lots: %v (exit %d), want a usage error", err, cli.ExitCode(err, true))
 	}
 }

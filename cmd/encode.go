@@ -2,21 +2,20 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"time"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/codec"
-	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/tokens"
 	"github.com/toonkit/toonkit/kado"
 )
 
 // EncodeOptions are the options of `toonkit encode`.
 type EncodeOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	To           codec.Format
 	Type         kado.MessageType // 0: inferred from the payload
@@ -34,7 +33,7 @@ type EncodeOptions struct {
 	SkipText     bool // leave out decode's records of WebSocket text messages
 }
 
-func newEncodeCmd(ios *IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
+func newEncodeCmd(ios *cli.IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
 	opts := &EncodeOptions{IO: ios, Now: time.Now}
 	var to, typ, seq, ts, compress string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
@@ -82,49 +81,49 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 				return err
 			}
 			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
-				return usageErrorf("", "--to: %v", err)
+				return cli.UsageErrorf("", "--to: %v", err)
 			}
 			if err := opts.TOON.check(c, opts.To == codec.TOON, false); err != nil {
 				return err
 			}
 			if opts.To == codec.TOON && c.Flags().Changed("lossy") {
-				return usageErrorf("", "--lossy applies to --to tabular only (TOON is lossless)")
+				return cli.UsageErrorf("", "--lossy applies to --to tabular only (TOON is lossless)")
 			}
 			if opts.To != codec.Binary {
 				for _, name := range []string{"type", "seq", "timestamp", "compress", "skip-text"} {
 					if c.Flags().Changed(name) {
-						return usageErrorf("", "--%s applies to --to binary only", name)
+						return cli.UsageErrorf("", "--%s applies to --to binary only", name)
 					}
 				}
 			} else {
 				if c.Flags().Changed("lossy") {
-					return usageErrorf("", "--lossy applies to --to tabular only")
+					return cli.UsageErrorf("", "--lossy applies to --to tabular only")
 				}
 				for _, name := range []string{"stats", "tokenizer"} {
 					if c.Flags().Changed(name) {
-						return usageErrorf("", "--%s applies to --to tabular and --to toon only", name)
+						return cli.UsageErrorf("", "--%s applies to --to tabular and --to toon only", name)
 					}
 				}
 			}
 			if c.Flags().Changed("tokenizer") && !opts.Stats && !opts.TOON.Auto {
-				return usageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
+				return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
 			}
 			if c.Flags().Changed("verbose") && !opts.TOON.Auto {
-				return usageErrorf("", "--verbose applies to --delimiter auto only")
+				return cli.UsageErrorf("", "--verbose applies to --delimiter auto only")
 			}
 			opts.TOON.Tokenizer = opts.Tokenizer
 			if typ != "" {
 				if opts.Type, err = kado.ParseMessageType(typ); err != nil {
-					return usageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
+					return cli.UsageErrorf("types: instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response (or 1-8)", "--type: %v", err)
 				}
 			}
 			if opts.Seq, err = kado.ParseSequenceID(seq); err != nil {
-				return usageErrorf("", "--seq: %v", err)
+				return cli.UsageErrorf("", "--seq: %v", err)
 			}
 			if ts != "" {
 				t, err := kado.ParseTimestamp(ts)
 				if err != nil {
-					return usageErrorf("", "--timestamp: %v", err)
+					return cli.UsageErrorf("", "--timestamp: %v", err)
 				}
 				opts.Timestamp = &t
 			}
@@ -132,7 +131,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 				&opts.MaxFrameSize, &opts.Compress, &opts.Inputs); err != nil {
 				return err
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -171,11 +170,11 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 }
 
 func runEncode(opts *EncodeOptions) error {
-	out := newOutput(opts.IO, opts.Output)
-	rep := newReporter(opts.IO)
+	out := cli.NewOutput(opts.IO, opts.Output)
+	rep := cli.NewReporter(opts.IO)
 	sopts := opts.streamOptions()
 	for _, name := range opts.Inputs {
-		in, err := openInput(opts.IO, name)
+		in, err := cli.OpenInput(opts.IO, name)
 		if err != nil {
 			out.Abort()
 			return err
@@ -193,10 +192,10 @@ func runEncode(opts *EncodeOptions) error {
 		in.Close()
 		if err != nil {
 			out.Abort()
-			return encodeError(in.Name, err)
+			return cli.EncodeError(in.Name, err)
 		}
 		if skipped > 0 {
-			rep.notef("%s: left out %d WebSocket text %s (--skip-text): no frame carries %s", in.Name, skipped, plural(skipped, "message", "messages"), plural(skipped, "it", "them"))
+			rep.Notef("%s: left out %d WebSocket text %s (--skip-text): no frame carries %s", in.Name, skipped, cli.Plural(skipped, "message", "messages"), cli.Plural(skipped, "it", "them"))
 		}
 	}
 	return out.Commit()
@@ -206,66 +205,4 @@ func runEncode(opts *EncodeOptions) error {
 func (opts *EncodeOptions) streamOptions() kado.EncodeStreamOptions {
 	return kado.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
 		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true, SkipText: opts.SkipText}
-}
-
-// encodeError renders an error of kado.EncodeStream on input name.
-func encodeError(name string, err error) error {
-	var ee *kado.EncodeError
-	if !errors.As(err, &ee) {
-		var x *ExitError
-		if errors.As(err, &x) {
-			return err // the handler's: the output failed
-		}
-		return readError(name, err)
-	}
-	var se *jsonv.SyntaxError
-	switch {
-	case ee.Kind == kado.ValueTooLarge:
-		return invalidError(fmt.Errorf("%s:%w", name, ee.Err), "raise --max-frame-size if such values are expected")
-	case errors.As(ee.Err, &se):
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se, Hint: encodeHint(ee.Kind)}
-	}
-	return invalidError(fmt.Errorf("%s:%w", name, ee), "")
-}
-
-// encodeHint is the hint for a value that cannot be framed.
-func encodeHint(kind kado.EncodeProblem) string {
-	switch kind {
-	case kado.UnknownType:
-		return "name it with --type (instruction, tool_call, tool_result, status, error, heartbeat, context_request, context_response)"
-	case kado.SeqOverflow:
-		return "start lower with --seq"
-	case kado.TextMessage:
-		return "--skip-text leaves such records out (decode shows text messages; no frame carries them)"
-	}
-	return ""
-}
-
-// jsonReadError reports an error of the JSON stream reader.
-func jsonReadError(name string, err error) error {
-	var se *jsonv.SyntaxError
-	if errors.As(err, &se) {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
-	}
-	if errors.Is(err, jsonv.ErrTooLarge) {
-		return invalidError(fmt.Errorf("%s:%w", name, err), "raise --max-frame-size if such values are expected")
-	}
-	return readError(name, err)
-}
-
-// positionedError prefixes a positioned error with the file name.
-func positionedError(name string, err error) error {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if se, ok := ee.Err.(*jsonv.SyntaxError); ok {
-			ee.Err = fmt.Errorf("%s:%w", name, se)
-			ee.Excerpt = se
-		}
-		return ee
-	}
-	var se *jsonv.SyntaxError
-	if errors.As(err, &se) {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
-	}
-	return invalidError(fmt.Errorf("%s: %w", name, err), "")
 }

@@ -1,12 +1,14 @@
 package cmd
 
 import (
-	"github.com/toonkit/toonkit/internal/needs"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/internal/testbin"
 )
@@ -17,7 +19,7 @@ import (
 func TestHelpExamples(t *testing.T) {
 	needs.Slow(t, "runs every --help example through a shell")
 	bin := testbin.Build(t, "..")
-	root := NewRootCmd(func() *IOStreams { ios, _, _, _ := Test(); return ios }())
+	root := NewRootCmd(func() *cli.IOStreams { ios, _, _, _ := Test(); return ios }())
 	status := regexp.MustCompile(`exit status (\d+)`)
 	ran := 0
 	for _, c := range append(root.Commands(), root) {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -21,7 +23,7 @@ import (
 
 // ExecOptions are the options of `toonkit exec`.
 type ExecOptions struct {
-	IO          *IOStreams
+	IO          *cli.IOStreams
 	Tool        string
 	Args        []string
 	Input       string // the --input value: JSON, or @FILE (@- is stdin); "": no stdin object
@@ -35,7 +37,7 @@ type ExecOptions struct {
 	MaxLineSize int
 }
 
-func newExecCmd(ios *IOStreams, runF func(*ExecOptions) error) *cobra.Command {
+func newExecCmd(ios *cli.IOStreams, runF func(*ExecOptions) error) *cobra.Command {
 	opts := &ExecOptions{IO: ios}
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -75,21 +77,21 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("run 'toonkit exec --help' for usage", "no TOOL to run: toonkit exec [flags] -- TOOL [ARGS...]")
+				return cli.UsageErrorf("run 'toonkit exec --help' for usage", "no TOOL to run: toonkit exec [flags] -- TOOL [ARGS...]")
 			}
 			opts.Tool, opts.Args = args[0], args[1:]
 			switch opts.Report {
 			case "text", "json":
 			default:
-				return usageErrorf("", "--report: want text or json, found %q", opts.Report)
+				return cli.UsageErrorf("", "--report: want text or json, found %q", opts.Report)
 			}
 			if opts.Timeout < 0 || opts.KillAfter < 0 {
-				return usageErrorf("", "--timeout and --kill-after: want 0 or more")
+				return cli.UsageErrorf("", "--timeout and --kill-after: want 0 or more")
 			}
 			if opts.Input == "" && (c.Flags().Changed("request-id") || c.Flags().Changed("operation") || c.Flags().Changed("tool")) {
-				return usageErrorf("the stdin object is sent only with --input: add --input '{}'", "--request-id, --operation and --tool go in the stdin object")
+				return cli.UsageErrorf("the stdin object is sent only with --input: add --input '{}'", "--request-id, --operation and --tool go in the stdin object")
 			}
-			if err := sizeOf(maxSize, &opts.MaxLineSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxLineSize); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -116,7 +118,7 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 }
 
 func runExec(opts *ExecOptions) error {
-	rep := newReporter(opts.IO)
+	rep := cli.NewReporter(opts.IO)
 	state, err := execState(opts)
 	if err != nil {
 		return err
@@ -137,9 +139,9 @@ func runExec(opts *ExecOptions) error {
 	var pe *toolproc.PipeError
 	switch {
 	case errors.As(err, &ie):
-		return reported(ie.Code)
+		return cli.Reported(ie.Code)
 	case errors.As(err, &pe):
-		return ioErrorf("%v", pe)
+		return cli.IOErrorf("%v", pe)
 	case err != nil:
 		if opts.Report == "json" {
 			pr.Summary(h.Result(host.Exit{StartError: toolproc.StartFailure(err)}))
@@ -165,18 +167,18 @@ func runExec(opts *ExecOptions) error {
 	case errors.Is(readErr, os.ErrClosed):
 		// closeAfter closed it: the group was killed, yet the pipe held.
 		pr.Flush()
-		rep.warnf("stopped reading the tool's stdout: a process outside its process group still held it open")
+		rep.Warnf("stopped reading the tool's stdout: a process outside its process group still held it open")
 	case readErr != nil:
 		pr.Flush()
-		rep.errorf("cannot read the tool's stdout: %s", pathErrText(readErr))
+		rep.Errorf("cannot read the tool's stdout: %s", cli.PathErrText(readErr))
 	}
 	res := h.Result(exit)
 	pr.Summary(res)
 	if err := pr.Close(); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	if res.ExitCode != 0 {
-		return reported(res.ExitCode)
+		return cli.Reported(res.ExitCode)
 	}
 	return nil
 }
@@ -226,17 +228,17 @@ func execStdin(opts *ExecOptions) ([]byte, string, error) {
 // readArgFile reads the file a flag names ("-": stdin), up to the line
 // limit.
 func readArgFile(opts *ExecOptions, name, flag string) ([]byte, string, error) {
-	in, err := openInput(opts.IO, name)
+	in, err := cli.OpenInput(opts.IO, name)
 	if err != nil {
 		return nil, "", err
 	}
 	defer in.Close()
 	b, err := io.ReadAll(io.LimitReader(in.R, int64(opts.MaxLineSize)+1))
 	if err != nil {
-		return nil, "", readError(in.Name, err)
+		return nil, "", cli.ReadError(in.Name, err)
 	}
 	if len(b) > opts.MaxLineSize {
-		return nil, "", usageErrorf("", "%s %s: larger than --max-frame-size (%d bytes)", flag, in.Name, opts.MaxLineSize)
+		return nil, "", cli.UsageErrorf("", "%s %s: larger than --max-frame-size (%d bytes)", flag, in.Name, opts.MaxLineSize)
 	}
 	return b, in.Name, nil
 }
@@ -252,9 +254,9 @@ func jsonObject(what string, b []byte, max int) ([]byte, error) {
 	var se *jsonv.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%w", what, se), Excerpt: se, Hint: hint}
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("%s:%w", what, se), Excerpt: se, Hint: hint}
 	case err != nil:
-		return nil, usageErrorf(hint, "%s: %v", what, err)
+		return nil, cli.UsageErrorf(hint, "%s: %v", what, err)
 	}
 	return obj, nil
 }
@@ -302,5 +304,5 @@ func startError(tool string, err error) error {
 	case errors.Is(err, syscall.ENOEXEC):
 		hint = fmt.Sprintf("a script starts with a #! line, or name its interpreter: toonkit exec -- sh %s", tool)
 	}
-	return &ExitError{Code: ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
+	return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
 }

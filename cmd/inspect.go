@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"strconv"
 	"strings"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -19,7 +21,7 @@ import (
 
 // InspectOptions are the options of `toonkit inspect`.
 type InspectOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	Frame        int   // the only frame to show (0-based); -1: every frame
 	Skip         int64 // bytes to pass over first
@@ -32,7 +34,7 @@ type InspectOptions struct {
 	Jobs         int // workers for --json; the view is single-worker
 }
 
-func newInspectCmd(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Command {
+func newInspectCmd(ios *cli.IOStreams, runF func(*InspectOptions) error) *cobra.Command {
 	opts := &InspectOptions{IO: ios, Frame: -1}
 	var frame, skip, length string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
@@ -84,37 +86,37 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 			if c.Flags().Changed("frame") {
 				n, err := strconv.Atoi(strings.TrimSpace(frame))
 				if err != nil || n < 0 {
-					return usageErrorf("frames are numbered from 0, as in decode's messages", "--frame: want a frame number from 0, found %q", frame)
+					return cli.UsageErrorf("frames are numbered from 0, as in decode's messages", "--frame: want a frame number from 0, found %q", frame)
 				}
 				opts.Frame = n
 			}
 			if opts.Skip, err = size.ParseOffset(skip); err != nil {
-				return usageErrorf("", "--skip: %v", err)
+				return cli.UsageErrorf("", "--skip: %v", err)
 			}
 			if c.Flags().Changed("length") {
 				if opts.Length, err = size.ParseOffset(length); err != nil {
-					return usageErrorf("", "--length: %v", err)
+					return cli.UsageErrorf("", "--length: %v", err)
 				}
 				if opts.Length == 0 {
-					return usageErrorf("leave --length out to read to the end", "--length: want at least 1 byte, found %q", length)
+					return cli.UsageErrorf("leave --length out to read to the end", "--length: want at least 1 byte, found %q", length)
 				}
 			}
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
 			if opts.OneLine && opts.JSON {
-				return usageErrorf("", "--oneline and --json are two views: give one")
+				return cli.UsageErrorf("", "--oneline and --json are two views: give one")
 			}
 			if opts.OneLine && opts.Summary {
-				return usageErrorf("", "--oneline and --summary are two views: give one")
+				return cli.UsageErrorf("", "--oneline and --summary are two views: give one")
 			}
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -169,7 +171,7 @@ var inspectColors = map[inspect.Role][]color.Attribute{
 
 // inspectStyle returns the Style of the view on stdout, or nil for plain
 // text.
-func inspectStyle(ios *IOStreams) inspect.Style {
+func inspectStyle(ios *cli.IOStreams) inspect.Style {
 	if !ios.ColorStdout() {
 		return nil
 	}
@@ -208,19 +210,19 @@ func runInspect(opts *InspectOptions) error {
 	}
 	ins := inspect.New(out, iopts)
 	writeErr := func(err error) error {
-		return ioErrorf("cannot write <stdout>: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write <stdout>: %s", cli.PathErrText(err))
 	}
 
 	// What went wrong, per input in order, reported after the view.
 	var problems []error
 	salvage := false // some input has good frames and bad ones
 	tooLarge := false
-	code := ExitOK
+	code := cli.ExitOK
 	for _, name := range opts.Inputs {
-		in, err := openInput(ios, name)
+		in, err := cli.OpenInput(ios, name)
 		if err != nil {
 			problems = append(problems, err)
-			code = ExitIO
+			code = cli.ExitIO
 			continue
 		}
 		br := bufio.NewReaderSize(in.R, 64<<10)
@@ -231,7 +233,7 @@ func runInspect(opts *InspectOptions) error {
 				return err
 			}
 			copts := opts.CaptureFlags.options(opts.MaxFrameSize)
-			copts.Reopen = capture.ReopenFile(in.f) // a file: the workers may check more frames
+			copts.Reopen = capture.ReopenFile(in.File) // a file: the workers may check more frames
 			s, err = ins.InspectCapture(in.Name, br, copts)
 		} else {
 			s, err = ins.Inspect(in.Name, br)
@@ -244,16 +246,16 @@ func runInspect(opts *InspectOptions) error {
 		case errors.As(err, &we):
 			return writeErr(we.Err)
 		case errors.As(err, &re):
-			if cerr, ok := noConnError(in.Name, re.Err); ok {
+			if cerr, ok := cli.NoConnError(in.Name, re.Err); ok {
 				problems = append(problems, cerr)
-				code = max(code, ExitInvalid)
+				code = max(code, cli.ExitInvalid)
 				continue
 			}
-			problems = append(problems, readError(in.Name, re.Err))
-			code = ExitIO
+			problems = append(problems, cli.ReadError(in.Name, re.Err))
+			code = cli.ExitIO
 		case errors.As(err, &fe):
-			problems = append(problems, invalidError(fmt.Errorf("%s: %w", in.Name, err), ""))
-			code = max(code, ExitInvalid)
+			problems = append(problems, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), ""))
+			code = max(code, cli.ExitInvalid)
 			continue
 		case err != nil:
 			return err
@@ -264,8 +266,8 @@ func runInspect(opts *InspectOptions) error {
 		}
 		if p := frameProblem(in.Name, opts, s); p != nil {
 			problems = append(problems, p)
-			if code == ExitOK {
-				code = ExitInvalid
+			if code == cli.ExitOK {
+				code = cli.ExitInvalid
 			}
 		}
 	}
@@ -282,18 +284,18 @@ func runInspect(opts *InspectOptions) error {
 	if err := out.Flush(); err != nil {
 		return writeErr(err)
 	}
-	rep := newReporter(ios)
+	rep := cli.NewReporter(ios)
 	for _, p := range problems {
-		rep.report(p, true)
+		rep.Report(p, true)
 	}
 	if tooLarge {
-		rep.hint("raise --max-frame-size if such frames are expected")
+		rep.Hint("raise --max-frame-size if such frames are expected")
 	}
 	if salvage && opts.Frame < 0 {
-		rep.hint("'toonkit decode --keep-going' skips the bad frames and decodes the others")
+		rep.Hint("'toonkit decode --keep-going' skips the bad frames and decodes the others")
 	}
-	if code != ExitOK {
-		return reported(code)
+	if code != cli.ExitOK {
+		return cli.Reported(code)
 	}
 	return nil
 }
@@ -306,8 +308,8 @@ func summaryCounts(opts *InspectOptions, ins *inspect.Inspector) {
 	errs, warns := 0, 0
 	checks, warned := map[string]int{}, map[string]bool{}
 	for _, name := range opts.Inputs {
-		in, err := openInput(opts.IO, name)
-		if err != nil || !in.regular() {
+		in, err := cli.OpenInput(opts.IO, name)
+		if err != nil || !in.Regular() {
 			if in != nil {
 				in.Close()
 			}
@@ -340,14 +342,14 @@ func summaryCounts(opts *InspectOptions, ins *inspect.Inspector) {
 func frameProblem(name string, opts *InspectOptions, s inspect.Summary) error {
 	switch {
 	case opts.Frame >= 0 && !s.FrameFound:
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, inspect.NoFrame(opts.Frame, s.Indices))}
+		return &cli.ExitError{Code: cli.ExitInvalid, Err: fmt.Errorf("%s: %s", name, inspect.NoFrame(opts.Frame, s.Indices))}
 	case s.Invalid == 1 && s.Faults == 0 && len(s.Problems) > 0,
 		s.Invalid == 0 && s.Faults == 1 && len(s.Problems) > 0:
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %s", name, s.Problems[0])}
+		return &cli.ExitError{Code: cli.ExitInvalid, Err: fmt.Errorf("%s: %s", name, s.Problems[0])}
 	case s.Invalid > 1 && s.Faults == 0 && len(s.Problems) > 0:
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d bad frames; the first: %s", name, s.Invalid, s.Problems[0])}
+		return &cli.ExitError{Code: cli.ExitInvalid, Err: fmt.Errorf("%s: %d bad frames; the first: %s", name, s.Invalid, s.Problems[0])}
 	case s.Invalid+s.Faults > 1 && len(s.Problems) > 0:
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %d problems; the first: %s", name, s.Invalid+s.Faults, s.Problems[0])}
+		return &cli.ExitError{Code: cli.ExitInvalid, Err: fmt.Errorf("%s: %d problems; the first: %s", name, s.Invalid+s.Faults, s.Problems[0])}
 	}
 	return nil
 }
@@ -366,6 +368,6 @@ func captureWindow(opts *InspectOptions, name string) error {
 	default:
 		return nil
 	}
-	return usageErrorf("'toonkit convert --to binary "+name+" -o frames.bin' writes its frames to a frame file, which takes "+flag,
+	return cli.UsageErrorf("'toonkit convert --to binary "+name+" -o frames.bin' writes its frames to a frame file, which takes "+flag,
 		"%s is a packet capture: %s counts the bytes and frames of a frame file", name, flag)
 }

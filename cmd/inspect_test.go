@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/inspect"
 	"github.com/toonkit/toonkit/kado"
 )
@@ -60,8 +61,8 @@ func TestInspectUsageErrors(t *testing.T) {
 			t.Errorf("%v: accepted", args)
 			continue
 		}
-		if code := exitCode(err, true); code != ExitUsage {
-			t.Errorf("%v: exit code %d, want %d (%v)", args, code, ExitUsage, err)
+		if code := cli.ExitCode(err, true); code != cli.ExitUsage {
+			t.Errorf("%v: exit code %d, want %d (%v)", args, code, cli.ExitUsage, err)
 		}
 		if out.Len() > 0 || errOut.Len() > 0 {
 			t.Errorf("%v: wrote %q %q", args, out, errOut)
@@ -70,14 +71,14 @@ func TestInspectUsageErrors(t *testing.T) {
 
 	// Through the root command, flag syntax errors are usage errors too.
 	ios, _, _, _ := Test()
-	if code := Run(ios, []string{"inspect", "--json=maybe", "a.bin"}); code != ExitUsage {
+	if code := Run(ios, []string{"inspect", "--json=maybe", "a.bin"}); code != cli.ExitUsage {
 		t.Errorf("--json=maybe: exit code %d", code)
 	}
 
 	// No FILE and a terminal on stdin is a usage error too.
 	ios, _, _, errOut := Test()
 	ios.SetStdinTTY(true)
-	if code := Run(ios, []string{"inspect"}); code != ExitUsage {
+	if code := Run(ios, []string{"inspect"}); code != cli.ExitUsage {
 		t.Errorf("inspect on a terminal: exit code %d", code)
 	}
 	if !strings.Contains(errOut.String(), "no input: standard input is a terminal") {
@@ -115,7 +116,7 @@ func TestInspectRun(t *testing.T) {
 	}
 	ios, in, out, errOut := Test()
 	in.Write(frame)
-	if code := Run(ios, []string{"inspect"}); code != ExitOK {
+	if code := Run(ios, []string{"inspect"}); code != cli.ExitOK {
 		t.Fatalf("exit code %d: %s", code, errOut)
 	}
 	if !strings.HasPrefix(out.String(), "==> <stdin> <==\n\nframe 0 at byte 0 (0x0): HEARTBEAT, seq 1, 20 bytes\n") {
@@ -128,7 +129,7 @@ func TestInspectRun(t *testing.T) {
 	// A bad frame: the view in full on stdout, exit 1.
 	ios, in, out, errOut = Test()
 	in.Write(append([]byte{2}, frame[1:]...))
-	if code := Run(ios, []string{"inspect", "-"}); code != ExitInvalid {
+	if code := Run(ios, []string{"inspect", "-"}); code != cli.ExitInvalid {
 		t.Fatalf("exit code %d", code)
 	}
 	if !strings.Contains(out.String(), "^^  INVALID: version") || !strings.Contains(out.String(), "\nsummary\n") {

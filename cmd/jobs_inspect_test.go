@@ -1,11 +1,13 @@
 package cmd
 
 import (
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/kado"
 )
@@ -48,7 +50,7 @@ func TestInspectJobsIdentical(t *testing.T) {
 	args := append(append([]string{"inspect", "--json"}, names...), filepath.Join(dir, "missing.bin"))
 	one := runJobs(t, nil, dir, append(args, "-j", "1")...)
 	four := runJobs(t, nil, dir, append(args, "-j", "4")...)
-	if one != four || one.code != ExitIO {
+	if one != four || one.code != cli.ExitIO {
 		t.Errorf("several inputs: -j 4 differs from -j 1 (exit %d, %d; %.300q, %.300q)", one.code, four.code, one.err, four.err)
 	}
 }

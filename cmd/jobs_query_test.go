@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"

@@ -1,12 +1,13 @@
 package cmd
 
 import (
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/needs"
 )
 
 // sign --seal writes the same seal at -j 1 and -j 4, from files and from

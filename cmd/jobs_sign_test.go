@@ -4,13 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -46,10 +48,10 @@ func signInputs(t *testing.T) map[string]struct {
 		"crlf":      {bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), 0},
 		"no-final":  {bytes.TrimRight(good, "\n"), 0},
 		"bom":       {append([]byte("\xEF\xBB\xBF"), good...), 0},
-		"bad-event": {insert(`{"seq":"x","t":"","actor":"","type":"","payload":{},"meta":{"run_id":"r"}}`), ExitInvalid},
-		"bad-first": {append([]byte(`{"seq":1}`+"\n"), good...), ExitInvalid},
-		"syntax":    {insert(`{"seq":1, "t":}`), ExitInvalid},
-		"truncated": {good[:len(good)-37], ExitInvalid},
+		"bad-event": {insert(`{"seq":"x","t":"","actor":"","type":"","payload":{},"meta":{"run_id":"r"}}`), cli.ExitInvalid},
+		"bad-first": {append([]byte(`{"seq":1}`+"\n"), good...), cli.ExitInvalid},
+		"syntax":    {insert(`{"seq":1, "t":}`), cli.ExitInvalid},
+		"truncated": {good[:len(good)-37], cli.ExitInvalid},
 		"array":     {array, 0},
 	}
 	for _, style := range pyjson.Styles {
@@ -65,7 +67,7 @@ func signInputs(t *testing.T) map[string]struct {
 	in["python-bad"] = struct {
 		data []byte
 		code int
-	}{pyjson.Dumps(t, insert(`{"seq":2.5,"t":"","actor":"","type":"","payload":{},"meta":{"run_id":"r"}}`), "--indent", "2"), ExitInvalid}
+	}{pyjson.Dumps(t, insert(`{"seq":2.5,"t":"","actor":"","type":"","payload":{},"meta":{"run_id":"r"}}`), "--indent", "2"), cli.ExitInvalid}
 	return in
 }
 

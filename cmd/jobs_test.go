@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/kado"
 )
@@ -106,7 +107,7 @@ func TestDecodeJobsSeveralInputs(t *testing.T) {
 		args := append([]string{"decode", kg}, names...)
 		one := runJobs(t, nil, "", append(args, "-j", "1")...)
 		four := runJobs(t, nil, "", append(args, "-j", "4")...)
-		if one != four || one.code != ExitInvalid {
+		if one != four || one.code != cli.ExitInvalid {
 			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d)", args, one.code, four.code)
 		}
 	}
@@ -129,7 +130,7 @@ func TestDecodeJobsSeveralInputs(t *testing.T) {
 
 func TestJobsFlag(t *testing.T) {
 	ios, _, _, errOut := Test()
-	if code := Run(ios, []string{"decode", "-j", "-1", "x.bin"}); code != ExitUsage || !strings.Contains(errOut.String(), "--jobs") {
+	if code := Run(ios, []string{"decode", "-j", "-1", "x.bin"}); code != cli.ExitUsage || !strings.Contains(errOut.String(), "--jobs") {
 		t.Fatalf("decode -j -1: exit %d, %q", code, errOut.String())
 	}
 	var got int

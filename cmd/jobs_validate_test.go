@@ -3,12 +3,14 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -133,7 +135,7 @@ func TestValidateJobsIdentical(t *testing.T) {
 		args := append(append([]string{"validate"}, flags...), names...)
 		one := runJobs(t, nil, dir, append(args, "-j", "1")...)
 		four := runJobs(t, nil, dir, append(args, "-j", "4")...)
-		if one != four || one.code != ExitInvalid {
+		if one != four || one.code != cli.ExitInvalid {
 			t.Errorf("%v: -j 4 differs from -j 1 (exit %d, %d):\n%.300q\n%.300q", flags, one.code, four.code, one.out, four.out)
 		}
 	}

@@ -3,13 +3,15 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/needs"
 
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
@@ -213,7 +215,7 @@ func TestVerifyJobsIdentical(t *testing.T) {
 					t.Errorf("%v: -j 4 differs from -j 1:\n-j 1: %d %.400q %.300q\n-j 4: %d %.400q %.300q", args,
 						one.code, one.out, one.err, four.code, four.out, four.err)
 				}
-				if one.code == ExitInvalid {
+				if one.code == cli.ExitInvalid {
 					problems++
 				}
 			}

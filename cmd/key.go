@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"errors"
+
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
@@ -41,11 +43,11 @@ func (s *signFlags) add(c *cobra.Command) {
 
 // parseOne is parse for a command of one input (sign, seal): the input,
 // standard input when args names none, goes to input.
-func (s *signFlags) parseOne(ios *IOStreams, c *cobra.Command, args []string, input *string) error {
+func (s *signFlags) parseOne(ios *cli.IOStreams, c *cobra.Command, args []string, input *string) error {
 	if err := s.parse(); err != nil {
 		return err
 	}
-	inputs, err := inputNames(ios, args, c.CommandPath())
+	inputs, err := cli.InputNames(ios, args, c.CommandPath())
 	if err != nil {
 		return err
 	}
@@ -64,23 +66,23 @@ func (s *signFlags) addSigning(c *cobra.Command) {
 func (s *signFlags) parse() error {
 	var err error
 	if len(s.Key.Sources) == 0 {
-		return usageErrorf("put the key in a file readable only by you (--key-file FILE) or in an environment variable (--key-env NAME)",
+		return cli.UsageErrorf("put the key in a file readable only by you (--key-file FILE) or in an environment variable (--key-env NAME)",
 			"a key is needed: --key-file, --key-env or --keyring")
 	}
 	if s.Scheme, err = sign.ParseScheme(s.scheme); err != nil {
-		return usageErrorf("", "--scheme: %v", err)
+		return cli.UsageErrorf("", "--scheme: %v", err)
 	}
-	return sizeOf(s.maxSize, &s.MaxEventSize)
+	return cli.SizeOf(s.maxSize, &s.MaxEventSize)
 }
 
 // signer loads the keys and makes the Signer of a scheme, which signs with
 // the first key and verifies with any. Their bytes never appear in a
 // message. A key problem is a usage error, a key file that cannot be read
 // an I/O error.
-func (k *keyOptions) signer(rep *reporter, scheme sign.Scheme) (*sign.Signer, keys.Ring, error) {
+func (k *keyOptions) signer(rep *cli.Reporter, scheme sign.Scheme) (*sign.Signer, keys.Ring, error) {
 	ring, err := keys.Load(k.Sources, keys.Options{Warn: func(msg, hint string) {
-		rep.warnf("%s", msg)
-		rep.hint(hint)
+		rep.Warnf("%s", msg)
+		rep.Hint(hint)
 	}})
 	var w string
 	if err == nil && k.signing {
@@ -89,16 +91,16 @@ func (k *keyOptions) signer(rep *reporter, scheme sign.Scheme) (*sign.Signer, ke
 	var ke *keys.Error
 	if errors.As(err, &ke) {
 		if ke.IO {
-			return nil, nil, ioErrorf("%s", ke.Msg)
+			return nil, nil, cli.IOErrorf("%s", ke.Msg)
 		}
-		return nil, nil, usageErrorf(ke.Hint, "%s", ke.Msg)
+		return nil, nil, cli.UsageErrorf(ke.Hint, "%s", ke.Msg)
 	}
 	if w != "" {
-		rep.warnf("%s", w)
+		rep.Warnf("%s", w)
 	}
 	s, err := ring.Signer(scheme)
 	if err != nil {
-		return nil, nil, usageErrorf("", "%v", err)
+		return nil, nil, cli.UsageErrorf("", "%v", err)
 	}
 	return s, ring, nil
 }

@@ -6,16 +6,17 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // KeygenOptions are the options of `toonkit keygen`.
 type KeygenOptions struct {
-	IO     *IOStreams
+	IO     *cli.IOStreams
 	Output string
 }
 
-func newKeygenCmd(ios *IOStreams, runF func(*KeygenOptions) error) *cobra.Command {
+func newKeygenCmd(ios *cli.IOStreams, runF func(*KeygenOptions) error) *cobra.Command {
 	opts := &KeygenOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "keygen [-o FILE]",
@@ -56,10 +57,10 @@ func runKeygen(opts *KeygenOptions) error {
 	}
 	f, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return ioErrorf("%s exists: keygen never overwrites a key (remove it first if it is really to go)", opts.Output)
+		return cli.IOErrorf("%s exists: keygen never overwrites a key (remove it first if it is really to go)", opts.Output)
 	}
 	if err != nil {
-		return ioErrorf("cannot write %s: %s", opts.Output, pathErrText(err))
+		return cli.IOErrorf("cannot write %s: %s", opts.Output, cli.PathErrText(err))
 	}
 	if _, err = f.Write(key); err == nil {
 		err = f.Close()
@@ -68,7 +69,7 @@ func runKeygen(opts *KeygenOptions) error {
 	}
 	if err != nil {
 		os.Remove(opts.Output)
-		return ioErrorf("cannot write %s: %s", opts.Output, pathErrText(err))
+		return cli.IOErrorf("cannot write %s: %s", opts.Output, cli.PathErrText(err))
 	}
 	return nil
 }

@@ -1,12 +1,13 @@
 package cmd
 
 import (
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/needs"
 )
 
 // Every text toonkit writes, on stdout, on stderr or to -o, ends with a

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/records"
-	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"time"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/codec"
@@ -22,7 +24,7 @@ import (
 
 // QueryOptions are query's flags and arguments.
 type QueryOptions struct {
-	IO     *IOStreams
+	IO     *cli.IOStreams
 	Filter string
 	Inputs []string
 
@@ -47,7 +49,7 @@ type QueryOptions struct {
 	maxSize   *size.Flag
 }
 
-func newQueryCmd(ios *IOStreams, runF func(*QueryOptions) error) *cobra.Command {
+func newQueryCmd(ios *cli.IOStreams, runF func(*QueryOptions) error) *cobra.Command {
 	opts := &QueryOptions{IO: ios, maxSize: size.NewBytesFlag("max-size", 1<<30)}
 	c := &cobra.Command{
 		Use:   "query FILTER [FILE...|-]",
@@ -102,11 +104,11 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 			if opts.FromFile != "" {
 				b, err := os.ReadFile(opts.FromFile)
 				if err != nil {
-					return usageErrorf("", "--from-file: cannot read %s: %s", opts.FromFile, pathErrText(err))
+					return cli.UsageErrorf("", "--from-file: cannot read %s: %s", opts.FromFile, cli.PathErrText(err))
 				}
 				opts.Filter, opts.Inputs = string(b), args
 			} else if len(args) == 0 {
-				return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "no FILTER: give one, as jq takes it ('.' passes the input through)")
+				return cli.UsageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "no FILTER: give one, as jq takes it ('.' passes the input through)")
 			} else {
 				opts.Filter, opts.Inputs = args[0], args[1:]
 			}
@@ -120,7 +122,7 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 		},
 	}
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
+		return cli.UsageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
 	})
 	f := c.Flags()
 	f.SortFlags = false
@@ -163,28 +165,28 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	hint := fmt.Sprintf("run '%s --help' for usage", c.CommandPath())
 	if opts.Indent < 0 || opts.Indent > 7 {
-		return usageErrorf(hint, "--indent: want 0 to 7 spaces, found %d", opts.Indent)
+		return cli.UsageErrorf(hint, "--indent: want 0 to 7 spaces, found %d", opts.Indent)
 	}
 	if err := opts.maxSize.Err(); err != nil {
-		return usageErrorf(hint, "%v", err)
+		return cli.UsageErrorf(hint, "%v", err)
 	}
 	opts.MaxSize = opts.maxSize.N()
 	if opts.MaxMemory == "auto" {
 		opts.maxMemory = membound.Default()
 	} else if n, err := query.ParseMemory(opts.MaxMemory); err != nil {
-		return usageErrorf(hint, "--max-memory: %s", err)
+		return cli.UsageErrorf(hint, "--max-memory: %s", err)
 	} else if n > 0 && n < query.MinMemory {
-		return usageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(query.MinMemory), membound.Format(n))
+		return cli.UsageErrorf(hint, "--max-memory: want 0 (no bound) or at least %s, found %s", membound.Format(query.MinMemory), membound.Format(n))
 	} else {
 		opts.maxMemory = n
 	}
 	if opts.Timeout < 0 {
-		return usageErrorf(hint, "--timeout: want a duration of 0 or more, found %s", opts.Timeout)
+		return cli.UsageErrorf(hint, "--timeout: want a duration of 0 or more, found %s", opts.Timeout)
 	}
 	if opts.From != "" {
 		f, err := codec.Parse(opts.From, codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
 		if err != nil {
-			return usageErrorf(hint, "--from: %s", err)
+			return cli.UsageErrorf(hint, "--from: %s", err)
 		}
 		opts.from = f
 	}
@@ -194,7 +196,7 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 	if opts.To != "" {
 		f, err := codec.Parse(opts.To, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
 		if err != nil {
-			return usageErrorf("without --to, query writes jq's JSON", "--to: %s", err)
+			return cli.UsageErrorf("without --to, query writes jq's JSON", "--to: %s", err)
 		}
 		opts.to = f
 	}
@@ -215,17 +217,17 @@ func jqStatus(err error) error {
 	}
 	var qe *queryExit
 	if errors.As(err, &qe) {
-		return &ExitError{Code: qe.code, Err: qe.err, Reported: qe.err == nil, Excerpt: qe.excerpt, Hint: qe.hint}
+		return &cli.ExitError{Code: qe.code, Err: qe.err, Reported: qe.err == nil, Excerpt: qe.excerpt, Hint: qe.hint}
 	}
-	var ee *ExitError
+	var ee *cli.ExitError
 	if errors.As(err, &ee) {
 		c := *ee
-		c.NotUsage = c.NotUsage || c.Code != ExitUsage
+		c.NotUsage = c.NotUsage || c.Code != cli.ExitUsage
 		c.Hint = query.Hint(c.Hint)
 		c.Code = query.ExitUsage
 		return &c
 	}
-	return &ExitError{Code: query.ExitUsage, Err: err, NotUsage: true}
+	return &cli.ExitError{Code: query.ExitUsage, Err: err, NotUsage: true}
 }
 
 // outputFailure is an output that could not be written: exit status 3,
@@ -238,8 +240,8 @@ func (e outputFailure) Unwrap() error { return e.error }
 // as an outputFailure when it is an I/O error (a result --to a format
 // refuses is not).
 func outputFailed(err error) error {
-	var ee *ExitError
-	if errors.As(err, &ee) && ee.Code == ExitIO {
+	var ee *cli.ExitError
+	if errors.As(err, &ee) && ee.Code == cli.ExitIO {
 		return outputFailure{err}
 	}
 	return err
@@ -278,28 +280,28 @@ func queryVariables(opts *QueryOptions, positional []string) ([]string, []any, e
 	var tl *query.TooLargeError
 	switch {
 	case errors.As(err, &tl):
-		return nil, nil, invalidError(err, "raise --max-size if such files are expected")
+		return nil, nil, cli.InvalidError(err, "raise --max-size if such files are expected")
 	case errors.As(err, &ve) && ve.Err == query.ErrNoName:
-		return nil, nil, usageErrorf(fmt.Sprintf("give --%s NAME VALUE, or --%s=NAME=VALUE", ve.Flag, ve.Flag), "%s", err)
+		return nil, nil, cli.UsageErrorf(fmt.Sprintf("give --%s NAME VALUE, or --%s=NAME=VALUE", ve.Flag, ve.Flag), "%s", err)
 	case ve != nil && ve.Err == query.ErrNotJSON:
-		return nil, nil, usageErrorf("", "%s", err)
+		return nil, nil, cli.UsageErrorf("", "%s", err)
 	case ve != nil:
-		return nil, nil, ioErrorf("%s", err)
+		return nil, nil, cli.IOErrorf("%s", err)
 	case err != nil:
-		return nil, nil, sourceError(err)
+		return nil, nil, cli.SourceError(err)
 	}
 	names, values := vs.Bind()
 	return names, values, nil
 }
 
 // queryOpen opens query's inputs and --slurpfile's files.
-func queryOpen(ios *IOStreams) func(name string) (*query.Opened, error) {
+func queryOpen(ios *cli.IOStreams) func(name string) (*query.Opened, error) {
 	return func(name string) (*query.Opened, error) {
-		in, err := openInput(ios, name)
+		in, err := cli.OpenInput(ios, name)
 		if err != nil {
 			return nil, err
 		}
-		return &query.Opened{R: in.R, Name: in.Name, Regular: in.regular(), Close: in.Close}, nil
+		return &query.Opened{R: in.R, Name: in.Name, Regular: in.Regular(), Close: in.Close}, nil
 	}
 }
 
@@ -309,7 +311,7 @@ func runQuery(opts *QueryOptions) error {
 	positional := opts.Positional
 	if len(names) == 0 {
 		if !opts.NullInput && ios.IsStdinTTY() {
-			return usageErrorf("give a FILE, or pipe data in: cat data.json | toonkit query FILTER", "no input: standard input is a terminal")
+			return cli.UsageErrorf("give a FILE, or pipe data in: cat data.json | toonkit query FILTER", "no input: standard input is a terminal")
 		}
 		names = []string{"-"}
 	}
@@ -317,13 +319,13 @@ func runQuery(opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := newReporter(ios)
+	rep := cli.NewReporter(ios)
 	var skipped keptGoing
 	iopts := query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.to == codec.Binary,
 		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)}
 	if opts.KeepGoing {
 		iopts.Skip = skipped.skip(rep)
-		iopts.Note = func(name string, err error) { rep.notef("%s: %v", name, err) } // as decode's
+		iopts.Note = func(name string, err error) { rep.Notef("%s: %v", name, err) } // as decode's
 	}
 	qi := query.NewInputs(iopts)
 	defer qi.Close()
@@ -333,7 +335,7 @@ func runQuery(opts *QueryOptions) error {
 		Stderr:    ios.ErrOut,
 		Environ:   os.Environ,
 		Filename: func() any {
-			if qi.Name() == "" || qi.Name() == stdinName {
+			if qi.Name() == "" || qi.Name() == cli.StdinName {
 				return nil
 			}
 			return qi.Name()
@@ -354,12 +356,12 @@ func runQuery(opts *QueryOptions) error {
 	}
 	ctx, stop := membound.Watch(ctx, opts.maxMemory)
 	defer stop()
-	out := newOutput(ios, "")
+	out := cli.NewOutput(ios, "")
 	w, err := newQueryWriter(opts, out)
 	if err != nil {
 		return err
 	}
-	jobs, err := workers(opts.Jobs)
+	jobs, err := cli.Workers(opts.Jobs)
 	if err != nil {
 		return err
 	}
@@ -368,10 +370,10 @@ func runQuery(opts *QueryOptions) error {
 	}
 	defer query.TuneGC(jobs, opts.Slurp, ios.Getenv("GOGC") != "")()
 	var writeFrame func([]byte) error
-	if bs, ok := w.snk.(*binarySink); ok { // a frame kept is written as read
+	if bs, ok := w.snk.(*cli.BinarySink); ok { // a frame kept is written as read
 		writeFrame = func(frame []byte) error {
 			if err := bs.WriteFrame(frame); err != nil {
-				return failure(out, err)
+				return cli.Failure(out, err)
 			}
 			return nil
 		}
@@ -380,12 +382,12 @@ func runQuery(opts *QueryOptions) error {
 		Workers: jobs, MaxSize: opts.MaxSize, Format: w.format, Encode: w.appendResult, Stderr: ios.ErrOut, Idle: out.Flush,
 		Write: func(b []byte) error {
 			if err := w.snk.Write(b); err != nil {
-				return failure(out, err)
+				return cli.Failure(out, err)
 			}
 			return nil
 		},
 		Fail: func(err error, where func() string) error {
-			if werr := failure(out, nil); werr != nil {
+			if werr := cli.Failure(out, nil); werr != nil {
 				return werr
 			}
 			if err := out.Flush(); err != nil {
@@ -395,7 +397,7 @@ func runQuery(opts *QueryOptions) error {
 			if !opts.NullInput {
 				prefix = where() + ": "
 			}
-			rep.errorf("%s%s", prefix, query.Message(err))
+			rep.Errorf("%s%s", prefix, query.Message(err))
 			return nil // jq goes on with the next input
 		}})
 	var exceeded *membound.ExceededError
@@ -409,12 +411,12 @@ func runQuery(opts *QueryOptions) error {
 	}
 	var tl *query.TooLargeError
 	if errors.As(runErr, &tl) {
-		runErr = invalidError(tl, "raise --max-size if such text is expected")
+		runErr = cli.InvalidError(tl, "raise --max-size if such text is expected")
 	}
 	if re, ok := runErr.(*records.Error); ok && re.Kind == records.BadFrame {
-		runErr = frameError(re.Name, re.Err, false) // the hint names query's --keep-going
+		runErr = cli.FrameError(re.Name, re.Err, false) // the hint names query's --keep-going
 	}
-	runErr = sourceError(runErr)
+	runErr = cli.SourceError(runErr)
 	if runErr != nil && out.Err() != nil {
 		runErr = outputFailure{out.Err()}
 	}
@@ -434,9 +436,9 @@ func runQuery(opts *QueryOptions) error {
 	if skipped.bad > 0 {
 		// as decode --keep-going ends: 1 when a frame was skipped, unless
 		// the filter failed (5)
-		rep.errorf("%d bad %s skipped", skipped.bad, plural(skipped.bad, "frame", "frames"))
+		rep.Errorf("%d bad %s skipped", skipped.bad, cli.Plural(skipped.bad, "frame", "frames"))
 		if code != query.ExitRuntime {
-			code = ExitInvalid
+			code = cli.ExitInvalid
 		}
 	}
 	if code != 0 {
@@ -452,16 +454,16 @@ type keptGoing struct{ bad int }
 // skip is query.InputOptions.Skip for --keep-going: each bad frame or
 // capture problem reported as decode --keep-going reports it, with how
 // the reader moved on.
-func (k *keptGoing) skip(rep *reporter) func(*records.Error, *kado.Moved) {
+func (k *keptGoing) skip(rep *cli.Reporter) func(*records.Error, *kado.Moved) {
 	return func(e *records.Error, moved *kado.Moved) {
 		k.bad++
 		if e.Kind == records.BadFrame {
-			rep.report(frameError(e.Name, e.Err, true), true)
+			rep.Report(cli.FrameError(e.Name, e.Err, true), true)
 		} else {
-			rep.report(captureError(e.Name, e.Err, true), true)
+			rep.Report(cli.CaptureError(e.Name, e.Err, true), true)
 		}
 		if moved != nil {
-			moveNotes(rep.notef, e.Err, *moved)
+			cli.MoveNotes(rep.Notef, e.Err, *moved)
 		}
 	}
 }
@@ -469,11 +471,11 @@ func (k *keptGoing) skip(rep *reporter) func(*records.Error, *kado.Moved) {
 // queryWriter writes query's results: jq's JSON, or --to a format.
 type queryWriter struct {
 	format query.Format
-	snk    sink
+	snk    cli.Sink
 	jq     bool // the results are written as jq writes them
 }
 
-func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
+func newQueryWriter(opts *QueryOptions, out *cli.Output) (*queryWriter, error) {
 	w := &queryWriter{jq: opts.to == ""}
 	w.format = query.Format{Indent: opts.Indent, Tab: opts.Tab, Sort: opts.Sort, ASCII: opts.ASCII, Raw: opts.Raw, Join: opts.Join}
 	if opts.Compact || opts.to != "" {
@@ -485,18 +487,18 @@ func newQueryWriter(opts *QueryOptions, out *output) (*queryWriter, error) {
 	case codec.NDJSON:
 		w.snk = &records.NDJSONSink{W: out}
 	case codec.Binary:
-		if err := refuseBinaryTTY(opts.IO, ""); err != nil {
+		if err := cli.RefuseBinaryTTY(opts.IO, ""); err != nil {
 			return nil, err
 		}
-		w.snk = &binarySink{records.BinarySink{W: kado.NewWriter(out, kado.CompressAuto), Header: kado.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
+		w.snk = &cli.BinarySink{BinarySink: records.BinarySink{W: kado.NewWriter(out, kado.CompressAuto), Header: kado.EncodeStreamOptions{Now: time.Now}, Seq: 1, What: "result"}}
 	case codec.TOON:
 		w.snk = &toonResults{DocumentSink: records.DocumentSink{Name: "the results", Single: true}, ios: opts.IO, out: out}
 	case codec.Tabular:
-		ts, err := records.NewSpooledTable(&records.TableSink{What: "result", Name: "the results", Max: 5}, ioError)
+		ts, err := records.NewSpooledTable(&records.TableSink{What: "result", Name: "the results", Max: 5}, cli.IOError)
 		if err != nil {
 			return nil, err
 		}
-		w.snk = &tableResults{SpooledTable: ts, rep: newReporter(opts.IO), out: out}
+		w.snk = &tableResults{SpooledTable: ts, rep: cli.NewReporter(opts.IO), out: out}
 	}
 	return w, nil
 }
@@ -516,8 +518,8 @@ func (w *queryWriter) appendResult(enc *query.Encoder, dst []byte, v any) []byte
 // array's length before its items.
 type toonResults struct {
 	records.DocumentSink
-	ios *IOStreams
-	out *output
+	ios *cli.IOStreams
+	out *cli.Output
 }
 
 func (t *toonResults) End() error {
@@ -531,25 +533,25 @@ func (t *toonResults) End() error {
 // table that would not read back as written is refused.
 type tableResults struct {
 	*records.SpooledTable
-	rep *reporter
-	out *output
+	rep *cli.Reporter
+	out *cli.Output
 }
 
 func (t *tableResults) Write(rec []byte) error {
-	return rowError(t.SpooledTable.Write(rec), "a table holds objects: --to ndjson takes any results")
+	return cli.RowError(t.SpooledTable.Write(rec), "a table holds objects: --to ndjson takes any results")
 }
 
 func (t *tableResults) End() error {
 	defer t.Remove()
 	if lossy := t.Check(); lossy != nil {
-		return refuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
+		return cli.RefuseLossy(t.rep, lossy, "--to ndjson writes them as they are")
 	}
 	r := t.Report()
 	if r.Deep > 0 {
-		t.rep.warnf("the results: %s", *r.FirstDeep)
+		t.rep.Warnf("the results: %s", *r.FirstDeep)
 	}
 	if err := t.WriteTable(t.out, nil); err != nil {
-		return failure(t.out, err)
+		return cli.Failure(t.out, err)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/cli"
 )
 
 // query's exit statuses are jq's, not toonkit's: an unreadable input is 2
@@ -41,7 +43,7 @@ func TestQueryExitCodes(t *testing.T) {
 		{[]string{"query", "-n", "null | halt_error(0)"}, 0},
 		{[]string{"query", "--timeout", "50ms", "-n", "last(range(1e15))"}, 5},
 		// toonkit's own statuses for the other commands stay
-		{[]string{"decode", filepath.Join(dir, "missing")}, ExitIO},
+		{[]string{"decode", filepath.Join(dir, "missing")}, cli.ExitIO},
 	}
 	for _, c := range cases {
 		ios, _, _, _ := Test()
@@ -69,13 +71,13 @@ func TestQueryWriteError(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"query", ".", in}, ExitIO},
-		{[]string{"query", "-c", ".n", in}, ExitIO},
-		{[]string{"query", "-n", "input, input, input", in}, ExitIO}, // the runtime error after the write error
-		{[]string{"query", "--to", "ndjson", ".", in}, ExitIO},
-		{[]string{"query", "--to", "toon", ".", in}, ExitIO},
-		{[]string{"query", "--to", "tabular", ".", in}, ExitIO},
-		{[]string{"query", "--to", "binary", ".", frames}, ExitIO},
+		{[]string{"query", ".", in}, cli.ExitIO},
+		{[]string{"query", "-c", ".n", in}, cli.ExitIO},
+		{[]string{"query", "-n", "input, input, input", in}, cli.ExitIO}, // the runtime error after the write error
+		{[]string{"query", "--to", "ndjson", ".", in}, cli.ExitIO},
+		{[]string{"query", "--to", "toon", ".", in}, cli.ExitIO},
+		{[]string{"query", "--to", "tabular", ".", in}, cli.ExitIO},
+		{[]string{"query", "--to", "binary", ".", frames}, cli.ExitIO},
 		{[]string{"query", "--to", "binary", ".", in}, 2}, // not a record: refused before a write
 	}
 	for _, c := range cases {
@@ -84,7 +86,7 @@ func TestQueryWriteError(t *testing.T) {
 		if got := run(t, ios, c.args...); got != c.code {
 			t.Errorf("toonkit %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.code, errOut)
 		}
-		if c.code == ExitIO && !strings.Contains(errOut.String(), "toonkit: error: cannot write <stdout>: no space left on device\n") {
+		if c.code == cli.ExitIO && !strings.Contains(errOut.String(), "toonkit: error: cannot write <stdout>: no space left on device\n") {
 			t.Errorf("toonkit %s: stderr %q", strings.Join(c.args, " "), errOut)
 		}
 	}

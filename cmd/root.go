@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/outfile"
 	"github.com/toonkit/toonkit/internal/query"
 	"github.com/toonkit/toonkit/internal/version"
@@ -70,7 +71,7 @@ func interrupted(sig os.Signal) bool {
 }
 
 // Run runs toonkit with the given streams and arguments and returns the exit code.
-func Run(ios *IOStreams, args []string) int {
+func Run(ios *cli.IOStreams, args []string) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(query.Args(args))
 	ran := false
@@ -80,23 +81,23 @@ func Run(ios *IOStreams, args []string) int {
 		case "auto", "always", "never":
 			return nil
 		}
-		return usageErrorf("", "invalid --color %q (want auto, always or never)", ios.ColorMode)
+		return cli.UsageErrorf("", "invalid --color %q (want auto, always or never)", ios.ColorMode)
 	}
 	c, err := root.ExecuteC()
 	if err == nil {
-		return ExitOK
+		return cli.ExitOK
 	}
-	r := newReporter(ios)
-	code := exitCode(err, ran)
-	var ee *ExitError
-	if code == ExitUsage && !(errors.As(err, &ee) && (ee.Hint != "" || ee.NotUsage)) && c != nil {
-		err = &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("run '%s --help' for usage", c.CommandPath())}
+	r := cli.NewReporter(ios)
+	code := cli.ExitCode(err, ran)
+	var ee *cli.ExitError
+	if code == cli.ExitUsage && !(errors.As(err, &ee) && (ee.Hint != "" || ee.NotUsage)) && c != nil {
+		err = &cli.ExitError{Code: cli.ExitUsage, Err: err, Hint: fmt.Sprintf("run '%s --help' for usage", c.CommandPath())}
 	}
-	return r.report(err, ran)
+	return r.Report(err, ran)
 }
 
 // NewRootCmd builds the whole command tree on the given streams.
-func NewRootCmd(ios *IOStreams) *cobra.Command {
+func NewRootCmd(ios *cli.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toonkit",
 		Short: "Turn JSON into TOON to save tokens; read, check and convert agent message formats",
@@ -151,7 +152,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
+		return cli.UsageErrorf(fmt.Sprintf("run '%s --help' for usage", c.CommandPath()), "%s", err)
 	})
 
 	pf := root.PersistentFlags()

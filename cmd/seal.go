@@ -2,19 +2,20 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/seal"
 	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // SealOptions are the options of `toonkit seal`.
 type SealOptions struct {
-	IO     *IOStreams
+	IO     *cli.IOStreams
 	Input  string
 	Output string
 	signFlags
 }
 
-func newSealCmd(ios *IOStreams, runF func(*SealOptions) error) *cobra.Command {
+func newSealCmd(ios *cli.IOStreams, runF func(*SealOptions) error) *cobra.Command {
 	opts := &SealOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "seal (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
@@ -53,12 +54,12 @@ The full reference: docs/commands/seal.md, or man toonkit-seal.`,
 }
 
 func runSeal(opts *SealOptions) error {
-	rep := newReporter(opts.IO)
+	rep := cli.NewReporter(opts.IO)
 	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
-	in, err := openInput(opts.IO, opts.Input)
+	in, err := cli.OpenInput(opts.IO, opts.Input)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func runSeal(opts *SealOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newOutput(opts.IO, opts.Output)
+	out := cli.NewOutput(opts.IO, opts.Output)
 	out.Write(doc)
 	return out.Commit()
 }

@@ -3,8 +3,10 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"os"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/keys"
@@ -24,7 +26,7 @@ func (s *sealFlags) add(c *cobra.Command) {
 	c.Flags().Var(s.maxSealSize, "max-seal-size", "largest seal file read (--seal)")
 }
 
-func (s *sealFlags) parse() error { return sizeOf(s.maxSealSize, &s.MaxSealSize) }
+func (s *sealFlags) parse() error { return cli.SizeOf(s.maxSealSize, &s.MaxSealSize) }
 
 // readSealFile reads the seal in path, of at most limit bytes, and checks
 // it for a log of scheme signed with the keys of ring: its own HMAC first,
@@ -34,29 +36,29 @@ func (s *sealFlags) parse() error { return sizeOf(s.maxSealSize, &s.MaxSealSize)
 func readSealFile(path string, limit int, scheme sign.Scheme, ring keys.Ring) (*seal.Seal, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
+		return nil, cli.IOErrorf("cannot read the seal %s: %s", path, cli.PathErrText(err))
 	}
 	defer f.Close()
 	data, err := seal.ReadLimit(f, int64(limit))
 	var tl *seal.TooLargeError
 	switch {
 	case errors.As(err, &tl):
-		return nil, invalidError(fmt.Errorf("%s: %w (--max-seal-size)", path, err), "raise --max-seal-size if seals that large are expected")
+		return nil, cli.InvalidError(fmt.Errorf("%s: %w (--max-seal-size)", path, err), "raise --max-seal-size if seals that large are expected")
 	case err != nil:
-		return nil, ioErrorf("cannot read the seal %s: %s", path, pathErrText(err))
+		return nil, cli.IOErrorf("cannot read the seal %s: %s", path, cli.PathErrText(err))
 	}
 	sl, k, err := seal.ParseKeyFor(data, scheme, ring.Secrets()...)
 	var se *seal.SchemeError
 	switch {
 	case errors.Is(err, seal.ErrHMAC):
-		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "nothing else is judged: a seal that does not verify says nothing of the log")
+		return nil, cli.InvalidError(fmt.Errorf("%s: %w", path, err), "nothing else is judged: a seal that does not verify says nothing of the log")
 	case k > 0:
-		return nil, invalidError(fmt.Errorf("%s: the seal was made with the key %s, not with the current key %s (the first given): whoever holds a key rotated out can seal a forged log with it", path, ring[k].ID, ring[0].ID),
+		return nil, cli.InvalidError(fmt.Errorf("%s: the seal was made with the key %s, not with the current key %s (the first given): whoever holds a key rotated out can seal a forged log with it", path, ring[k].ID, ring[0].ID),
 			"seal the log again with the current key (toonkit seal) once it verifies")
 	case errors.As(err, &se):
-		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "verify with --scheme "+se.Seal)
+		return nil, cli.InvalidError(fmt.Errorf("%s: %w", path, err), "verify with --scheme "+se.Seal)
 	case err != nil:
-		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "")
+		return nil, cli.InvalidError(fmt.Errorf("%s: %w", path, err), "")
 	}
 	return sl, nil
 }
@@ -73,9 +75,9 @@ func sealLogError(name string, err error) error {
 		if p.File == "" {
 			p.File = name
 		}
-		return invalidError(&seal.LogError{Problem: p}, hint)
+		return cli.InvalidError(&seal.LogError{Problem: p}, hint)
 	case errors.As(err, &se):
-		return invalidError(fmt.Errorf("%s:%w", name, err), hint)
+		return cli.InvalidError(fmt.Errorf("%s:%w", name, err), hint)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/keys"
 	"github.com/toonkit/toonkit/internal/seal"
@@ -17,7 +18,7 @@ import (
 
 // SignOptions are the options of `toonkit sign`.
 type SignOptions struct {
-	IO     *IOStreams
+	IO     *cli.IOStreams
 	Input  string
 	Output string
 	Seal   string
@@ -27,7 +28,7 @@ type SignOptions struct {
 	sealFlags
 }
 
-func newSignCmd(ios *IOStreams, runF func(*SignOptions) error) *cobra.Command {
+func newSignCmd(ios *cli.IOStreams, runF func(*SignOptions) error) *cobra.Command {
 	opts := &SignOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "sign (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
@@ -82,35 +83,35 @@ The full reference: docs/commands/sign.md, or man toonkit-sign.`,
 }
 
 func runSign(opts *SignOptions) error {
-	n, err := workers(opts.Jobs)
+	n, err := cli.Workers(opts.Jobs)
 	if err != nil {
 		return err
 	}
 	if opts.Seal == "-" {
-		return usageErrorf("name a file: the signed events go to the output", "--seal: cannot be -")
+		return cli.UsageErrorf("name a file: the signed events go to the output", "--seal: cannot be -")
 	}
 	if opts.Append && opts.Seal == "" {
-		return usageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
+		return cli.UsageErrorf("name the seal to extend: --seal FILE --append", "--append needs --seal")
 	}
-	rep := newReporter(opts.IO)
+	rep := cli.NewReporter(opts.IO)
 	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
 	}
 	key := ring[0].Secret
-	in, err := openInput(opts.IO, opts.Input)
+	in, err := cli.OpenInput(opts.IO, opts.Input)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out := newOutput(opts.IO, opts.Output)
+	out := cli.NewOutput(opts.IO, opts.Output)
 	h := sign.StreamHandler{
 		Output: func(b []byte) error {
 			out.Write(b)
 			return out.Err()
 		},
 		Bad: func(e *sign.EventError) error {
-			rep.errorf("%s", eventError(in.Name, e))
+			rep.Errorf("%s", eventError(in.Name, e))
 			return nil
 		},
 		Idle: out.Flush,
@@ -125,7 +126,7 @@ func runSign(opts *SignOptions) error {
 		h.Signed = sb.Append
 	}
 	bad, err := sign.SignStream(context.Background(), in.R, signer, sign.StreamOptions{Workers: n,
-		MaxEventSize: opts.MaxEventSize, Live: !in.regular(), LeaveRead: true}, h)
+		MaxEventSize: opts.MaxEventSize, Live: !in.Regular(), LeaveRead: true}, h)
 	if err != nil {
 		out.Abort()
 		if err == out.Err() {
@@ -138,7 +139,7 @@ func runSign(opts *SignOptions) error {
 	}
 	if bad > 0 {
 		out.Abort()
-		return reported(ExitInvalid)
+		return cli.Reported(cli.ExitInvalid)
 	}
 	if opts.Seal == "" {
 		return out.Commit()
@@ -151,7 +152,7 @@ func runSign(opts *SignOptions) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	so := newOutput(opts.IO, opts.Seal)
+	so := cli.NewOutput(opts.IO, opts.Seal)
 	so.Write(doc)
 	return so.Commit()
 }
@@ -166,7 +167,7 @@ func resumeSeal(path string, limit int, ring keys.Ring, scheme sign.Scheme) (*se
 	}
 	b, err := seal.Resume(sl)
 	if err != nil {
-		return nil, invalidError(fmt.Errorf("%s: %w", path, err), "")
+		return nil, cli.InvalidError(fmt.Errorf("%s: %w", path, err), "")
 	}
 	return b, nil
 }
@@ -180,7 +181,7 @@ func clock() (func() time.Time, error) {
 	}
 	sec, err := strconv.ParseInt(e, 10, 64)
 	if err != nil {
-		return nil, usageErrorf("", "SOURCE_DATE_EPOCH: %q is not a number of seconds", e)
+		return nil, cli.UsageErrorf("", "SOURCE_DATE_EPOCH: %q is not a number of seconds", e)
 	}
 	return func() time.Time { return time.Unix(sec, 0) }, nil
 }
@@ -197,12 +198,12 @@ func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme, name string) 
 	var doc []byte
 	if err == nil {
 		if len(sl.Runs) == 0 {
-			return nil, invalidError(fmt.Errorf("%s: no events to seal", name), "the log has no trace events (only white space, or an empty JSON array): a seal of none would vouch for an empty log")
+			return nil, cli.InvalidError(fmt.Errorf("%s: no events to seal", name), "the log has no trace events (only white space, or an empty JSON array): a seal of none would vouch for an empty log")
 		}
 		doc, err = sl.Marshal()
 	}
 	if err != nil {
-		return nil, invalidError(fmt.Errorf("cannot make the seal: %w", err), "")
+		return nil, cli.InvalidError(fmt.Errorf("cannot make the seal: %w", err), "")
 	}
 	return doc, nil
 }
@@ -212,9 +213,9 @@ func sealDocument(b *seal.Builder, key []byte, scheme sign.Scheme, name string) 
 func eventsReadError(name string, err error) error {
 	var tl *jsonv.TooLargeError
 	if errors.As(err, &tl) {
-		return invalidError(fmt.Errorf("%s:%w", name, err), "raise --max-frame-size if such events are expected")
+		return cli.InvalidError(fmt.Errorf("%s:%w", name, err), "raise --max-frame-size if such events are expected")
 	}
-	return jsonReadError(name, err)
+	return cli.JSONReadError(name, err)
 }
 
 // eventError is the message for an event that is not a trace event:

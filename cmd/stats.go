@@ -3,9 +3,11 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"slices"
 	"strings"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -16,7 +18,7 @@ import (
 
 // StatsOptions are the options of `toonkit stats`.
 type StatsOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	From         codec.Format // "": detected per input
 	Tokenizers   []string
@@ -29,7 +31,7 @@ type StatsOptions struct {
 // statsFormats are the encodings stats reads.
 var statsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular}
 
-func newStatsCmd(ios *IOStreams, runF func(*StatsOptions) error) *cobra.Command {
+func newStatsCmd(ios *cli.IOStreams, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{IO: ios}
 	var from string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
@@ -60,29 +62,29 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 			var err error
 			if from != "" {
 				if opts.From, err = codec.Parse(from, statsFormats...); err != nil {
-					return usageErrorf("", "--from: %v", err)
+					return cli.UsageErrorf("", "--from: %v", err)
 				}
 			}
 			for _, t := range opts.Tokenizers {
 				if !slices.Contains(tokens.Encodings, t) {
-					return usageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", t, strings.Join(tokens.Encodings, ", "))
+					return cli.UsageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", t, strings.Join(tokens.Encodings, ", "))
 				}
 			}
 			switch opts.Report {
 			case "text", "json":
 			default:
-				return usageErrorf("", "--report: unknown report %q (supported: text, json)", opts.Report)
+				return cli.UsageErrorf("", "--report: unknown report %q (supported: text, json)", opts.Report)
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if err := opts.TOON.check(c, false, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -130,7 +132,7 @@ func runStats(opts *StatsOptions) error {
 		}
 		if err == nil {
 			name = src.Name()
-			err = src.each(func(rec []byte) error { merr = m.Record(rec); return merr })
+			err = src.EachRecord(func(rec []byte) error { merr = m.Record(rec); return merr })
 		}
 		if err != nil && m != nil {
 			m.Close()
@@ -158,7 +160,7 @@ func runStats(opts *StatsOptions) error {
 			Cheaper: paint(c, color.FgGreen), Dearer: paint(c, color.FgYellow), Faint: paint(c, color.Faint)})
 	}
 	if _, err := opts.IO.Out.Write(b); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	return nil
 }
@@ -167,9 +169,9 @@ func runStats(opts *StatsOptions) error {
 // the data's.
 func statsError(name string, err error) error {
 	if te := (*measure.TempError)(nil); errors.As(err, &te) {
-		return ioErrorf("%s: %v", name, te)
+		return cli.IOErrorf("%s: %v", name, te)
 	}
-	return invalidError(fmt.Errorf("%s: %w", name, err), "")
+	return cli.InvalidError(fmt.Errorf("%s: %w", name, err), "")
 }
 
 // progressBytes is the size of data from which stats shows its progress

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -133,7 +134,7 @@ func expectEnd(t *testing.T, what string, inW *io.PipeWriter, done chan int) {
 	defer inW.Close()
 	select {
 	case code := <-done:
-		if code != ExitInvalid {
+		if code != cli.ExitInvalid {
 			t.Errorf("%s: exit %d", what, code)
 		}
 	case <-time.After(10 * time.Second):

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"net"
 	"os"
 	"runtime/debug"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/capture"
@@ -24,7 +26,7 @@ import (
 
 // TapOptions are the options of `toonkit tap`.
 type TapOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Listen       string
 	Upstream     string
 	Verbose      bool // the full inspect view
@@ -35,7 +37,7 @@ type TapOptions struct {
 	MaxMemory    int // bytes of traffic held, all connections together
 }
 
-func newTapCmd(ios *IOStreams, runF func(*TapOptions) error) *cobra.Command {
+func newTapCmd(ios *cli.IOStreams, runF func(*TapOptions) error) *cobra.Command {
 	opts := &TapOptions{IO: ios}
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	maxMem := size.NewFlag("max-memory", "256MiB")
@@ -69,29 +71,29 @@ The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, a := range []struct{ flag, val string }{{"--listen", opts.Listen}, {"--upstream", opts.Upstream}} {
 				if a.val == "" {
-					return usageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
+					return cli.UsageErrorf("tap forwards --listen ADDR to --upstream ADDR, e.g. --listen 127.0.0.1:7001 --upstream 127.0.0.1:7000", "%s is missing", a.flag)
 				}
 				if err := checkAddr(a.val, a.flag == "--listen"); err != nil {
-					return usageErrorf("an address is HOST:PORT, the port from 1 to 65535 (0 for --listen: any free one), e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q: %v", a.flag, a.val, err)
+					return cli.UsageErrorf("an address is HOST:PORT, the port from 1 to 65535 (0 for --listen: any free one), e.g. 127.0.0.1:7000 or [::1]:7000", "%s: invalid address %q: %v", a.flag, a.val, err)
 				}
 			}
 			if opts.Verbose && opts.JSON {
-				return usageErrorf("", "-v and --json are two views: give one")
+				return cli.UsageErrorf("", "-v and --json are two views: give one")
 			}
 			if opts.Write == "-" {
-				return usageErrorf("the view is on stdout; give -w a file name", "-w: cannot write the pcapng to stdout")
+				return cli.UsageErrorf("the view is on stdout; give -w a file name", "-w: cannot write the pcapng to stdout")
 			}
 			if opts.Count < 0 {
-				return usageErrorf("", "--count: want a number of frames from 1, found %d", opts.Count)
+				return cli.UsageErrorf("", "--count: want a number of frames from 1, found %d", opts.Count)
 			}
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
-			if err := sizeOf(maxMem, &opts.MaxMemory); err != nil {
+			if err := cli.SizeOf(maxMem, &opts.MaxMemory); err != nil {
 				return err
 			}
 			if opts.MaxMemory < 1<<20 {
-				return usageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
+				return cli.UsageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -149,16 +151,16 @@ var errCounted = errors.New("enough frames")
 
 func runTap(opts *TapOptions) error {
 	ios := opts.IO
-	rep := newReporter(ios)
+	rep := cli.NewReporter(ios)
 	// The view writes through a writer that a signal lets go of: tap ends
 	// however blocked its stdout is (a pipe nobody reads).
 	stdout := cutwriter.New(ios.Out)
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	writeErr := func(err error) error { return ioErrorf("cannot write <stdout>: %s", pathErrText(err)) }
+	writeErr := func(err error) error { return cli.IOErrorf("cannot write <stdout>: %s", cli.PathErrText(err)) }
 
-	var pcap *output
+	var pcap *cli.Output
 	if opts.Write != "" {
-		pcap = newOutput(ios, opts.Write)
+		pcap = cli.NewOutput(ios, opts.Write)
 		if err := pcap.Open(); err != nil {
 			return err
 		}
@@ -168,7 +170,7 @@ func runTap(opts *TapOptions) error {
 		if pcap != nil {
 			pcap.Abort()
 		}
-		return ioErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
+		return cli.IOErrorf("cannot listen on %s: %s", opts.Listen, netErrText(err))
 	}
 
 	// The traffic held stays under --max-memory (internal/tap's accounting);
@@ -226,12 +228,12 @@ func runTap(opts *TapOptions) error {
 						return err
 					}
 				case capture.Note:
-					toStderr(func() { rep.notef("%v", r.Err) })
+					toStderr(func() { rep.Notef("%v", r.Err) })
 				default:
 					toStderr(func() {
-						rep.errorf("%v", r.Err)
+						rep.Errorf("%v", r.Err)
 						if r.Moved != nil {
-							moveNotes(rep.notef, r.Err, *r.Moved)
+							cli.MoveNotes(rep.Notef, r.Err, *r.Moved)
 						}
 					})
 				}
@@ -249,10 +251,10 @@ func runTap(opts *TapOptions) error {
 		Notice: func(n tap.Notice) error {
 			toStderr(func() {
 				if n.Kind == tap.Failed {
-					rep.warnf("%s: cannot connect to the upstream: %s", n.Conn, netErrText(n.Err))
+					rep.Warnf("%s: cannot connect to the upstream: %s", n.Conn, netErrText(n.Err))
 					return
 				}
-				rep.notef("%s", n)
+				rep.Notef("%s", n)
 			})
 			return stderrErr
 		},
@@ -260,7 +262,7 @@ func runTap(opts *TapOptions) error {
 	if pcap != nil {
 		topts.Pcap = pcap
 	}
-	rep.notef("tap: listening on %s, forwarding to %s", ln.Addr(), opts.Upstream)
+	rep.Notef("tap: listening on %s, forwarding to %s", ln.Addr(), opts.Upstream)
 	st, err := tap.Serve(ctx, ln, topts)
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
@@ -271,7 +273,7 @@ func runTap(opts *TapOptions) error {
 	if ended != nil && errors.Is(err, cutwriter.ErrCut) {
 		// Signalled while stdout was not being read: what the view
 		// still held is not shown; the -w file is complete.
-		rep.notef("tap: stdout was not being read; what the view had not written is dropped")
+		rep.Notef("tap: stdout was not being read; what the view had not written is dropped")
 		err = nil
 	}
 	if err != nil && !errors.Is(err, errCounted) {
@@ -282,7 +284,7 @@ func runTap(opts *TapOptions) error {
 		if errors.As(err, &we) {
 			err = we.Err
 		}
-		if isExitError(err) {
+		if cli.IsExitError(err) {
 			return err
 		}
 		return writeErr(err)
@@ -293,17 +295,17 @@ func runTap(opts *TapOptions) error {
 		}
 	}
 	summary := fmt.Sprintf("tap: %d %s, %d %s, %d %s; %d bytes c2s and %d bytes s2c forwarded",
-		st.Conns, plural(st.Conns, "connection", "connections"), st.Frames, plural(st.Frames, "frame", "frames"),
-		st.Problems, plural(st.Problems, "problem", "problems"), st.Forwarded[0], st.Forwarded[1])
+		st.Conns, cli.Plural(st.Conns, "connection", "connections"), st.Frames, cli.Plural(st.Frames, "frame", "frames"),
+		st.Problems, cli.Plural(st.Problems, "problem", "problems"), st.Forwarded[0], st.Forwarded[1])
 	if st.Lost > 0 {
 		summary += fmt.Sprintf(", %d of them not shown (the view fell behind)", st.Lost)
 	}
 	if st.Undecoded > 0 {
 		summary += fmt.Sprintf(", %d not decoded (over their share of --max-memory)", st.Undecoded)
 	}
-	rep.notef("%s", summary)
+	rep.Notef("%s", summary)
 	if ended != nil {
-		return reported(128 + toolproc.SignalNumber(ended))
+		return cli.Reported(128 + toolproc.SignalNumber(ended))
 	}
 	return nil
 }

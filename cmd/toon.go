@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/records"
 	"io"
 	"strings"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/records"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -51,19 +53,19 @@ func (t *toonFlags) check(c *cobra.Command, writes, reads bool) error {
 	var err error
 	switch {
 	case set("delimiter") && !writes:
-		return usageErrorf("", "--delimiter applies to --to toon only")
+		return cli.UsageErrorf("", "--delimiter applies to --to toon only")
 	case set("no-strict") && !reads:
-		return usageErrorf("", "--no-strict applies to TOON input (--from toon) only")
+		return cli.UsageErrorf("", "--no-strict applies to TOON input (--from toon) only")
 	case set("indent") && !writes && !reads:
-		return usageErrorf("", "--indent applies to TOON input or output only")
+		return cli.UsageErrorf("", "--indent applies to TOON input or output only")
 	case t.Indent < 1 || t.Indent > 16:
-		return usageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", t.Indent)
+		return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", t.Indent)
 	}
 	if writes && t.auto() {
 		t.Auto, t.Delimiter = true, toon.Comma
 	} else if writes {
 		if t.Delimiter, err = toon.ParseDelimiter(t.delimiter); err != nil {
-			return usageErrorf("", "--delimiter: %v", err)
+			return cli.UsageErrorf("", "--delimiter: %v", err)
 		}
 	}
 	return nil
@@ -76,7 +78,7 @@ func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") 
 // --delimiter auto chosen for doc (internal/stats.CheapestDelimiter), and said
 // on stderr with --verbose. A document that is no JSON value keeps the
 // comma: the encoder says what is wrong with it.
-func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toonx.EncodeOptions {
+func (t *toonFlags) encodeOptionsFor(ios *cli.IOStreams, doc *document) toonx.EncodeOptions {
 	opts := toonx.EncodeOptions{IndentSize: t.Indent, Delimiter: byte(t.Delimiter)}
 	if !t.Auto {
 		return opts
@@ -95,7 +97,7 @@ func (t *toonFlags) encodeOptionsFor(ios *IOStreams, doc *document) toonx.Encode
 		for _, row := range rep.Rows {
 			all = append(all, fmt.Sprintf("%s %d", strings.TrimPrefix(row.Format, "toon-"), row.Tokens[0]))
 		}
-		newReporter(ios).notef("delimiter auto: %s: the fewest tokens by %s (%s)", d, t.Tokenizer, strings.Join(all, ", "))
+		cli.NewReporter(ios).Notef("delimiter auto: %s: the fewest tokens by %s (%s)", d, t.Tokenizer, strings.Join(all, ", "))
 	}
 	return opts
 }
@@ -109,10 +111,10 @@ func (t *toonFlags) decodeOptions(maxLine int) toonx.DecodeOptions {
 // files). The document is held in memory, since TOON declares every
 // array's length before its items.
 func runEncodeTOON(opts *EncodeOptions) error {
-	var st *stats
+	var st *cli.Stats
 	if opts.Stats {
 		var err error
-		if st, err = newStats(opts.Tokenizer); err != nil {
+		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
 			return err
 		}
 	}
@@ -120,7 +122,7 @@ func runEncodeTOON(opts *EncodeOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newOutput(opts.IO, opts.Output)
+	out := cli.NewOutput(opts.IO, opts.Output)
 	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 }
 
@@ -132,16 +134,16 @@ type document struct {
 
 // readDocument reads the inputs as one JSON value (records.ReadDocument);
 // with mapOK, a single large regular file is mapped into memory.
-func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*document, error) {
+func readDocument(ios *cli.IOStreams, names []string, limit int, mapOK bool) (*document, error) {
 	d, err := records.ReadDocument(names, func(name string) (*records.Input, error) {
-		in, err := openInput(ios, name)
+		in, err := cli.OpenInput(ios, name)
 		if err != nil {
 			return nil, err
 		}
-		return &records.Input{R: in.R, Name: in.Name, File: in.f, Close: in.Close}, nil
+		return &records.Input{R: in.R, Name: in.Name, File: in.File, Close: in.Close}, nil
 	}, limit, mapOK)
 	if err != nil {
-		return nil, sourceError(err)
+		return nil, cli.SourceError(err)
 	}
 	return &document{Document: d}, nil
 }
@@ -150,21 +152,21 @@ func readDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*docum
 // on failure. The document gets one final newline, as the reference CLI
 // writes it (toon.FromJSON's text has none); the statistics count the
 // document without it.
-func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toonx.EncodeOptions) error {
+func writeTOON(ios *cli.IOStreams, out *cli.Output, st *cli.Stats, doc *document, opts toonx.EncodeOptions) error {
 	var nonFinite int // NaN and Infinity, as Python writes them, become null
 	opts.NonFinite = func(n int) { nonFinite = n }
 	err := encodeTOON(out, st, doc, opts)
-	var ee *ExitError
+	var ee *cli.ExitError
 	if err != nil && !doc.Many && !errors.As(err, &ee) {
 		// The fast path failed: find out why with the JSON reader, which
 		// gives positions; several values make an array.
 		arr, verr := doc.Array()
 		switch {
 		case verr != nil:
-			err = sourceError(verr)
+			err = cli.SourceError(verr)
 		case arr != nil:
 			out.Abort()
-			out = newOutput(ios, out.Path())
+			out = cli.NewOutput(ios, out.Path())
 			err = encodeTOON(out, st, &document{Document: arr}, opts)
 		}
 	}
@@ -173,7 +175,7 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toonx
 		if errors.As(err, &ee) {
 			return err
 		}
-		return invalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
+		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	out.Write(newline) // a failure is Commit's to report
 	if err := out.Commit(); err != nil {
@@ -184,31 +186,31 @@ func writeTOON(ios *IOStreams, out *output, st *stats, doc *document, opts toonx
 		if doc.Inputs > 1 { // the count is theirs together
 			where, in = "", fmt.Sprintf(" in the %d inputs", doc.Inputs)
 		}
-		newReporter(ios).notef("note: %s%d non-finite %s (NaN/Infinity, as Python's json.dumps writes them)%s written as null (TOON §3)", where, nonFinite, plural(nonFinite, "number", "numbers"), in)
+		cli.NewReporter(ios).Notef("note: %s%d non-finite %s (NaN/Infinity, as Python's json.dumps writes them)%s written as null (TOON §3)", where, nonFinite, cli.Plural(nonFinite, "number", "numbers"), in)
 	}
 	if st != nil {
-		return st.print(ios, codec.TOON)
+		return st.Print(ios, codec.TOON)
 	}
 	return nil
 }
 
-func encodeTOON(out *output, st *stats, doc *document, opts toonx.EncodeOptions) error {
+func encodeTOON(out *cli.Output, st *cli.Stats, doc *document, opts toonx.EncodeOptions) error {
 	var w io.Writer = out
 	if st != nil {
-		w = io.MultiWriter(out, st.out)
+		w = io.MultiWriter(out, st.Out)
 	}
 	if err := doc.EncodeTOON(w, opts); err != nil {
 		if out.Err() != nil {
 			return out.Err()
 		}
-		return sourceError(err)
+		return cli.SourceError(err)
 	}
 	if st != nil && !doc.counted {
 		compact, err := jsonv.AppendCompactNonFinite(nil, doc.Value)
 		if err != nil {
 			return err
 		}
-		st.document(compact)
+		st.Document(compact)
 	}
 	return out.Err()
 }
@@ -216,40 +218,27 @@ func encodeTOON(out *output, st *stats, doc *document, opts toonx.EncodeOptions)
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
 // does (on one line when compact), or as NDJSON records (the elements of a
 // root array, or the root value), all or nothing.
-func decodeTOON(in *input, br *bufio.Reader, out *output, t *toonFlags, maxLine int, records, compact bool) error {
+func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *toonFlags, maxLine int, records, compact bool) error {
 	out.HoldAll()
 	opts := t.decodeOptions(maxLine)
 	if opts.Elements = records; !records && !compact {
 		opts.JSONIndent = "  "
 	}
 	if err := toonx.ToJSON(out, br, opts); err != nil {
-		return toonError(in.Name, out, err)
+		return cli.TOONError(in.Name, out, err)
 	}
 	return out.Err()
 }
 
-// toonError makes a TOON decoding error a user-facing one: a syntax error
-// with its line, column and excerpt, or a failed read or write.
-func toonError(name string, out *output, err error) error {
-	var se *jsonv.SyntaxError
-	switch {
-	case out != nil && out.Err() != nil:
-		return out.Err()
-	case errors.As(err, &se):
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", name, se), Excerpt: se}
-	}
-	return readError(name, err)
-}
-
 // oneValue is records.Source.OneValue for one of convert's inputs.
-func oneValue(opts *ConvertOptions, src *source) bool {
+func oneValue(opts *ConvertOptions, src *cli.Source) bool {
 	return src.OneValue(len(opts.Inputs), opts.From != "")
 }
 
 // openConvertSource opens one of convert's inputs, a TOON one read with
 // --indent and --no-strict whatever the output format.
-func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
-	src, err := openSource(opts.IO, name, opts.From, opts.MaxFrameSize, opts.CaptureFlags.options(0))
+func openConvertSource(opts *ConvertOptions, name string) (*cli.Source, error) {
+	src, err := cli.OpenSource(opts.IO, name, opts.From, opts.MaxFrameSize, opts.CaptureFlags.options(0))
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +249,7 @@ func openConvertSource(opts *ConvertOptions, name string) (*source, error) {
 // gatherTOON reads the records of convert's inputs as one document for
 // TOON: the value itself when the only input is one JSON or TOON value that
 // is not an array, an array of the records otherwise.
-func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
+func gatherTOON(opts *ConvertOptions, st *cli.Stats) (*document, error) {
 	var ds records.DocumentSink
 	for _, n := range opts.Inputs {
 		src, err := openConvertSource(opts, n)
@@ -269,8 +258,8 @@ func gatherTOON(opts *ConvertOptions, st *stats) (*document, error) {
 		}
 		src.AllowNonFinite(opts.To == codec.TOON) // Python's NaN and Infinity become null
 		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
-		err = src.each(func(rec []byte) error {
-			st.record(rec)
+		err = src.EachRecord(func(rec []byte) error {
+			st.Record(rec)
 			return ds.Write(rec)
 		})
 		if err != nil {

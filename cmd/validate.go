@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/size"
 	"io"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -22,7 +24,7 @@ import (
 
 // ValidateOptions are the options of `toonkit validate`.
 type ValidateOptions struct {
-	IO           *IOStreams
+	IO           *cli.IOStreams
 	Inputs       []string
 	As           codec.Format // "": detected per file
 	Strict       bool
@@ -36,7 +38,7 @@ type ValidateOptions struct {
 	reportFlags      // --report, --junit-cases
 }
 
-func newValidateCmd(ios *IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
+func newValidateCmd(ios *cli.IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var as string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
@@ -89,30 +91,30 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 			}
 			if as != "" {
 				if opts.As, err = codec.Parse(as, validate.Formats(opts.Schema != "")...); err != nil {
-					return usageErrorf("", "--as: %v", err)
+					return cli.UsageErrorf("", "--as: %v", err)
 				}
 			}
 			if opts.MaxErrors < 0 {
-				return usageErrorf("", "--max-errors: want 0 (no limit) or more, found %d", opts.MaxErrors)
+				return cli.UsageErrorf("", "--max-errors: want 0 (no limit) or more, found %d", opts.MaxErrors)
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
 			if err := opts.CaptureFlags.check(); err != nil {
 				return err
 			}
-			if err := sizeOf(maxSize, &opts.MaxFrameSize); err != nil {
+			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
 			if opts.PrintSchema == "" {
-				if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+				if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
 					return err
 				}
 			} else if len(args) > 0 || opts.Schema != "" {
-				return usageErrorf("", "--print-schema takes no FILE and no --schema")
+				return cli.UsageErrorf("", "--print-schema takes no FILE and no --schema")
 			}
 			if validate.HasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
-				return usageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
+				return cli.UsageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -139,7 +141,7 @@ func runValidate(opts *ValidateOptions) error {
 	if opts.PrintSchema != "" {
 		b, err := validate.ExportSchema(opts.PrintSchema)
 		if err != nil {
-			return usageErrorf("", "--print-schema: %v", err)
+			return cli.UsageErrorf("", "--print-schema: %v", err)
 		}
 		_, err = opts.IO.Out.Write(b)
 		return err
@@ -150,7 +152,7 @@ func runValidate(opts *ValidateOptions) error {
 			return err
 		}
 	}
-	rep := newReporter(opts.IO)
+	rep := cli.NewReporter(opts.IO)
 	ro, err := opts.reportOptions(opts.IO, opts.Strict)
 	if err != nil {
 		return err
@@ -171,9 +173,9 @@ func runValidate(opts *ValidateOptions) error {
 		}
 		r.Begin(displayName(name))
 		n, err := validateFile(opts, name, emit)
-		if err != nil && exitCode(err, true) == ExitIO {
+		if err != nil && cli.ExitCode(err, true) == cli.ExitIO {
 			out.Flush()
-			rep.report(err, true)
+			rep.Report(err, true)
 			r.End(displayName(name), n, err)
 			unreadable++
 			continue
@@ -183,10 +185,10 @@ func runValidate(opts *ValidateOptions) error {
 			// in every report, with the hint on stderr.
 			msg := strings.TrimPrefix(err.Error(), displayName(name)+": ")
 			emit(validate.Finding{File: displayName(name), Frame: -1, Record: -1, Code: "TK001", Severity: validate.Error, Message: msg})
-			var ee *ExitError
+			var ee *cli.ExitError
 			if errors.As(err, &ee) {
 				out.Flush()
-				rep.hint(ee.Hint)
+				rep.Hint(ee.Hint)
 			}
 		}
 		r.End(displayName(name), n, nil)
@@ -196,23 +198,23 @@ func runValidate(opts *ValidateOptions) error {
 		note = fmt.Sprintf("(stopped after %d errors: --max-errors)", opts.MaxErrors)
 	}
 	if err := r.Close(note); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	if err := out.Flush(); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	switch {
 	case unreadable > 0:
-		return reported(ExitIO)
+		return cli.Reported(cli.ExitIO)
 	case !r.Sum.OK():
-		return reported(ExitInvalid)
+		return cli.Reported(cli.ExitInvalid)
 	}
 	return nil
 }
 
 // validateFile checks one file and says how many records it holds.
 func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, error) {
-	in, err := openInput(opts.IO, name)
+	in, err := cli.OpenInput(opts.IO, name)
 	if err != nil {
 		return 0, err
 	}
@@ -226,16 +228,16 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 	case err == nil:
 		return n, nil
 	case errors.As(err, &hinted):
-		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
+		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
 	case errors.As(err, &re) && re.Kind != records.ReadFailed:
-		return n, invalidError(err, "")
+		return n, cli.InvalidError(err, "")
 	case errors.As(err, &fe):
-		return n, invalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), "")
 	}
-	if cerr, ok := noConnError(in.Name, err); ok {
+	if cerr, ok := cli.NoConnError(in.Name, err); ok {
 		return n, cerr
 	}
-	return n, readError(in.Name, err)
+	return n, cli.ReadError(in.Name, err)
 }
 
 // loadSchema loads --schema: exit status 3 when a file cannot be read, 2
@@ -244,9 +246,9 @@ func loadSchema(path string) (*validate.UserSchema, error) {
 	us, err := validate.LoadUserSchema(path)
 	var se *validate.SchemaError
 	if errors.As(err, &se) && se.Problem == validate.SchemaUnreadable {
-		return nil, &ExitError{Code: ExitIO, Err: fmt.Errorf("--schema: %w", err)}
+		return nil, &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("--schema: %w", err)}
 	} else if errors.As(err, &se) {
-		return nil, usageErrorf(se.Hint(), "--schema: %v", err)
+		return nil, cli.UsageErrorf(se.Hint(), "--schema: %v", err)
 	}
 	return us, err
 }
@@ -266,14 +268,14 @@ func (rf *reportFlags) add(c *cobra.Command, formats []string) {
 // check refuses a --report format not in formats.
 func (rf *reportFlags) check(formats []string) error {
 	if err := report.CheckFormat(rf.Report, formats); err != nil {
-		return usageErrorf("", "--report: %v", err)
+		return cli.UsageErrorf("", "--report: %v", err)
 	}
 	return nil
 }
 
 // reportOptions are the options of the report: colors on a terminal, the
 // clock (stopped at SOURCE_DATE_EPOCH when it is set).
-func (rf *reportFlags) reportOptions(ios *IOStreams, strict bool) (report.Options, error) {
+func (rf *reportFlags) reportOptions(ios *cli.IOStreams, strict bool) (report.Options, error) {
 	now, err := clock()
 	o := report.Options{Format: rf.Report, Strict: strict, Now: now, MaxCases: rf.JUnitCases, Version: version.String()}
 	if o.MaxCases == 0 {
@@ -297,7 +299,7 @@ func (rf *reportFlags) reportOptions(ios *IOStreams, strict bool) (report.Option
 // displayName is the name of an input in reports: stdin's for -.
 func displayName(name string) string {
 	if name == "-" {
-		return stdinName
+		return cli.StdinName
 	}
 	return name
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/keys"
 	"github.com/toonkit/toonkit/internal/report"
@@ -17,7 +18,7 @@ import (
 
 // VerifyOptions are the options of `toonkit verify`.
 type VerifyOptions struct {
-	IO      *IOStreams
+	IO      *cli.IOStreams
 	Inputs  []string
 	Explain bool
 	// RequireBoth wants every signature in meta.signature and at the top level.
@@ -31,7 +32,7 @@ type VerifyOptions struct {
 	reportFlags // --report, --junit-cases
 }
 
-func newVerifyCmd(ios *IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
+func newVerifyCmd(ios *cli.IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "verify (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [--report text|json|github|junit] [--explain] [--require-both] [-j N] FILE...|-",
@@ -80,10 +81,10 @@ The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 			if err := opts.reportFlags.check(report.VerifyFormats); err != nil {
 				return err
 			}
-			if opts.Jobs, err = workers(opts.Jobs); err != nil {
+			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
-			if opts.Inputs, err = inputNames(ios, args, c.CommandPath()); err != nil {
+			if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -104,7 +105,7 @@ The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 }
 
 func runVerify(opts *VerifyOptions) error {
-	rep := newReporter(opts.IO)
+	rep := cli.NewReporter(opts.IO)
 	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func runVerify(opts *VerifyOptions) error {
 		return err
 	}
 	if sl != nil && len(ring) > 1 {
-		rep.notef("%s: sealed with the key %s, the current one", opts.Seal, ring[0].ID)
+		rep.Notef("%s: sealed with the key %s, the current one", opts.Seal, ring[0].ID)
 	}
 	ro, err := opts.reportOptions(opts.IO, false)
 	if err != nil {
@@ -136,13 +137,13 @@ func runVerify(opts *VerifyOptions) error {
 		err := verifyFile(opts, name, log)
 		if err != nil {
 			out.Flush()
-			rep.report(err, true)
+			rep.Report(err, true)
 			unreadable++
 		}
 		r.End(displayName(name), log.Records()-before, err)
 	}
 	if log.Records() == 0 && unreadable == 0 && !opts.AllowEmpty {
-		return invalidError(errors.New("no events to verify"), "the log has no trace events (only white space, or an empty JSON array): --allow-empty accepts an empty log")
+		return cli.InvalidError(errors.New("no events to verify"), "the log has no trace events (only white space, or an empty JSON array): --allow-empty accepts an empty log")
 	}
 	log.Finish()
 	if sl != nil && unreadable == 0 {
@@ -155,16 +156,16 @@ func runVerify(opts *VerifyOptions) error {
 		}
 	}
 	if err := r.Close(report.SummaryOf(log)); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	if err := out.Flush(); err != nil {
-		return ioErrorf("cannot write the report: %s", pathErrText(err))
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
 	}
 	switch {
 	case unreadable > 0:
-		return reported(ExitIO)
+		return cli.Reported(cli.ExitIO)
 	case !log.OK():
-		return reported(ExitInvalid)
+		return cli.Reported(cli.ExitInvalid)
 	}
 	return nil
 }
@@ -182,12 +183,12 @@ func readSeal(opts *VerifyOptions, ring keys.Ring) (*seal.Seal, error) {
 // opts.Jobs workers (sign.Log.Verify). Only an input that cannot be read is
 // an error; all else is a problem of the log.
 func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
-	in, err := openInput(opts.IO, name)
+	in, err := cli.OpenInput(opts.IO, name)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize, Live: !in.regular()})
+	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize, Live: !in.Regular()})
 	var se *jsonv.SyntaxError
 	var tl *jsonv.TooLargeError
 	switch {
@@ -199,7 +200,7 @@ func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
 		log.Bad(sign.Where{File: in.Name, Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: log.Records()}, "",
 			fmt.Sprintf("an event passes the limit of %d bytes (--max-frame-size): the rest of the file is not read", tl.Limit))
 	default:
-		return readError(in.Name, err)
+		return cli.ReadError(in.Name, err)
 	}
 	return nil
 }

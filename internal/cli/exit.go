@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/fatih/color"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
@@ -31,6 +30,7 @@ type ExitError struct {
 	NotUsage bool
 }
 
+// Error is the message, or "exit status N" when there is none.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
@@ -40,25 +40,28 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-func usageErrorf(hint, format string, args ...any) error {
+// UsageErrorf is a usage error (exit status 2) with a hint.
+func UsageErrorf(hint, format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...), Hint: hint}
 }
 
-func invalidError(err error, hint string) error {
+// InvalidError is err as an invalid input (exit status 1), with a hint.
+func InvalidError(err error, hint string) error {
 	return &ExitError{Code: ExitInvalid, Err: err, Hint: hint}
 }
 
-func ioErrorf(format string, args ...any) error {
+// IOErrorf is an I/O error (exit status 3).
+func IOErrorf(format string, args ...any) error {
 	return &ExitError{Code: ExitIO, Err: fmt.Errorf(format, args...)}
 }
 
-// reported is the exit status of a run whose errors were already printed.
-func reported(code int) error { return &ExitError{Code: code, Reported: true} }
+// Reported is the exit status of a run whose errors were already printed.
+func Reported(code int) error { return &ExitError{Code: code, Reported: true} }
 
-// exitCode maps any error to an exit code. Errors that do not carry a code
+// ExitCode maps any error to an exit code. Errors that do not carry a code
 // are usage errors when they come from parsing the command line (cobra),
 // and I/O errors when they are file-system errors.
-func exitCode(err error, ranCommand bool) int {
+func ExitCode(err error, ranCommand bool) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
@@ -73,42 +76,49 @@ func exitCode(err error, ranCommand bool) int {
 	return ExitInvalid
 }
 
-// reporter prints errors, warnings and hints on stderr.
-type reporter struct {
+// Reporter prints errors, warnings, notes and hints on stderr, each line
+// "toonkit: LABEL: text", the labels colored as the streams' Labels say
+// when stderr gets color.
+type Reporter struct {
 	ios                          *IOStreams
 	errLabel, warnLabel, hintLbl func(string) string
-	dim                          func(string) string
 }
 
-func newReporter(ios *IOStreams) *reporter {
-	c := ios.ColorStderr()
-	return &reporter{ios: ios,
-		errLabel:  paint(c, color.FgRed, color.Bold),
-		warnLabel: paint(c, color.FgYellow, color.Bold),
-		hintLbl:   paint(c, color.FgCyan),
-		dim:       paint(c, color.Faint),
+// NewReporter returns the reporter of ios's stderr.
+func NewReporter(ios *IOStreams) *Reporter {
+	plain := func(s string) string { return s }
+	pick := func(f func(string) string) func(string) string {
+		if f == nil || !ios.ColorStderr() {
+			return plain
+		}
+		return f
 	}
+	return &Reporter{ios: ios, errLabel: pick(ios.Labels.Error), warnLabel: pick(ios.Labels.Warning), hintLbl: pick(ios.Labels.Hint)}
 }
 
-func (r *reporter) errorf(format string, args ...any) {
+// Errorf prints an error.
+func (r *Reporter) Errorf(format string, args ...any) {
 	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.errLabel("error"), fmt.Sprintf(format, args...))
 }
 
-func (r *reporter) warnf(format string, args ...any) {
+// Warnf prints a warning, unless --quiet.
+func (r *Reporter) Warnf(format string, args ...any) {
 	if r.ios.Quiet {
 		return
 	}
 	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.warnLabel("warning"), fmt.Sprintf(format, args...))
 }
 
-func (r *reporter) notef(format string, args ...any) {
+// Notef prints a note, unless --quiet.
+func (r *Reporter) Notef(format string, args ...any) {
 	if r.ios.Quiet {
 		return
 	}
 	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s\n", fmt.Sprintf(format, args...))
 }
 
-func (r *reporter) hint(h string) {
+// Hint prints each line of h as a hint, unless --quiet.
+func (r *Reporter) Hint(h string) {
 	if h == "" || r.ios.Quiet {
 		return
 	}
@@ -117,30 +127,30 @@ func (r *reporter) hint(h string) {
 	}
 }
 
-// excerpt prints a source line with a caret under the error's column.
-func (r *reporter) excerpt(se *jsonv.SyntaxError) {
+// Excerpt prints a source line with a caret under the error's column.
+func (r *Reporter) Excerpt(se *jsonv.SyntaxError) {
 	if se == nil || se.Excerpt == "" {
 		return
 	}
 	fmt.Fprintf(r.ios.ErrOut, "    %s\n    %s%s\n", se.Excerpt, strings.Repeat(" ", se.Caret), r.errLabel("^"))
 }
 
-// report prints an error (unless it was reported already) and returns its
+// Report prints an error (unless it was reported already) and returns its
 // exit code.
-func (r *reporter) report(err error, ranCommand bool) int {
-	code := exitCode(err, ranCommand)
+func (r *Reporter) Report(err error, ranCommand bool) int {
+	code := ExitCode(err, ranCommand)
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Reported {
 		return code
 	}
-	r.errorf("%s", err)
+	r.Errorf("%s", err)
 	if errors.As(err, &ee) {
-		r.excerpt(ee.Excerpt)
-		r.hint(ee.Hint)
-		r.hint(jsonv.Hint(err)) // the JSON reader's: NaN is not JSON
+		r.Excerpt(ee.Excerpt)
+		r.Hint(ee.Hint)
+		r.Hint(jsonv.Hint(err)) // the JSON reader's: NaN is not JSON
 	}
 	if code == ExitUsage && (ee == nil || ee.Hint == "" && !ee.NotUsage) {
-		r.hint("run 'toonkit --help' for usage")
+		r.Hint("run 'toonkit --help' for usage")
 	}
 	return code
 }

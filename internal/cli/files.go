@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/toonkit/toonkit/internal/outfile"
+	"github.com/toonkit/toonkit/internal/size"
+)
+
+// StdinName is standard input's name in messages.
+const StdinName = "<stdin>"
+
+// Input is one named input stream.
+type Input struct {
+	Name string
+	R    io.Reader
+	File *os.File // nil: standard input
+}
+
+// Close closes the input's file, if it has one.
+func (in *Input) Close() {
+	if in.File != nil {
+		in.File.Close()
+	}
+}
+
+// InputNames returns the inputs to read: the arguments, or stdin when there
+// are none. Reading a terminal with no arguments is a usage error, since it
+// is almost always a mistake.
+func InputNames(ios *IOStreams, args []string, cmdPath string) ([]string, error) {
+	if len(args) == 0 {
+		if ios.IsStdinTTY() {
+			return nil, UsageErrorf(fmt.Sprintf("give a FILE, or pipe data in: cat capture.bin | %s", cmdPath),
+				"no input: standard input is a terminal")
+		}
+		return []string{"-"}, nil
+	}
+	return args, nil
+}
+
+// OpenInput opens a named input; "-" is stdin.
+func OpenInput(ios *IOStreams, name string) (*Input, error) {
+	if name == "-" {
+		return &Input{Name: StdinName, R: ios.In}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, IOErrorf("cannot read %s: %s", name, PathErrText(err))
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, IOErrorf("cannot read %s: it is a directory", name)
+	}
+	return &Input{Name: name, R: f, File: f}, nil
+}
+
+// Regular tells whether the input is a regular file, which never waits for
+// more input.
+func (i *Input) Regular() bool {
+	if i.File == nil {
+		return false
+	}
+	st, err := i.File.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
+// PathErrText is err's text without the path that an *fs.PathError adds.
+func PathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ShellArg is an input's name as a shell reads it back, for the commands
+// that hints print: "-" for standard input, and a name holding anything
+// but letters, digits and ./_-+,:@%= in single quotes.
+func ShellArg(name string) string {
+	if name == StdinName {
+		return "-"
+	}
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-+,:@%=") == "" {
+		return name
+	}
+	return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+}
+
+// ReadError wraps an error met while reading an input.
+func ReadError(name string, err error) error {
+	return IOErrorf("cannot read %s: %s", name, PathErrText(err))
+}
+
+// Output is where a command writes: outfile.Output, whose errors are
+// I/O errors (exit status 3).
+type Output = outfile.Output
+
+// NewOutput returns the output to path, or to ios.Out for "" or "-".
+func NewOutput(ios *IOStreams, path string) *Output {
+	return outfile.NewOutput(ios.Out, path, IOError)
+}
+
+// IOError is err, an error of an output or a temporary file, as an I/O
+// error (exit status 3).
+func IOError(err error) error { return &ExitError{Code: ExitIO, Err: err} }
+
+// RefuseBinaryTTY is the usage error for binary output bound for a terminal.
+func RefuseBinaryTTY(ios *IOStreams, oflag string) error {
+	if oflag == "" && ios.IsStdoutTTY() {
+		return UsageErrorf("redirect or pipe the output, name a file with -o FILE, or force it with -o -",
+			"refusing to write binary frames to a terminal")
+	}
+	return nil
+}
+
+// SizeOf sets n to the bytes of a size flag, or is its usage error.
+func SizeOf(f *size.Flag, n *int) error {
+	if err := f.Err(); err != nil {
+		return UsageErrorf("", "%v", err)
+	}
+	*n = f.N()
+	return nil
+}
+
+// Workers is the worker count that a --jobs value asks for.
+func Workers(jobs int) (int, error) {
+	if jobs < 0 {
+		return 0, UsageErrorf("", "--jobs: want a whole number of workers, 1 or more (0: the usable CPUs), found %d", jobs)
+	}
+	if jobs == 0 {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	return jobs, nil
+}
