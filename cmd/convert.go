@@ -213,7 +213,7 @@ func runConvert(opts *ConvertOptions) error {
 		if err != nil {
 			return err
 		}
-		return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
+		return cli.WriteTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 	}
 	var w io.Writer = out
 	if st != nil {

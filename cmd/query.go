@@ -524,7 +524,7 @@ type toonResults struct {
 
 func (t *toonResults) End() error {
 	// writeTOON commits the output itself
-	return writeTOON(t.ios, t.out, nil, &document{Document: t.Document()}, toonx.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: byte(toon.Comma)})
+	return cli.WriteTOON(t.ios, t.out, nil, &cli.Document{Document: t.Document()}, toonx.EncodeOptions{IndentSize: toon.DefaultIndentSize, Delimiter: byte(toon.Comma)})
 }
 
 // tableResults writes the results, objects, as a Genesis table, as convert

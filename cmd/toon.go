@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/cli"
@@ -78,7 +76,7 @@ func (t *toonFlags) auto() bool { return strings.EqualFold(t.delimiter, "auto") 
 // --delimiter auto chosen for doc (internal/stats.CheapestDelimiter), and said
 // on stderr with --verbose. A document that is no JSON value keeps the
 // comma: the encoder says what is wrong with it.
-func (t *toonFlags) encodeOptionsFor(ios *cli.IOStreams, doc *document) toonx.EncodeOptions {
+func (t *toonFlags) encodeOptionsFor(ios *cli.IOStreams, doc *cli.Document) toonx.EncodeOptions {
 	opts := toonx.EncodeOptions{IndentSize: t.Indent, Delimiter: byte(t.Delimiter)}
 	if !t.Auto {
 		return opts
@@ -118,101 +116,12 @@ func runEncodeTOON(opts *EncodeOptions) error {
 			return err
 		}
 	}
-	doc, err := readDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	doc, err := cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
 	if err != nil {
 		return err
 	}
 	out := cli.NewOutput(opts.IO, opts.Output)
-	return writeTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
-}
-
-// document is the JSON value to encode as TOON (records.Document).
-type document struct {
-	*records.Document
-	counted bool // the statistics have counted the input already
-}
-
-// readDocument reads the inputs as one JSON value (records.ReadDocument);
-// with mapOK, a single large regular file is mapped into memory.
-func readDocument(ios *cli.IOStreams, names []string, limit int, mapOK bool) (*document, error) {
-	d, err := records.ReadDocument(names, func(name string) (*records.Input, error) {
-		in, err := cli.OpenInput(ios, name)
-		if err != nil {
-			return nil, err
-		}
-		return &records.Input{R: in.R, Name: in.Name, File: in.File, Close: in.Close}, nil
-	}, limit, mapOK)
-	if err != nil {
-		return nil, cli.SourceError(err)
-	}
-	return &document{Document: d}, nil
-}
-
-// writeTOON encodes a document to out and commits it; nothing is written
-// on failure. The document gets one final newline, as the reference CLI
-// writes it (toon.FromJSON's text has none); the statistics count the
-// document without it.
-func writeTOON(ios *cli.IOStreams, out *cli.Output, st *cli.Stats, doc *document, opts toonx.EncodeOptions) error {
-	var nonFinite int // NaN and Infinity, as Python writes them, become null
-	opts.NonFinite = func(n int) { nonFinite = n }
-	err := encodeTOON(out, st, doc, opts)
-	var ee *cli.ExitError
-	if err != nil && !doc.Many && !errors.As(err, &ee) {
-		// The fast path failed: find out why with the JSON reader, which
-		// gives positions; several values make an array.
-		arr, verr := doc.Array()
-		switch {
-		case verr != nil:
-			err = cli.SourceError(verr)
-		case arr != nil:
-			out.Abort()
-			out = cli.NewOutput(ios, out.Path())
-			err = encodeTOON(out, st, &document{Document: arr}, opts)
-		}
-	}
-	if err != nil {
-		out.Abort()
-		if errors.As(err, &ee) {
-			return err
-		}
-		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
-	}
-	out.Write(newline) // a failure is Commit's to report
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if nonFinite > 0 {
-		where, in := doc.Name+": ", ""
-		if doc.Inputs > 1 { // the count is theirs together
-			where, in = "", fmt.Sprintf(" in the %d inputs", doc.Inputs)
-		}
-		cli.NewReporter(ios).Notef("note: %s%d non-finite %s (NaN/Infinity, as Python's json.dumps writes them)%s written as null (TOON §3)", where, nonFinite, cli.Plural(nonFinite, "number", "numbers"), in)
-	}
-	if st != nil {
-		return st.Print(ios, codec.TOON)
-	}
-	return nil
-}
-
-func encodeTOON(out *cli.Output, st *cli.Stats, doc *document, opts toonx.EncodeOptions) error {
-	var w io.Writer = out
-	if st != nil {
-		w = io.MultiWriter(out, st.Out)
-	}
-	if err := doc.EncodeTOON(w, opts); err != nil {
-		if out.Err() != nil {
-			return out.Err()
-		}
-		return cli.SourceError(err)
-	}
-	if st != nil && !doc.counted {
-		compact, err := jsonv.AppendCompactNonFinite(nil, doc.Value)
-		if err != nil {
-			return err
-		}
-		st.Document(compact)
-	}
-	return out.Err()
+	return cli.WriteTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
 }
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
@@ -249,7 +158,7 @@ func openConvertSource(opts *ConvertOptions, name string) (*cli.Source, error) {
 // gatherTOON reads the records of convert's inputs as one document for
 // TOON: the value itself when the only input is one JSON or TOON value that
 // is not an array, an array of the records otherwise.
-func gatherTOON(opts *ConvertOptions, st *cli.Stats) (*document, error) {
+func gatherTOON(opts *ConvertOptions, st *cli.Stats) (*cli.Document, error) {
 	var ds records.DocumentSink
 	for _, n := range opts.Inputs {
 		src, err := openConvertSource(opts, n)
@@ -266,5 +175,5 @@ func gatherTOON(opts *ConvertOptions, st *cli.Stats) (*document, error) {
 			return nil, err
 		}
 	}
-	return &document{Document: ds.Document(), counted: true}, nil
+	return &cli.Document{Document: ds.Document(), Counted: true}, nil
 }
