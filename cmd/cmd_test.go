@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/keys"
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
@@ -59,8 +60,8 @@ func run(t *testing.T, ios *cli.IOStreams, args ...string) int {
 
 func TestEncodeFlagParsing(t *testing.T) {
 	ios, _, _, _ := Test()
-	var got *EncodeOptions
-	c := newEncodeCmd(ios, func(o *EncodeOptions) error { got = o; return nil })
+	var got *convert.EncodeOptions
+	c := newEncodeCmd(ios, func(o *convert.EncodeOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--to", "kado", "--type", "Tool-Call", "--seq", "7", "--timestamp", "2025-01-01T00:00:00.123Z", "--compress", "never", "-o", "x.bin", "a.json", "-"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestEncodeFlagParsing(t *testing.T) {
 		t.Fatal(diff)
 	}
 	// Defaults: type inferred, seq 1, timestamp now, compress auto, stdin.
-	c = newEncodeCmd(ios, func(o *EncodeOptions) error { got = o; return nil })
+	c = newEncodeCmd(ios, func(o *convert.EncodeOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--to", "binary"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -85,8 +86,8 @@ func TestEncodeFlagParsing(t *testing.T) {
 
 func TestDecodeFlagParsing(t *testing.T) {
 	ios, _, _, _ := Test()
-	var got *DecodeOptions
-	c := newDecodeCmd(ios, func(o *DecodeOptions) error { got = o; return nil })
+	var got *convert.DecodeOptions
+	c := newDecodeCmd(ios, func(o *convert.DecodeOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--from", "FRAME", "--payload", "--keep-going", "--max-frame-size", "1MiB", "a.bin", "b.bin"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -301,7 +302,7 @@ func TestRootHelpFormatTable(t *testing.T) {
 				case "convert":
 					takes = convertFormats
 				case "stats":
-					takes = statsFormats
+					takes = convert.StatsFormats
 				default:
 					t.Errorf("%q: unknown command %q", line, c)
 				}

@@ -2,50 +2,23 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/bridge"
 	"github.com/toonkit/toonkit/internal/codec"
-	"github.com/toonkit/toonkit/internal/codec/tabular"
 	"github.com/toonkit/toonkit/internal/tokens"
 	"github.com/toonkit/toonkit/kado"
 )
 
-// ConvertOptions are the options of `toonkit convert`.
-type ConvertOptions struct {
-	IO           *cli.IOStreams
-	Inputs       []string
-	From         codec.Format // "": detected per input
-	To           codec.Format // or "auto"
-	Compact      bool
-	Lossy        bool
-	Stats        bool
-	Tokenizer    string
-	Verbose      bool
-	Output       string
-	MaxFrameSize int
-	Compress     kado.CompressMode
-	Now          func() time.Time
-	TOON         toonFlags
-	Bridge       bridgeFlags
-	Jobs         int // workers for JSON and NDJSON records; 1 is the single-worker path
-	CaptureFlags     // --port, --conn
-}
-
-// auto is --to auto: the table when the spec's negotiation picks it,
-// compact JSON otherwise.
-const auto codec.Format = "auto"
-
-func newConvertCmd(ios *cli.IOStreams, runF func(*ConvertOptions) error) *cobra.Command {
-	opts := &ConvertOptions{IO: ios, Now: time.Now}
+func newConvertCmd(ios *cli.IOStreams, runF func(*convert.Options) error) *cobra.Command {
+	opts := &convert.Options{IO: ios, Now: time.Now}
 	var from, to, compress string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -105,9 +78,9 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 				return err
 			}
 			if strings.EqualFold(to, "auto") {
-				opts.To = auto
+				opts.To = convert.Auto
 			} else if strings.EqualFold(to, "cheapest") {
-				opts.To = cheapest
+				opts.To = convert.Cheapest
 			} else if opts.To, err = codec.Parse(to, convertFormats...); err != nil {
 				return cli.UsageErrorf("", "--to: %v", err)
 			}
@@ -122,13 +95,13 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
-			if err := opts.CaptureFlags.check(); err != nil {
+			if err := opts.CaptureFlags.Check(); err != nil {
 				return err
 			}
-			if err := opts.Bridge.check(c, bridge.Applies(opts.From, opts.To)); err != nil {
+			if err := checkBridgeFlags(&opts.Bridge, c, bridge.Applies(opts.From, opts.To)); err != nil {
 				return err
 			}
-			if err := opts.TOON.check(c, opts.To == codec.TOON || opts.To == cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
+			if err := checkTOONFlags(&opts.TOON, c, opts.To == codec.TOON || opts.To == convert.Cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
 			opts.TOON.Tokenizer, opts.TOON.Verbose = opts.Tokenizer, opts.Verbose
@@ -139,7 +112,7 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runConvert(opts)
+			return convert.Run(opts)
 		},
 	}
 	f := c.Flags()
@@ -153,9 +126,9 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	f.Var(maxSize, "max-frame-size", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
-	opts.CaptureFlags.add(f)
-	opts.TOON.add(f, true, true)
-	opts.Bridge.add(f)
+	addCaptureFlags(f, &opts.CaptureFlags)
+	addTOONFlags(&opts.TOON, f, true, true)
+	addBridgeFlags(&opts.Bridge, f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto", "cheapest"), cobra.ShellCompDirectiveNoFileComp))
@@ -166,183 +139,25 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 }
 
 // checkConvertFlags refuses flags that do not apply to the output format.
-func checkConvertFlags(opts *ConvertOptions, c *cobra.Command) error {
+func checkConvertFlags(opts *convert.Options, c *cobra.Command) error {
 	set := func(name string) bool { return c.Flags().Changed(name) }
 	switch {
 	case set("compact") && opts.To != codec.JSON:
 		return cli.UsageErrorf("", "-c/--compact applies to --to json only")
 	case set("lossy") && opts.To != codec.Tabular:
 		return cli.UsageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
-	case set("delimiter") && opts.To == cheapest:
+	case set("delimiter") && opts.To == convert.Cheapest:
 		return cli.UsageErrorf("", "--delimiter: --to cheapest measures every delimiter and picks one")
-	case set("stats") && opts.To == cheapest:
+	case set("stats") && opts.To == convert.Cheapest:
 		return cli.UsageErrorf("toonkit stats shows the counts of every format", "--stats: --to cheapest says the tokens of each format it chose from")
-	case set("verbose") && opts.To != auto && !(opts.To == codec.TOON && opts.TOON.auto()):
+	case set("verbose") && opts.To != convert.Auto && !(opts.To == codec.TOON && opts.TOON.AutoDelimiter()):
 		return cli.UsageErrorf("", "--verbose applies to --to auto and --delimiter auto only")
 	case set("compress") && opts.To != codec.Binary:
 		return cli.UsageErrorf("", "--compress applies to --to binary only")
-	case set("tokenizer") && !opts.Stats && !(opts.To == codec.TOON && opts.TOON.auto()) && opts.To != cheapest:
+	case set("tokenizer") && !opts.Stats && !(opts.To == codec.TOON && opts.TOON.AutoDelimiter()) && opts.To != convert.Cheapest:
 		return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats, --delimiter auto and --to cheapest only")
 	case set("tokenizer") && !slices.Contains(tokens.Encodings, opts.Tokenizer):
 		return cli.UsageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", opts.Tokenizer, strings.Join(tokens.Encodings, ", "))
-	}
-	return nil
-}
-
-func runConvert(opts *ConvertOptions) error {
-	var st *cli.Stats
-	if opts.Stats {
-		var err error
-		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
-			return err
-		}
-	}
-	out := cli.NewOutput(opts.IO, opts.Output)
-	if opts.To == codec.JSON {
-		// One document, all or nothing even on standard output: an array
-		// cut short by a bad record is no JSON. (TOON, tables and --to
-		// auto are written once the input has been read whole; NDJSON,
-		// frames and messages stream, a whole line or frame at a time.)
-		out.HoldAll()
-	}
-	if opts.To == cheapest {
-		return runConvertCheapest(opts)
-	}
-	if opts.To == codec.TOON {
-		doc, err := gatherTOON(opts, st)
-		if err != nil {
-			return err
-		}
-		return cli.WriteTOON(opts.IO, out, st, doc, opts.TOON.encodeOptionsFor(opts.IO, doc))
-	}
-	var w io.Writer = out
-	if st != nil {
-		w = io.MultiWriter(out, st.Out)
-	}
-	var err error
-	switch {
-	case bridge.Applies(opts.From, opts.To):
-		err = convertBridge(opts, out, w, st)
-	case opts.To == codec.Tabular || opts.To == auto:
-		err = convertTable(opts, out, w, st)
-	default:
-		err = convertStream(opts, out, w, st)
-	}
-	if err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if st != nil {
-		return st.Print(opts.IO, opts.To)
-	}
-	return nil
-}
-
-// convertStream converts record by record, flushing the output whenever the
-// input has nothing more buffered (a live stream).
-func convertStream(opts *ConvertOptions, out *cli.Output, w io.Writer, st *cli.Stats) error {
-	var snk cli.Sink
-	bs := &cli.BinarySink{BinarySink: records.BinarySink{Header: kado.EncodeStreamOptions{Now: opts.Now}, Seq: 1}}
-	switch opts.To {
-	case codec.JSON:
-		snk = &records.JSONSink{W: w, Compact: opts.Compact}
-	case codec.NDJSON:
-		snk = &records.NDJSONSink{W: w}
-	case codec.Binary:
-		bs.W = kado.NewWriter(w, opts.Compress)
-		snk = bs
-	}
-	for _, name := range opts.Inputs {
-		src, err := openConvertSource(opts, name)
-		if err != nil {
-			return err
-		}
-		bs.Src = src.Source
-		if js, ok := snk.(*records.JSONSink); ok {
-			js.Single = oneValue(opts, src)
-		}
-		if _, err := src.Copy(snk, opts.Jobs, out, st); err != nil {
-			return err
-		}
-	}
-	return cli.Failure(out, snk.End())
-}
-
-// convertTable writes a table (or, --to auto, the table or compact JSON) in
-// one pass over the input: the rows go to a temporary file as they come,
-// with a cell for every key seen so far, and every cell is checked; at the
-// end, unless the table would be lossy, the header is written and the rows
-// copied after it (rows written before a key appeared get its empty cell
-// then). So nothing is written when the table is refused, and memory stays
-// bounded by the largest record and the number of keys.
-func convertTable(opts *ConvertOptions, out *cli.Output, w io.Writer, st *cli.Stats) error {
-	rep := cli.NewReporter(opts.IO)
-	ts, err := records.NewSpooledTable(&records.TableSink{Max: 5}, cli.IOError)
-	if err != nil {
-		return err
-	}
-	defer ts.Remove()
-	if opts.Lossy {
-		ts.Lossy = func(l tabular.NamedLossy) { rep.Warnf("%s: %s", l.Input, l.Lossy) }
-	}
-	var snk cli.Sink = ts
-	var both *records.AutoSink // --to auto: the compact JSON too, should the table not pay
-	var jsonSpool *cli.Spool
-	if opts.To == auto {
-		if jsonSpool, err = cli.NewSpool("json"); err != nil {
-			return err
-		}
-		defer jsonSpool.Remove()
-		both = &records.AutoSink{Table: ts.TableSink, JSON: &records.JSONSink{W: jsonSpool, Compact: true}}
-		snk = both
-	}
-	for _, name := range opts.Inputs {
-		src, err := openConvertSource(opts, name)
-		if err != nil {
-			return err
-		}
-		// The rows need not be compact (the table's cells are); the
-		// statistics and --to auto's JSON need them so.
-		src.Flat, src.Raw = true, st == nil && both == nil
-		if both != nil {
-			both.JSON.Single = oneValue(opts, src)
-		}
-		ts.Src = src.Source
-		if _, err := src.Copy(snk, opts.Jobs, out, st); err != nil {
-			return cli.RowError(err, "a table holds an array of objects; --to json or --to ndjson take any records")
-		}
-	}
-	r := ts.Report()
-	table := opts.To == codec.Tabular
-	if both != nil {
-		var why string
-		if table, why = both.Choose(); opts.Verbose {
-			rep.Notef("auto: %s: %s", map[bool]string{true: "tabular", false: "JSON"}[table], why)
-		}
-	} else if lossy := ts.Check(); lossy != nil && !opts.Lossy {
-		return cli.RefuseLossy(rep, lossy, "--lossy writes it all the same, listing every lossy cell")
-	}
-	if !table {
-		if err := both.End(); err != nil {
-			return err
-		}
-		return jsonSpool.CopyTo(w, out)
-	}
-	if r.Deep > 0 {
-		more := ""
-		if r.Deep > 1 {
-			more = fmt.Sprintf(" (and %d more such %s)", r.Deep-1, cli.Plural(int(r.Deep-1), "cell", "cells"))
-		}
-		rep.Warnf("%s: %s%s", ts.InputOf(r.FirstDeep.Row), *r.FirstDeep, more)
-	}
-	if err := ts.WriteTable(w, func(l tabular.NamedLossy) { rep.Warnf("%s: %s", l.Input, l.Lossy) }); err != nil {
-		return cli.Failure(out, err)
-	}
-	if r.Lossy > 0 {
-		rep.Warnf("%d %s will not read back as written (--lossy)", r.Lossy, cli.Plural(int(r.Lossy), "cell", "cells"))
 	}
 	return nil
 }

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/convert"
 )
 
 func TestConvertFlagParsing(t *testing.T) {
 	ios, _, _, _ := Test()
-	var got *ConvertOptions
-	c := newConvertCmd(ios, func(o *ConvertOptions) error { got = o; return nil })
+	var got *convert.Options
+	c := newConvertCmd(ios, func(o *convert.Options) error { got = o; return nil })
 	c.SetArgs([]string{"--from", "jsonl", "--to", "A2A", "--lossy", "--stats", "--tokenizer", "cl100k_base", "-o", "t.toon", "a.ndjson", "-"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -22,9 +23,9 @@ func TestConvertFlagParsing(t *testing.T) {
 		got.Output != "t.toon" || strings.Join(got.Inputs, " ") != "a.ndjson -" || got.MaxFrameSize != 64<<20 {
 		t.Fatalf("options %+v", got)
 	}
-	c = newConvertCmd(ios, func(o *ConvertOptions) error { got = o; return nil })
+	c = newConvertCmd(ios, func(o *convert.Options) error { got = o; return nil })
 	c.SetArgs([]string{"--to", "auto", "--verbose", "x.json"})
-	if err := c.Execute(); err != nil || got.To != auto || !got.Verbose {
+	if err := c.Execute(); err != nil || got.To != convert.Auto || !got.Verbose {
 		t.Fatalf("auto: %+v, %v", got, err)
 	}
 }

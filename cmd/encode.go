@@ -1,10 +1,10 @@
 package cmd
 
 import (
-	"context"
 	"time"
 
 	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
@@ -13,28 +13,8 @@ import (
 	"github.com/toonkit/toonkit/kado"
 )
 
-// EncodeOptions are the options of `toonkit encode`.
-type EncodeOptions struct {
-	IO           *cli.IOStreams
-	Inputs       []string
-	To           codec.Format
-	Type         kado.MessageType // 0: inferred from the payload
-	Seq          uint32
-	Timestamp    *uint64 // nil: now, per frame
-	Compress     kado.CompressMode
-	Output       string
-	MaxFrameSize int
-	Jobs         int // workers for --to binary; 1 is the single-worker path
-	Now          func() time.Time
-	Lossy        bool
-	Stats        bool
-	Tokenizer    string
-	TOON         toonFlags
-	SkipText     bool // leave out decode's records of WebSocket text messages
-}
-
-func newEncodeCmd(ios *cli.IOStreams, runF func(*EncodeOptions) error) *cobra.Command {
-	opts := &EncodeOptions{IO: ios, Now: time.Now}
+func newEncodeCmd(ios *cli.IOStreams, runF func(*convert.EncodeOptions) error) *cobra.Command {
+	opts := &convert.EncodeOptions{IO: ios, Now: time.Now}
 	var to, typ, seq, ts, compress string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -83,7 +63,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
 				return cli.UsageErrorf("", "--to: %v", err)
 			}
-			if err := opts.TOON.check(c, opts.To == codec.TOON, false); err != nil {
+			if err := checkTOONFlags(&opts.TOON, c, opts.To == codec.TOON, false); err != nil {
 				return err
 			}
 			if opts.To == codec.TOON && c.Flags().Changed("lossy") {
@@ -137,19 +117,12 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			if opts.To == codec.TOON {
-				return runEncodeTOON(opts)
-			}
-			if opts.To == codec.Tabular {
-				return runConvert(&ConvertOptions{IO: ios, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
-					Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
-			}
-			return runEncode(opts)
+			return convert.RunEncode(opts)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame), tabular (alias a2a) or toon")
-	opts.TOON.add(f, true, false)
+	addTOONFlags(&opts.TOON, f, true, false)
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
 	f.BoolVar(&opts.TOON.Verbose, "verbose", false, "--delimiter auto: say which delimiter was chosen, and the tokens of each")
@@ -167,42 +140,4 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{"instruction", "tool_call", "tool_result", "status", "error", "heartbeat", "context_request", "context_response"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
-}
-
-func runEncode(opts *EncodeOptions) error {
-	out := cli.NewOutput(opts.IO, opts.Output)
-	rep := cli.NewReporter(opts.IO)
-	sopts := opts.streamOptions()
-	for _, name := range opts.Inputs {
-		in, err := cli.OpenInput(opts.IO, name)
-		if err != nil {
-			out.Abort()
-			return err
-		}
-		h := kado.EncodeHandler{
-			Write: func(p []byte) error {
-				_, err := out.Write(p) // an *ExitError naming the output
-				return err
-			},
-			Idle: out.Flush,
-		}
-		skipped := 0
-		h.Skipped = func(n int) error { skipped += n; return nil }
-		sopts.Seq, err = kado.EncodeStream(context.Background(), in.R, sopts, h)
-		in.Close()
-		if err != nil {
-			out.Abort()
-			return cli.EncodeError(in.Name, err)
-		}
-		if skipped > 0 {
-			rep.Notef("%s: left out %d WebSocket text %s (--skip-text): no frame carries %s", in.Name, skipped, cli.Plural(skipped, "message", "messages"), cli.Plural(skipped, "it", "them"))
-		}
-	}
-	return out.Commit()
-}
-
-// streamOptions are the options of kado.EncodeStream that opts ask for.
-func (opts *EncodeOptions) streamOptions() kado.EncodeStreamOptions {
-	return kado.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
-		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: encodeChunk, LeaveRead: true, SkipText: opts.SkipText}
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"github.com/spf13/pflag"
-	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/tokens"
@@ -25,42 +24,8 @@ func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
 	f.StringVar(tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats and --delimiter auto: o200k_base or cl100k_base")
 }
 
-// CaptureFlags are --port and --conn, which select the TCP connections
-// of a packet capture that a command reads. Embedded in a command's
-// options, it is added by add and checked by check.
-type CaptureFlags struct {
-	Ports []int  // --port: only the connections on these ports
-	Conn  string // --conn: only this connection
-
-	conn capture.ConnID // Conn, checked
-}
-
-func (cf *CaptureFlags) add(f *pflag.FlagSet) {
+// addCaptureFlags adds --port and --conn.
+func addCaptureFlags(f *pflag.FlagSet, cf *cli.CaptureFlags) {
 	f.IntSliceVar(&cf.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
 	f.StringVar(&cf.Conn, "conn", "", "captures: read only the TCP connection `ADDR:PORT>ADDR:PORT`, as records name it (either end first; IPv6 in brackets)")
-}
-
-// check refuses a --port that is not a TCP port and a --conn that is not
-// a connection's name.
-func (cf *CaptureFlags) check() error {
-	for _, p := range cf.Ports {
-		if p < 1 || p > 65535 {
-			return cli.UsageErrorf("", "--port %d: a TCP port is 1 to 65535", p)
-		}
-	}
-	cf.conn = capture.ConnID{}
-	if cf.Conn == "" {
-		return nil
-	}
-	id, err := capture.ParseConn(cf.Conn)
-	if err != nil {
-		return cli.UsageErrorf("--conn '10.0.0.1:51234>10.0.0.2:7000' (quoted: > is a redirection in the shell)", "--conn: %v", err)
-	}
-	cf.conn = id
-	return nil
-}
-
-// options are the capture.Options of the flags, with the largest frame.
-func (cf *CaptureFlags) options(maxFrameSize int) capture.Options {
-	return capture.Options{MaxFrameSize: maxFrameSize, Ports: cf.Ports, Conn: cf.conn}
 }

@@ -21,17 +21,17 @@ import (
 
 // InspectOptions are the options of `toonkit inspect`.
 type InspectOptions struct {
-	IO           *cli.IOStreams
-	Inputs       []string
-	Frame        int   // the only frame to show (0-based); -1: every frame
-	Skip         int64 // bytes to pass over first
-	Length       int64 // bytes to read from there; 0: to the end
-	JSON         bool
-	OneLine      bool // one line per frame
-	Summary      bool // only the summary
-	CaptureFlags      // --port, --conn
-	MaxFrameSize int
-	Jobs         int // workers for --json; the view is single-worker
+	IO               *cli.IOStreams
+	Inputs           []string
+	Frame            int   // the only frame to show (0-based); -1: every frame
+	Skip             int64 // bytes to pass over first
+	Length           int64 // bytes to read from there; 0: to the end
+	JSON             bool
+	OneLine          bool // one line per frame
+	Summary          bool // only the summary
+	cli.CaptureFlags      // --port, --conn
+	MaxFrameSize     int
+	Jobs             int // workers for --json; the view is single-worker
 }
 
 func newInspectCmd(ios *cli.IOStreams, runF func(*InspectOptions) error) *cobra.Command {
@@ -110,7 +110,7 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 			if opts.OneLine && opts.Summary {
 				return cli.UsageErrorf("", "--oneline and --summary are two views: give one")
 			}
-			if err := opts.CaptureFlags.check(); err != nil {
+			if err := opts.CaptureFlags.Check(); err != nil {
 				return err
 			}
 			if opts.Inputs, err = cli.InputNames(ios, args, c.CommandPath()); err != nil {
@@ -132,7 +132,7 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 	f.BoolVarP(&opts.OneLine, "oneline", "1", false, "one line per frame (index, offset, type, seq, length, compression, the start of the payload)")
 	f.BoolVar(&opts.JSON, "json", false, "write NDJSON facts (one object per frame and skip, and a summary) instead of the view")
 	f.BoolVar(&opts.Summary, "summary", false, "write only the summary: counts per type, per connection and per check, and a capture's time span")
-	opts.CaptureFlags.add(f)
+	addCaptureFlags(f, &opts.CaptureFlags)
 	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "--json frames and the entries of captures")
 	return c
@@ -232,7 +232,7 @@ func runInspect(opts *InspectOptions) error {
 				in.Close()
 				return err
 			}
-			copts := opts.CaptureFlags.options(opts.MaxFrameSize)
+			copts := opts.CaptureFlags.Options(opts.MaxFrameSize)
 			copts.Reopen = capture.ReopenFile(in.File) // a file: the workers may check more frames
 			s, err = ins.InspectCapture(in.Name, br, copts)
 		} else {
@@ -315,7 +315,7 @@ func summaryCounts(opts *InspectOptions, ins *inspect.Inspector) {
 			}
 			return
 		}
-		run := validate.Run{As: codec.Binary, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: 1}, Capture: opts.CaptureFlags.options(0)}
+		run := validate.Run{As: codec.Binary, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: 1}, Capture: opts.CaptureFlags.Options(0)}
 		br := bufio.NewReaderSize(in.R, 64<<10)
 		if p, _ := br.Peek(4); len(p) > 0 && codec.Detect(p).Format == codec.Pcap {
 			run.As = codec.Pcap

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/pyjson"
 )
 
@@ -13,8 +14,8 @@ import (
 // the demo files, as Python services write them (CRLF too), on TOON, NDJSON
 // from standard input, several inputs, and bad input.
 func TestStatsJobsIdentical(t *testing.T) {
-	defer func(n int) { progressBytes = n }(progressBytes)
-	progressBytes = 100 // the progress line is shown (to no terminal: not)
+	defer func(n int) { convert.ProgressBytes = n }(convert.ProgressBytes)
+	convert.ProgressBytes = 100 // the progress line is shown (to no terminal: not)
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/kado"
 )
@@ -135,7 +136,7 @@ func TestJobsFlag(t *testing.T) {
 	}
 	var got int
 	ios, _, _, _ = Test()
-	c := newDecodeCmd(ios, func(o *DecodeOptions) error { got = o.Jobs; return nil })
+	c := newDecodeCmd(ios, func(o *convert.DecodeOptions) error { got = o.Jobs; return nil })
 	c.SetArgs([]string{"x.bin"})
 	if err := c.Execute(); err != nil || got < 1 {
 		t.Fatalf("default --jobs %d, %v", got, err)
@@ -160,7 +161,7 @@ func TestEncodeJobsIdentical(t *testing.T) {
 		}
 	}
 	good := records.Bytes()
-	if len(good) < 3*encodeChunk {
+	if len(good) < 3*convert.EncodeChunk {
 		t.Fatalf("the input is %d bytes: not several chunks", len(good))
 	}
 	late := len(good) * 3 / 4
@@ -172,7 +173,7 @@ func TestEncodeJobsIdentical(t *testing.T) {
 		"rule.ndjson":      append(append(bytes.Clone(good[:late]), `{"header":{"type":"x"},"payload":{}}`+"\n"...), good[late:]...),
 		"unknown.ndjson":   append(append(bytes.Clone(good[:late]), `{"neither": "a type"}`+"\n"...), good[late:]...),
 		"truncated.ndjson": good[:len(good)-40],
-		"longline.ndjson":  append(append(bytes.Clone(good[:late]), `{"instruction": "`+strings.Repeat("x", 2*encodeChunkMax)+`"} {"status": "a"}`+"\n"...), good[late:]...),
+		"longline.ndjson":  append(append(bytes.Clone(good[:late]), `{"instruction": "`+strings.Repeat("x", 2*convert.EncodeChunkMax)+`"} {"status": "a"}`+"\n"...), good[late:]...),
 		"values.json":      bytes.ReplaceAll(good, []byte("\n"), []byte(" ")),
 	}
 	for _, style := range [][]string{nil, {"--indent", "2", "--crlf"}} {

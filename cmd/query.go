@@ -41,7 +41,7 @@ type QueryOptions struct {
 	MaxSize                              int
 	MaxMemory                            string // "auto", 0 or a size
 	Jobs                                 int
-	CaptureFlags                         // --port, --conn
+	cli.CaptureFlags                     // --port, --conn
 
 	from      codec.Format
 	to        codec.Format
@@ -149,7 +149,7 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 	_ = f.MarkHidden("positional")
 	f.StringVarP(&opts.FromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
 	f.StringVar(&opts.From, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
-	opts.CaptureFlags.add(f)
+	addCaptureFlags(f, &opts.CaptureFlags)
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "binary frames and captures: report bad frames and holes, skip them and go on (exit status 1 at the end), as decode does")
 	f.StringVar(&opts.To, "to", "", "write the results as ndjson, toon, tabular or binary instead of jq's JSON")
@@ -190,7 +190,7 @@ func checkQueryFlags(opts *QueryOptions, c *cobra.Command) error {
 		}
 		opts.from = f
 	}
-	if err := opts.CaptureFlags.check(); err != nil {
+	if err := opts.CaptureFlags.Check(); err != nil {
 		return err
 	}
 	if opts.To != "" {
@@ -322,7 +322,7 @@ func runQuery(opts *QueryOptions) error {
 	rep := cli.NewReporter(ios)
 	var skipped keptGoing
 	iopts := query.InputOptions{Names: names, From: opts.from, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.to == codec.Binary,
-		Capture: opts.CaptureFlags.options(0), Open: queryOpen(ios)}
+		Capture: opts.CaptureFlags.Options(0), Open: queryOpen(ios)}
 	if opts.KeepGoing {
 		iopts.Skip = skipped.skip(rep)
 		iopts.Note = func(name string, err error) { rep.Notef("%s: %v", name, err) } // as decode's

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
@@ -119,15 +120,15 @@ func TestStatsAgreesWithStatsFlag(t *testing.T) {
 // a terminal, and clears the line before the report; not otherwise, nor
 // under the threshold.
 func TestStatsProgress(t *testing.T) {
-	defer func(n int) { progressBytes = n }(progressBytes)
-	progressBytes = 10
+	defer func(n int) { convert.ProgressBytes = n }(convert.ProgressBytes)
+	convert.ProgressBytes = 10
 	for _, c := range []struct {
 		tty       bool
 		jobs      string
 		threshold int
 	}{{true, "1", 10}, {true, "4", 10}, {false, "1", 10}, {true, "1", 16}} {
 		tty := c.tty && c.threshold < 16
-		progressBytes = c.threshold
+		convert.ProgressBytes = c.threshold
 		ios, in, out, errOut := Test()
 		ios.SetStderrTTY(c.tty)
 		in.WriteString(`[{"a":1},{"a":2}]`)

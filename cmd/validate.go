@@ -24,18 +24,18 @@ import (
 
 // ValidateOptions are the options of `toonkit validate`.
 type ValidateOptions struct {
-	IO           *cli.IOStreams
-	Inputs       []string
-	As           codec.Format // "": detected per file
-	Strict       bool
-	MaxErrors    int // 0: no limit
-	PrintSchema  string
-	Schema       string // --schema FILE
-	user         *validate.UserSchema
-	MaxFrameSize int
-	Jobs         int // workers; 0: the usable CPUs
-	CaptureFlags     // --port, --conn
-	reportFlags      // --report, --junit-cases
+	IO               *cli.IOStreams
+	Inputs           []string
+	As               codec.Format // "": detected per file
+	Strict           bool
+	MaxErrors        int // 0: no limit
+	PrintSchema      string
+	Schema           string // --schema FILE
+	user             *validate.UserSchema
+	MaxFrameSize     int
+	Jobs             int // workers; 0: the usable CPUs
+	cli.CaptureFlags     // --port, --conn
+	reportFlags          // --report, --junit-cases
 }
 
 func newValidateCmd(ios *cli.IOStreams, runF func(*ValidateOptions) error) *cobra.Command {
@@ -100,7 +100,7 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
-			if err := opts.CaptureFlags.check(); err != nil {
+			if err := opts.CaptureFlags.Check(); err != nil {
 				return err
 			}
 			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
@@ -131,7 +131,7 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
 	f.Var(maxSize, "max-frame-size", "largest frame, line or record accepted")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
-	opts.CaptureFlags.add(f)
+	addCaptureFlags(f, &opts.CaptureFlags)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("print-schema", cobra.FixedCompletions(validate.SchemaNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -219,7 +219,7 @@ func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, 
 		return 0, err
 	}
 	defer in.Close()
-	run := validate.Run{As: opts.As, User: opts.user, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.CaptureFlags.options(0)}
+	run := validate.Run{As: opts.As, User: opts.user, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.CaptureFlags.Options(0)}
 	n, err := run.File(validate.Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
 	var fe *capture.FormatError
 	var re *records.Error

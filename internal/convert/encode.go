@@ -1,0 +1,76 @@
+package convert
+
+import (
+	"context"
+
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/kado"
+)
+
+// RunEncode runs encode: JSON or NDJSON as binary frames (streamed, on
+// opts.Jobs workers), as one TOON document, or as a table.
+func RunEncode(opts *EncodeOptions) error {
+	switch opts.To {
+	case codec.TOON:
+		return runEncodeTOON(opts)
+	case codec.Tabular:
+		return Run(&Options{IO: opts.IO, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
+			Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
+	}
+	out := cli.NewOutput(opts.IO, opts.Output)
+	rep := cli.NewReporter(opts.IO)
+	sopts := opts.StreamOptions()
+	for _, name := range opts.Inputs {
+		in, err := cli.OpenInput(opts.IO, name)
+		if err != nil {
+			out.Abort()
+			return err
+		}
+		h := kado.EncodeHandler{
+			Write: func(p []byte) error {
+				_, err := out.Write(p) // an *ExitError naming the output
+				return err
+			},
+			Idle: out.Flush,
+		}
+		skipped := 0
+		h.Skipped = func(n int) error { skipped += n; return nil }
+		sopts.Seq, err = kado.EncodeStream(context.Background(), in.R, sopts, h)
+		in.Close()
+		if err != nil {
+			out.Abort()
+			return cli.EncodeError(in.Name, err)
+		}
+		if skipped > 0 {
+			rep.Notef("%s: left out %d WebSocket text %s (--skip-text): no frame carries %s", in.Name, skipped, cli.Plural(skipped, "message", "messages"), cli.Plural(skipped, "it", "them"))
+		}
+	}
+	return out.Commit()
+}
+
+// StreamOptions are the options of kado.EncodeStream that opts ask for.
+func (opts *EncodeOptions) StreamOptions() kado.EncodeStreamOptions {
+	return kado.EncodeStreamOptions{MaxValueSize: opts.MaxFrameSize, Workers: opts.Jobs, Compress: opts.Compress,
+		Seq: uint64(opts.Seq), Type: opts.Type, Timestamp: opts.Timestamp, Now: opts.Now, ChunkBytes: EncodeChunk, LeaveRead: true, SkipText: opts.SkipText}
+}
+
+// runEncodeTOON writes the inputs as one TOON document: the one JSON value
+// of a single input, or an array of every value read (NDJSON, several
+// files). The document is held in memory, since TOON declares every
+// array's length before its items.
+func runEncodeTOON(opts *EncodeOptions) error {
+	var st *cli.Stats
+	if opts.Stats {
+		var err error
+		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
+			return err
+		}
+	}
+	doc, err := cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	if err != nil {
+		return err
+	}
+	out := cli.NewOutput(opts.IO, opts.Output)
+	return cli.WriteTOON(opts.IO, out, st, doc, opts.TOON.EncoderOptions(opts.IO, doc))
+}
