@@ -29,6 +29,9 @@
 // Serve returns when its context is done: the listener and every
 // connection are closed, the pcapng is written to its end and flushed,
 // then the view is given what it holds.
+//
+// RunCommand (command.go) is toonkit tap's run: Serve with the inspect
+// view, or decode's NDJSON records, on stdout.
 package tap
 
 import (

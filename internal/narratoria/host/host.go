@@ -7,8 +7,9 @@
 // the end it says what the invocation came to (Result).
 //
 // A Host reads an io.Reader and calls back for each event and violation;
-// starting the tool, ending it, and showing events are the caller's
-// (toonkit exec). StdinObject is what a host writes on the tool's stdin,
+// starting the tool, ending it, and showing events are the caller's:
+// RunExec (command.go) is toonkit exec's run, with internal/toolproc
+// running the tool and a Printer showing the events. StdinObject is what a host writes on the tool's stdin,
 // its input one JSON object (ParseObject).
 package host
 
