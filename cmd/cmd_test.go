@@ -226,7 +226,7 @@ func TestKeyFlagsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []keys.Source{{Kind: keys.Env, Name: "NEW"}, {Kind: keys.Keyring, Name: "ring"}, {Kind: keys.File, Name: "old.key"}, {Kind: keys.Env, Name: "OLDEST"}}
-	if !reflect.DeepEqual(got.Key.Sources, want) || got.Key.signing {
+	if !reflect.DeepEqual(got.Key.Sources, want) || got.Key.Signing {
 		t.Fatalf("%+v", got.Key)
 	}
 	var sg *SignOptions
@@ -235,7 +235,7 @@ func TestKeyFlagsOrder(t *testing.T) {
 	if err := s.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !sg.Key.AllowShort || !sg.Key.signing || len(sg.Key.Sources) != 1 {
+	if !sg.Key.AllowShort || !sg.Key.Signing || len(sg.Key.Sources) != 1 {
 		t.Fatalf("%+v", sg.Key)
 	}
 	if c.Flags().Lookup("allow-short-key") != nil || newSealCmd(ios, nil).Flags().Lookup("allow-short-key") == nil {

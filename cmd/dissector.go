@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/size"
 
@@ -11,14 +9,7 @@ import (
 )
 
 // DissectorOptions are the options of `toonkit dissector`.
-type DissectorOptions struct {
-	IO     *cli.IOStreams
-	Ports  []int
-	Output string
-	// MaxFrameSize bounds a payload in the dissector, as --max-frame-size
-	// does in decode.
-	MaxFrameSize int
-}
+type DissectorOptions = dissector.Command
 
 func newDissectorCmd(ios *cli.IOStreams, runF func(*DissectorOptions) error) *cobra.Command {
 	opts := &DissectorOptions{IO: ios}
@@ -50,7 +41,7 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runDissector(opts)
+			return dissector.RunCommand(opts)
 		},
 	}
 	f := c.Flags()
@@ -58,17 +49,4 @@ The full reference: docs/commands/dissector.md, or man toonkit-dissector.`,
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds); - is stdout")
 	f.Var(maxSize, "max-frame-size", "largest payload the dissector accepts, on the wire and decompressed")
 	return c
-}
-
-func runDissector(opts *DissectorOptions) error {
-	var lua bytes.Buffer
-	if err := dissector.Write(&lua, dissector.Options{Ports: opts.Ports, MaxPayload: opts.MaxFrameSize}); err != nil {
-		return cli.UsageErrorf("", "--port: %v", err)
-	}
-	out := cli.NewOutput(opts.IO, opts.Output)
-	if _, err := out.Write(lua.Bytes()); err != nil {
-		out.Abort()
-		return err
-	}
-	return out.Commit()
 }

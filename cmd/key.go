@@ -1,9 +1,8 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/seal"
 	"github.com/toonkit/toonkit/internal/size"
 
 	"github.com/spf13/cobra"
@@ -11,21 +10,10 @@ import (
 	"github.com/toonkit/toonkit/internal/sign"
 )
 
-// keyOptions say where the keys are, in the order given (newest first:
-// the first signs). Never on the command line: it would show in ps and in
-// the shell's history.
-type keyOptions struct {
-	Sources    []keys.Source
-	AllowShort bool // sign and seal: a key shorter than keys.MinLen
-	signing    bool // sign and seal: the first key's length is checked
-}
-
 // signFlags are the flags sign and verify share: the key, the scheme and
 // the size limit of an event.
 type signFlags struct {
-	Key          keyOptions
-	Scheme       sign.Scheme
-	MaxEventSize int
+	seal.Signing // Key, Scheme, MaxEventSize
 	scheme       string
 	maxSize      *size.Flag
 }
@@ -58,7 +46,7 @@ func (s *signFlags) parseOne(ios *cli.IOStreams, c *cobra.Command, args []string
 // addSigning adds the flags of the commands that sign (sign, seal).
 func (s *signFlags) addSigning(c *cobra.Command) {
 	s.add(c)
-	s.Key.signing = true
+	s.Key.Signing = true
 	c.Flags().BoolVar(&s.Key.AllowShort, "allow-short-key", false, "sign with a key shorter than 8 bytes all the same")
 }
 
@@ -73,34 +61,4 @@ func (s *signFlags) parse() error {
 		return cli.UsageErrorf("", "--scheme: %v", err)
 	}
 	return cli.SizeOf(s.maxSize, &s.MaxEventSize)
-}
-
-// signer loads the keys and makes the Signer of a scheme, which signs with
-// the first key and verifies with any. Their bytes never appear in a
-// message. A key problem is a usage error, a key file that cannot be read
-// an I/O error.
-func (k *keyOptions) signer(rep *cli.Reporter, scheme sign.Scheme) (*sign.Signer, keys.Ring, error) {
-	ring, err := keys.Load(k.Sources, keys.Options{Warn: func(msg, hint string) {
-		rep.Warnf("%s", msg)
-		rep.Hint(hint)
-	}})
-	var w string
-	if err == nil && k.signing {
-		w, err = keys.CheckSigning(ring[0], k.AllowShort)
-	}
-	var ke *keys.Error
-	if errors.As(err, &ke) {
-		if ke.IO {
-			return nil, nil, cli.IOErrorf("%s", ke.Msg)
-		}
-		return nil, nil, cli.UsageErrorf(ke.Hint, "%s", ke.Msg)
-	}
-	if w != "" {
-		rep.Warnf("%s", w)
-	}
-	s, err := ring.Signer(scheme)
-	if err != nil {
-		return nil, nil, cli.UsageErrorf("", "%v", err)
-	}
-	return s, ring, nil
 }

@@ -1,20 +1,13 @@
 package cmd
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/sign"
+	"github.com/toonkit/toonkit/internal/keys"
 )
 
 // KeygenOptions are the options of `toonkit keygen`.
-type KeygenOptions struct {
-	IO     *cli.IOStreams
-	Output string
-}
+type KeygenOptions = keys.Keygen
 
 func newKeygenCmd(ios *cli.IOStreams, runF func(*KeygenOptions) error) *cobra.Command {
 	opts := &KeygenOptions{IO: ios}
@@ -42,34 +35,9 @@ The full reference: docs/commands/keygen.md, or man toonkit-keygen.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runKeygen(opts)
+			return keys.RunKeygen(opts)
 		},
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "create `FILE` (mode 0600; an existing file is kept)")
 	return c
-}
-
-func runKeygen(opts *KeygenOptions) error {
-	key := append(sign.NewKey(), '\n')
-	if opts.Output == "" || opts.Output == "-" {
-		_, err := opts.IO.Out.Write(key)
-		return err
-	}
-	f, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return cli.IOErrorf("%s exists: keygen never overwrites a key (remove it first if it is really to go)", opts.Output)
-	}
-	if err != nil {
-		return cli.IOErrorf("cannot write %s: %s", opts.Output, cli.PathErrText(err))
-	}
-	if _, err = f.Write(key); err == nil {
-		err = f.Close()
-	} else {
-		f.Close()
-	}
-	if err != nil {
-		os.Remove(opts.Output)
-		return cli.IOErrorf("cannot write %s: %s", opts.Output, cli.PathErrText(err))
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/seal"
-	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // SealOptions are the options of `toonkit seal`.
@@ -54,29 +53,5 @@ The full reference: docs/commands/seal.md, or man toonkit-seal.`,
 }
 
 func runSeal(opts *SealOptions) error {
-	rep := cli.NewReporter(opts.IO)
-	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
-	if err != nil {
-		return err
-	}
-	in, err := cli.OpenInput(opts.IO, opts.Input)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	log := &sign.Log{Signer: signer, KeyIDs: ring.IDs(), Retired: ring.Retired()}
-	b, err := seal.FromVerified(in.R, in.Name, log, sign.VerifyOptions{Workers: 1, MaxEventSize: opts.MaxEventSize})
-	if err != nil {
-		if le := sealLogError(in.Name, err); le != nil {
-			return le
-		}
-		return eventsReadError(in.Name, err)
-	}
-	doc, err := sealDocument(b, ring[0].Secret, opts.Scheme, in.Name)
-	if err != nil {
-		return err
-	}
-	out := cli.NewOutput(opts.IO, opts.Output)
-	out.Write(doc)
-	return out.Commit()
+	return seal.RunSeal(&seal.SealCommand{IO: opts.IO, Input: opts.Input, Output: opts.Output, Signing: opts.Signing})
 }

@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -14,9 +10,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/codec"
-	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/internal/report"
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
@@ -31,7 +25,6 @@ type ValidateOptions struct {
 	MaxErrors        int // 0: no limit
 	PrintSchema      string
 	Schema           string // --schema FILE
-	user             *validate.UserSchema
 	MaxFrameSize     int
 	Jobs             int // workers; 0: the usable CPUs
 	cli.CaptureFlags     // --port, --conn
@@ -138,119 +131,16 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 }
 
 func runValidate(opts *ValidateOptions) error {
-	if opts.PrintSchema != "" {
-		b, err := validate.ExportSchema(opts.PrintSchema)
-		if err != nil {
-			return cli.UsageErrorf("", "--print-schema: %v", err)
-		}
-		_, err = opts.IO.Out.Write(b)
-		return err
-	}
-	if opts.Schema != "" && opts.user == nil {
-		var err error
-		if opts.user, err = loadSchema(opts.Schema); err != nil {
-			return err
-		}
-	}
-	rep := cli.NewReporter(opts.IO)
-	ro, err := opts.reportOptions(opts.IO, opts.Strict)
-	if err != nil {
-		return err
-	}
-	out := bufio.NewWriter(opts.IO.Out)
-	defer out.Flush()
-	r := report.NewValidate(out, ro)
-	stopped := false
-	emit := func(f validate.Finding) bool {
-		r.Finding(f)
-		stopped = opts.MaxErrors > 0 && r.Sum.Errors >= opts.MaxErrors
-		return !stopped
-	}
-	unreadable := 0
-	for _, name := range opts.Inputs {
-		if stopped {
-			break
-		}
-		r.Begin(displayName(name))
-		n, err := validateFile(opts, name, emit)
-		if err != nil && cli.ExitCode(err, true) == cli.ExitIO {
-			out.Flush()
-			rep.Report(err, true)
-			r.End(displayName(name), n, err)
-			unreadable++
-			continue
-		}
-		if err != nil {
-			// A file that is not a format validate can tell: a finding,
-			// in every report, with the hint on stderr.
-			msg := strings.TrimPrefix(err.Error(), displayName(name)+": ")
-			emit(validate.Finding{File: displayName(name), Frame: -1, Record: -1, Code: "TK001", Severity: validate.Error, Message: msg})
-			var ee *cli.ExitError
-			if errors.As(err, &ee) {
-				out.Flush()
-				rep.Hint(ee.Hint)
+	return validate.RunCommand(&validate.Command{IO: opts.IO, Inputs: opts.Inputs, As: opts.As, MaxErrors: opts.MaxErrors,
+		PrintSchema: opts.PrintSchema, Schema: opts.Schema, MaxFrameSize: opts.MaxFrameSize, Jobs: opts.Jobs,
+		Capture: opts.CaptureFlags.Options(0),
+		NewReport: func(w io.Writer) (validate.Reporter, error) {
+			ro, err := opts.reportOptions(opts.IO, opts.Strict)
+			if err != nil {
+				return nil, err
 			}
-		}
-		r.End(displayName(name), n, nil)
-	}
-	note := ""
-	if stopped {
-		note = fmt.Sprintf("(stopped after %d errors: --max-errors)", opts.MaxErrors)
-	}
-	if err := r.Close(note); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	if err := out.Flush(); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	switch {
-	case unreadable > 0:
-		return cli.Reported(cli.ExitIO)
-	case !r.Sum.OK():
-		return cli.Reported(cli.ExitInvalid)
-	}
-	return nil
-}
-
-// validateFile checks one file and says how many records it holds.
-func validateFile(opts *ValidateOptions, name string, emit validate.Emit) (int, error) {
-	in, err := cli.OpenInput(opts.IO, name)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	run := validate.Run{As: opts.As, User: opts.user, Options: validate.Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.CaptureFlags.Options(0)}
-	n, err := run.File(validate.Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
-	var fe *capture.FormatError
-	var re *records.Error
-	var hinted interface{ Hint() string }
-	switch {
-	case err == nil:
-		return n, nil
-	case errors.As(err, &hinted):
-		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
-	case errors.As(err, &re) && re.Kind != records.ReadFailed:
-		return n, cli.InvalidError(err, "")
-	case errors.As(err, &fe):
-		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), "")
-	}
-	if cerr, ok := cli.NoConnError(in.Name, err); ok {
-		return n, cerr
-	}
-	return n, cli.ReadError(in.Name, err)
-}
-
-// loadSchema loads --schema: exit status 3 when a file cannot be read, 2
-// for a schema not valid or not usable offline.
-func loadSchema(path string) (*validate.UserSchema, error) {
-	us, err := validate.LoadUserSchema(path)
-	var se *validate.SchemaError
-	if errors.As(err, &se) && se.Problem == validate.SchemaUnreadable {
-		return nil, &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("--schema: %w", err)}
-	} else if errors.As(err, &se) {
-		return nil, cli.UsageErrorf(se.Hint(), "--schema: %v", err)
-	}
-	return us, err
+			return report.NewValidate(w, ro), nil
+		}})
 }
 
 // reportFlags are --report and --junit-cases, of validate and verify.
@@ -276,7 +166,7 @@ func (rf *reportFlags) check(formats []string) error {
 // reportOptions are the options of the report: colors on a terminal, the
 // clock (stopped at SOURCE_DATE_EPOCH when it is set).
 func (rf *reportFlags) reportOptions(ios *cli.IOStreams, strict bool) (report.Options, error) {
-	now, err := clock()
+	now, err := cli.Clock()
 	o := report.Options{Format: rf.Report, Strict: strict, Now: now, MaxCases: rf.JUnitCases, Version: version.String()}
 	if o.MaxCases == 0 {
 		o.MaxCases = -1
@@ -294,12 +184,4 @@ func (rf *reportFlags) reportOptions(ios *cli.IOStreams, strict bool) (report.Op
 		o.Paint = func(r validate.Role, s string) string { return roles[r](s) }
 	}
 	return o, err
-}
-
-// displayName is the name of an input in reports: stdin's for -.
-func displayName(name string) string {
-	if name == "-" {
-		return cli.StdinName
-	}
-	return name
 }

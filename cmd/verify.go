@@ -1,19 +1,10 @@
 package cmd
 
 import (
-	"bufio"
-	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/codec/jsonv"
-	"github.com/toonkit/toonkit/internal/keys"
 	"github.com/toonkit/toonkit/internal/report"
 	"github.com/toonkit/toonkit/internal/seal"
-	"github.com/toonkit/toonkit/internal/sign"
 )
 
 // VerifyOptions are the options of `toonkit verify`.
@@ -105,102 +96,7 @@ The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 }
 
 func runVerify(opts *VerifyOptions) error {
-	rep := cli.NewReporter(opts.IO)
-	signer, ring, err := opts.Key.signer(rep, opts.Scheme)
-	if err != nil {
-		return err
-	}
-	sl, err := readSeal(opts, ring)
-	if err != nil {
-		return err
-	}
-	if sl != nil && len(ring) > 1 {
-		rep.Notef("%s: sealed with the key %s, the current one", opts.Seal, ring[0].ID)
-	}
-	ro, err := opts.reportOptions(opts.IO, false)
-	if err != nil {
-		return err
-	}
-	out := bufio.NewWriter(opts.IO.Out)
-	defer out.Flush()
-	r := report.NewVerify(out, ro, opts.Scheme)
-	log := &sign.Log{Signer: signer, Explain: opts.Explain, RequireBoth: opts.RequireBoth, Emit: r.Problem, KeyIDs: ring.IDs(), Retired: ring.Retired()}
-	var sb seal.Builder
-	if sl != nil {
-		sb.For(sl, opts.Explain)
-		log.Signed = func(w sign.Where, run, seq, t []byte, d *[sha256.Size]byte) { sb.AddAt(w, run, seq, t, d) }
-	}
-	unreadable := 0
-	for _, name := range opts.Inputs {
-		r.Begin(displayName(name))
-		before := log.Records()
-		err := verifyFile(opts, name, log)
-		if err != nil {
-			out.Flush()
-			rep.Report(err, true)
-			unreadable++
-		}
-		r.End(displayName(name), log.Records()-before, err)
-	}
-	if log.Records() == 0 && unreadable == 0 && !opts.AllowEmpty {
-		return cli.InvalidError(errors.New("no events to verify"), "the log has no trace events (only white space, or an empty JSON array): --allow-empty accepts an empty log")
-	}
-	log.Finish()
-	if sl != nil && unreadable == 0 {
-		for _, f := range sb.Compare(sl) {
-			msg := f.Msg
-			if opts.Explain && f.Departs != "" {
-				msg += "; " + f.Departs
-			}
-			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})
-		}
-	}
-	if err := r.Close(report.SummaryOf(log)); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	if err := out.Flush(); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	switch {
-	case unreadable > 0:
-		return cli.Reported(cli.ExitIO)
-	case !log.OK():
-		return cli.Reported(cli.ExitInvalid)
-	}
-	return nil
-}
-
-// readSeal reads and checks the seal of --seal, nil without it: its own
-// HMAC first, with the current key (readSealFile).
-func readSeal(opts *VerifyOptions, ring keys.Ring) (*seal.Seal, error) {
-	if opts.Seal == "" {
-		return nil, nil
-	}
-	return readSealFile(opts.Seal, opts.MaxSealSize, opts.Scheme, ring)
-}
-
-// verifyFile checks the events of one file, as part of the log, on
-// opts.Jobs workers (sign.Log.Verify). Only an input that cannot be read is
-// an error; all else is a problem of the log.
-func verifyFile(opts *VerifyOptions, name string, log *sign.Log) error {
-	in, err := cli.OpenInput(opts.IO, name)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	err = log.Verify(context.Background(), in.R, in.Name, sign.VerifyOptions{Workers: opts.Jobs, MaxEventSize: opts.MaxEventSize, Live: !in.Regular()})
-	var se *jsonv.SyntaxError
-	var tl *jsonv.TooLargeError
-	switch {
-	case err == nil:
-	case errors.As(err, &se):
-		log.Bad(sign.Where{File: in.Name, Line: se.Pos.Line, Column: se.Pos.Column, Offset: se.Pos.Offset, Index: log.Records()}, "",
-			se.Msg+": the rest of the file cannot be read")
-	case errors.As(err, &tl):
-		log.Bad(sign.Where{File: in.Name, Line: tl.Pos.Line, Column: tl.Pos.Column, Offset: tl.Pos.Offset, Index: log.Records()}, "",
-			fmt.Sprintf("an event passes the limit of %d bytes (--max-frame-size): the rest of the file is not read", tl.Limit))
-	default:
-		return cli.ReadError(in.Name, err)
-	}
-	return nil
+	return seal.RunVerify(&seal.VerifyCommand{IO: opts.IO, Inputs: opts.Inputs, Explain: opts.Explain, RequireBoth: opts.RequireBoth,
+		AllowEmpty: opts.AllowEmpty, Jobs: opts.Jobs, Seal: opts.Seal, MaxSealSize: opts.MaxSealSize, Signing: opts.Signing,
+		ReportOptions: func() (report.Options, error) { return opts.reportOptions(opts.IO, false) }})
 }

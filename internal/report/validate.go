@@ -31,6 +31,9 @@ func NewValidate(w io.Writer, o Options) *Validate {
 	return r
 }
 
+// Summary is Sum: the counts so far.
+func (r *Validate) Summary() validate.Summary { return r.Sum }
+
 // Begin starts a file.
 func (r *Validate) Begin(file string) {
 	if r.junit != nil {

@@ -1,0 +1,159 @@
+package validate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/records"
+)
+
+// Command are the options of `toonkit validate`, checked.
+type Command struct {
+	IO           *cli.IOStreams
+	Inputs       []string
+	As           codec.Format // "": detected per file
+	MaxErrors    int          // 0: no limit
+	PrintSchema  string
+	Schema       string      // --schema FILE
+	User         *UserSchema // Schema loaded; nil: RunCommand loads it
+	MaxFrameSize int
+	Jobs         int             // workers; 0: the usable CPUs
+	Capture      capture.Options // --port, --conn
+	// NewReport starts the report on w (internal/report.NewValidate, in
+	// the format and colors of the flags), once the schema is loaded.
+	NewReport func(w io.Writer) (Reporter, error)
+}
+
+// Reporter is the report that RunCommand writes findings to
+// (internal/report.Validate).
+type Reporter interface {
+	Begin(file string)
+	Finding(f Finding)
+	End(file string, records int, err error)
+	Close(note string) error
+	Summary() Summary
+}
+
+// RunCommand checks every input and writes the report to standard output,
+// or prints the schema of --print-schema.
+func RunCommand(opts *Command) error {
+	if opts.PrintSchema != "" {
+		b, err := ExportSchema(opts.PrintSchema)
+		if err != nil {
+			return cli.UsageErrorf("", "--print-schema: %v", err)
+		}
+		_, err = opts.IO.Out.Write(b)
+		return err
+	}
+	if opts.Schema != "" && opts.User == nil {
+		var err error
+		if opts.User, err = loadSchema(opts.Schema); err != nil {
+			return err
+		}
+	}
+	rep := cli.NewReporter(opts.IO)
+	out := bufio.NewWriter(opts.IO.Out)
+	defer out.Flush()
+	r, err := opts.NewReport(out)
+	if err != nil {
+		return err
+	}
+	stopped := false
+	emit := func(f Finding) bool {
+		r.Finding(f)
+		stopped = opts.MaxErrors > 0 && r.Summary().Errors >= opts.MaxErrors
+		return !stopped
+	}
+	unreadable := 0
+	for _, name := range opts.Inputs {
+		if stopped {
+			break
+		}
+		r.Begin(cli.DisplayName(name))
+		n, err := validateFile(opts, name, emit)
+		if err != nil && cli.ExitCode(err, true) == cli.ExitIO {
+			out.Flush()
+			rep.Report(err, true)
+			r.End(cli.DisplayName(name), n, err)
+			unreadable++
+			continue
+		}
+		if err != nil {
+			// A file that is not a format validate can tell: a finding,
+			// in every report, with the hint on stderr.
+			msg := strings.TrimPrefix(err.Error(), cli.DisplayName(name)+": ")
+			emit(Finding{File: cli.DisplayName(name), Frame: -1, Record: -1, Code: "TK001", Severity: Error, Message: msg})
+			var ee *cli.ExitError
+			if errors.As(err, &ee) {
+				out.Flush()
+				rep.Hint(ee.Hint)
+			}
+		}
+		r.End(cli.DisplayName(name), n, nil)
+	}
+	note := ""
+	if stopped {
+		note = fmt.Sprintf("(stopped after %d errors: --max-errors)", opts.MaxErrors)
+	}
+	if err := r.Close(note); err != nil {
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
+	}
+	if err := out.Flush(); err != nil {
+		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
+	}
+	switch {
+	case unreadable > 0:
+		return cli.Reported(cli.ExitIO)
+	case !r.Summary().OK():
+		return cli.Reported(cli.ExitInvalid)
+	}
+	return nil
+}
+
+// validateFile checks one file and says how many records it holds.
+func validateFile(opts *Command, name string, emit Emit) (int, error) {
+	in, err := cli.OpenInput(opts.IO, name)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	run := Run{As: opts.As, User: opts.User, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.Capture}
+	n, err := run.File(Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
+	var fe *capture.FormatError
+	var re *records.Error
+	var hinted interface{ Hint() string }
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.As(err, &hinted):
+		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
+	case errors.As(err, &re) && re.Kind != records.ReadFailed:
+		return n, cli.InvalidError(err, "")
+	case errors.As(err, &fe):
+		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), "")
+	}
+	if cerr, ok := cli.NoConnError(in.Name, err); ok {
+		return n, cerr
+	}
+	return n, cli.ReadError(in.Name, err)
+}
+
+// loadSchema loads --schema: exit status 3 when a file cannot be read, 2
+// for a schema not valid or not usable offline.
+func loadSchema(path string) (*UserSchema, error) {
+	us, err := LoadUserSchema(path)
+	var se *SchemaError
+	if errors.As(err, &se) && se.Problem == SchemaUnreadable {
+		return nil, &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("--schema: %w", err)}
+	} else if errors.As(err, &se) {
+		return nil, cli.UsageErrorf(se.Hint(), "--schema: %v", err)
+	}
+	return us, err
+}
