@@ -68,3 +68,26 @@ func TestNoUpwardImports(t *testing.T) {
 		t.Fatalf("go list listed %d packages, want %d:\n%s", seen, len(banned), out)
 	}
 }
+
+// Only cmd is the terminal's: no other package links cobra, pflag, a color
+// or terminal library, or cmd itself; they take painters and io.Writers.
+func TestOnlyCmdLinksTheTerminal(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./internal/...", "./toon/...", "./kado/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 30 {
+		t.Fatalf("go list listed only %d packages:\n%s", len(lines), out)
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		for _, dep := range f[1:] {
+			for _, banned := range []string{"github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/fatih/color", "github.com/mattn/go-isatty", "github.com/toonkit/toonkit/cmd"} {
+				if dep == banned || strings.HasPrefix(dep, banned+"/") {
+					t.Errorf("%s links %s: only cmd may", f[0], dep)
+				}
+			}
+		}
+	}
+}
