@@ -194,7 +194,7 @@ func (c *chiffon) stream(r *record, f *facts, emit func(Finding) bool) bool {
 			}
 		}
 		if f.chunk {
-			return c.chunk(r, f.task, f.step, f.a, f.b, f.n, emit)
+			return c.chunk(r, f.task, f.taskKey, f.step, f.a, f.b, f.n, emit)
 		}
 	}
 	return true
@@ -230,8 +230,8 @@ func isEnvelopeField(name []byte) bool {
 // chunks of its step. A step's set is let go once its chunks tile the
 // output (as before), and its memory is then reused for another step's:
 // steps that complete leave nothing behind, not even garbage.
-func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(Finding) bool) bool {
-	k := c.chunkKey(task, step)
+func (c *chiffon) chunk(r *record, task []byte, key idKey, step []byte, a, b, n int64, emit func(Finding) bool) bool {
+	k := c.chunkKey(task, key, step)
 	set := c.chunks[k]
 	if set == nil {
 		if i := len(c.spare) - 1; i >= 0 {
@@ -263,11 +263,12 @@ func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(F
 
 // chunkKey is the key of the chunks of a step: exact for a canonical UUID
 // and an integer (not -0, which is not 0 written otherwise), else a digest
-// of the task's length, the task and the step.
-func (c *chiffon) chunkKey(task, step []byte) chunkKey {
-	if id, ok := uuidKey(task); ok {
+// of the task's length, the task and the step. key is the task's
+// (keyOf), found on a worker.
+func (c *chiffon) chunkKey(task []byte, key idKey, step []byte) chunkKey {
+	if key.form == keyLower {
 		if n, ok := intOf(step); ok && (n != 0 || step[0] != '-') {
-			return chunkKey{id: id, number: n}
+			return chunkKey{id: key.k, number: n}
 		}
 	}
 	var length [4]byte
