@@ -220,16 +220,23 @@ type report struct {
 // analyze looks at a frame that the reader accepted: its payload is
 // decompressed and checked as JSON.
 func (in *Inspector) analyze(rd *kado.Reader, f *kado.Frame) *report {
-	rep := in.analyzeFrame(f)
+	rep := &report{}
+	in.analyzeInto(rep, rd, f)
+	return rep
+}
+
+// analyzeInto is analyze into a report that it overwrites, so that a
+// caller may reuse one.
+func (in *Inspector) analyzeInto(rep *report, rd *kado.Reader, f *kado.Frame) {
+	in.analyzeFrameInto(rep, f)
 	// The reader's check words a failure exactly as decode reports it.
 	js, err := rd.JSON(f)
 	rep.decompressed = rd.DecompressedLen()
 	if err != nil {
 		rep.payloadError(err)
-		return rep
+		return
 	}
 	rep.json = js
-	return rep
 }
 
 // analyzeFrame is analyze without the payload's JSON: the header, its

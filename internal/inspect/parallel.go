@@ -40,6 +40,7 @@ type jsonBatch struct {
 	idle    bool  // the reader had nothing buffered after the batch: flush
 	readErr error // after the items
 	out     []byte
+	reps    []report // the workers' reports, reused with the batch
 }
 
 var (
@@ -82,7 +83,10 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 		case b = <-free:
 			b.raw, b.items, b.idle, b.readErr = b.raw[:0], b.items[:0], false, nil
 		default:
-			b = &jsonBatch{}
+			// Sized once: grown by append from nothing, the batches in
+			// flight allocated about twice their size, and the collector
+			// ran in the first batches, on the workers' time.
+			b = &jsonBatch{raw: make([]byte, 0, jsonBatchBytes+64<<10)}
 		}
 		for len(b.raw) < jsonBatchBytes && !b.idle {
 			f, err := rd.Next()
@@ -140,14 +144,23 @@ func (in *Inspector) inspectJSONParallel(rd *kado.Reader, win *window, fc *frame
 	work := func(b *jsonBatch) (*jsonBatch, error) {
 		dec := <-decoders
 		defer func() { decoders <- dec }()
+		if want := max(len(b.raw), jsonBatchBytes+64<<10) * 5 / 4; cap(b.out) < want {
+			b.out = make([]byte, 0, want) // the reports are about a tenth over the frames
+		}
 		b.out = b.out[:0]
+		if len(b.reps) < len(b.items) {
+			b.reps = make([]report, len(b.items))
+		}
 		for i := range b.items {
 			it := &b.items[i]
 			if it.rep == nil {
 				it.f.Raw = b.raw[it.start:it.end]
 				// A version byte follows: SkipBadPayload would trust the
-				// length and skip nothing.
-				it.rep = in.analyze(dec, &it.f)
+				// length and skip nothing. The report is the batch's: it is
+				// counted (Inspector.count copies what it keeps) before
+				// the batch is read into again.
+				it.rep = &b.reps[i]
+				in.analyzeInto(it.rep, dec, &it.f)
 				b.out = appendFrameJSON(b.out, fc, it.rep)
 				it.rep.forget()
 				continue

@@ -73,6 +73,18 @@ type scanResult struct {
 	info  []byte // see item.info
 }
 
+// grow makes room in r.out for the output of n bytes of events, at once:
+// grown by append from nothing, the buffers of the batches in flight would
+// allocate about twice their size before they are recycled, and the garbage
+// made the collector run during the first batches, when the workers could
+// not spare it the time. The signatures add about an eighth to events of
+// 1 KB; where more is needed, append grows it as before.
+func (r *scanResult) grow(n int) {
+	if want := n + n/4 + 4<<10; cap(r.out) < want {
+		r.out = make([]byte, 0, want)
+	}
+}
+
 func (r *scanResult) reset() {
 	r.items, r.segs, r.out, r.info = r.items[:0], r.segs[:0], r.out[:0], r.info[:0]
 }
@@ -201,6 +213,7 @@ func (sc *scanner) run(r *scanResult, buf []byte, gap, i, st int, final bool, me
 // of an event after each failure.
 func (sc *scanner) speculate(r *scanResult, buf []byte, from, st0 int, final bool) {
 	r.reset()
+	r.grow(len(buf) - from)
 	gap, i, st := 0, from, st0
 	for {
 		sg := sc.run(r, buf, gap, i, st, final, nil)

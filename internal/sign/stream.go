@@ -112,6 +112,7 @@ func SignStream(ctx context.Context, in io.Reader, s *Signer, opts StreamOptions
 		return nil
 	}
 	w := &streamWriter{h: h, sc: &scanner{s: s, max: limit, seal: h.Signed != nil}, st: stStart}
+	defer tuneGC(workers)()
 	err = pipeline.Stream(ctx, pipeline.Options{Workers: workers, LeaveRead: opts.LeaveRead},
 		pipeline.Stages[batch]{Read: read, Work: work, Write: w.batch})
 	return w.bad, err

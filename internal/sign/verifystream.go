@@ -140,7 +140,9 @@ func (l *Log) Verify(ctx context.Context, in io.Reader, file string, opts Verify
 		b.items = b.items[:0] // nothing of the input is kept
 		return ctx.Err()
 	}
+	restore := tuneGC(opts.Workers)
 	err := pipeline.Stream(ctx, pipeline.Options{Workers: opts.Workers}, pipeline.Stages[vbatch]{Read: read, Work: work, Write: write})
+	restore()
 	if err != pipeline.ErrTakeOver {
 		return err
 	}

@@ -111,6 +111,18 @@ func (c *chiffon) local(r *record, f *facts, found []Finding) []Finding {
 	f.reqID, f.reqOK = textOf(top[2])
 	typ, _ := textOf(top[3])
 	f.task, _ = textOf(payload[0])
+	// The ids' keys, for the rules across the stream, which run on one
+	// goroutine: found here, they are found on the workers.
+	f.msgKey, f.reqKey, f.taskKey = idKey{}, idKey{}, idKey{}
+	if f.msgOK {
+		f.msgKey = keyOf(f.msgID)
+	}
+	if f.reqOK {
+		f.reqKey = keyOf(f.reqID)
+	}
+	if len(f.task) > 0 {
+		f.taskKey = keyOf(f.task)
+	}
 	for i, v := range [4][]byte{top[0], top[1], top[2], payload[0]} {
 		if s, ok := textOf(v); ok && !isCanonicalUUID(s) && matchUUID(s) {
 			ptr := [4]string{"/message_id", "/trace_id", "/request_id", "/payload/task_id"}[i]
@@ -151,7 +163,7 @@ func (c *chiffon) local(r *record, f *facts, found []Finding) []Finding {
 
 func (c *chiffon) stream(r *record, f *facts, emit func(Finding) bool) bool {
 	if f.msgOK {
-		if first, seen := c.messages.add(f.msgID, int32(r.index)); seen {
+		if first, seen := c.messages.addKeyed(f.msgID, f.msgKey, int32(r.index)); seen {
 			if !emit(r.at("/message_id", "CHF050", Error, fmt.Sprintf("repeats the message_id of record %d", first))) {
 				return false
 			}
@@ -159,7 +171,7 @@ func (c *chiffon) stream(r *record, f *facts, emit func(Finding) bool) bool {
 	}
 	if f.reqOK {
 		h := f.payloadHash
-		if prev, seen := c.requests.add(f.reqID, h); seen && prev != h {
+		if prev, seen := c.requests.addKeyed(f.reqID, f.reqKey, h); seen && prev != h {
 			if !emit(r.at("/request_id", "CHF051", Warning, "reuses a request_id with another payload (a retry must resend the same payload)")) {
 				return false
 			}
@@ -170,19 +182,19 @@ func (c *chiffon) stream(r *record, f *facts, emit func(Finding) bool) bool {
 		if len(f.task) == 0 {
 			break
 		}
-		if first, seen := c.results.add(f.task, int32(r.index)); seen {
+		if first, seen := c.results.addKeyed(f.task, f.taskKey, int32(r.index)); seen {
 			if !emit(r.at("/payload/task_id", "CHF053", Error, fmt.Sprintf("has a second work_result (the first is record %d)", first))) {
 				return false
 			}
 		}
 	case chfStatus:
-		if first, seen := c.results.get(f.task); seen {
+		if first, seen := c.results.getKeyed(f.task, f.taskKey); seen {
 			if !emit(r.at("/payload/task_id", "CHF054", Warning, fmt.Sprintf("has a work_status after its work_result (record %d)", first))) {
 				return false
 			}
 		}
 		if f.chunk {
-			return c.chunk(r, f.task, f.step, f.a, f.b, f.n, emit)
+			return c.chunk(r, f.task, f.taskKey, f.step, f.a, f.b, f.n, emit)
 		}
 	}
 	return true
@@ -218,8 +230,8 @@ func isEnvelopeField(name []byte) bool {
 // chunks of its step. A step's set is let go once its chunks tile the
 // output (as before), and its memory is then reused for another step's:
 // steps that complete leave nothing behind, not even garbage.
-func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(Finding) bool) bool {
-	k := c.chunkKey(task, step)
+func (c *chiffon) chunk(r *record, task []byte, key idKey, step []byte, a, b, n int64, emit func(Finding) bool) bool {
+	k := c.chunkKey(task, key, step)
 	set := c.chunks[k]
 	if set == nil {
 		if i := len(c.spare) - 1; i >= 0 {
@@ -251,11 +263,12 @@ func (c *chiffon) chunk(r *record, task, step []byte, a, b, n int64, emit func(F
 
 // chunkKey is the key of the chunks of a step: exact for a canonical UUID
 // and an integer (not -0, which is not 0 written otherwise), else a digest
-// of the task's length, the task and the step.
-func (c *chiffon) chunkKey(task, step []byte) chunkKey {
-	if id, ok := uuidKey(task); ok {
+// of the task's length, the task and the step. key is the task's
+// (keyOf), found on a worker.
+func (c *chiffon) chunkKey(task []byte, key idKey, step []byte) chunkKey {
+	if key.form == keyLower {
 		if n, ok := intOf(step); ok && (n != 0 || step[0] != '-') {
-			return chunkKey{id: id, number: n}
+			return chunkKey{id: key.k, number: n}
 		}
 	}
 	var length [4]byte

@@ -82,6 +82,7 @@ type facts struct {
 	// Chiffon.
 	msgID, reqID, task, step []byte
 	msgOK, reqOK             bool
+	msgKey, reqKey, taskKey  idKey  // of msgID, reqID and task, found on the workers (keyOf)
 	payloadHash              uint64 // of the payload as compact JSON
 	kind                     uint8  // chfOther, chfResult, chfStatus
 	chunk                    bool   // a work_status with an output_chunk A-B of N

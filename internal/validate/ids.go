@@ -43,6 +43,54 @@ func (s *idSet[V]) add(id []byte, v V) (V, bool) {
 	return t.add(k, v)
 }
 
+// idKey is what idSet.table finds of an id that is a UUID, found ahead
+// of the set: on the workers, where the set itself is the writer's.
+type idKey struct {
+	form uint8 // keyOther: not a UUID in the canonical form; keyLower, keyUpper
+	k    [16]byte
+}
+
+const (
+	keyOther = iota
+	keyLower
+	keyUpper
+)
+
+// keyOf is the key of id in an idSet, as table finds it, but for the
+// digest of an id that is not a UUID (which the set makes).
+func keyOf(id []byte) idKey {
+	if k, ok := uuidKey(id); ok {
+		return idKey{keyLower, k}
+	}
+	if k, ok := uuidKeyIn(id, &upperHexVal); ok {
+		return idKey{keyUpper, k}
+	}
+	return idKey{}
+}
+
+// tableOf is table with the key of id found ahead (keyOf).
+func (s *idSet[V]) tableOf(id []byte, key idKey) (*idTable[V], [16]byte) {
+	switch key.form {
+	case keyLower:
+		return &s.uuids, key.k
+	case keyUpper:
+		return &s.upper, key.k
+	}
+	return &s.other, s.digests.digest(id)
+}
+
+// getKeyed is get with the key of id found ahead (keyOf).
+func (s *idSet[V]) getKeyed(id []byte, key idKey) (V, bool) {
+	t, k := s.tableOf(id, key)
+	return t.get(k)
+}
+
+// addKeyed is add with the key of id found ahead (keyOf).
+func (s *idSet[V]) addKeyed(id []byte, key idKey, v V) (V, bool) {
+	t, k := s.tableOf(id, key)
+	return t.add(k, v)
+}
+
 // digester makes a digest of 16 bytes of any text, to keep in its place
 // when the text itself need not be kept: the first 128 bits of SHA-256
 // over a 32-byte key drawn at random for the digester, then the text. Two

@@ -406,3 +406,39 @@ func FuzzIDSet(f *testing.F) {
 		}
 	})
 }
+
+// The key of an id found ahead, on a worker (keyOf), puts it where add
+// puts it: an id added one way is found the other way, for each form an
+// id takes (a UUID, in lower or upper case, or any other text, digested).
+func TestIDSetKeyedMatchesAdd(t *testing.T) {
+	forms := []string{
+		"550e8400-e29b-41d4-a716-446655440001", "550E8400-E29B-41D4-A716-446655440001",
+		"550e8400-E29B-41d4-a716-446655440001", "{550e8400-e29b-41d4-a716-446655440001}",
+		"550e8400e29b41d4a716446655440001", "msg-1", "", strings.Repeat("z", 300),
+	}
+	var byAdd, byKey idSet[int32]
+	for i, f := range forms {
+		id := []byte(f)
+		if _, seen := byAdd.add(id, int32(i)); seen {
+			t.Fatalf("%q seen before it was added", f)
+		}
+		if _, seen := byKey.addKeyed(id, keyOf(id), int32(i)); seen {
+			t.Fatalf("%q seen before it was added, by its key", f)
+		}
+	}
+	for i, f := range forms {
+		id := []byte(f)
+		if v, ok := byAdd.getKeyed(id, keyOf(id)); !ok || v != int32(i) {
+			t.Errorf("%q added, then looked up by its key: %d %v, want %d true", f, v, ok, i)
+		}
+		if v, seen := byKey.add(id, -1); !seen || v != int32(i) {
+			t.Errorf("%q added by its key, then again: %d %v, want %d true", f, v, seen, i)
+		}
+	}
+	if got, want := keyOf([]byte(forms[0])).form, uint8(keyLower); got != want {
+		t.Errorf("keyOf(%q).form = %d, want %d", forms[0], got, want)
+	}
+	if got, want := keyOf([]byte(forms[1])).form, uint8(keyUpper); got != want {
+		t.Errorf("keyOf(%q).form = %d, want %d", forms[1], got, want)
+	}
+}
