@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // oneWorker is the single-worker loop (cmd's decode): Next, JSON, and MoveOn
@@ -123,8 +125,16 @@ func damage(rng *rand.Rand, b []byte) []byte {
 
 func TestStreamMatchesOneWorker(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
+	damaged, largeDamaged := 60, 6
+	if raceflag.Enabled && testing.Short() {
+		// make test's race pass: every worker count, batch size and the
+		// pipe, over fewer damaged inputs (the 1 MiB frames cost most under
+		// the race detector); make test's plain pass and test-slow's race
+		// pass run them all.
+		damaged, largeDamaged = 10, 1
+	}
 	inputs := [][]byte{nil, genFrames(rng, 1), genFrames(rng, 300)}
-	for range 60 {
+	for range damaged {
 		inputs = append(inputs, damage(rng, genFrames(rng, 1+rng.IntN(60))))
 	}
 	// Large frames (decoded between runs of the workers), compressed or
@@ -136,7 +146,7 @@ func TestStreamMatchesOneWorker(t *testing.T) {
 	}
 	large = append(large, genFrames(rng, 3)...)
 	inputs = append(inputs, large)
-	for range 6 {
+	for range largeDamaged {
 		inputs = append(inputs, damage(rng, large))
 	}
 	for i, in := range inputs {
