@@ -80,26 +80,35 @@ vet:
 	$(GO) tool staticcheck ./...
 
 # make test: vet, every package's tests under -short, then the race detector,
-# under -short too, once over the packages that run goroutines or drive the
-# workers (cmd's -race run is test-slow's). -short skips the long comparisons
-# (needs.Slow: -j 1 against -j 4 over every input and flag set, jq, tshark
-# and Python over whole corpora, make install, the action's steps, the --help
-# and docs/scaling.md examples) and runs the big inputs at the size their
-# property needs; each keeps a quick counterpart in make test.
-RACE_SHORT_PKGS := ./toon/... ./kado/... ./internal/codec/... ./internal/pipeline/... ./internal/records/... ./internal/readahead/... ./internal/cutwriter/... ./internal/membound/... ./internal/toolproc/... ./internal/outfile/... ./internal/tap/... ./internal/capture/... ./internal/inspect/... ./internal/bridge/... ./internal/stats/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/validate/... ./internal/narratoria/host/...
+# under -short too, over the code that runs goroutines: the small packages
+# that are about goroutines (RACE_SHORT_ALL) whole, and in the packages that
+# drive the workers (RACE_SHORT_PKGS) the tests that run them (RACE_SHORT_RUN:
+# several workers against one, streams, live inputs, pipes, read-ahead,
+# concurrent use), at the smaller sizes their -short -race runs take. The
+# full race pass, every test of these packages and of cmd at full size, is
+# test-slow's. -short skips the long comparisons (needs.Slow: -j 1 against
+# -j 4 over every input and flag set, jq, tshark and Python over whole
+# corpora, make install, the action's steps, the --help and docs/scaling.md
+# examples) and runs the big inputs at the size their property needs; each
+# keeps a quick counterpart in make test.
+RACE_SHORT_ALL  := ./internal/pipeline/ ./internal/readahead/ ./internal/cutwriter/ ./internal/membound/ ./internal/toolproc/ ./internal/outfile/ ./internal/tap/ ./internal/stats/
+RACE_SHORT_PKGS := ./toon/ ./kado/ ./internal/codec/tabular/ ./internal/records/ ./internal/capture/ ./internal/inspect/ ./internal/bridge/ ./internal/sign/ ./internal/seal/ ./internal/query/ ./internal/validate/ ./internal/narratoria/host/
+RACE_SHORT_RUN  := Workers|OneWorker|Jobs|Stream|Concurrent|Live|Pipe|ReadAhead|Printer|Idle|StopEarly|Copy|Run|Source|BatchMembers|Inputs|InspectCapture|Tangle|AsTheyArrive|_workers
 
 test:
 	$(GO) vet ./...
 	$(GO) test -short -count=1 ./...
-	$(GO) test -race -short -count=1 $(RACE_SHORT_PKGS)
+	$(GO) test -race -short -count=1 $(RACE_SHORT_ALL)
+	$(GO) test -race -short -count=1 -run '$(RACE_SHORT_RUN)' $(RACE_SHORT_PKGS)
 
 # make test-slow: what make test leaves out, as make test ran before it was
-# split: every test at full size, then the race detector over cmd and the
-# codecs the workers drive (the binary cmd's signal, tap and exec tests run
+# split: every test at full size, then the race detector, every test at full
+# size, over cmd, the codecs the workers drive and every package make test's
+# race pass covers in part (the binary cmd's signal, tap and exec tests run
 # is built with -race too; the shell examples' is not), and again over the
 # tests that compare workers with one worker. .ci/run runs make test, then
 # make test-slow.
-RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... ./internal/validate/... ./internal/narratoria/host/... ./internal/membound/... ./internal/cutwriter/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
 
 test-slow:
 	$(GO) test -count=1 ./...

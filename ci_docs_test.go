@@ -106,6 +106,7 @@ func runDocSteps(t *testing.T, a *action, steps []workflowStep, secrets map[stri
 // passes the signed log, and the SARIF step writes the file that the upload
 // step reads (where toonkit has --report sarif).
 func TestCIDocWorkflows(t *testing.T) {
+	t.Parallel()
 	var workflow, sarif string
 	for _, b := range fencedBlocks(t, "docs/ci.md", "yaml") {
 		switch {

@@ -232,6 +232,7 @@ func encodeSection(name string, b []byte) txtar.File {
 const corpusSep = " :: "
 
 func TestCorpus(t *testing.T) {
+	t.Parallel() // beside the scripts and the examples: each runs the binary in its own folder
 	text, err := os.ReadFile(corpusCommands)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // exactly the lines below it. An example may use the files an earlier one
 // of its page wrote.
 func TestCommandDocExamples(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	for doc, least := range map[string]int{"docs/commands/query.md": 10, "docs/commands/stats.md": 5, "docs/commands/validate.md": 1} {
 		t.Run(doc, func(t *testing.T) {

@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI scripts in testdata/script: exact stdout, stderr
 // and exit codes of the real binary, for good and bad input.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {

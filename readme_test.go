@@ -61,6 +61,7 @@ func (ex example) run(t *testing.T, doc, dir string, env []string) {
 // block is run by bash (with pipefail) from the top of the repository, and its output
 // (stdout and stderr together) must be exactly the lines below it.
 func TestReadmeExamples(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	examples := consoleExamples(t, "README.md")
 	if len(examples) < 5 {

@@ -3,9 +3,11 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +36,16 @@ func runJobs(t *testing.T, stdin []byte, dir string, args ...string) runResult {
 		}
 	}
 	return r
+}
+
+// jobsCase tells whether a -j 1 against -j 4 comparison runs the case of
+// input i with flag set j (of flags) from source s (0 the file, 1 standard
+// input). test-slow runs every case. Under -short (make test) each input
+// runs twice: with the first flag set from its file, and with flag set
+// i mod flags from standard input; so every input, both sources and, with
+// as many inputs as flag sets, every flag set run.
+func jobsCase(i, j, s, flags int) bool {
+	return !testing.Short() || (j == 0 && s == 0) || (j == i%flags && s == 1)
 }
 
 // jobsCaptures are frame streams, good and damaged, as files.
@@ -81,14 +93,18 @@ func jobsCaptures(t *testing.T) []string {
 // -o FILE, exit status; from files and from standard input.
 func TestDecodeJobsIdentical(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range jobsCaptures(t) {
+	flagSets := [][]string{nil, {"--payload"}, {"--keep-going"}, {"--keep-going", "--payload"},
+		{"-o", filepath.Join(dir, "out.json")}, {"--keep-going", "-o", filepath.Join(dir, "out.json")}, {"--max-frame-size", "2KiB", "--keep-going"}}
+	for i, name := range jobsCaptures(t) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, flags := range [][]string{nil, {"--payload"}, {"--keep-going"}, {"--keep-going", "--payload"},
-			{"-o", filepath.Join(dir, "out.json")}, {"--keep-going", "-o", filepath.Join(dir, "out.json")}, {"--max-frame-size", "2KiB", "--keep-going"}} {
-			for _, src := range []string{name, "-"} {
+		for j, flags := range flagSets {
+			for s, src := range []string{name, "-"} {
+				if !jobsCase(i, j, s, len(flagSets)) {
+					continue
+				}
 				args := append(append([]string{"decode"}, flags...), src)
 				one := runJobs(t, data, dir, append(args, "-j", "1")...)
 				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)
@@ -180,13 +196,18 @@ func TestEncodeJobsIdentical(t *testing.T) {
 		name := "python" + strings.Join(style, "") + ".ndjson"
 		inputs[name] = pyjson.Dumps(t, good, style...)
 	}
-	for name, data := range inputs {
+	flagSets := [][]string{nil, {"--seq", "4294966000"}, {"--compress", "always"}, {"--max-frame-size", "1KiB"}}
+	for i, name := range slices.Sorted(maps.Keys(inputs)) {
+		data := inputs[name]
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, flags := range [][]string{nil, {"--seq", "4294966000"}, {"--compress", "always"}, {"--max-frame-size", "1KiB"}} {
-			for _, src := range []string{path, "-"} {
+		for j, flags := range flagSets {
+			for s, src := range []string{path, "-"} {
+				if !jobsCase(i, j, s, len(flagSets)) {
+					continue
+				}
 				args := append(append([]string{"encode", "--to", "binary", "--timestamp", "1"}, flags...), src)
 				one := runJobs(t, data, dir, append(args, "-j", "1")...)
 				four := runJobs(t, data, dir, append(args, "--jobs", "4")...)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // oneWorker is the single-worker loop (cmd's decode): Next, JSON, and MoveOn
@@ -123,8 +125,16 @@ func damage(rng *rand.Rand, b []byte) []byte {
 
 func TestStreamMatchesOneWorker(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
+	damaged, largeDamaged, workerCounts := 60, 6, []int{1, 2, 4}
+	if raceflag.Enabled && testing.Short() {
+		// make test's race pass: the worker counts that run goroutines,
+		// every batch size and the pipe, over fewer damaged inputs (the
+		// 1 MiB frames cost most under the race detector); make test's
+		// plain pass and test-slow's race pass run them all.
+		damaged, largeDamaged, workerCounts = 10, 1, []int{2, 4}
+	}
 	inputs := [][]byte{nil, genFrames(rng, 1), genFrames(rng, 300)}
-	for range 60 {
+	for range damaged {
 		inputs = append(inputs, damage(rng, genFrames(rng, 1+rng.IntN(60))))
 	}
 	// Large frames (decoded between runs of the workers), compressed or
@@ -136,13 +146,13 @@ func TestStreamMatchesOneWorker(t *testing.T) {
 	}
 	large = append(large, genFrames(rng, 3)...)
 	inputs = append(inputs, large)
-	for range 6 {
+	for range largeDamaged {
 		inputs = append(inputs, damage(rng, large))
 	}
 	for i, in := range inputs {
 		for _, keepGoing := range []bool{false, true} {
 			want := oneWorker(bytes.NewReader(in), keepGoing, 8<<20)
-			for _, workers := range []int{1, 2, 4} {
+			for _, workers := range workerCounts {
 				for _, batch := range []int{1, 700, 0} {
 					got := streamed(t, bytes.NewReader(in), keepGoing, 8<<20, workers, batch)
 					if got != want {

@@ -11,6 +11,8 @@ package needs
 import (
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,14 +21,40 @@ import (
 func Strict() bool { return os.Getenv("TOONKIT_CI") != "" }
 
 // Program returns the path of the program name, or skips the test (fails
-// it under TOONKIT_CI) with why when it is not on the PATH.
+// it under TOONKIT_CI) with why when it is not on the PATH. For python3 it
+// is the interpreter's own path (sys.executable), not that of a version
+// manager's shim: pyenv's is a shell script that adds a third of a second
+// to each run, and tests run python3 many times.
 func Program(tb testing.TB, name, why string) string {
 	tb.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
 		Missing(tb, name+" is not installed: "+why)
 	}
+	if name == "python3" {
+		return pythonExecutable(p)
+	}
 	return p
+}
+
+var python struct {
+	once sync.Once
+	path string
+}
+
+// pythonExecutable is sys.executable of the python3 at path, found once per
+// test process, or path itself when python3 does not say.
+func pythonExecutable(path string) string {
+	python.once.Do(func() {
+		python.path = path
+		out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+		if exe := strings.TrimSpace(string(out)); err == nil && exe != "" {
+			if info, err := os.Stat(exe); err == nil && !info.IsDir() {
+				python.path = exe
+			}
+		}
+	})
+	return python.path
 }
 
 // Missing skips the test with msg, or fails it under TOONKIT_CI.

@@ -7,11 +7,14 @@ package pyjson
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
@@ -40,13 +43,41 @@ func script() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "scripts", "pyjson.py")
 }
 
+// dumped holds what Dumps wrote, by input and flags, for the test process:
+// tests that rewrite the same input the same way run python3 once.
+var dumped struct {
+	sync.Mutex
+	out map[[sha256.Size]byte][]byte
+}
+
 // Dumps rewrites in, one JSON document or NDJSON, with python3
 // scripts/pyjson.py and flags. Python writes each float as its repr
 // (1.50 becomes 1.5): Pair gives the compact text to compare it with.
-// Without python3 on the PATH the test is skipped, saying so.
+// Without python3 on the PATH the test is skipped, saying so. The same
+// input and flags are rewritten once per test process; each call gets a
+// copy of its own.
 func Dumps(tb testing.TB, in []byte, flags ...string) []byte {
 	tb.Helper()
 	py := needs.Program(tb, "python3", "the comparison with what Python writes is skipped")
+	key := sha256.Sum256(append([]byte(strings.Join(flags, "\x00")+"\x00\x00"), in...))
+	dumped.Lock()
+	out, ok := dumped.out[key]
+	dumped.Unlock()
+	if ok {
+		return bytes.Clone(out)
+	}
+	out = dumps(tb, py, in, flags)
+	dumped.Lock()
+	if dumped.out == nil {
+		dumped.out = map[[sha256.Size]byte][]byte{}
+	}
+	dumped.out[key] = bytes.Clone(out)
+	dumped.Unlock()
+	return out
+}
+
+func dumps(tb testing.TB, py string, in []byte, flags []string) []byte {
+	tb.Helper()
 	cmd := exec.Command(py, append([]string{script()}, flags...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
