@@ -12,23 +12,15 @@ import (
 	"github.com/toonkit/toonkit/internal/inspect"
 )
 
-// InspectOptions are the options of `toonkit inspect`.
+// InspectOptions are inspect's options (inspect.Command) and the flags
+// cmd turns into them.
 type InspectOptions struct {
-	IO               *cli.IOStreams
-	Inputs           []string
-	Frame            int   // the only frame to show (0-based); -1: every frame
-	Skip             int64 // bytes to pass over first
-	Length           int64 // bytes to read from there; 0: to the end
-	JSON             bool
-	OneLine          bool // one line per frame
-	Summary          bool // only the summary
-	cli.CaptureFlags      // --port, --conn
-	MaxFrameSize     int
-	Jobs             int // workers for --json; the view is single-worker
+	inspect.Command
+	cli.CaptureFlags // --port, --conn
 }
 
 func newInspectCmd(ios *cli.IOStreams, runF func(*InspectOptions) error) *cobra.Command {
-	opts := &InspectOptions{IO: ios, Frame: -1}
+	opts := &InspectOptions{Command: inspect.Command{IO: ios, Frame: -1}}
 	var frame, skip, length string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
@@ -181,7 +173,7 @@ func inspectStyle(ios *cli.IOStreams) inspect.Style {
 }
 
 func runInspect(opts *InspectOptions) error {
-	return inspect.RunCommand(&inspect.Command{IO: opts.IO, Inputs: opts.Inputs, Frame: opts.Frame, Skip: opts.Skip, Length: opts.Length,
-		JSON: opts.JSON, OneLine: opts.OneLine, Summary: opts.Summary, MaxFrameSize: opts.MaxFrameSize, Jobs: opts.Jobs,
-		Capture: opts.CaptureFlags.Options(0), Style: inspectStyle(opts.IO)})
+	run := opts.Command
+	run.Capture, run.Style = opts.CaptureFlags.Options(0), inspectStyle(opts.IO)
+	return inspect.RunCommand(&run)
 }

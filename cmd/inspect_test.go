@@ -15,13 +15,13 @@ func TestInspectFlagParsing(t *testing.T) {
 		args []string
 		want InspectOptions
 	}{
-		{nil, InspectOptions{Inputs: []string{"-"}, Frame: -1, MaxFrameSize: kado.DefaultMaxFrameSize}},
-		{[]string{"a.bin", "-", "b.bin"}, InspectOptions{Inputs: []string{"a.bin", "-", "b.bin"}, Frame: -1, MaxFrameSize: 64 << 20}},
-		{[]string{"--frame", "0", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 0, MaxFrameSize: 64 << 20}},
-		{[]string{"--frame=12", "--json", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: 12, JSON: true, MaxFrameSize: 64 << 20}},
-		{[]string{"--skip", "0x400", "--length", "256", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, Skip: 1024, Length: 256, MaxFrameSize: 64 << 20}},
-		{[]string{"-s", "4KiB", "-n", "0X10", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, Skip: 4096, Length: 16, MaxFrameSize: 64 << 20}},
-		{[]string{"--max-frame-size", "1k", "a.bin"}, InspectOptions{Inputs: []string{"a.bin"}, Frame: -1, MaxFrameSize: 1024}},
+		{nil, InspectOptions{Command: inspect.Command{Inputs: []string{"-"}, Frame: -1, MaxFrameSize: kado.DefaultMaxFrameSize}}},
+		{[]string{"a.bin", "-", "b.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin", "-", "b.bin"}, Frame: -1, MaxFrameSize: 64 << 20}}},
+		{[]string{"--frame", "0", "a.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin"}, Frame: 0, MaxFrameSize: 64 << 20}}},
+		{[]string{"--frame=12", "--json", "a.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin"}, Frame: 12, JSON: true, MaxFrameSize: 64 << 20}}},
+		{[]string{"--skip", "0x400", "--length", "256", "a.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin"}, Frame: -1, Skip: 1024, Length: 256, MaxFrameSize: 64 << 20}}},
+		{[]string{"-s", "4KiB", "-n", "0X10", "a.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin"}, Frame: -1, Skip: 4096, Length: 16, MaxFrameSize: 64 << 20}}},
+		{[]string{"--max-frame-size", "1k", "a.bin"}, InspectOptions{Command: inspect.Command{Inputs: []string{"a.bin"}, Frame: -1, MaxFrameSize: 1024}}},
 	}
 	for _, tt := range tests {
 		ios, _, _, _ := Test()
