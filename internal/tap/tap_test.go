@@ -121,6 +121,15 @@ func (u *upstream) serve(c net.Conn) {
 	u.mu.Unlock()
 }
 
+// sent is what connection n sent the upstream, once every connection's
+// serve has ended (the tap has stopped: no new one comes).
+func (u *upstream) sent(n int) []byte {
+	u.wg.Wait()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.got[n]
+}
+
 // firstFrame reads c and calls then with the connection number in the
 // first frame's payload as soon as it has come.
 type firstFrame struct {
@@ -267,8 +276,8 @@ func TestForwardAndView(t *testing.T) {
 		if want := traffic(i, "s2c"); !bytes.Equal(got[i], want) {
 			t.Errorf("conn %d: the client got %d bytes, want the upstream's %d", i, len(got[i]), len(want))
 		}
-		if want := clientSends(i); !bytes.Equal(up.got[i], want) {
-			t.Errorf("conn %d: the upstream got %d bytes, want the client's %d", i, len(up.got[i]), len(want))
+		if want, sent := clientSends(i), up.sent(i); !bytes.Equal(sent, want) {
+			t.Errorf("conn %d: the upstream got %d bytes, want the client's %d", i, len(sent), len(want))
 		}
 	}
 	if st.Conns != conns || st.Lost != 0 {
@@ -466,8 +475,11 @@ func TestSlowViewDoesNotHoldBack(t *testing.T) {
 			t.Fatal("the upstream did not get the client's bytes")
 		}
 	}
-	if !bytes.Equal(up.got[7], sent) {
-		t.Fatalf("the upstream got %d bytes, want %d", len(up.got[7]), len(sent))
+	up.mu.Lock()
+	got7 := up.got[7]
+	up.mu.Unlock()
+	if !bytes.Equal(got7, sent) {
+		t.Fatalf("the upstream got %d bytes, want %d", len(got7), len(sent))
 	}
 	st, err := stop()
 	if err != nil {
