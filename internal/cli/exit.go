@@ -154,3 +154,29 @@ func (r *Reporter) Report(err error, ranCommand bool) int {
 	}
 	return code
 }
+
+// ReportWriteError is the I/O error of a report (stdout) that could not be
+// written: exit status 3.
+func ReportWriteError(err error) error {
+	return IOErrorf("cannot write the report: %s", PathErrText(err))
+}
+
+// EndReport ends a run that printed a report: closeErr and flush are the
+// report's closing and the output's flush, either an I/O error; then the
+// exit status of what the report said: 3 when an input could not be read,
+// 1 when it found a problem, 0 otherwise (each reported already).
+func EndReport(closeErr error, flush func() error, unreadable int, ok bool) error {
+	if closeErr != nil {
+		return ReportWriteError(closeErr)
+	}
+	if err := flush(); err != nil {
+		return ReportWriteError(err)
+	}
+	switch {
+	case unreadable > 0:
+		return Reported(ExitIO)
+	case !ok:
+		return Reported(ExitInvalid)
+	}
+	return nil
+}

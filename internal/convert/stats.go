@@ -67,7 +67,7 @@ func RunStats(opts *StatsOptions) error {
 		b = rep.AppendText(nil, p)
 	}
 	if _, err := opts.IO.Out.Write(b); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
+		return cli.ReportWriteError(err)
 	}
 	return nil
 }

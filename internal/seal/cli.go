@@ -214,19 +214,7 @@ func RunVerify(opts *VerifyCommand) error {
 			log.Report(sign.Problem{Where: sign.Where{File: opts.Seal, Line: 1, Column: 1, Index: -1}, Run: f.RunID, Code: sign.CodeSeal, Msg: msg})
 		}
 	}
-	if err := r.Close(report.SummaryOf(log)); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	if err := out.Flush(); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	switch {
-	case unreadable > 0:
-		return cli.Reported(cli.ExitIO)
-	case !log.OK():
-		return cli.Reported(cli.ExitInvalid)
-	}
-	return nil
+	return cli.EndReport(r.Close(report.SummaryOf(log)), out.Flush, unreadable, log.OK())
 }
 
 // readSeal reads and checks the seal of --seal, nil without it: its own

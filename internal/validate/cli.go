@@ -102,19 +102,8 @@ func RunCommand(opts *Command) error {
 	if stopped {
 		note = fmt.Sprintf("(stopped after %d errors: --max-errors)", opts.MaxErrors)
 	}
-	if err := r.Close(note); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	if err := out.Flush(); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
-	}
-	switch {
-	case unreadable > 0:
-		return cli.Reported(cli.ExitIO)
-	case !r.Summary().OK():
-		return cli.Reported(cli.ExitInvalid)
-	}
-	return nil
+	closeErr := r.Close(note)
+	return cli.EndReport(closeErr, out.Flush, unreadable, r.Summary().OK())
 }
 
 // validateFile checks one file and says how many records it holds.

@@ -103,7 +103,7 @@ func RunExec(ios *cli.IOStreams, opts *Exec) error {
 	res := h.Result(exit)
 	pr.Summary(res)
 	if err := pr.Close(); err != nil {
-		return cli.IOErrorf("cannot write the report: %s", cli.PathErrText(err))
+		return cli.ReportWriteError(err)
 	}
 	if res.ExitCode != 0 {
 		return cli.Reported(res.ExitCode)
