@@ -73,41 +73,31 @@ demo: build
 	@scripts/demo.sh $(BIN)
 
 # go vet, and staticcheck (pinned in go.mod's tool block) with no findings.
-# .ci/run runs it before make test; make test runs go vet alone, since
-# staticcheck's first run on a fresh clone takes minutes.
+# .ci/run runs it before make test. make test runs only the checks go test
+# runs itself (a part of go vet's).
 vet:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-# make test: vet, every package's tests under -short, then the race detector,
-# under -short too, over the code that runs goroutines: the small packages
-# that are about goroutines (RACE_SHORT_ALL) whole, and in the packages that
-# drive the workers (RACE_SHORT_PKGS) the tests that run them (RACE_SHORT_RUN:
-# several workers against one, streams, live inputs, pipes, read-ahead,
-# concurrent use), at the smaller sizes their -short -race runs take. The
-# full race pass, every test of these packages and of cmd at full size, is
-# test-slow's. -short skips the long comparisons (needs.Slow: -j 1 against
-# -j 4 over every input and flag set, jq, tshark and Python over whole
-# corpora, make install, the action's steps, the --help and docs/scaling.md
-# examples) and runs the big inputs at the size their property needs; each
-# keeps a quick counterpart in make test.
-RACE_SHORT_ALL  := ./internal/pipeline/ ./internal/readahead/ ./internal/cutwriter/ ./internal/membound/ ./internal/toolproc/ ./internal/outfile/ ./internal/tap/ ./internal/stats/
-RACE_SHORT_PKGS := ./toon/ ./kado/ ./internal/codec/tabular/ ./internal/records/ ./internal/capture/ ./internal/inspect/ ./internal/bridge/ ./internal/sign/ ./internal/seal/ ./internal/query/ ./internal/validate/ ./internal/narratoria/host/
-RACE_SHORT_RUN  := Workers|OneWorker|Jobs|Stream|Concurrent|Live|Pipe|ReadAhead|Printer|Idle|StopEarly|Copy|Run|Source|BatchMembers|Inputs|InspectCapture|Tangle|AsTheyArrive|_workers
-
+# make test: every package's tests under -short, built once, without
+# default.pgo (-pgo=off: the profile changes speed, not behaviour, and a
+# second build of every package with it costs minutes on a fresh clone).
+# -short skips the long comparisons (needs.Slow: -j 1 against -j 4 over
+# every input and flag set, jq, tshark and Python over whole corpora, make
+# install, the action's steps, the --help and docs/scaling.md examples) and
+# runs the big inputs at the size their property needs; each keeps a quick
+# counterpart here. go vet and staticcheck are make vet's, and the race
+# detector is make test-slow's: .ci/run runs all three.
 test:
-	$(GO) vet ./...
-	$(GO) test -short -count=1 ./...
-	$(GO) test -race -short -count=1 $(RACE_SHORT_ALL)
-	$(GO) test -race -short -count=1 -run '$(RACE_SHORT_RUN)' $(RACE_SHORT_PKGS)
+	$(GO) test -pgo=off -short -count=1 ./...
 
-# make test-slow: what make test leaves out, as make test ran before it was
-# split: every test at full size, then the race detector, every test at full
-# size, over cmd, the codecs the workers drive and every package make test's
-# race pass covers in part (the binary cmd's signal, tap and exec tests run
-# is built with -race too; the shell examples' is not), and again over the
-# tests that compare workers with one worker. .ci/run runs make test, then
-# make test-slow.
+# make test-slow: what make test leaves out: every test at full size, then
+# the race detector, every test at full size, over cmd and every package
+# that runs goroutines: the engine, the codecs the workers drive, the
+# commands' packages, tap, exec and the helpers (the binary cmd's signal,
+# tap and exec tests run is built with -race too; the shell examples' is
+# not), and again over the tests that compare workers with one worker.
+# .ci/run runs make vet, make test, then make test-slow.
 RACE_PKGS := ./cmd/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... ./internal/validate/... ./internal/narratoria/host/... ./internal/membound/... ./internal/cutwriter/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
 
 test-slow:
