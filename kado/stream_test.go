@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
-	"github.com/toonkit/toonkit/internal/raceflag"
 )
 
 // oneWorker is the single-worker loop (cmd's decode): Next, JSON, and MoveOn
@@ -126,13 +124,6 @@ func damage(rng *rand.Rand, b []byte) []byte {
 func TestStreamMatchesOneWorker(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	damaged, largeDamaged, workerCounts := 60, 6, []int{1, 2, 4}
-	if raceflag.Enabled && testing.Short() {
-		// make test's race pass: the worker counts that run goroutines,
-		// every batch size and the pipe, over fewer damaged inputs (the
-		// 1 MiB frames cost most under the race detector); make test's
-		// plain pass and test-slow's race pass run them all.
-		damaged, largeDamaged, workerCounts = 10, 1, []int{2, 4}
-	}
 	inputs := [][]byte{nil, genFrames(rng, 1), genFrames(rng, 300)}
 	for range damaged {
 		inputs = append(inputs, damage(rng, genFrames(rng, 1+rng.IntN(60))))

@@ -66,11 +66,6 @@ func TestJSONWorkersMatchOne(t *testing.T) {
 	}
 	data := hostileCapture(rand.New(rand.NewPCG(8, 1)), frames)
 	options := []Options{{}, {MaxFrameSize: 1 << 20}, {MaxFrameSize: 4 << 10}, {Skip: 1001}, {Skip: 77, Length: int64(len(data) / 2)}, {Length: 5000}}
-	if raceflag.Enabled && testing.Short() {
-		// make test's race pass: a small limit, and --skip with --length;
-		// make test's plain pass and test-slow's race pass run them all.
-		options = []Options{{MaxFrameSize: 4 << 10}, {Skip: 77, Length: int64(len(data) / 2)}}
-	}
 	for _, o := range options {
 		o.Format = JSON
 		one := rendered(data, o, false)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
-	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/internal/records"
 )
 
@@ -83,12 +82,6 @@ func TestCopyWorkersMatchOne(t *testing.T) {
 		"function": func(w io.Writer) records.Sink {
 			return records.SinkFunc(func(rec []byte) error { _, err := fmt.Fprintf(w, "%s;", rec); return err })
 		},
-	}
-	if raceflag.Enabled && testing.Short() {
-		// make test's race pass: the sinks run on the caller's goroutine,
-		// in order; two of them (the table's take-over among them) on every
-		// input. make test's plain pass and test-slow's race pass run all.
-		sinks = map[string]func(w io.Writer) records.Sink{"ndjson": sinks["ndjson"], "table": sinks["table"]}
 	}
 	var table bytes.Buffer
 	ts := &records.TableSink{Rows: &table}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/needs"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/needs"
 	"github.com/toonkit/toonkit/internal/pyjson"
 	"github.com/toonkit/toonkit/internal/raceflag"
 )
@@ -213,9 +213,6 @@ func TestVerifyWorkersPipe(t *testing.T) {
 		events = 300
 	}
 	seeds := uint64(3)
-	if raceflag.Enabled && testing.Short() {
-		seeds = 1 // make test's race pass; its plain pass and test-slow's race pass read in three ways
-	}
 	for name, in := range variants(t, genSignedLog(t, events, 5)) {
 		one := verifyWith(t, [][]byte{in}, VerifyOptions{Workers: 1}, false, false)
 		for seed := range seeds {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/pyjson"
-	"github.com/toonkit/toonkit/internal/raceflag"
 	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
@@ -183,9 +182,6 @@ func TestStreamMemoryBound(t *testing.T) {
 	batchBytes = 2 << 10
 	const workers = 2
 	records := 20000
-	if raceflag.Enabled && testing.Short() {
-		records = 4000 // make test's race pass: still hundreds of batches
-	}
 	m, err := NewMeter(Options{Tokenizers: []string{"o200k_base"}, Workers: workers})
 	if err != nil {
 		t.Fatal(err)

@@ -150,9 +150,6 @@ func TestWorkersMatchOne(t *testing.T) {
 	}
 	for proto, inputs := range jobsInputs(t) {
 		for name, in := range inputs {
-			if raceflag.Enabled && testing.Short() && (strings.HasSuffix(name, "-crlf") || strings.HasSuffix(name, "-bom") || strings.HasSuffix(name, "-values")) {
-				continue // make test's race pass; its plain pass and test-slow's race pass run these
-			}
 			for _, chunk := range chunks {
 				for _, maxErrors := range stops {
 					got := sameOnWorkers(t, name, proto, in, 1<<20, chunk, maxErrors)
