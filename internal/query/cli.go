@@ -2,10 +2,10 @@ package query
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
+	"github.com/toonkit/toonkit/internal/pipeline"
 	"github.com/toonkit/toonkit/internal/size"
 )
 
@@ -101,11 +101,10 @@ func ParseMemory(s string) (int64, error) {
 // limit would make the collector run without end on an input of one large
 // document (3x the time on a 52 MB array).
 func TuneGC(jobs int, slurp, gogcSet bool) (restore func()) {
-	if jobs != 1 || slurp || gogcSet {
+	if jobs != 1 || slurp {
 		return func() {}
 	}
-	old := debug.SetGCPercent(200)
-	return func() { debug.SetGCPercent(old) }
+	return pipeline.SetGCPercent(200, func() bool { return gogcSet })
 }
 
 // Hint is the hint of an error of a reader that query shares with other

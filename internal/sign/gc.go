@@ -1,9 +1,6 @@
 package sign
 
-import (
-	"os"
-	"runtime/debug"
-)
+import "github.com/toonkit/toonkit/internal/pipeline"
 
 // parallelGCPercent is the collector's GOGC while events are signed or
 // verified on several workers.
@@ -27,9 +24,5 @@ func tuneGC(workers int) (restore func()) {
 	if workers <= 1 {
 		return func() {}
 	}
-	if _, set := os.LookupEnv("GOGC"); set {
-		return func() {}
-	}
-	old := debug.SetGCPercent(parallelGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	return pipeline.SetGCPercent(parallelGCPercent, nil)
 }
