@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/capture"
@@ -114,13 +113,16 @@ func validateFile(opts *Command, name string, emit Emit) (int, error) {
 	}
 	defer in.Close()
 	run := Run{As: opts.As, User: opts.User, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.Capture}
-	n, err := run.File(Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: func() (io.ReadCloser, error) { return os.Open(name) }}, emit)
+	n, err := run.File(Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: capture.ReopenFile(in.File)}, emit)
 	var fe *capture.FormatError
 	var re *records.Error
 	var hinted interface{ Hint() string }
+	var twice *ReadTwiceError
 	switch {
 	case err == nil:
 		return n, nil
+	case errors.As(err, &twice):
+		return n, cli.UsageErrorf("save the input to a file", "%s: %v", in.Name, err)
 	case errors.As(err, &hinted):
 		return n, cli.InvalidError(fmt.Errorf("%s: %w", in.Name, err), hinted.Hint())
 	case errors.As(err, &re) && re.Kind != records.ReadFailed:

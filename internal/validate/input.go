@@ -30,9 +30,18 @@ type Run struct {
 type Input struct {
 	Name string
 	R    *bufio.Reader
-	// Reopen reads the input again from its start (for As with rules and
-	// User both); the Run closes what it returns.
-	Reopen func() (io.ReadCloser, error)
+	// Reopen reads the input again from its start, for As with rules and
+	// User both (capture.ReopenFile gives one for a regular file); nil: it
+	// cannot be read again.
+	Reopen func() (io.Reader, error)
+}
+
+// ReadTwiceError is an input that a Run with rules and User both must read
+// twice and cannot, having no Reopen (a pipe, say).
+type ReadTwiceError struct{ Format codec.Format }
+
+func (e *ReadTwiceError) Error() string {
+	return fmt.Sprintf("a schema with the rules of %s reads each input twice: not a regular file", e.Format)
 }
 
 // UndetectedError is an input whose format (or, for JSON, protocol)
@@ -117,11 +126,13 @@ func (run Run) File(in Input, emit Emit) (int, error) {
 	if err != nil || run.User == nil {
 		return n, err
 	}
+	if in.Reopen == nil {
+		return n, &ReadTwiceError{Format: format}
+	}
 	again, err := in.Reopen()
 	if err != nil {
 		return n, err
 	}
-	defer again.Close()
 	uopts.Again = true
 	_, err = run.User.Validate(again, in.Name, uopts, emit)
 	return n, err

@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,4 +293,41 @@ func FuzzUserSchema(f *testing.F) {
 			return true
 		})
 	})
+}
+
+// A schema with a protocol's rules reads the input twice: a file is read
+// again through Reopen, and an input without one (a pipe) is refused
+// with a ReadTwiceError after the rules' pass, never read twice from
+// where the first pass left it.
+func TestRunFileReadsTwice(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"s.json": `{"type":"object","required":["nope"]}`})
+	us, err := LoadUserSchema(filepath.Join(dir, "s.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", "chiffon.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{As: codec.Chiffon, User: us}
+	count := func(reopen func() (io.Reader, error)) (int, error) {
+		found := 0
+		in := Input{Name: "c.ndjson", R: bufio.NewReader(bytes.NewReader(data)), Reopen: reopen}
+		_, err := run.File(in, func(f Finding) bool {
+			if f.Code == "SCH001" && f.Pointer == "/nope" {
+				found++
+			}
+			return true
+		})
+		return found, err
+	}
+	found, err := count(func() (io.Reader, error) { return bytes.NewReader(data), nil })
+	if err != nil || found != 6 {
+		t.Errorf("with Reopen: %d schema findings, error %v; want 6 (one per record), nil", found, err)
+	}
+	found, err = count(nil)
+	var twice *ReadTwiceError
+	if !errors.As(err, &twice) || found != 0 {
+		t.Errorf("without Reopen: %d schema findings, error %v; want 0 and a ReadTwiceError", found, err)
+	}
 }
