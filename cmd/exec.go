@@ -3,12 +3,10 @@ package cmd
 import (
 	"time"
 
-	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/size"
-
-	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/narratoria/host"
+	"github.com/toonkit/toonkit/internal/size"
 )
 
 // ExecOptions are the options of `toonkit exec` (host.Exec).
@@ -71,7 +69,6 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 			if err := cli.SizeOf(maxSize, &opts.MaxLineSize); err != nil {
 				return err
 			}
-			opts.Paint, opts.Dim = execPaint(ios, opts.Report == "json")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -93,33 +90,4 @@ The full reference: docs/commands/exec.md, or man toonkit-exec.`,
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
 	return c
-}
-
-// execPaint are the report's colors (host.PrinterOptions), toonkit's
-// where they are on: the tool's stderr dimmed, the text report painted.
-func execPaint(ios *cli.IOStreams, json bool) (host.Paint, func(string) string) {
-	dim := paint(ios.ColorStderr(), color.Faint)
-	if json || !ios.ColorStdout() {
-		return nil, dim
-	}
-	roles := map[host.Role]func(string) string{
-		host.RoleLine:    paint(true, color.Faint),
-		host.RoleType:    paint(true, color.Bold),
-		host.RoleDebug:   paint(true, color.Faint),
-		host.RoleInfo:    paint(true, color.FgCyan),
-		host.RoleWarn:    paint(true, color.FgYellow, color.Bold),
-		host.RoleError:   paint(true, color.FgRed, color.Bold),
-		host.RoleOK:      paint(true, color.FgGreen, color.Bold),
-		host.RoleFail:    paint(true, color.FgRed, color.Bold),
-		host.RoleDim:     paint(true, color.Faint),
-		host.RoleLabel:   paint(true, color.Bold),
-		host.RoleWhere:   paint(true, color.Bold),
-		host.RolePointer: paint(true, color.FgCyan),
-	}
-	return func(r host.Role, s string) string {
-		if f := roles[r]; f != nil {
-			return f(s)
-		}
-		return s
-	}, dim
 }

@@ -4,12 +4,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/size"
-
-	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/internal/size"
 )
 
 // InspectOptions are inspect's options (inspect.Command) and the flags
@@ -123,57 +121,8 @@ The full reference: docs/commands/inspect.md, or man toonkit-inspect.`,
 	return c
 }
 
-// inspectColors maps the roles of the view to terminal attributes: header
-// fields each in their own color, bytes by category as hexyl colors them,
-// JSON as jq colors it.
-var inspectColors = map[inspect.Role][]color.Attribute{
-	inspect.FileName:        {color.Bold},
-	inspect.FrameTitle:      {color.Bold},
-	inspect.Label:           {color.Bold, color.Underline},
-	inspect.Offset:          {color.Faint},
-	inspect.Dim:             {color.Faint},
-	inspect.HeaderVersion:   {color.Bold, color.FgMagenta},
-	inspect.HeaderType:      {color.Bold, color.FgCyan},
-	inspect.HeaderLength:    {color.Bold, color.FgYellow},
-	inspect.HeaderTimestamp: {color.Bold, color.FgBlue},
-	inspect.HeaderSequence:  {color.Bold, color.FgGreen},
-	inspect.ByteNull:        {color.FgHiBlack},
-	inspect.BytePrintable:   {color.FgCyan},
-	inspect.ByteWhitespace:  {color.FgGreen},
-	inspect.ByteOther:       {color.FgMagenta},
-	inspect.ByteNonASCII:    {color.FgYellow},
-	inspect.JSONKey:         {color.FgBlue, color.Bold},
-	inspect.JSONString:      {color.FgGreen},
-	inspect.JSONNumber:      nil,
-	inspect.JSONLiteral:     nil,
-	inspect.JSONNull:        {color.FgHiBlack},
-	inspect.JSONPunct:       {color.Bold},
-	inspect.OK:              {color.FgGreen},
-	inspect.Error:           {color.Bold, color.FgRed},
-	inspect.Warning:         {color.FgYellow},
-	inspect.Invalid:         {color.ReverseVideo, color.FgRed},
-}
-
-// inspectStyle returns the Style of the view on stdout, or nil for plain
-// text.
-func inspectStyle(ios *cli.IOStreams) inspect.Style {
-	if !ios.ColorStdout() {
-		return nil
-	}
-	fns := map[inspect.Role]func(string) string{}
-	for _, r := range inspect.Roles() {
-		fns[r] = paint(true, inspectColors[r]...)
-	}
-	return func(r inspect.Role, s string) string {
-		if f, ok := fns[r]; ok {
-			return f(s)
-		}
-		return s
-	}
-}
-
 func runInspect(opts *InspectOptions) error {
 	run := opts.Command
-	run.Capture, run.Style = opts.CaptureFlags.Options(0), inspectStyle(opts.IO)
+	run.Capture, run.Style = opts.CaptureFlags.Options(0), opts.IO.StdoutPaint()
 	return inspect.RunCommand(&run)
 }

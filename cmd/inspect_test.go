@@ -7,6 +7,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -86,25 +87,28 @@ func TestInspectUsageErrors(t *testing.T) {
 	}
 }
 
-func TestInspectStyle(t *testing.T) {
+// The palette colors every role but numbers, true and false (plain, as in
+// jq), and only where the stream gets color.
+func TestPalette(t *testing.T) {
 	ios, _, _, _ := Test()
-	if inspectStyle(ios) != nil {
+	if ios.StdoutPaint() != nil || ios.StderrPaint() != nil {
 		t.Errorf("a pipe got colors")
 	}
 	ios.ColorMode = "always"
-	st := inspectStyle(ios)
+	st := ios.StdoutPaint()
 	if st == nil {
 		t.Fatal("--color always gave no colors")
 	}
-	for _, r := range inspect.Roles() {
-		if _, ok := inspectColors[r]; !ok {
-			t.Errorf("no color for role %v", r)
+	for _, r := range paint.Roles() {
+		_, ok := palette[r]
+		if plain := r == paint.JSONNumber || r == paint.JSONLiteral; ok == plain {
+			t.Errorf("role %v: in the palette %v", r, ok)
 		}
 	}
-	if got := st(inspect.Invalid, "02"); got != "\x1b[7;31m02\x1b[27;0m" {
+	if got := st(paint.Invalid, "02"); got != "\x1b[7;31m02\x1b[27;0m" {
 		t.Errorf("Invalid: %q", got)
 	}
-	if got := st(inspect.JSONNumber, "1"); got != "1" {
+	if got := st(paint.JSONNumber, "1"); got != "1" {
 		t.Errorf("numbers are plain, as in jq: %q", got)
 	}
 }

@@ -4,21 +4,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fatih/color"
-	measure "github.com/toonkit/toonkit/internal/stats"
-
+	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/size"
-
-	"github.com/spf13/cobra"
-	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
 
 func newStatsCmd(ios *cli.IOStreams, runF func(*convert.StatsOptions) error) *cobra.Command {
-	opts := &convert.StatsOptions{IO: ios, Paint: measure.Paint{Bold: paint(true, color.Bold), Best: paint(true, color.FgGreen, color.Bold),
-		Cheaper: paint(true, color.FgGreen), Dearer: paint(true, color.FgYellow), Faint: paint(true, color.Faint)}}
+	opts := &convert.StatsOptions{IO: ios}
 	var from string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{

@@ -1,10 +1,9 @@
 package cmd
 
 import (
+	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/size"
-
-	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/tap"
 )
 
@@ -69,7 +68,7 @@ The full reference: docs/commands/tap.md, or man toonkit-tap.`,
 			if opts.MaxMemory < 1<<20 {
 				return cli.UsageErrorf("", "--max-memory: want at least 1MiB, found %s", maxMem)
 			}
-			opts.Style = inspectStyle(ios)
+			opts.Style = ios.StdoutPaint()
 			if runF != nil {
 				return runF(opts)
 			}

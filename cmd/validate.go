@@ -5,13 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toonkit/toonkit/internal/cli"
-	"github.com/toonkit/toonkit/internal/size"
-
-	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/report"
+	"github.com/toonkit/toonkit/internal/size"
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
 )
@@ -171,17 +169,8 @@ func (rf *reportFlags) reportOptions(ios *cli.IOStreams, strict bool) (report.Op
 	if o.MaxCases == 0 {
 		o.MaxCases = -1
 	}
-	if rf.Report == report.Text && ios.ColorStdout() {
-		roles := map[validate.Role]func(string) string{
-			validate.RoleWhere:   paint(true, color.Bold),
-			validate.RoleError:   paint(true, color.FgRed, color.Bold),
-			validate.RoleWarning: paint(true, color.FgYellow, color.Bold),
-			validate.RolePointer: paint(true, color.FgCyan),
-			validate.RoleCode:    paint(true, color.Faint),
-			validate.RoleFailure: paint(true, color.FgRed),
-			validate.RoleOK:      paint(true, color.FgGreen),
-		}
-		o.Paint = func(r validate.Role, s string) string { return roles[r](s) }
+	if rf.Report == report.Text {
+		o.Paint = ios.StdoutPaint()
 	}
 	return o, err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 // Exit codes, the same for every command.
@@ -77,28 +78,21 @@ func ExitCode(err error, ranCommand bool) int {
 }
 
 // Reporter prints errors, warnings, notes and hints on stderr, each line
-// "toonkit: LABEL: text", the labels colored as the streams' Labels say
-// when stderr gets color.
+// "toonkit: LABEL: text", the labels painted (paint.Error, paint.Warning,
+// paint.Hint) when stderr gets color.
 type Reporter struct {
-	ios                          *IOStreams
-	errLabel, warnLabel, hintLbl func(string) string
+	ios *IOStreams
+	pt  paint.Func
 }
 
 // NewReporter returns the reporter of ios's stderr.
 func NewReporter(ios *IOStreams) *Reporter {
-	plain := func(s string) string { return s }
-	pick := func(f func(string) string) func(string) string {
-		if f == nil || !ios.ColorStderr() {
-			return plain
-		}
-		return f
-	}
-	return &Reporter{ios: ios, errLabel: pick(ios.Labels.Error), warnLabel: pick(ios.Labels.Warning), hintLbl: pick(ios.Labels.Hint)}
+	return &Reporter{ios: ios, pt: ios.StderrPaint()}
 }
 
 // Errorf prints an error.
 func (r *Reporter) Errorf(format string, args ...any) {
-	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.errLabel("error"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.pt.Paint(paint.Error, "error"), fmt.Sprintf(format, args...))
 }
 
 // Warnf prints a warning, unless --quiet.
@@ -106,7 +100,7 @@ func (r *Reporter) Warnf(format string, args ...any) {
 	if r.ios.Quiet {
 		return
 	}
-	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.warnLabel("warning"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.pt.Paint(paint.Warning, "warning"), fmt.Sprintf(format, args...))
 }
 
 // Notef prints a note, unless --quiet.
@@ -123,7 +117,7 @@ func (r *Reporter) Hint(h string) {
 		return
 	}
 	for _, line := range strings.Split(h, "\n") {
-		fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.hintLbl("hint"), line)
+		fmt.Fprintf(r.ios.ErrOut, "toonkit: %s: %s\n", r.pt.Paint(paint.Hint, "hint"), line)
 	}
 }
 
@@ -132,7 +126,7 @@ func (r *Reporter) Excerpt(se *jsonv.SyntaxError) {
 	if se == nil || se.Excerpt == "" {
 		return
 	}
-	fmt.Fprintf(r.ios.ErrOut, "    %s\n    %s%s\n", se.Excerpt, strings.Repeat(" ", se.Caret), r.errLabel("^"))
+	fmt.Fprintf(r.ios.ErrOut, "    %s\n    %s%s\n", se.Excerpt, strings.Repeat(" ", se.Caret), r.pt.Paint(paint.Error, "^"))
 }
 
 // Report prints an error (unless it was reported already) and returns its

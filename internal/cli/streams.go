@@ -1,6 +1,10 @@
 package cli
 
-import "io"
+import (
+	"io"
+
+	"github.com/toonkit/toonkit/internal/paint"
+)
 
 // IOStreams holds the standard streams and decides, per stream, whether it
 // is a terminal and whether it gets color.
@@ -17,12 +21,10 @@ type IOStreams struct {
 	Quiet bool
 	// Getenv reads the environment (NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
 	Getenv func(string) string
-	// Labels colors the reporter's labels when stderr gets color.
-	Labels Labels
+	// Palette colors each role of paint (the terminal's layer sets it);
+	// StdoutPaint and StderrPaint give it where a stream gets color.
+	Palette paint.Func
 }
-
-// Labels are the colors of the reporter's labels; nil leaves one plain.
-type Labels struct{ Error, Warning, Hint func(string) string }
 
 // SetStdinTTY, SetStdoutTTY and SetStderrTTY override terminal detection.
 func (s *IOStreams) SetStdinTTY(v bool)  { s.inTTY = v }
@@ -57,3 +59,15 @@ func (s *IOStreams) colorFor(tty bool) bool {
 // ColorStdout and ColorStderr report whether each stream gets color.
 func (s *IOStreams) ColorStdout() bool { return s.colorFor(s.outTTY) }
 func (s *IOStreams) ColorStderr() bool { return s.colorFor(s.errTTY) }
+
+// StdoutPaint and StderrPaint are the Palette when the stream gets color,
+// and nil (plain text) otherwise.
+func (s *IOStreams) StdoutPaint() paint.Func { return s.paintIf(s.ColorStdout()) }
+func (s *IOStreams) StderrPaint() paint.Func { return s.paintIf(s.ColorStderr()) }
+
+func (s *IOStreams) paintIf(color bool) paint.Func {
+	if !color {
+		return nil
+	}
+	return s.Palette
+}

@@ -5,11 +5,10 @@ import (
 	"strings"
 	"time"
 
-	measure "github.com/toonkit/toonkit/internal/stats"
-
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	measure "github.com/toonkit/toonkit/internal/stats"
 	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
 	"github.com/toonkit/toonkit/toon"
@@ -94,7 +93,6 @@ type StatsOptions struct {
 	MaxFrameSize int
 	TOON         TOONOptions
 	Jobs         int
-	Paint        measure.Paint // the text report's colors, when stdout gets color
 }
 
 // TOONOptions are the flags of the official TOON encoding that encode,

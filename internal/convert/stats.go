@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 
-	measure "github.com/toonkit/toonkit/internal/stats"
-
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	measure "github.com/toonkit/toonkit/internal/stats"
 )
 
 // RunStats runs stats: the bytes and tokens of the inputs in every format,
-// as text (colored with opts.Paint when stdout gets color) or JSON.
+// as text (colored with the palette when stdout gets color) or JSON.
 func RunStats(opts *StatsOptions) error {
 	copts := &Options{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON}
 	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Workers: opts.Jobs}
@@ -60,11 +59,7 @@ func RunStats(opts *StatsOptions) error {
 	if opts.Report == "json" {
 		b = rep.AppendJSON(nil)
 	} else {
-		var p measure.Paint
-		if opts.IO.ColorStdout() {
-			p = opts.Paint
-		}
-		b = rep.AppendText(nil, p)
+		b = rep.AppendText(nil, opts.IO.StdoutPaint())
 	}
 	if _, err := opts.IO.Out.Write(b); err != nil {
 		return cli.ReportWriteError(err)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -353,7 +354,7 @@ func (in *Inspector) renderEventText(ev *event) {
 	}
 	switch ev.kind {
 	case eventText:
-		p.str(FrameTitle, fmt.Sprintf("text message, %s%d %s", where, len(ev.text), plural(len(ev.text), "byte", "bytes")))
+		p.str(paint.Title, fmt.Sprintf("text message, %s%d %s", where, len(ev.text), plural(len(ev.text), "byte", "bytes")))
 		p.nl()
 		t := ev.text
 		more := 0
@@ -365,18 +366,18 @@ func (in *Inspector) renderEventText(ev *event) {
 			t, more = t[:n], len(t)-n
 		}
 		p.plain(indent)
-		p.str(JSONString, strconv.Quote(string(t)))
+		p.str(paint.JSONString, strconv.Quote(string(t)))
 		p.nl()
 		if more > 0 {
 			p.plain(indent)
-			p.str(Dim, fmt.Sprintf("... %d more %s not shown", more, plural(more, "byte", "bytes")))
+			p.str(paint.Dim, fmt.Sprintf("... %d more %s not shown", more, plural(more, "byte", "bytes")))
 			p.nl()
 		}
 	case eventNote:
-		p.str(Dim, "note, "+where+ev.msg)
+		p.str(paint.Dim, "note, "+where+ev.msg)
 		p.nl()
 	default:
-		p.str(Error, "INVALID: "+where+ev.msg)
+		p.str(paint.Broken, "INVALID: "+where+ev.msg)
 		p.nl()
 	}
 }
@@ -394,14 +395,14 @@ func (in *Inspector) renderEventLine(ev *event) {
 	}
 	switch ev.kind {
 	case eventText:
-		p.str(FrameTitle, fmt.Sprintf("%-16s", "TEXT"))
+		p.str(paint.Title, fmt.Sprintf("%-16s", "TEXT"))
 		p.plain(fmt.Sprintf(" %-10s %9s      ", "", strconv.Itoa(len(ev.text))+" B"))
 		q := strconv.Quote(string(ev.text))
-		p.str(Dim, preview([]byte(q)))
+		p.str(paint.Dim, preview([]byte(q)))
 	case eventNote:
-		p.str(Dim, "~ "+ev.msg)
+		p.str(paint.Dim, "~ "+ev.msg)
 	default:
-		p.str(Error, "! "+ev.msg)
+		p.str(paint.Broken, "! "+ev.msg)
 	}
 	p.nl()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/kado"
 )
@@ -28,7 +29,7 @@ type Command struct {
 	// its MaxFrameSize is that of the command.
 	Capture capture.Options
 	// Style colors the view on stdout; nil: plain text.
-	Style Style
+	Style paint.Func
 }
 
 // RunCommand shows the frames of every input, then reports what was wrong

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/isotime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/isotime"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -34,7 +35,7 @@ func (s status) String() string {
 // field is one header field with its bytes, its value and its check.
 type field struct {
 	name   string
-	role   Role
+	role   paint.Role
 	off    int    // within the frame
 	size   int    // in the header
 	raw    []byte // the bytes present (fewer than size when the input ended)
@@ -56,15 +57,15 @@ type lengthFacts struct {
 // fieldLayout is the order, place and size of the header fields.
 var fieldLayout = []struct {
 	name string
-	role Role
+	role paint.Role
 	off  int
 	size int
 }{
-	{"version", HeaderVersion, kado.OffVersion, 1},
-	{"type", HeaderType, kado.OffType, 1},
-	{"payloadLength", HeaderLength, kado.OffPayloadLength, 4},
-	{"timestamp", HeaderTimestamp, kado.OffTimestamp, 8},
-	{"sequenceId", HeaderSequence, kado.OffSequenceID, 4},
+	{"version", paint.HeaderVersion, kado.OffVersion, 1},
+	{"type", paint.HeaderType, kado.OffType, 1},
+	{"payloadLength", paint.HeaderLength, kado.OffPayloadLength, 4},
+	{"timestamp", paint.HeaderTimestamp, kado.OffTimestamp, 8},
+	{"sequenceId", paint.HeaderSequence, kado.OffSequenceID, 4},
 }
 
 // checkFields appends to out the header fields in hdr, decoded and checked (up to

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -14,15 +16,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // ansi is the Style of the color goldens: the SGR codes of the colors cmd
 // maps the roles to (with a plain reset), written out so that the files can
 // be looked at with cat or less -R.
-var ansi = map[Role]string{
-	FileName: "1", FrameTitle: "1", Label: "1;4", Offset: "2", Dim: "2",
-	HeaderVersion: "1;35", HeaderType: "1;36", HeaderLength: "1;33", HeaderTimestamp: "1;34", HeaderSequence: "1;32",
-	ByteNull: "90", BytePrintable: "36", ByteWhitespace: "32", ByteOther: "35", ByteNonASCII: "33",
-	JSONKey: "34;1", JSONString: "32", JSONNumber: "", JSONLiteral: "", JSONNull: "90", JSONPunct: "1",
-	OK: "32", Error: "1;31", Warning: "33", Invalid: "7;31",
+var ansi = map[paint.Role]string{
+	paint.Title: "1", paint.Label: "1;4", paint.Dim: "2",
+	paint.HeaderVersion: "1;35", paint.HeaderType: "1;36", paint.HeaderLength: "1;33", paint.HeaderTimestamp: "1;34", paint.HeaderSequence: "1;32",
+	paint.ByteNull: "90", paint.BytePrintable: "36", paint.ByteWhitespace: "32", paint.ByteOther: "35", paint.ByteNonASCII: "33",
+	paint.JSONKey: "34;1", paint.JSONString: "32", paint.JSONNumber: "", paint.JSONLiteral: "", paint.JSONNull: "90", paint.JSONPunct: "1",
+	paint.OK: "32", paint.Broken: "1;31", paint.Caution: "33", paint.Invalid: "7;31",
 }
 
-func ansiStyle(r Role, s string) string {
+func ansiStyle(r paint.Role, s string) string {
 	code, ok := ansi[r]
 	if !ok {
 		panic("no color for role " + r.String())

@@ -5,20 +5,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 // printer builds the Text view in a buffer and hands it to the writer in
 // pieces, so that memory stays bounded however long a hexdump is.
 type printer struct {
 	w     *errWriter
-	style Style
+	style paint.Func
 	buf   []byte
 }
 
 const flushAt = 32 << 10
 
 // str writes text in a role.
-func (p *printer) str(role Role, s string) {
+func (p *printer) str(role paint.Role, s string) {
 	if p.style != nil && role != 0 && s != "" {
 		s = p.style(role, s)
 	}
@@ -47,7 +49,7 @@ func (p *printer) flush() {
 // (Invalid) or odd (Warning).
 type mark struct {
 	from, to int64
-	role     Role
+	role     paint.Role
 	label    string
 }
 
@@ -74,12 +76,12 @@ func marksIn(marks []mark, from, to int64) bool {
 // Without a Style the text goes straight to the printer.
 type run struct {
 	p    *printer
-	role Role
+	role paint.Role
 	text []byte
 	col  int // plain width written so far on the line
 }
 
-func (r *run) add(role Role, s string) {
+func (r *run) add(role paint.Role, s string) {
 	r.col += len(s)
 	if r.p.style == nil {
 		r.p.buf = append(r.p.buf, s...)
@@ -133,7 +135,7 @@ type hexCols struct {
 // in hex in two groups of 8, and the printable ones beside them. A line
 // equal to the line before is squeezed into "*", except the last line,
 // which is always shown so that the end is visible. Bytes are colored by
-// category (ByteCategory); marked bytes take their mark's role, and a line
+// category (paint.Byte); marked bytes take their mark's role, and a line
 // of carets under them says why.
 func (p *printer) hexdump(indent string, data []byte, at int64, marks []mark) {
 	if len(data) == 0 {
@@ -150,7 +152,7 @@ func (p *printer) hexdump(indent string, data []byte, at int64, marks []mark) {
 		if full && prev != nil && hi != end && !marked && bytes.Equal(line, prev) {
 			if !squeezing {
 				p.plain(indent)
-				p.str(Dim, "*")
+				p.str(paint.Dim, "*")
 				p.nl()
 				squeezing = true
 			}
@@ -239,10 +241,10 @@ func (p *printer) hexLine(indent string, ls, lo int64, line []byte, marks []mark
 	r := &run{p: p}
 	p.plain(indent)
 	off := hexOffset(ls)
-	p.str(Offset, off)
+	p.str(paint.Dim, off)
 	r.col = len(indent) + len(off)
 	r.add(0, "  ")
-	var roles [16]Role
+	var roles [16]paint.Role
 	last := -1
 	marked := marksIn(marks, ls, ls+16)
 	for j := 0; j < 16; j++ {
@@ -251,7 +253,7 @@ func (p *printer) hexLine(indent string, ls, lo int64, line []byte, marks []mark
 			continue
 		}
 		b := line[pos-lo]
-		roles[j] = ByteCategory(b)
+		roles[j] = paint.Byte(b)
 		if marked {
 			if m := markAt(marks, pos); m != nil {
 				roles[j] = m.role
@@ -319,8 +321,8 @@ func (p *printer) markerLine(indent string, ls, lo, hi int64, marks []mark, cols
 		return
 	}
 	role := first.role
-	if role == Invalid {
-		role = Error
+	if role == paint.Invalid {
+		role = paint.Broken
 	}
 	text := strings.TrimRight(string(line[:lastCol]), " ")
 	// Color only the carets, not the spaces between them.
@@ -340,8 +342,8 @@ func (p *printer) markerLine(indent string, ls, lo, hi int64, marks []mark, cols
 	p.nl()
 }
 
-func caret(role Role) byte {
-	if role == Warning {
+func caret(role paint.Role) byte {
+	if role == paint.Caution {
 		return '~'
 	}
 	return '^'

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/errwriter"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -34,16 +35,11 @@ const (
 	OneLine
 )
 
-// Style colors a piece of text according to its role. A nil Style gives
-// plain text. A Style must not change the text it is given other than by
-// wrapping it (in escape codes, say).
-type Style func(Role, string) string
-
 // Options configure an Inspector.
 type Options struct {
 	Format Format
 	// Style colors the Text view; nil is plain text.
-	Style Style
+	Style paint.Func
 	// MaxFrameSize bounds a payload, on the wire and decompressed;
 	// 0 means kado.DefaultMaxFrameSize.
 	MaxFrameSize int

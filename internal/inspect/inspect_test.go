@@ -9,35 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
-
-func TestByteCategory(t *testing.T) {
-	tests := []struct {
-		b    byte
-		want Role
-	}{
-		{0x00, ByteNull},
-		{' ', ByteWhitespace}, {'\t', ByteWhitespace}, {'\n', ByteWhitespace},
-		{'\v', ByteWhitespace}, {'\f', ByteWhitespace}, {'\r', ByteWhitespace},
-		{'!', BytePrintable}, {'A', BytePrintable}, {'{', BytePrintable}, {'~', BytePrintable},
-		{0x01, ByteOther}, {0x1b, ByteOther}, {0x1f, ByteOther}, {0x7f, ByteOther},
-		{0x80, ByteNonASCII}, {0xc3, ByteNonASCII}, {0xff, ByteNonASCII},
-	}
-	for _, tt := range tests {
-		if got := ByteCategory(tt.b); got != tt.want {
-			t.Errorf("ByteCategory(0x%02x) = %v, want %v", tt.b, got, tt.want)
-		}
-	}
-	// Every byte has exactly one of the five categories.
-	for b := 0; b < 256; b++ {
-		switch ByteCategory(byte(b)) {
-		case ByteNull, BytePrintable, ByteWhitespace, ByteOther, ByteNonASCII:
-		default:
-			t.Errorf("byte 0x%02x has no category", b)
-		}
-	}
-}
 
 func TestISOTime(t *testing.T) {
 	tests := []struct {
@@ -94,7 +68,7 @@ func TestHexdumpSqueeze(t *testing.T) {
 			"00000000  30 31 32 33 34 35 36 37  38 39 61 62 63 64 65 66  |0123456789abcdef|\n" +
 				"00000010  46 45 44 43 42 41 39 38  37 36 35 34 33 32 31 30  |FEDCBA9876543210|\n"},
 		{"a marked line is not squeezed, and carets show the byte", rep('-', 48), 0,
-			[]mark{{from: 0x11, to: 0x12, role: Invalid, label: "here"}},
+			[]mark{{from: 0x11, to: 0x12, role: paint.Invalid, label: "here"}},
 			"00000000  2d 2d 2d 2d 2d 2d 2d 2d  2d 2d 2d 2d 2d 2d 2d 2d  |----------------|\n" +
 				"00000010  2d 2d 2d 2d 2d 2d 2d 2d  2d 2d 2d 2d 2d 2d 2d 2d  |----------------|\n" +
 				"             ^^                                               ^  here\n" +
@@ -119,10 +93,10 @@ func TestHexdumpSqueeze(t *testing.T) {
 
 func TestHexdumpColorRuns(t *testing.T) {
 	var out bytes.Buffer
-	p := &printer{w: &errWriter{W: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s + "</>" }}
+	p := &printer{w: &errWriter{W: &out}, style: func(r paint.Role, s string) string { return "<" + r.String() + ">" + s + "</>" }}
 	p.hexdump("", []byte("ab c\x00\xff"), 0, nil)
 	p.flush()
-	want := "<Offset>00000000</>  <BytePrintable>61 62</> <ByteWhitespace>20</> <BytePrintable>63</> <ByteNull>00</> <ByteNonASCII>ff</>" +
+	want := "<Dim>00000000</>  <BytePrintable>61 62</> <ByteWhitespace>20</> <BytePrintable>63</> <ByteNull>00</> <ByteNonASCII>ff</>" +
 		strings.Repeat(" ", 33) + "|<BytePrintable>ab</><ByteWhitespace> </><BytePrintable>c</><ByteNull>.</><ByteNonASCII>.</>|\n"
 	if got := out.String(); got != want {
 		t.Errorf("got:\n%q\nwant:\n%q", got, want)
@@ -234,7 +208,7 @@ func TestPrettyJSON(t *testing.T) {
 	}
 	// Roles, as jq colors them.
 	var out bytes.Buffer
-	p := &printer{w: &errWriter{W: &out}, style: func(r Role, s string) string { return "<" + r.String() + ">" + s }}
+	p := &printer{w: &errWriter{W: &out}, style: func(r paint.Role, s string) string { return "<" + r.String() + ">" + s }}
 	p.prettyJSON("", []byte(`{"k":["s",1,true,null]}`))
 	p.flush()
 	want := "<JSONPunct>{\n  <JSONKey>\"k\"<JSONPunct>: <JSONPunct>[\n    <JSONString>\"s\"<JSONPunct>,\n    <JSONNumber>1<JSONPunct>,\n    <JSONLiteral>true<JSONPunct>,\n    <JSONNull>null\n  <JSONPunct>]\n<JSONPunct>}\n"
@@ -394,16 +368,5 @@ func TestPlainHasNoEscapes(t *testing.T) {
 	Render(&out, bytes.NewReader(data), "x\x1b", Options{})
 	if bytes.ContainsAny(out.Bytes(), "\x1b\u009b\u202e") {
 		t.Errorf("the view holds terminal controls:\n%q", out.String())
-	}
-}
-
-func TestRoles(t *testing.T) {
-	for _, r := range Roles() {
-		if strings.HasPrefix(r.String(), "Role(") {
-			t.Errorf("role %d has no name", int(r))
-		}
-	}
-	if Role(0).String() != "Role(?)" {
-		t.Errorf("Role(0) = %s", Role(0))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/capture"
-
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -36,25 +36,25 @@ func (in *Inspector) renderOneLine(rep *report) {
 	}
 	switch {
 	case rep.cut:
-		p.str(Dim, "cut: "+rep.title)
+		p.str(paint.Dim, "cut: "+rep.title)
 	case !rep.ok || len(rep.errors) > 0:
 		msg := strings.TrimPrefix(rep.title, "INVALID: ")
 		if rep.ok && rep.problem != nil {
 			msg = rep.problem.Msg // the payload: the title is the type's
 		}
-		p.str(Error, "! "+msg)
+		p.str(paint.Broken, "! "+msg)
 	default:
 		h := kado.ParseHeader(rep.header)
-		p.str(FrameTitle, fmt.Sprintf("%-16s", h.Type.String()))
+		p.str(paint.Title, fmt.Sprintf("%-16s", h.Type.String()))
 		p.plain(fmt.Sprintf(" seq %-6s %9s ", strconv.FormatUint(uint64(h.SequenceID), 10), strconv.FormatUint(uint64(h.PayloadLength), 10)+" B"))
 		if rep.compressed {
 			p.plain("rle  ")
 		} else {
 			p.plain("     ")
 		}
-		p.str(Dim, preview(rep.json))
+		p.str(paint.Dim, preview(rep.json))
 		if len(rep.warnings) > 0 {
-			p.str(Warning, "  (warning: "+rep.warnings[0].msg+")")
+			p.str(paint.Caution, "  (warning: "+rep.warnings[0].msg+")")
 		}
 	}
 	p.nl()
@@ -67,7 +67,7 @@ func (in *Inspector) renderOneLine(rep *report) {
 		} else {
 			msg += ": no further frame found"
 		}
-		p.str(Warning, msg)
+		p.str(paint.Caution, msg)
 		p.nl()
 	}
 	in.done(p)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 // prettyJSON writes one valid JSON value indented by two spaces per level,
@@ -42,7 +43,7 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 			if err != nil {
 				return err
 			}
-			p.str(JSONPunct, safeString(v))
+			p.str(paint.JSONPunct, safeString(v))
 			return nil
 		}
 		if _, err := dec.ReadToken(); err != nil {
@@ -56,10 +57,10 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			p.str(JSONPunct, string(k)+string(closing))
+			p.str(paint.JSONPunct, string(k)+string(closing))
 			return nil
 		}
-		p.str(JSONPunct, string(k))
+		p.str(paint.JSONPunct, string(k))
 		p.nl()
 		inner := indent + strings.Repeat("  ", depth+1)
 		for n := 0; ; n++ {
@@ -74,7 +75,7 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 				return errUnexpected
 			}
 			if n > 0 {
-				p.str(JSONPunct, ",")
+				p.str(paint.JSONPunct, ",")
 				p.nl()
 			}
 			p.plain(inner)
@@ -83,8 +84,8 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 				if err != nil {
 					return err
 				}
-				p.str(JSONKey, safeString(name))
-				p.str(JSONPunct, ":")
+				p.str(paint.JSONKey, safeString(name))
+				p.str(paint.JSONPunct, ":")
 				p.plain(" ")
 			}
 			if err := p.jsonValue(dec, indent, depth+1); err != nil {
@@ -96,7 +97,7 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 		}
 		p.nl()
 		p.plain(indent + strings.Repeat("  ", depth))
-		p.str(JSONPunct, string(closing))
+		p.str(paint.JSONPunct, string(closing))
 		return nil
 	case 0:
 		if _, err := dec.ReadToken(); err != nil {
@@ -119,17 +120,17 @@ func (p *printer) jsonValue(dec *jsontext.Decoder, indent string, depth int) err
 			if i := bytes.LastIndexByte(v[:cut], '\\'); i >= cut-6 {
 				cut = i // do not cut an escape in two
 			}
-			p.str(JSONString, safeString(v[:cut]))
-			p.str(Dim, fmt.Sprintf(`…" (%d bytes in all)`, len(v)))
+			p.str(paint.JSONString, safeString(v[:cut]))
+			p.str(paint.Dim, fmt.Sprintf(`…" (%d bytes in all)`, len(v)))
 			return nil
 		}
-		p.str(JSONString, safeString(v))
+		p.str(paint.JSONString, safeString(v))
 	case '0':
-		p.str(JSONNumber, string(v))
+		p.str(paint.JSONNumber, string(v))
 	case 'n':
-		p.str(JSONNull, string(v))
+		p.str(paint.JSONNull, string(v))
 	default:
-		p.str(JSONLiteral, string(v))
+		p.str(paint.JSONLiteral, string(v))
 	}
 	return nil
 }

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 // identity is a Style that changes nothing: it takes prettyJSON the long
 // way, through the token decoder.
-func identity(_ Role, s string) string { return s }
+func identity(_ paint.Role, s string) string { return s }
 
 // prettyBoth renders js without a Style (prettyPlain where it can) and with
 // the identity Style (the decoder): the text must be the same.

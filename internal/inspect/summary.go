@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/capture"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -42,13 +43,13 @@ func span(s Summary) string {
 }
 
 // captureRows adds the rows of a capture to the Text summary.
-func (in *Inspector) captureRows(row func(string, Role, string), s Summary) {
+func (in *Inspector) captureRows(row func(string, paint.Role, string), s Summary) {
 	row("connections", 0, strconv.Itoa(len(s.Conns)))
 	if s.Texts > 0 {
 		row("text messages", 0, strconv.Itoa(s.Texts))
 	}
 	if s.Faults > 0 {
-		row("other problems", Error, strconv.Itoa(s.Faults))
+		row("other problems", paint.Broken, strconv.Itoa(s.Faults))
 	}
 	if s.Notes > 0 {
 		row("notes", 0, strconv.Itoa(s.Notes))
@@ -59,7 +60,7 @@ func (in *Inspector) captureRows(row func(string, Role, string), s Summary) {
 // breakdowns writes the counts per type, per connection and per check of
 // the summary (SummaryOnly).
 func (in *Inspector) breakdowns(p *printer, s Summary) {
-	p.str(Label, "types")
+	p.str(paint.Label, "types")
 	p.nl()
 	any := false
 	w := 15 // the column of the counts: the summary's, or past the longest name
@@ -80,11 +81,11 @@ func (in *Inspector) breakdowns(p *printer, s Summary) {
 	}
 	if !any {
 		p.plain(indent)
-		p.str(Dim, "none")
+		p.str(paint.Dim, "none")
 		p.nl()
 	}
 	if len(s.Conns) > 0 {
-		p.str(Label, "connections")
+		p.str(paint.Label, "connections")
 		p.nl()
 		w := 0
 		for _, c := range s.Conns {
@@ -99,26 +100,26 @@ func (in *Inspector) breakdowns(p *printer, s Summary) {
 			if c.Faults > 0 {
 				line += fmt.Sprintf(", %d other %s", c.Faults, plural(c.Faults, "problem", "problems"))
 			}
-			role := Role(0)
+			role := paint.Role(0)
 			if c.Invalid > 0 || c.Faults > 0 {
-				role = Error
+				role = paint.Broken
 			}
 			p.str(role, line)
 			p.nl()
 		}
 	}
-	p.str(Label, "checks")
+	p.str(paint.Label, "checks")
 	p.nl()
 	names := checkNames(s.Checks)
 	if len(names) == 0 {
 		p.plain(indent)
-		p.str(OK, "all passed")
+		p.str(paint.OK, "all passed")
 		p.nl()
 	}
 	for _, k := range names {
-		role := Error
+		role := paint.Broken
 		if s.Warned == nil && k == "rle" || s.Warned[k] {
-			role = Warning
+			role = paint.Caution
 		}
 		p.plain(indent + k + strings.Repeat(" ", max(1, 15-len(k))))
 		p.str(role, strconv.Itoa(s.Checks[k]))

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -31,7 +32,7 @@ func (in *Inspector) writeFileTitle(name string) {
 	if in.files > 1 {
 		p.nl()
 	}
-	p.str(FileName, "==> "+displayName(name)+" <==")
+	p.str(paint.Title, "==> "+displayName(name)+" <==")
 	p.nl()
 	in.done(p)
 }
@@ -45,7 +46,7 @@ func (in *Inspector) note(fc *frameContext, text string) {
 	if in.opts.Format == Text {
 		p.nl()
 	}
-	p.str(Dim, text)
+	p.str(paint.Dim, text)
 	p.nl()
 	in.done(p)
 }
@@ -103,26 +104,26 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 	if p.style == nil {
 		p.buf = append(p.buf, title...)
 	} else {
-		p.str(FrameTitle, string(title))
+		p.str(paint.Title, string(title))
 	}
 	switch {
 	case rep.cut:
-		p.str(Dim, rep.title)
+		p.str(paint.Dim, rep.title)
 	case !rep.ok:
-		p.str(Error, rep.title)
+		p.str(paint.Broken, rep.title)
 	default:
-		p.str(FrameTitle, rep.title)
+		p.str(paint.Title, rep.title)
 	}
 	p.nl()
 
 	var marks []mark
 	for _, e := range rep.errors {
 		if e.size > 0 && e.field == "payload" {
-			marks = append(marks, mark{from: e.offset, to: e.offset + int64(e.size), role: Invalid, label: "INVALID: not JSON"})
+			marks = append(marks, mark{from: e.offset, to: e.offset + int64(e.size), role: paint.Invalid, label: "INVALID: not JSON"})
 		}
 	}
 	for _, w := range rep.warnings {
-		marks = append(marks, mark{from: w.offset, to: w.offset + int64(w.size), role: Warning, label: "warning: RLE"})
+		marks = append(marks, mark{from: w.offset, to: w.offset + int64(w.size), role: paint.Caution, label: "warning: RLE"})
 	}
 
 	p.headerLine(rep.offset, rep.header, rep.fields, rep.cut)
@@ -136,36 +137,36 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		at := strconv.Itoa(len(rep.payload)) + " " + plural(len(rep.payload), "byte", "bytes") + " at byte " +
 			strconv.FormatInt(rep.payloadAt, 10) + " (0x" + strconv.FormatInt(rep.payloadAt, 16) + ")"
 		if rep.compressed {
-			p.str(Label, "payload:")
+			p.str(paint.Label, "payload:")
 			p.plain(" " + at + ", RLE-compressed (starts with 0x5A)")
 			if rep.decompressed >= 0 {
 				p.plain(", " + strconv.Itoa(rep.decompressed) + " " + plural(rep.decompressed, "byte", "bytes") + " decompressed")
 			}
 		} else {
-			p.str(Label, "payload:")
+			p.str(paint.Label, "payload:")
 			p.plain(" " + at + ", not compressed")
 		}
 		p.nl()
 		p.hexdump(indent, rep.payload, rep.payloadAt, marks)
 		for _, w := range rep.warnings {
 			p.plain(indent)
-			p.str(Warning, fmt.Sprintf("warning: payload at byte %d (0x%x): %s", w.offset, w.offset, w.msg))
+			p.str(paint.Caution, fmt.Sprintf("warning: payload at byte %d (0x%x): %s", w.offset, w.offset, w.msg))
 			p.nl()
 		}
 		p.nl()
 		if rep.jsonErr != nil {
 			p.plain(indent)
-			p.str(Error, "INVALID: payload: "+rep.jsonErr.msg)
+			p.str(paint.Broken, "INVALID: payload: "+rep.jsonErr.msg)
 			p.nl()
 			break // on to the skip note, if the length was not trusted
 		}
 		p.plain(indent)
-		p.str(Label, "JSON:")
+		p.str(paint.Label, "JSON:")
 		p.nl()
 		if err := p.prettyJSON(indent, rep.json); err != nil {
 			// The payload was checked; this is a bug, not the input's fault.
 			p.plain(indent)
-			p.str(Error, "cannot show the JSON: "+err.Error())
+			p.str(paint.Broken, "cannot show the JSON: "+err.Error())
 			p.nl()
 		}
 	case len(rep.payload) > 0:
@@ -182,10 +183,10 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		}
 		switch {
 		case rep.cut:
-			p.str(Label, "payload:")
+			p.str(paint.Label, "payload:")
 			p.plain(fmt.Sprintf(" %d of %d bytes %s, cut off by --length", rep.avail-kado.HeaderSize, rep.payloadLength, at))
 		case rep.kind == kado.TruncatedPayload:
-			p.str(Label, "payload:")
+			p.str(paint.Label, "payload:")
 			p.plain(fmt.Sprintf(" %d of %d bytes %s, ", rep.avail-kado.HeaderSize, rep.payloadLength, at))
 			if rep.skip != nil && rep.skip.found {
 				p.plain(fmt.Sprintf("shown up to the next plausible header at byte %d", rep.skip.resume))
@@ -193,7 +194,7 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 				p.plain(until)
 			}
 		default:
-			p.str(Label, "after the header:")
+			p.str(paint.Label, "after the header:")
 			p.plain(fmt.Sprintf(" %d %s %s, %s", avail, plural(avail, "byte", "bytes"), at, until))
 		}
 		p.nl()
@@ -201,7 +202,7 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		if rep.more > 0 {
 			from := rep.payloadAt + int64(len(rep.payload))
 			p.plain(indent)
-			p.str(Dim, fmt.Sprintf("... %d more %s not shown (xxd -s %d -l %d)", rep.more, plural(int(rep.more), "byte", "bytes"), from, rep.more))
+			p.str(paint.Dim, fmt.Sprintf("... %d more %s not shown (xxd -s %d -l %d)", rep.more, plural(int(rep.more), "byte", "bytes"), from, rep.more))
 			p.nl()
 		}
 	}
@@ -210,9 +211,9 @@ func (in *Inspector) renderText(p *printer, rep *report) {
 		p.plain(indent)
 		span := fmt.Sprintf("skipped %d %s (%d-%d)", s.bytes, plural(int(s.bytes), "byte", "bytes"), s.from, s.from+s.bytes-1)
 		if s.found {
-			p.str(Warning, fmt.Sprintf("%s: next plausible header at byte %d (0x%x)", span, s.resume, s.resume))
+			p.str(paint.Caution, fmt.Sprintf("%s: next plausible header at byte %d (0x%x)", span, s.resume, s.resume))
 		} else {
-			p.str(Warning, span+" "+end+": no further frame found")
+			p.str(paint.Caution, span+" "+end+": no further frame found")
 		}
 		p.nl()
 	}
@@ -241,7 +242,7 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 	r := &run{p: p}
 	p.plain(indent)
 	off := hexOffset(at)
-	p.str(Offset, off)
+	p.str(paint.Dim, off)
 	r.col = len(indent) + len(off)
 	type span struct {
 		from, to int
@@ -255,7 +256,7 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 		role := f.role
 		broken := f.status == statusInvalid && len(f.raw) == f.size
 		if broken {
-			role = Invalid
+			role = paint.Invalid
 		}
 		start := r.col
 		for k := 0; k < f.size; k++ {
@@ -274,10 +275,10 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 				missingMarked = true
 				carets = append(carets, span{r.col, r.col + 2, ""})
 				labels = append(labels, "the input ends here")
-				r.add(Invalid, "--")
+				r.add(paint.Invalid, "--")
 				continue
 			}
-			r.add(Dim, "--")
+			r.add(paint.Dim, "--")
 		}
 		if broken {
 			carets = append(carets, span{start, start + 3*len(f.raw) - 1, ""})
@@ -304,11 +305,11 @@ func (p *printer) headerLine(at int64, hdr []byte, fields []field, cut bool) {
 		if line[i] == ' ' {
 			r.add(0, " ")
 		} else {
-			r.add(Error, "^")
+			r.add(paint.Broken, "^")
 		}
 	}
 	r.add(0, "  ")
-	r.add(Error, "INVALID: "+strings.Join(labels, ", "))
+	r.add(paint.Broken, "INVALID: "+strings.Join(labels, ", "))
 	r.end()
 	p.nl()
 }
@@ -356,14 +357,14 @@ func (p *printer) fieldTable(at int64, fields []field) {
 		}
 		for j, c := range row {
 			pad := w[j] - utf8.RuneCountInString(c)
-			role := Role(0)
+			role := paint.Role(0)
 			switch {
 			case f == nil:
-				role = Label
+				role = paint.Label
 			case j == 0 || j == 2:
 				role = f.role
 				if j == 2 && f.status == statusInvalid && len(f.raw) == f.size {
-					role = Invalid
+					role = paint.Invalid
 				}
 			case j == 4:
 				role = checkRole(f.status)
@@ -440,14 +441,14 @@ func (p *printer) fieldTablePlain(at int64, fields []field) {
 	}
 }
 
-func checkRole(s status) Role {
+func checkRole(s status) paint.Role {
 	switch s {
 	case statusOK:
-		return OK
+		return paint.OK
 	case statusInvalid, statusMissing:
-		return Error
+		return paint.Broken
 	}
-	return Dim
+	return paint.Dim
 }
 
 func spacedHex(b []byte) string {
@@ -488,9 +489,9 @@ func (in *Inspector) writeSummaryText(s Summary) {
 	if in.opts.OnlyFrame {
 		head = fmt.Sprintf("summary of frame %d", in.opts.Frame)
 	}
-	p.str(Label, head)
+	p.str(paint.Label, head)
 	p.nl()
-	row := func(name string, role Role, value string) {
+	row := func(name string, role paint.Role, value string) {
 		p.plain(indent + name + strings.Repeat(" ", 15-len(name)))
 		p.str(role, value)
 		p.nl()
@@ -506,14 +507,14 @@ func (in *Inspector) writeSummaryText(s Summary) {
 	row("compressed", 0, strconv.Itoa(s.Compressed))
 	row("bytes", 0, strconv.FormatInt(s.Bytes, 10))
 	row("bytes skipped", 0, strconv.FormatInt(s.Skipped, 10))
-	errRole := OK
+	errRole := paint.OK
 	if s.Errors > 0 {
-		errRole = Error
+		errRole = paint.Broken
 	}
 	row("errors", errRole, strconv.Itoa(s.Errors))
-	warnRole := Role(0)
+	warnRole := paint.Role(0)
 	if s.Warnings > 0 {
-		warnRole = Warning
+		warnRole = paint.Caution
 	}
 	row("warnings", warnRole, strconv.Itoa(s.Warnings))
 	if len(s.Conns) > 0 || s.Faults > 0 {

@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/toonkit/toonkit/internal/errwriter"
-	"github.com/toonkit/toonkit/internal/validate"
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
 // The report formats.
@@ -63,7 +63,7 @@ const InformationURI = "https://github.com/toonkit/toonkit"
 // Options say how to write a report.
 type Options struct {
 	Format string           // Text, JSON, GitHub, JUnit or SARIF
-	Paint  validate.Paint   // colors of the text report; nil: none
+	Paint  paint.Func       // colors of the text report; nil: none
 	Strict bool             // warnings fail too (and are failures in junit)
 	Now    func() time.Time // the clock of junit's times; nil: time.Now
 	// MaxCases is the number of records with findings junit lists per
@@ -79,13 +79,6 @@ func (o Options) now() time.Time {
 		return time.Now()
 	}
 	return o.Now()
-}
-
-func (o Options) paint(r validate.Role, s string) string {
-	if o.Paint == nil {
-		return s
-	}
-	return o.Paint(r, s)
 }
 
 // CheckFormat refuses a format that is not one of allowed.

@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
-	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"io"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/sign"
 	"github.com/toonkit/toonkit/internal/validate"
 )
@@ -161,11 +162,11 @@ func (r *Verify) line(p sign.Problem, color bool) string {
 	}
 	label, msg := "", p.Msg
 	if color {
-		where = r.o.paint(validate.RoleWhere, where)
+		where = r.o.Paint.Paint(paint.Where, where)
 		if p.Warning {
-			label = r.o.paint(validate.RoleWarning, "warning") + ": "
+			label = r.o.Paint.Paint(paint.Warning, "warning") + ": "
 		} else {
-			msg = r.o.paint(validate.RoleFailure, msg)
+			msg = r.o.Paint.Paint(paint.Failure, msg)
 		}
 	} else if p.Warning {
 		label = "warning: "
@@ -261,11 +262,11 @@ func (r *Verify) Close(l VerifySummary) error {
 		result += fmt.Sprintf(", %d %s", l.Warnings, plural(l.Warnings, "warning", "warnings"))
 	}
 	if r.o.Format == Text && r.o.Paint != nil {
-		role := validate.RoleOK
+		role := paint.OK
 		if !l.OK {
-			role = validate.RoleError
+			role = paint.Error
 		}
-		result = r.o.paint(role, result)
+		result = r.o.Paint.Paint(role, result)
 	}
 	r.w.str(line + result + "\n")
 	return r.w.Err

@@ -3,31 +3,22 @@ package stats
 import (
 	"fmt"
 	"strings"
-)
 
-// Paint colors the parts of the text report; a nil func leaves its text
-// as it is.
-type Paint struct {
-	Bold    func(string) string // the heads
-	Best    func(string) string // the cheapest cell and bar of a tokenizer
-	Cheaper func(string) string // a bar at or under compact JSON
-	Dearer  func(string) string // a bar over compact JSON
-	Faint   func(string) string // a format without counts, and notes
-}
+	"github.com/toonkit/toonkit/internal/paint"
+)
 
 // AppendText appends the report as text: the table of counts, the
 // cheapest format of each tokenizer marked with *, notes on the formats,
 // and a bar chart per tokenizer (each format's tokens as a share of
 // compact JSON, drawn with Bar, 40 cells for the largest).
-func (rep *Report) AppendText(b []byte, p Paint) []byte {
-	same := func(s string) string { return s }
-	or := func(f func(string) string) func(string) string {
-		if f == nil {
-			return same
-		}
-		return f
-	}
-	bold, best, cheaper, dearer, faint := or(p.Bold), or(p.Best), or(p.Cheaper), or(p.Dearer), or(p.Faint)
+//
+// pt colors it (nil: plain): the heads as paint.Title, the cheapest cell
+// and bar of a tokenizer as paint.Success, a bar at or under compact JSON
+// as paint.OK and one over it as paint.Caution, a format without counts
+// and the notes as paint.Dim.
+func (rep *Report) AppendText(b []byte, pt paint.Func) []byte {
+	role := func(r paint.Role) func(string) string { return func(s string) string { return pt.Paint(r, s) } }
+	bold, best, cheaper, dearer, faint := role(paint.Title), role(paint.Success), role(paint.OK), role(paint.Caution), role(paint.Dim)
 	cheapest := make([]int, len(rep.Tokenizers))
 	for t := range rep.Tokenizers {
 		cheapest[t] = rep.Cheapest(t)

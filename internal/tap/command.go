@@ -17,6 +17,7 @@ import (
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/cutwriter"
 	"github.com/toonkit/toonkit/internal/inspect"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/toolproc"
 )
 
@@ -33,7 +34,7 @@ type Command struct {
 
 	// Style colors the view (inspect.Options.Style); nil: plain. The
 	// caller decides.
-	Style inspect.Style
+	Style paint.Func
 	// Interrupt sets the hook that is given the signals that end a run
 	// before they do, and returns the function that removes it; nil: none.
 	Interrupt func(func(os.Signal) bool) (restore func())

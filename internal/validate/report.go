@@ -7,40 +7,25 @@ import (
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 )
 
-// Role is what a piece of a text report is, for coloring.
-type Role int
-
-const (
-	RolePlain Role = iota
-	RoleWhere
-	RoleError
-	RoleWarning
-	RolePointer
-	RoleCode
-	RoleFailure // a failure's message (verify)
-	RoleOK      // a check that passed (verify)
-)
-
-// Paint colors a piece of a report; nil paints nothing.
-type Paint func(Role, string) string
-
-// WriteText writes a finding as one line of the text report.
-func WriteText(w io.Writer, f Finding, paint Paint) error {
-	if paint == nil {
+// WriteText writes a finding as one line of the text report, colored by
+// pt (nil: plain).
+func WriteText(w io.Writer, f Finding, pt paint.Func) error {
+	if pt == nil {
 		_, err := io.WriteString(w, f.Text()+"\n")
 		return err
 	}
-	sev := paint(RoleError, "error")
+	sev := pt(paint.Error, "error")
 	if f.Severity == Warning {
-		sev = paint(RoleWarning, "warning")
+		sev = pt(paint.Warning, "warning")
 	}
 	ptr := ""
 	if f.Pointer != "" {
-		ptr = paint(RolePointer, f.Pointer) + ": "
+		ptr = pt(paint.Pointer, f.Pointer) + ": "
 	}
-	_, err := fmt.Fprintf(w, "%s: %s: %s%s %s\n", paint(RoleWhere, f.Where()), sev, ptr, f.Message, paint(RoleCode, "["+f.Code+"]"))
+	_, err := fmt.Fprintf(w, "%s: %s: %s%s %s\n", pt(paint.Where, f.Where()), sev, ptr, f.Message, pt(paint.Dim, "["+f.Code+"]"))
 	return err
 }
 

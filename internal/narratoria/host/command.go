@@ -13,6 +13,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/toolproc"
 )
 
@@ -30,11 +31,6 @@ type Exec struct {
 	StateFile   string
 	Report      string // text or json
 	MaxLineSize int
-
-	// Paint colors the text report and Dim the tool's stderr
-	// (PrinterOptions); nil leaves them plain. The caller decides.
-	Paint Paint
-	Dim   func(string) string
 	// Interrupt sets the hook that is given the signals that end a run
 	// before they do, and returns the function that removes it; nil: none.
 	Interrupt func(func(os.Signal) bool) (restore func())
@@ -53,7 +49,16 @@ func RunExec(ios *cli.IOStreams, opts *Exec) error {
 	if err != nil {
 		return err
 	}
-	pr := NewPrinter(ios.Out, ios.ErrOut, PrinterOptions{JSON: opts.Report == "json", Paint: opts.Paint, Dim: opts.Dim})
+	// The text report is painted where stdout gets color, the tool's
+	// stderr dimmed where stderr does.
+	popts := PrinterOptions{JSON: opts.Report == "json", Paint: ios.StdoutPaint()}
+	if popts.JSON {
+		popts.Paint = nil
+	}
+	if errPaint := ios.StderrPaint(); errPaint != nil {
+		popts.Dim = func(s string) string { return errPaint(paint.Dim, s) }
+	}
+	pr := NewPrinter(ios.Out, ios.ErrOut, popts)
 	h := New(Options{MaxLineSize: opts.MaxLineSize, RequestID: requestID}, state)
 	h.OnEvent, h.OnViolation = pr.Event, pr.Violation
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/validate"
 )
 
@@ -358,10 +359,10 @@ result      failed: done has ok false; 2 protocol errors
 	}
 	// Colors go where the roles say.
 	out.Reset()
-	mark := func(r Role, s string) string { return fmt.Sprintf("<%d:%s>", r, s) }
+	mark := func(r paint.Role, s string) string { return fmt.Sprintf("<%v:%s>", r, s) }
 	WriteEventText(&out, &Event{Line: 1, Type: "log", Event: []byte("{}"), Level: "error", Message: "m"}, mark)
 	WriteEventText(&out, &Event{Line: 2, Type: "done", Event: []byte("{}"), OK: true}, mark)
-	if got, want := out.String(), "<1:   1>  <2:log        >  <6:error>  m\n<1:   2>  <2:done       >  <7:ok>\n"; got != want {
+	if got, want := out.String(), "<Dim:   1>  <Title:log        >  <Error:error>  m\n<Dim:   2>  <Title:done       >  <Success:ok>\n"; got != want {
 		t.Fatalf("painted:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/validate"
 )
 
@@ -20,7 +21,7 @@ type PrinterOptions struct {
 	// otherwise the text report (WriteEventText and the others).
 	JSON bool
 	// Paint colors the text report; nil paints nothing.
-	Paint Paint
+	Paint paint.Func
 	// Dim colors the tool's stderr; nil leaves it as it is.
 	Dim func(string) string
 }
@@ -52,7 +53,7 @@ func NewPrinter(out, errOut io.Writer, opts PrinterOptions) *Printer {
 }
 
 // print writes one piece of the report, as JSON or as text.
-func (p *Printer) print(asJSON func([]byte) []byte, asText func(io.Writer, Paint) error) {
+func (p *Printer) print(asJSON func([]byte) []byte, asText func(io.Writer, paint.Func) error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.opts.JSON {
@@ -68,19 +69,19 @@ func (p *Printer) print(asJSON func([]byte) []byte, asText func(io.Writer, Paint
 // Event writes an event (Host.OnEvent).
 func (p *Printer) Event(ev *Event) {
 	p.print(func(b []byte) []byte { return AppendEventJSON(b, ev) },
-		func(w io.Writer, pt Paint) error { return WriteEventText(w, ev, pt) })
+		func(w io.Writer, pt paint.Func) error { return WriteEventText(w, ev, pt) })
 }
 
 // Violation writes a violation (Host.OnViolation).
 func (p *Printer) Violation(f validate.Finding) {
 	p.print(func(b []byte) []byte { return AppendViolationJSON(b, f) },
-		func(w io.Writer, pt Paint) error { return WriteViolationText(w, f, pt) })
+		func(w io.Writer, pt paint.Func) error { return WriteViolationText(w, f, pt) })
 }
 
 // Summary writes the end of the report.
 func (p *Printer) Summary(r Result) {
 	p.print(func(b []byte) []byte { return AppendSummaryJSON(b, r) },
-		func(w io.Writer, pt Paint) error { return WriteSummaryText(w, r, pt) })
+		func(w io.Writer, pt paint.Func) error { return WriteSummaryText(w, r, pt) })
 }
 
 // Flush passes the report so far on.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/validate"
 )
 
@@ -38,8 +39,8 @@ func (f readFunc) Read(b []byte) (int, error) { return f(b) }
 func TestPrinterStderrAndText(t *testing.T) {
 	var out, errOut bytes.Buffer
 	p := NewPrinter(&out, &errOut, PrinterOptions{Dim: func(s string) string { return "<" + s + ">" },
-		Paint: func(r Role, s string) string {
-			if r == RoleWhere {
+		Paint: func(r paint.Role, s string) string {
+			if r == paint.Where {
 				return "*" + s + "*"
 			}
 			return s

@@ -7,30 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/paint"
 	"github.com/toonkit/toonkit/internal/validate"
 )
-
-// Role is what a piece of the text report is, for coloring.
-type Role int
-
-const (
-	RolePlain   Role = iota
-	RoleLine         // an event's line number
-	RoleType         // an event's type
-	RoleDebug        // log level debug
-	RoleInfo         // log level info
-	RoleWarn         // log level warn, a warning
-	RoleError        // log level error, an error event's code, an error
-	RoleOK           // done ok, a readable asset, the result ok
-	RoleFail         // done not ok, an asset that cannot be read, the result failed
-	RoleDim          // JSON values, notes, codes
-	RoleLabel        // the labels of the summary
-	RoleWhere        // a violation's place
-	RolePointer      // a violation's JSON pointer
-)
-
-// Paint colors a piece of the report; nil paints nothing.
-type Paint func(Role, string) string
 
 // The text report shows JSON values (patches, payloads, fields) up to
 // this many bytes, and strings (messages) up to clipString: the JSON report
@@ -49,16 +28,13 @@ const typeWidth = len("state_patch")
 // that breaks the rules is shown as it was read, and a note says why an
 // event was not applied. Strings from the tool are shown with their
 // control characters escaped: they cannot move the cursor.
-func WriteEventText(w io.Writer, ev *Event, paint Paint) error {
-	if paint == nil {
-		paint = func(_ Role, s string) string { return s }
-	}
+func WriteEventText(w io.Writer, ev *Event, pt paint.Func) error {
 	typ := ev.Type
 	if typ == "" {
 		typ = "?"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  ", paint(RoleLine, fmt.Sprintf("%4d", ev.Line)), paint(RoleType, pad(safe(typ, clipJSON), typeWidth)))
+	fmt.Fprintf(&b, "%s  %s  ", pt.Paint(paint.Dim, fmt.Sprintf("%4d", ev.Line)), pt.Paint(paint.Title, pad(safe(typ, clipJSON), typeWidth)))
 	decoded := ev.Errors == 0 && ev.Event != nil && ev.Ignored != IgnoredUnknownType && ev.Ignored != IgnoredInvalid
 	switch {
 	case !decoded && ev.Event != nil:
@@ -66,79 +42,63 @@ func WriteEventText(w io.Writer, ev *Event, paint Paint) error {
 	case !decoded:
 		b.WriteString(safe(string(jsonv.AppendQuote(nil, string(ev.Raw))), clipJSON))
 	case ev.Type == "log":
-		b.WriteString(paint(levelRole[ev.Level], pad(ev.Level, 5)) + "  " + safe(ev.Message, clipString))
+		b.WriteString(pt.Paint(levelRole[ev.Level], pad(ev.Level, 5)) + "  " + safe(ev.Message, clipString))
 		if ev.Fields != nil {
-			b.WriteString("  " + paint(RoleDim, jsonText(ev.Fields)))
+			b.WriteString("  " + pt.Paint(paint.Dim, jsonText(ev.Fields)))
 		}
 	case ev.Type == "state_patch":
 		b.WriteString(jsonText(ev.Patch))
 	case ev.Type == "asset":
-		b.WriteString(assetText(ev.Asset, ev.Ignored == "", paint))
+		b.WriteString(assetText(ev.Asset, ev.Ignored == "", pt))
 	case ev.Type == "ui_event":
 		b.WriteString(safe(ev.UIEvent, clipString))
 		if ev.Payload != nil {
-			b.WriteString("  " + paint(RoleDim, jsonText(ev.Payload)))
+			b.WriteString("  " + pt.Paint(paint.Dim, jsonText(ev.Payload)))
 		}
 	case ev.Type == "error":
-		b.WriteString(paint(RoleError, safe(ev.ErrorCode, clipString)) + "  " + safe(ev.ErrorMessage, clipString))
+		b.WriteString(pt.Paint(paint.Error, safe(ev.ErrorCode, clipString)) + "  " + safe(ev.ErrorMessage, clipString))
 		if ev.Details != nil {
-			b.WriteString("  " + paint(RoleDim, jsonText(ev.Details)))
+			b.WriteString("  " + pt.Paint(paint.Dim, jsonText(ev.Details)))
 		}
 	case ev.Type == "done":
-		b.WriteString(doneText(ev.OK, ev.Summary, paint))
+		b.WriteString(doneText(ev.OK, ev.Summary, pt))
 	}
 	switch {
 	case ev.Ignored != "":
-		b.WriteString("  " + paint(RoleDim, "(ignored: "+ev.Ignored+")"))
+		b.WriteString("  " + pt.Paint(paint.Dim, "(ignored: "+ev.Ignored+")"))
 	case ev.Type == "done" && !decoded:
-		b.WriteString("  " + paint(RoleDim, "(taken as not ok)"))
+		b.WriteString("  " + pt.Paint(paint.Dim, "(taken as not ok)"))
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-var levelRole = map[string]Role{"debug": RoleDebug, "info": RoleInfo, "warn": RoleWarn, "error": RoleError}
+var levelRole = map[string]paint.Role{"debug": paint.Dim, "info": paint.Info, "warn": paint.Warning, "error": paint.Error}
 
 // WriteViolationText writes a violation as validate's text report does:
 // "stdout:3:31: error: /type: message [CODE]".
-func WriteViolationText(w io.Writer, f validate.Finding, paint Paint) error {
-	var vp validate.Paint
-	if paint != nil {
-		vp = func(r validate.Role, s string) string { return paint(violationRole[r], s) }
-	}
-	return validate.WriteText(w, f, vp)
-}
-
-var violationRole = map[validate.Role]Role{
-	validate.RolePlain:   RolePlain,
-	validate.RoleWhere:   RoleWhere,
-	validate.RoleError:   RoleError,
-	validate.RoleWarning: RoleWarn,
-	validate.RolePointer: RolePointer,
-	validate.RoleCode:    RoleDim,
+func WriteViolationText(w io.Writer, f validate.Finding, pt paint.Func) error {
+	return validate.WriteText(w, f, pt)
 }
 
 // WriteSummaryText writes the end of the text report: the done event, how
 // the tool ended, the session state, the assets, the violations, and the
 // result.
-func WriteSummaryText(w io.Writer, r Result, paint Paint) error {
-	if paint == nil {
-		paint = func(_ Role, s string) string { return s }
-	}
+func WriteSummaryText(w io.Writer, r Result, pt paint.Func) error {
 	const indent = "            "
 	var b strings.Builder
-	label := func(s string) { b.WriteString(paint(RoleLabel, pad(s, len(indent)-1)) + " ") }
+	label := func(s string) { b.WriteString(pt.Paint(paint.Title, pad(s, len(indent)-1)) + " ") }
 	b.WriteByte('\n')
 
 	label("done")
 	switch d := r.Done; {
 	case d == nil:
-		b.WriteString(paint(RoleFail, "none"))
+		b.WriteString(pt.Paint(paint.Error, "none"))
 	case !d.Valid:
-		fmt.Fprintf(&b, "%s (%s:%d breaks the rules)", paint(RoleFail, "not ok"), r.Name, d.Line)
+		fmt.Fprintf(&b, "%s (%s:%d breaks the rules)", pt.Paint(paint.Error, "not ok"), r.Name, d.Line)
 	default:
-		b.WriteString(doneText(d.OK, d.Summary, paint))
+		b.WriteString(doneText(d.OK, d.Summary, pt))
 	}
 	b.WriteByte('\n')
 
@@ -154,7 +114,7 @@ func WriteSummaryText(w io.Writer, r Result, paint Paint) error {
 	} else {
 		fmt.Fprintf(&b, "%d\n", len(r.Assets))
 		for i := range r.Assets {
-			b.WriteString(indent + assetText(&r.Assets[i], true, paint) + "\n")
+			b.WriteString(indent + assetText(&r.Assets[i], true, pt) + "\n")
 		}
 	}
 
@@ -165,7 +125,7 @@ func WriteSummaryText(w io.Writer, r Result, paint Paint) error {
 		fmt.Fprintf(&b, "%s, %s\n", count(r.Errors, "error"), count(r.Warnings, "warning"))
 		for _, f := range r.Violations {
 			b.WriteString(indent)
-			WriteViolationText(&b, f, paint)
+			WriteViolationText(&b, f, pt)
 		}
 		if r.Omitted > 0 {
 			fmt.Fprintf(&b, "%s… and %d more\n", indent, r.Omitted)
@@ -174,9 +134,9 @@ func WriteSummaryText(w io.Writer, r Result, paint Paint) error {
 
 	label("result")
 	if r.OK {
-		b.WriteString(paint(RoleOK, "ok") + "\n")
+		b.WriteString(pt.Paint(paint.Success, "ok") + "\n")
 	} else {
-		b.WriteString(paint(RoleFail, "failed") + ": " + strings.Join(r.Reasons, "; ") + "\n")
+		b.WriteString(pt.Paint(paint.Error, "failed") + ": " + strings.Join(r.Reasons, "; ") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -189,10 +149,10 @@ func count(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func doneText(ok bool, summary string, paint Paint) string {
-	s := paint(RoleOK, "ok")
+func doneText(ok bool, summary string, pt paint.Func) string {
+	s := pt.Paint(paint.Success, "ok")
 	if !ok {
-		s = paint(RoleFail, "not ok")
+		s = pt.Paint(paint.Error, "not ok")
 	}
 	if summary != "" {
 		s += ": " + safe(summary, clipString)
@@ -202,14 +162,14 @@ func doneText(ok bool, summary string, paint Paint) string {
 
 // assetText is an asset as "id  kind  mediaType  path", and, when its file
 // was checked, "(readable)" or what is wrong with it.
-func assetText(a *Asset, checked bool, paint Paint) string {
+func assetText(a *Asset, checked bool, pt paint.Func) string {
 	s := strings.Join([]string{safe(a.ID, clipString), safe(a.Kind, clipString), safe(a.MediaType, clipString), safe(a.Path, clipString)}, "  ")
 	switch {
 	case !checked:
 	case a.Readable:
-		s += "  " + paint(RoleOK, "(readable)")
+		s += "  " + pt.Paint(paint.Success, "(readable)")
 	default:
-		s += "  " + paint(RoleFail, "("+a.Problem+")")
+		s += "  " + pt.Paint(paint.Error, "("+a.Problem+")")
 	}
 	return s
 }
