@@ -13,9 +13,9 @@ import (
 // signFlags are the flags sign and verify share: the key, the scheme and
 // the size limit of an event.
 type signFlags struct {
-	seal.Signing // Key, Scheme, MaxEventSize
-	scheme       string
-	maxSize      *size.Flag
+	*seal.Signing // Key, Scheme, MaxEventSize: the command's
+	scheme        string
+	maxSize       *size.Flag
 }
 
 func (s *signFlags) add(c *cobra.Command) {

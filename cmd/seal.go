@@ -6,16 +6,16 @@ import (
 	"github.com/toonkit/toonkit/internal/seal"
 )
 
-// SealOptions are the options of `toonkit seal`.
+// SealOptions are the options of `toonkit seal`: the command, which its
+// flags fill.
 type SealOptions struct {
-	IO     *cli.IOStreams
-	Input  string
-	Output string
-	signFlags
+	seal.SealCommand
+	signFlags signFlags
 }
 
 func newSealCmd(ios *cli.IOStreams, runF func(*SealOptions) error) *cobra.Command {
-	opts := &SealOptions{IO: ios}
+	opts := &SealOptions{SealCommand: seal.SealCommand{IO: ios}}
+	opts.signFlags.Signing = &opts.Signing
 	c := &cobra.Command{
 		Use:   "seal (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Write the seal of an audit log already signed",
@@ -38,20 +38,16 @@ The full reference: docs/commands/seal.md, or man toonkit-seal.`,
   toonkit seal --key-file audit.key audit.ndjson -o audit.seal`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := opts.parseOne(ios, c, args, &opts.Input); err != nil {
+			if err := opts.signFlags.parseOne(ios, c, args, &opts.Input); err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runSeal(opts)
+			return seal.RunSeal(&opts.SealCommand)
 		},
 	}
-	opts.addSigning(c)
+	opts.signFlags.addSigning(c)
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the seal to `FILE`; - forces stdout")
 	return c
-}
-
-func runSeal(opts *SealOptions) error {
-	return seal.RunSeal(&seal.SealCommand{IO: opts.IO, Input: opts.Input, Output: opts.Output, Signing: opts.Signing})
 }

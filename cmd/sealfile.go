@@ -10,7 +10,7 @@ import (
 // sealFlags are the flags of the commands that read a seal (verify --seal,
 // sign --seal --append): its size limit.
 type sealFlags struct {
-	MaxSealSize int
+	dst         *int // the command's MaxSealSize
 	maxSealSize *size.Flag
 }
 
@@ -19,4 +19,4 @@ func (s *sealFlags) add(c *cobra.Command) {
 	c.Flags().Var(s.maxSealSize, "max-seal-size", "largest seal file read (--seal)")
 }
 
-func (s *sealFlags) parse() error { return cli.SizeOf(s.maxSealSize, &s.MaxSealSize) }
+func (s *sealFlags) parse() error { return cli.SizeOf(s.maxSealSize, s.dst) }

@@ -6,20 +6,17 @@ import (
 	"github.com/toonkit/toonkit/internal/seal"
 )
 
-// SignOptions are the options of `toonkit sign`.
+// SignOptions are the options of `toonkit sign`: the command, which its
+// flags fill.
 type SignOptions struct {
-	IO     *cli.IOStreams
-	Input  string
-	Output string
-	Seal   string
-	Append bool
-	Jobs   int
-	signFlags
-	sealFlags
+	seal.SignCommand
+	signFlags signFlags
+	sealFlags sealFlags
 }
 
 func newSignCmd(ios *cli.IOStreams, runF func(*SignOptions) error) *cobra.Command {
-	opts := &SignOptions{IO: ios}
+	opts := &SignOptions{SignCommand: seal.SignCommand{IO: ios}}
+	opts.signFlags.Signing, opts.sealFlags.dst = &opts.Signing, &opts.MaxSealSize
 	c := &cobra.Command{
 		Use:   "sign (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [-o FILE] [FILE|-]",
 		Short: "Sign AOP trace events with HMAC-SHA256",
@@ -51,7 +48,7 @@ The full reference: docs/commands/sign.md, or man toonkit-sign.`,
   toonkit sign --key-file audit.key --scheme payload-compact audit.ndjson`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := opts.parseOne(ios, c, args, &opts.Input); err != nil {
+			if err := opts.signFlags.parseOne(ios, c, args, &opts.Input); err != nil {
 				return err
 			}
 			if err := opts.sealFlags.parse(); err != nil {
@@ -70,19 +67,14 @@ The full reference: docs/commands/sign.md, or man toonkit-sign.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runSign(opts)
+			return seal.RunSign(&opts.SignCommand)
 		},
 	}
-	opts.addSigning(c)
+	opts.signFlags.addSigning(c)
 	addJobsFlag(c.Flags(), &opts.Jobs, "parse and sign events")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when every event signs); - forces stdout")
 	c.Flags().BoolVar(&opts.Append, "append", false, "with --seal: extend the seal already in FILE with the events signed now (the log grows)")
 	c.Flags().StringVar(&opts.Seal, "seal", "", "also write the log's seal to `FILE` (docs/formats/seal.md), when every event signs")
 	opts.sealFlags.add(c)
 	return c
-}
-
-func runSign(opts *SignOptions) error {
-	return seal.RunSign(&seal.SignCommand{IO: opts.IO, Input: opts.Input, Output: opts.Output, Seal: opts.Seal,
-		Append: opts.Append, Jobs: opts.Jobs, MaxSealSize: opts.MaxSealSize, Signing: opts.Signing})
 }

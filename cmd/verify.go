@@ -7,24 +7,19 @@ import (
 	"github.com/toonkit/toonkit/internal/seal"
 )
 
-// VerifyOptions are the options of `toonkit verify`.
+// VerifyOptions are the options of `toonkit verify`: the command, which
+// its flags fill.
 type VerifyOptions struct {
-	IO      *cli.IOStreams
-	Inputs  []string
-	Explain bool
-	// RequireBoth wants every signature in meta.signature and at the top level.
-	RequireBoth bool
-	// AllowEmpty accepts a log with no events; else it is an error.
-	AllowEmpty bool
-	Jobs       int // workers; 1 is the single-worker path
-	Seal       string
-	signFlags
-	sealFlags
+	seal.VerifyCommand
+	signFlags   signFlags
+	sealFlags   sealFlags
 	reportFlags // --report, --junit-cases
 }
 
 func newVerifyCmd(ios *cli.IOStreams, runF func(*VerifyOptions) error) *cobra.Command {
-	opts := &VerifyOptions{IO: ios}
+	opts := &VerifyOptions{VerifyCommand: seal.VerifyCommand{IO: ios}}
+	opts.signFlags.Signing, opts.sealFlags.dst = &opts.Signing, &opts.MaxSealSize
+	opts.ReportOptions = func() (report.Options, error) { return opts.reportOptions(opts.IO, false) }
 	c := &cobra.Command{
 		Use:   "verify (--key-file FILE | --key-env NAME | --keyring FILE)... [--scheme S] [--report text|json|github|junit] [--explain] [--require-both] [-j N] FILE...|-",
 		Short: "Prove that a log of signed AOP trace events was not changed",
@@ -81,7 +76,7 @@ The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runVerify(opts)
+			return seal.RunVerify(&opts.VerifyCommand)
 		},
 	}
 	opts.signFlags.add(c)
@@ -93,10 +88,4 @@ The full reference: docs/commands/verify.md, or man toonkit-verify.`,
 	c.Flags().BoolVar(&opts.AllowEmpty, "allow-empty", false, "accept a log with no events (an empty file, an empty JSON array): without it that is an error")
 	c.Flags().BoolVar(&opts.RequireBoth, "require-both", false, "want each signature in meta.signature and in the top-level signature: one place only is an error")
 	return c
-}
-
-func runVerify(opts *VerifyOptions) error {
-	return seal.RunVerify(&seal.VerifyCommand{IO: opts.IO, Inputs: opts.Inputs, Explain: opts.Explain, RequireBoth: opts.RequireBoth,
-		AllowEmpty: opts.AllowEmpty, Jobs: opts.Jobs, Seal: opts.Seal, MaxSealSize: opts.MaxSealSize, Signing: opts.Signing,
-		ReportOptions: func() (report.Options, error) { return opts.reportOptions(opts.IO, false) }})
 }
