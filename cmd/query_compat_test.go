@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -218,64 +219,161 @@ func jqVersion(t *testing.T, jq string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// jqGolden is where TestQueryJQCompat keeps what jq gave for each filter of
+// the corpus, so that TestQueryJQGolden compares toonkit query with jq on
+// every make test without running jq; -update-jq rewrites it from the
+// live jq.
+const jqGolden = "../testdata/query/jq.golden.json"
+
+var updateJQ = flag.Bool("update-jq", false, "rewrite "+jqGolden+" from the live jq (TestQueryJQCompat)")
+
+// jqRecord is jq's run of one filter, as the golden file keeps it: the
+// case's temporary folder written as $DIR.
+type jqRecord struct {
+	Status int    `json:"status"`
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+}
+
+type jqRecords struct {
+	Version string              `json:"version"`
+	Runs    map[string]jqRecord `json:"runs"` // by compatCase.key
+}
+
+// key names a case in the golden file: its line and its filter.
+func (c compatCase) key() string {
+	return fmt.Sprintf("%d:%s", c.line, strings.ReplaceAll(c.filter, "\n", " "))
+}
+
+// runCompat runs one case: toonkit query, and jq as jq runs it (live, or
+// from the golden file), in a temporary folder holding the case's files.
+func runCompat(t *testing.T, c compatCase, version string, jq func(dir string, args []string) result) {
+	dir := t.TempDir()
+	for n, content := range c.files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(content+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var args []string
+	for _, f := range c.flags {
+		args = append(args, strings.ReplaceAll(f, "$DIR", dir))
+	}
+	args = append(args, c.filter)
+	args = append(args, c.args...)
+	tk := queryRun(t, c.input, args)
+	compareCompat(t, c, version, tk, jq(dir, args))
+}
+
 // TestQueryJQCompat runs every filter of the corpus with Debian's jq and
 // with toonkit query, and compares their exit statuses and outputs (as
 // values, or byte for byte where the block says so). A known difference
 // asserts toonkit's own output, and that jq's differs from it under the jq
-// versions the block names.
+// versions the block names. jq's runs must be those of the golden file
+// (-update-jq rewrites it).
 func TestQueryJQCompat(t *testing.T) {
 	needs.Slow(t, "runs jq beside query over the whole corpus")
 	jq := needs.Program(t, "jq", "the jq-compatibility corpus compares toonkit query with jq (apt-get install jq)")
-	version := jqVersion(t, jq)
 	cases := readCorpus(t, "../testdata/query/corpus.txt")
 	if len(cases) < 100 {
 		t.Fatalf("only %d filters in the corpus", len(cases))
 	}
+	golden := readJQGolden(t)
+	live := jqRecords{Version: jqVersion(t, jq), Runs: map[string]jqRecord{}}
+	// The golden file must be what this jq gives, when it is the jq that
+	// wrote it; another jq is compared with toonkit all the same.
+	checkGolden := !*updateJQ && live.Version == golden.Version
+	if !*updateJQ && !checkGolden {
+		t.Logf("%s holds the runs of %s, this jq is %s: the file is not checked", jqGolden, golden.Version, live.Version)
+	}
 	for _, c := range cases {
-		name := fmt.Sprintf("%d:%s", c.line, strings.ReplaceAll(c.filter, "\n", " "))
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			for n, content := range c.files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(content+"\n"), 0o644); err != nil {
-					t.Fatal(err)
+		t.Run(c.key(), func(t *testing.T) {
+			runCompat(t, c, live.Version, func(dir string, args []string) result {
+				j := runJQ(t, jq, c.input, args)
+				rec := jqRecord{Status: j.status, Stdout: strings.ReplaceAll(j.stdout, dir, "$DIR"), Stderr: strings.ReplaceAll(j.stderr, dir, "$DIR")}
+				live.Runs[c.key()] = rec
+				if g, ok := golden.Runs[c.key()]; checkGolden && (!ok || g != rec) {
+					t.Errorf("%s is not what jq gives: run the test with -update-jq\ngolden: %+v\njq:     %+v", jqGolden, g, rec)
 				}
-			}
-			var args []string
-			for _, f := range c.flags {
-				args = append(args, strings.ReplaceAll(f, "$DIR", dir))
-			}
-			args = append(args, c.filter)
-			args = append(args, c.args...)
-			raw := c.bytes || slices.ContainsFunc(c.flags, isRawFlag)
-			tk := queryRun(t, c.input, args)
-			j := runJQ(t, jq, c.input, args)
-			if c.diff == "" {
-				if tk.status != j.status {
-					t.Errorf("exit status %d, jq's %d\ntoonkit stderr: %s\njq stderr: %s", tk.status, j.status, tk.stderr, j.stderr)
-				}
-				if msg := sameOutput(tk.stdout, j.stdout, raw); msg != "" {
-					t.Errorf("output differs from jq's (%s)\ntoonkit:\n%s\njq:\n%s", msg, tk.stdout, j.stdout)
-				}
-				if c.stderr && tk.stderr != j.stderr {
-					t.Errorf("stderr %q, jq's %q", tk.stderr, j.stderr)
-				}
-				return
-			}
-			// A known difference: toonkit's own output, and jq's unlike it.
-			if tk.status != c.status {
-				t.Errorf("[%s] exit status %d, want %d\nstderr: %s", c.diff, tk.status, c.status, tk.stderr)
-			}
-			if msg := sameOutput(tk.stdout, c.toonkit, raw); msg != "" {
-				t.Errorf("[%s] output differs from the corpus's (%s)\ntoonkit:\n%s\nwant:\n%s", c.diff, msg, tk.stdout, c.toonkit)
-			}
-			if slices.Contains(c.diffJQ, version) {
-				if sameOutput(j.stdout, c.toonkit, raw) == "" && j.status == c.status {
-					t.Errorf("[%s] %s gives toonkit's output: the difference is gone, update the corpus and docs/commands/query.md\njq:\n%s", c.diff, version, j.stdout)
-				}
-			} else {
-				t.Logf("[%s] not a known difference under %s: jq gives (status %d)\n%s", c.diff, version, j.status, j.stdout)
-			}
+				return j
+			})
 		})
+	}
+	if *updateJQ && !t.Failed() {
+		b, err := json.MarshalIndent(live, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(jqGolden, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if checkGolden && len(live.Runs) != len(golden.Runs) {
+		t.Errorf("%s holds %d runs, the corpus %d: run the test with -update-jq", jqGolden, len(golden.Runs), len(live.Runs))
+	}
+}
+
+// TestQueryJQGolden is TestQueryJQCompat with jq's runs read from the
+// golden file: every make test compares toonkit query with jq over the
+// whole corpus, and test-slow checks the file against the live jq.
+func TestQueryJQGolden(t *testing.T) {
+	cases := readCorpus(t, "../testdata/query/corpus.txt")
+	golden := readJQGolden(t)
+	if len(golden.Runs) != len(cases) {
+		t.Fatalf("%s holds %d runs, the corpus %d filters: run TestQueryJQCompat with -update-jq", jqGolden, len(golden.Runs), len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.key(), func(t *testing.T) {
+			runCompat(t, c, golden.Version, func(dir string, _ []string) result {
+				g, ok := golden.Runs[c.key()]
+				if !ok {
+					t.Fatalf("not in %s: run TestQueryJQCompat with -update-jq", jqGolden)
+				}
+				return result{g.Status, strings.ReplaceAll(g.Stdout, "$DIR", dir), strings.ReplaceAll(g.Stderr, "$DIR", dir)}
+			})
+		})
+	}
+}
+
+func readJQGolden(t *testing.T) jqRecords {
+	t.Helper()
+	var g jqRecords
+	b, err := os.ReadFile(jqGolden)
+	if err == nil {
+		err = json.Unmarshal(b, &g)
+	}
+	if err != nil && !(*updateJQ && errors.Is(err, os.ErrNotExist)) {
+		t.Fatalf("%v (TestQueryJQCompat -update-jq writes it)", err)
+	}
+	return g
+}
+
+// compareCompat compares toonkit's run of a case with jq's, under jq
+// version.
+func compareCompat(t *testing.T, c compatCase, version string, tk, j result) {
+	t.Helper()
+	raw := c.bytes || slices.ContainsFunc(c.flags, isRawFlag)
+	if c.diff == "" {
+		if tk.status != j.status {
+			t.Errorf("exit status %d, jq's %d\ntoonkit stderr: %s\njq stderr: %s", tk.status, j.status, tk.stderr, j.stderr)
+		}
+		if msg := sameOutput(tk.stdout, j.stdout, raw); msg != "" {
+			t.Errorf("output differs from jq's (%s)\ntoonkit:\n%s\njq:\n%s", msg, tk.stdout, j.stdout)
+		}
+		if c.stderr && tk.stderr != j.stderr {
+			t.Errorf("stderr %q, jq's %q", tk.stderr, j.stderr)
+		}
+		return
+	}
+	// A known difference: toonkit's own output, and jq's unlike it.
+	if tk.status != c.status {
+		t.Errorf("[%s] exit status %d, want %d\nstderr: %s", c.diff, tk.status, c.status, tk.stderr)
+	}
+	if msg := sameOutput(tk.stdout, c.toonkit, raw); msg != "" {
+		t.Errorf("[%s] output differs from the corpus's (%s)\ntoonkit:\n%s\nwant:\n%s", c.diff, msg, tk.stdout, c.toonkit)
+	}
+	if !slices.Contains(c.diffJQ, version) {
+		t.Logf("[%s] not a known difference under %s: jq gives (status %d)\n%s", c.diff, version, j.status, j.stdout)
+	} else if sameOutput(j.stdout, c.toonkit, raw) == "" && j.status == c.status {
+		t.Errorf("[%s] %s gives toonkit's output: the difference is gone, update the corpus and docs/commands/query.md\njq:\n%s", c.diff, version, j.stdout)
 	}
 }
 
