@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -742,29 +743,17 @@ var pairs = []*pair{
 
 // The order of each protocol's members, by the parent's dotted path:
 // members a list names come first, in its order, the others after them
-// in the order they have.
+// in the order they have. The envelope protocols' lists are codec's;
+// Kado's is the shape of toonkit decode's output.
 var orders = map[Protocol]map[string][]string{
 	Kado: {
 		"":        {"header", "payload"},
 		"header":  {"version", "type", "typeName", "payloadLength", "timestamp", "sequenceId", "compressed"},
 		"payload": {"instruction", "toolName", "args", "success", "data", "duration", "status", "progress", "code", "message", "type", "path"},
 	},
-	Chiffon: {
-		"":                       {"protocol_version", "message_id", "from_agent", "to_agent", "timestamp", "trace_id", "request_id", "type", "payload", "x_custom_fields"},
-		"payload":                {"task_id", "work_type", "parameters", "hints", "status", "progress_percent", "exit_code", "step", "output", "resources_used", "error_code", "error_message", "error_context"},
-		"payload.step":           {"number", "name", "output", "output_chunk"},
-		"payload.resources_used": {"duration_seconds", "gpu_vram_mb", "cpu_time_ms"},
-	},
-	Trace: {
-		"":             {"seq", "t", "actor", "type", "payload", "meta", "signature"},
-		"payload":      {"goal", "steps", "safety_checks", "uncertainty", "action", "params", "status", "data", "meta", "text", "structured", "error_type", "message", "code", "details", "recoverable", "timestamp", "context"},
-		"payload.meta": {"latency_ms", "policy_flags", "retries", "resources_used"},
-		"payload.data": {"output", "exit_code"},
-		"meta":         {"seed", "run_id", "agent_id", "session_id", "signature"},
-	},
-	Narratoria: {
-		"": {"version", "type", "requestId", "timestamp", "level", "message", "fields", "patch", "assetId", "kind", "mediaType", "path", "metadata", "event", "payload", "errorCode", "errorMessage", "details", "ok", "summary"},
-	},
+	Chiffon:    codec.Members[codec.Chiffon],
+	Trace:      codec.Members[codec.Trace],
+	Narratoria: codec.Members[codec.Narratoria],
 }
 
 // ranks is orders as the place of each name, per object.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -291,6 +292,18 @@ func isText(p []byte) bool {
 	return true
 }
 
+// DetectionKeys are the members that tell each envelope protocol: a
+// message that has all of a protocol's keys is of that protocol (a
+// Narratoria event's version must be "0"). They are among its Members.
+var DetectionKeys = []struct {
+	Format Format
+	Keys   []string
+}{
+	{Chiffon, []string{"protocol_version", "from_agent"}},
+	{Trace, []string{"seq", "actor", "meta"}},
+	{Narratoria, []string{"version", "type"}},
+}
+
 // DetectProtocol names the envelope protocol of JSON messages from the
 // start of the input (a message, a JSON array of them, or NDJSON), by the
 // member names of the first message: protocol_version and from_agent are
@@ -328,20 +341,26 @@ func DetectProtocol(prefix []byte) Detection {
 		}
 	}
 	var fits []Format
-	if names["protocol_version"] && names["from_agent"] {
-		fits = append(fits, Chiffon)
-	}
-	if names["seq"] && names["actor"] && names["meta"] {
-		fits = append(fits, Trace)
-	}
-	if version == "0" && names["type"] {
-		fits = append(fits, Narratoria)
+	var told []string
+	for _, p := range DetectionKeys {
+		has := true
+		for _, k := range p.Keys {
+			has = has && names[k] && (k != "version" || version == "0")
+		}
+		if has {
+			fits = append(fits, p.Format)
+		}
+		ks := slices.Clone(p.Keys)
+		if i := slices.Index(ks, "version"); i >= 0 {
+			ks[i] = `version "0"`
+		}
+		told = append(told, strings.Join(ks, "+")+": "+string(p.Format))
 	}
 	switch len(fits) {
 	case 1:
 		return Detection{Format: fits[0], Why: "the first message's fields"}
 	case 0:
-		return Detection{Why: "the first message has none of the fields that tell a protocol (protocol_version+from_agent: chiffon; seq+actor+meta: trace; version \"0\"+type: narratoria)"}
+		return Detection{Why: "the first message has none of the fields that tell a protocol (" + strings.Join(told, "; ") + ")"}
 	}
 	return Detection{Why: fmt.Sprintf("the first message fits %s and %s", fits[0], fits[1])}
 }

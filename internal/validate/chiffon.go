@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
@@ -218,13 +219,20 @@ func (c *chiffon) checkFields(r *record, found []Finding) []Finding {
 	return found
 }
 
+// isEnvelopeField tells whether name is one of Chiffon's envelope fields
+// (codec.Members).
 func isEnvelopeField(name []byte) bool {
-	switch string(name) {
-	case "protocol_version", "message_id", "from_agent", "to_agent", "timestamp", "trace_id", "request_id", "type", "payload", "x_custom_fields":
-		return true
-	}
-	return false
+	_, ok := envelopeFields[string(name)]
+	return ok
 }
+
+var envelopeFields = func() map[string]struct{} {
+	set := map[string]struct{}{}
+	for _, k := range codec.Members[codec.Chiffon][""] {
+		set[k] = struct{}{}
+	}
+	return set
+}()
 
 // chunk adds the output chunk "bytes a-b of n" of a work_status to the
 // chunks of its step. A step's set is let go once its chunks tile the

@@ -1,0 +1,48 @@
+package codec
+
+import (
+	"slices"
+	"testing"
+)
+
+// The keys DetectProtocol reads are members of the messages of the
+// protocol they tell, and no list names a member twice.
+func TestMembersHoldTheDetectionKeys(t *testing.T) {
+	for _, p := range DetectionKeys {
+		f := p.Format
+		for _, k := range p.Keys {
+			if !slices.Contains(Members[f][""], k) {
+				t.Errorf("%s: detection key %q is not in Members", f, k)
+			}
+		}
+	}
+	for f, lists := range Members {
+		for path, list := range lists {
+			seen := map[string]bool{}
+			for _, k := range list {
+				if seen[k] {
+					t.Errorf("%s %q: %q twice", f, path, k)
+				}
+				seen[k] = true
+			}
+		}
+	}
+	// Each detection key set tells its protocol from the start of a
+	// message that has those members.
+	for _, p := range DetectionKeys {
+		f, msg := p.Format, "{"
+		for i, k := range p.Keys {
+			if i > 0 {
+				msg += ","
+			}
+			v := "1"
+			if k == "version" {
+				v = `"0"`
+			}
+			msg += `"` + k + `":` + v
+		}
+		if d := DetectProtocol([]byte(msg + "}")); d.Format != f {
+			t.Errorf("%s: DetectProtocol(%s) = %q (%s)", f, msg, d.Format, d.Why)
+		}
+	}
+}
