@@ -368,7 +368,7 @@ func TestReaderErrors(t *testing.T) {
 		{"truncated payload", append(AppendHeader(nil, Header{Version: 1, Type: 1, PayloadLength: 120}), bytes.Repeat([]byte("x"), 97)...), 0, 0, TruncatedPayload,
 			"frame 0 at byte 2: payloadLength: expected 120 payload bytes, found only 97 bytes remain"},
 		{"over the limit", AppendHeader(nil, Header{Version: 1, Type: 1, PayloadLength: 1 << 30}), 1 << 20, 0, TooLarge,
-			"frame 0 at byte 2: payloadLength: expected at most 1048576 bytes (--max-frame-size), found 1073741824"},
+			"frame 0 at byte 2: payloadLength: expected at most 1048576 bytes, found 1073741824"},
 		{"huge length, few bytes", AppendHeader(nil, Header{Version: 1, Type: 1, PayloadLength: 0xFFFFFFFF}), 1 << 33, 0, TruncatedPayload,
 			"frame 0 at byte 2: payloadLength: expected 4294967295 payload bytes, found only 0 bytes remain"},
 	}

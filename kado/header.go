@@ -184,7 +184,7 @@ func (h Header) Check(maxPayload int) error {
 	}
 	if maxPayload > 0 && uint64(h.PayloadLength) > uint64(maxPayload) {
 		return &FieldError{Kind: TooLarge, Field: "payloadLength", Offset: OffPayloadLength, Size: 4,
-			Expected: fmt.Sprintf("at most %d bytes (--max-frame-size)", maxPayload), Found: strconv.FormatUint(uint64(h.PayloadLength), 10)}
+			Expected: fmt.Sprintf("at most %d bytes", maxPayload), Found: strconv.FormatUint(uint64(h.PayloadLength), 10)}
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func TestCheckFields(t *testing.T) {
 		{"payloadLength above the limit", hdr(1, 8, 5000, 0, 0), 1024, lengthFacts{}, []string{
 			"version|1|ok|ok",
 			"type|CONTEXT_RESPONSE (0x08)|ok|ok",
-			"payloadLength|5000|INVALID: expected at most 1024 bytes (--max-frame-size), found 5000|invalid",
+			"payloadLength|5000|INVALID: expected at most 1024 bytes, found 5000|invalid",
 			"timestamp|0 (1970-01-01T00:00:00.000Z)|ok|ok",
 			"sequenceId|0|ok|ok",
 		}},
