@@ -248,7 +248,7 @@ func runConvertCheapest(opts *Options) error {
 		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
 	}
 	if best.Format != measure.JSONIndent && best.Format != measure.Tabular {
-		out.Write(newline) // TOON and compact JSON are counted without it
+		out.Write([]byte("\n")) // TOON and compact JSON are counted without it
 	}
 	return out.Commit()
 }

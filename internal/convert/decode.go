@@ -85,10 +85,8 @@ func (d *decodeRun) input(name string) error {
 		return err
 	case opts.From == "" && detected.Format != codec.Binary:
 		return requireBinary(in.Name, br, detected)
-	case opts.Jobs > 1:
-		return d.framesJobs(in, br)
 	}
-	return d.frameLoop(in, br)
+	return d.binary(in, br)
 }
 
 // problem counts a bad frame, or a capture's problem, ferr as the user
@@ -107,52 +105,37 @@ func (d *decodeRun) problem(ferr, err error, moved *kado.Moved) error {
 	return nil
 }
 
-// frameLoop decodes the frames of one input on one worker.
-func (d *decodeRun) frameLoop(in *cli.Input, br *bufio.Reader) error {
-	opts, out := d.opts, d.out
-	rd := kado.NewReader(br, kado.ReaderOptions{MaxFrameSize: opts.MaxFrameSize})
-	var stop error // the bad frame that ends the run
-	err := rd.Each(opts.KeepGoing, kado.FrameHandler{
-		Good: func(f *kado.Frame, js []byte) error {
-			d.frames++
-			d.line = writeFrame(out, d.array, opts.Payload, d.line, f, js)
-			if out.Err() == nil && len(rd.Buffered()) == 0 && br.Buffered() == 0 {
-				out.Flush()
-			}
-			return out.Err()
-		},
-		Bad: func(err error) error {
-			stop = d.problem(cli.FrameError(in.Name, err, opts.KeepGoing), err, nil)
-			return stop
-		},
-		Moved: func(err error, m kado.Moved) { cli.MoveNotes(d.rep.Notef, err, m) },
-	})
-	if err != nil && err != stop && err != out.Err() {
-		err = cli.ReadError(in.Name, err) // not a frame's
+// binary decodes the frames of one input as convert --to ndjson does,
+// through the record engine (records.Copy, on opts.Jobs workers): each
+// good frame's record, or its payload alone with --payload, to the output
+// (or to array); a bad frame ends the run or, with --keep-going, is
+// reported, with how the reader moved on past it, and skipped.
+func (d *decodeRun) binary(in *cli.Input, br *bufio.Reader) error {
+	opts := d.opts
+	src, err := records.NewSource(br, in.Name, records.SourceOptions{Format: codec.Binary, MaxSize: opts.MaxFrameSize, Regular: in.Regular(), NoReadAhead: true})
+	if err != nil {
+		return cli.SourceError(err)
 	}
-	return err
-}
-
-var newline, recordEnd = []byte("\n"), []byte("}\n")
-
-// writeFrame writes a good frame's record (its payload alone with
-// payloadOnly) to array or, as a line, to out, the payload not copied into
-// a line; line is a buffer to reuse, returned.
-func writeFrame(out *cli.Output, array *records.JSONSink, payloadOnly bool, line []byte, f *kado.Frame, js []byte) []byte {
+	src.Payload = opts.Payload
+	if opts.KeepGoing {
+		src.Skip = func(e *records.Error, moved *kado.Moved) {
+			d.problem(cli.FrameError(in.Name, e.Err, true), e.Err, moved)
+		}
+	}
+	var snk records.Sink = &records.NDJSONSink{W: d.out}
+	if d.array != nil {
+		snk = d.array
+	}
+	n, err := records.Copy(context.Background(), src, snk, records.CopyOptions{Workers: opts.Jobs, Idle: d.out.Flush})
+	d.frames += n
+	var e *records.Error
 	switch {
-	case array != nil:
-		line = appendOutput(line[:0], f, js, payloadOnly, false)
-		array.Write(line)
-	case payloadOnly:
-		out.Write(js)
-		out.Write(newline)
-	default:
-		line = kado.AppendRecord(line[:0], f.Header, f.Compressed(), nil)
-		out.Write(line[:len(line)-1]) // the record up to its payload
-		out.Write(js)
-		out.Write(recordEnd)
+	case errors.As(err, &e) && e.Kind == records.BadFrame:
+		return d.problem(cli.FrameError(in.Name, e.Err, false), e.Err, nil)
+	case errors.As(err, &e):
+		return cli.ReadError(in.Name, e.Err)
 	}
-	return line
+	return err // nil, or the output's
 }
 
 // requireBinary checks that an input sniff detected as d holds binary
@@ -201,39 +184,6 @@ func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *TOONOptions
 	return out.Err()
 }
 
-// framesJobs decodes the frames of one input on opts.Jobs workers
-// (kado.DecodeStream) with the output and the messages of the
-// single-worker loop (frameLoop).
-func (d *decodeRun) framesJobs(in *cli.Input, br *bufio.Reader) error {
-	opts, out, array := d.opts, d.out, d.array
-	h := kado.StreamHandler{
-		Records: func(b []byte, ends []int) error {
-			d.frames += len(ends)
-			return writeBatch(out, array, b, ends)
-		},
-		Large: func(f *kado.Frame, js []byte) error {
-			// Written as the single-worker loop writes it: no copy.
-			d.frames++
-			writeFrame(out, array, opts.Payload, nil, f, js)
-			return out.Err()
-		},
-		Bad: func(err error, moved kado.Moved) error {
-			return d.problem(cli.FrameError(in.Name, err, opts.KeepGoing), err, &moved)
-		},
-		Idle: out.Flush,
-	}
-	err := kado.DecodeStream(context.Background(), br, kado.StreamOptions{MaxFrameSize: opts.MaxFrameSize,
-		Workers: opts.Jobs, KeepGoing: opts.KeepGoing, Append: func(dst []byte, f *kado.Frame, js []byte) []byte {
-			return appendOutput(dst, f, js, opts.Payload, array == nil)
-		}, LeaveRead: true, Live: !in.Regular()}, h)
-	if err != nil && !kado.IsFrameError(err) && err != out.Err() {
-		if _, ok := err.(*cli.ExitError); !ok {
-			err = cli.ReadError(in.Name, err)
-		}
-	}
-	return err
-}
-
 // writeBatch writes a batch of records made by a worker pipeline (b, each
 // record ending at one of ends) to out, or, for a JSON array, to array
 // one record at a time.
@@ -248,22 +198,6 @@ func writeBatch(out *cli.Output, array *records.JSONSink, b []byte, ends []int) 
 		start = end
 	}
 	return out.Err()
-}
-
-// appendOutput appends what `toonkit decode` writes for the frame f whose
-// payload is js (compact JSON, see Reader.JSON): its record
-// (kado.AppendRecord), or with payloadOnly the payload alone; with line, a line
-// end after it (NDJSON).
-func appendOutput(dst []byte, f *kado.Frame, js []byte, payloadOnly, line bool) []byte {
-	if payloadOnly {
-		dst = append(dst, js...)
-	} else {
-		dst = kado.AppendRecord(dst, f.Header, f.Compressed(), js)
-	}
-	if line {
-		dst = append(dst, '\n')
-	}
-	return dst
 }
 
 // decodeCapture writes the frames of a packet capture (pcap or pcapng) as

@@ -2,10 +2,12 @@ package records
 
 import (
 	"context"
+	"errors"
 
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // CopyOptions configure Copy.
@@ -42,8 +44,9 @@ func (f SinkFunc) End() error { return nil }
 // over the workers where it can be: the records of a JSON or NDJSON source
 // are compacted (and indented, for an indented JSONSink) on them for a
 // JSONSink or NDJSONSink (Run), split into a table's cells for a
-// TableSink (tabular.Rows), and the rows of a table are decoded on them
-// for a JSONSink or NDJSONSink (tabular.DecodeStream). The sink gets what
+// TableSink (tabular.Rows), the rows of a table are decoded on them
+// for a JSONSink or NDJSONSink (tabular.DecodeStream), and so are the
+// frames of binary input, with Payload and Skip (kado.DecodeStream). The sink gets what
 // the single-worker loop would give it; what the workers do not settle (a
 // record that is not valid JSON or no object, a row that is not valid,
 // and all after it) is left to the single-worker loop, which reads on
@@ -53,6 +56,12 @@ func Copy(ctx context.Context, src *Source, snk Sink, opts CopyOptions) (n int, 
 	if opts.Workers > 1 && opts.Record == nil {
 		more := true
 		json := src.format == codec.JSON || src.format == codec.NDJSON
+		switch s := snk.(type) {
+		case *JSONSink, *NDJSONSink:
+			if src.bd != nil && !src.Flat {
+				return n, copyFramesJobs(ctx, src, s, opts, &n)
+			}
+		}
 		switch s := snk.(type) {
 		case *JSONSink:
 			if json {
@@ -204,4 +213,70 @@ func copyRowsJobs(ctx context.Context, src *Source, snk Sink, opts CopyOptions, 
 	rest, err := tabular.DecodeStream(ctx, src.td, tabular.StreamOptions{Workers: opts.Workers, Live: !src.regular, LeaveRead: true}, h)
 	src.SetTable(rest)
 	return err == nil && rest != nil, err
+}
+
+// copyFramesJobs decodes the frames of src, binary, on the workers
+// (kado.DecodeStream, which reads them as one Reader would) into the
+// records the single-worker loop gives (Source.Next: the record, or the
+// payload alone with Payload), and writes each to snk. A bad frame is the
+// loop's *Error of Kind BadFrame, given to src.Skip when it is set.
+func copyFramesJobs(ctx context.Context, src *Source, snk Sink, opts CopyOptions, n *int) error {
+	var werr error // the sink's
+	write := func(rec []byte) error {
+		*n++
+		if err := snk.Write(rec); err != nil {
+			werr = err
+			return err
+		}
+		return nil
+	}
+	// NDJSON lines are ended on the workers, and a batch written at once.
+	nd, lines := snk.(*NDJSONSink)
+	h := kado.StreamHandler{
+		Records: func(out []byte, ends []int) error {
+			if lines {
+				*n += len(ends)
+				if _, err := nd.W.Write(out); err != nil {
+					werr = err
+					return err
+				}
+				return nil
+			}
+			start := 0
+			for _, end := range ends {
+				if err := write(out[start:end]); err != nil {
+					return err
+				}
+				start = end
+			}
+			return nil
+		},
+		Large: func(f *kado.Frame, js []byte) error { return write(src.frameRecord(f, js)) },
+		Bad: func(err error, moved kado.Moved) error {
+			e := &Error{Name: src.name, Kind: BadFrame, Err: err}
+			if src.Skip == nil {
+				return e
+			}
+			src.Skip(e, &moved)
+			return nil
+		},
+		Idle: opts.Idle,
+	}
+	err := kado.DecodeStream(ctx, src.br, kado.StreamOptions{MaxFrameSize: src.maxSize, Workers: opts.Workers,
+		KeepGoing: src.Skip != nil, LeaveRead: true, Live: !src.regular, Append: func(dst []byte, f *kado.Frame, js []byte) []byte {
+			if src.Payload {
+				dst = append(dst, js...)
+			} else {
+				dst = kado.AppendRecord(dst, f.Header, f.Compressed(), js)
+			}
+			if lines {
+				dst = append(dst, '\n')
+			}
+			return dst
+		}}, h)
+	var e *Error
+	if err == nil || err == werr || errors.As(err, &e) {
+		return err
+	}
+	return &Error{Name: src.name, Kind: ReadFailed, Err: err}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/kado"
 )
 
 // bigInput is n records, formatted as Python's json.dumps writes them (", "
@@ -190,5 +191,82 @@ func TestCopyRecordAndIdle(t *testing.T) {
 	got := strings.Join(log, "; ")
 	if !strings.HasPrefix(got, `record {"n":1}; write {"n":1}; idle; record {"n":2}; write {"n":2}`) {
 		t.Errorf("calls: %s", got)
+	}
+}
+
+// framesInput is n binary frames (some compressed), with frame bad (from
+// 1) made bad (its version byte), or none with bad 0.
+func framesInput(t *testing.T, n, bad int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := kado.NewWriter(&b, kado.CompressAuto)
+	var offsets []int
+	for i := 1; i <= n; i++ {
+		offsets = append(offsets, b.Len())
+		payload := fmt.Sprintf(`{"id":%d,"text":"%s"}`, i, strings.Repeat("ab", i%300))
+		if _, err := w.WriteFrame(kado.Header{Version: 1, Type: kado.Status, Timestamp: uint64(i), SequenceID: uint32(i)}, []byte(payload)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := b.Bytes()
+	if bad > 0 {
+		out[offsets[bad-1]] = 2
+	}
+	return string(out)
+}
+
+// Binary frames are decoded on the workers into what one worker gives:
+// the records or the payloads, the same error at the first bad frame, or,
+// with Skip, the same frames skipped with the same moves.
+func TestCopyFramesWorkersMatchOne(t *testing.T) {
+	run := func(text string, workers int, payload, skip bool, json bool) (string, int, string, string) {
+		src, err := records.NewSource(strings.NewReader(text), "in.bin", records.SourceOptions{Format: codec.Binary, Regular: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Payload = payload
+		var skipped strings.Builder
+		if skip {
+			src.Skip = func(e *records.Error, m *kado.Moved) { fmt.Fprintf(&skipped, "%v %+v;", e, *m) }
+		}
+		var out bytes.Buffer
+		var snk records.Sink = &records.NDJSONSink{W: &out}
+		if json {
+			snk = &records.JSONSink{W: &out}
+		}
+		n, err := records.Copy(context.Background(), src, snk, records.CopyOptions{Workers: workers})
+		msg := ""
+		if err != nil {
+			var e *records.Error
+			if !errors.As(err, &e) || e.Kind != records.BadFrame {
+				t.Errorf("error %v: want a BadFrame *records.Error", err)
+			}
+			msg = err.Error()
+		}
+		return out.String(), n, msg, skipped.String()
+	}
+	for _, bad := range []int{0, 2500} {
+		text := framesInput(t, 4000, bad)
+		for _, payload := range []bool{false, true} {
+			for _, skip := range []bool{false, true} {
+				for _, json := range []bool{false, true} {
+					o1, n1, e1, s1 := run(text, 1, payload, skip, json)
+					o4, n4, e4, s4 := run(text, 4, payload, skip, json)
+					if o1 != o4 || n1 != n4 || e1 != e4 || s1 != s4 {
+						t.Errorf("bad %d, payload %v, skip %v, json %v: 4 workers %d bytes, %d records, error %q, skipped %q; one worker %d bytes, %d records, error %q, skipped %q",
+							bad, payload, skip, json, len(o4), n4, e4, s4, len(o1), n1, e1, s1)
+					}
+					want := 4000
+					if bad > 0 && skip {
+						want = 3999
+					} else if bad > 0 {
+						want = bad - 1
+					}
+					if n1 != want || (bad > 0) != (e1 != "" || s1 != "") {
+						t.Errorf("bad %d, payload %v, skip %v: %d records, error %q, skipped %q; want %d", bad, payload, skip, n1, e1, s1, want)
+					}
+				}
+			}
+		}
 	}
 }

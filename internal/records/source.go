@@ -35,8 +35,15 @@ type SourceOptions struct {
 	// 0: their defaults.
 	MaxSize int
 	// Regular says that the input is a regular file, which never waits
-	// for more: Each then reads it ahead in a goroutine.
+	// for more: Each then reads it ahead in a goroutine, unless
+	// NoReadAhead.
 	Regular bool
+	// NoReadAhead makes Each read on the caller's goroutine: for a caller
+	// whose work per record is small (decode writing frames' records),
+	// the read-ahead's copies cost more than they save (decode -j 1 of
+	// 200 MB of frames: 0.27 s at 114% CPU read ahead, 0.24 s at 100%
+	// without).
+	NoReadAhead bool
 	// Capture reads a packet capture (pcapsrc.Reader, which selects its
 	// connections), its frames at most MaxSize bytes long; nil: a capture
 	// is Unsupported.
@@ -109,7 +116,9 @@ type Source struct {
 	format  codec.Format
 	regular bool
 	maxSize int // SourceOptions.MaxSize
-	br      *bufio.Reader
+
+	noReadAhead bool
+	br          *bufio.Reader
 
 	jr      *jsonv.Reader
 	jopts   jsonv.Options // jr's, for JSON input
@@ -212,7 +221,7 @@ func JSONError(name string, err error) *Error {
 // opts.Format it detects the format from the first bytes (Sniff); an
 // empty input is JSON, no records.
 func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
-	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular, maxSize: opts.MaxSize}
+	s := &Source{name: name, br: bufio.NewReaderSize(r, 64<<10), format: opts.Format, regular: opts.Regular, maxSize: opts.MaxSize, noReadAhead: opts.NoReadAhead}
 	switch opts.Format {
 	case codec.Chiffon, codec.Trace, codec.Narratoria:
 		s.format = codec.JSON // messages: a JSON array of them, or NDJSON
@@ -385,15 +394,21 @@ func (s *Source) next() ([]byte, error) {
 		return nil, err
 	}
 	s.cur.frame, s.frame = f.Index, f.Raw
-	if s.Payload {
-		return js, nil
-	}
-	if s.Flat {
+	return s.frameRecord(f, js), nil
+}
+
+// frameRecord is the record of frame f, whose payload is js: the payload
+// alone with Payload, else its record (flat with Flat), in s.rec.
+func (s *Source) frameRecord(f *kado.Frame, js []byte) []byte {
+	switch {
+	case s.Payload:
+		return js
+	case s.Flat:
 		s.rec = kado.AppendFlatRecord(s.rec[:0], f.Header, f.Compressed(), js)
-	} else {
+	default:
 		s.rec = kado.AppendRecord(s.rec[:0], f.Header, f.Compressed(), js)
 	}
-	return s.rec, nil
+	return s.rec
 }
 
 // nextFrame returns the next good frame of binary input and its payload,
@@ -522,7 +537,7 @@ func (s *Source) Close() {
 // by record, as f goes.
 func (s *Source) Each(f func(rec []byte) error) error {
 	defer s.Close()
-	s.pipelined = s.regular
+	s.pipelined = s.regular && !s.noReadAhead
 	if !s.pipelined {
 		for {
 			rec, err := s.Next()
