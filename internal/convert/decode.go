@@ -51,7 +51,6 @@ type decodeRun struct {
 	array       *records.JSONSink // -o FILE.json: frames and rows as one array
 	arrayUsed   bool              // an input has given the array records
 	frames, bad int
-	line        []byte
 }
 
 // input decodes one input, of the format named or detected.
