@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -293,15 +292,17 @@ func isText(p []byte) bool {
 }
 
 // DetectionKeys are the members that tell each envelope protocol: a
-// message that has all of a protocol's keys is of that protocol (a
-// Narratoria event's version must be "0"). They are among its Members.
+// message that has all of a protocol's Keys, and a version member of
+// value Version when that is set, is of that protocol. They are among its
+// Members.
 var DetectionKeys = []struct {
-	Format Format
-	Keys   []string
+	Format  Format
+	Version string
+	Keys    []string
 }{
-	{Chiffon, []string{"protocol_version", "from_agent"}},
-	{Trace, []string{"seq", "actor", "meta"}},
-	{Narratoria, []string{"version", "type"}},
+	{Chiffon, "", []string{"protocol_version", "from_agent"}},
+	{Trace, "", []string{"seq", "actor", "meta"}},
+	{Narratoria, "0", []string{"type"}},
 }
 
 // DetectProtocol names the envelope protocol of JSON messages from the
@@ -341,25 +342,27 @@ func DetectProtocol(prefix []byte) Detection {
 		}
 	}
 	var fits []Format
-	var told []string
 	for _, p := range DetectionKeys {
-		has := true
+		has := p.Version == "" || names["version"] && version == p.Version
 		for _, k := range p.Keys {
-			has = has && names[k] && (k != "version" || version == "0")
+			has = has && names[k]
 		}
 		if has {
 			fits = append(fits, p.Format)
 		}
-		ks := slices.Clone(p.Keys)
-		if i := slices.Index(ks, "version"); i >= 0 {
-			ks[i] = `version "0"`
-		}
-		told = append(told, strings.Join(ks, "+")+": "+string(p.Format))
 	}
 	switch len(fits) {
 	case 1:
 		return Detection{Format: fits[0], Why: "the first message's fields"}
 	case 0:
+		var told []string
+		for _, p := range DetectionKeys {
+			keys := strings.Join(p.Keys, "+")
+			if p.Version != "" {
+				keys = fmt.Sprintf("version %q+%s", p.Version, keys)
+			}
+			told = append(told, keys+": "+string(p.Format))
+		}
 		return Detection{Why: "the first message has none of the fields that tell a protocol (" + strings.Join(told, "; ") + ")"}
 	}
 	return Detection{Why: fmt.Sprintf("the first message fits %s and %s", fits[0], fits[1])}

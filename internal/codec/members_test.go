@@ -10,7 +10,11 @@ import (
 func TestMembersHoldTheDetectionKeys(t *testing.T) {
 	for _, p := range DetectionKeys {
 		f := p.Format
-		for _, k := range p.Keys {
+		keys := p.Keys
+		if p.Version != "" {
+			keys = append([]string{"version"}, keys...)
+		}
+		for _, k := range keys {
 			if !slices.Contains(Members[f][""], k) {
 				t.Errorf("%s: detection key %q is not in Members", f, k)
 			}
@@ -31,15 +35,14 @@ func TestMembersHoldTheDetectionKeys(t *testing.T) {
 	// message that has those members.
 	for _, p := range DetectionKeys {
 		f, msg := p.Format, "{"
+		if p.Version != "" {
+			msg += `"version":"` + p.Version + `",`
+		}
 		for i, k := range p.Keys {
 			if i > 0 {
 				msg += ","
 			}
-			v := "1"
-			if k == "version" {
-				v = `"0"`
-			}
-			msg += `"` + k + `":` + v
+			msg += `"` + k + `":1`
 		}
 		if d := DetectProtocol([]byte(msg + "}")); d.Format != f {
 			t.Errorf("%s: DetectProtocol(%s) = %q (%s)", f, msg, d.Format, d.Why)

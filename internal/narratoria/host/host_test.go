@@ -327,7 +327,7 @@ func TestTextReport(t *testing.T) {
 	h := New(Options{Dir: dir}, nil)
 	var out bytes.Buffer
 	h.OnEvent = func(ev *Event) { WriteEventText(&out, ev, nil) }
-	h.OnViolation = func(f validate.Finding) { WriteViolationText(&out, f, nil) }
+	h.OnViolation = func(f validate.Finding) { validate.WriteText(&out, f, nil) }
 	h.Read(strings.NewReader(stream))
 	WriteSummaryText(&out, h.Result(Exit{}), nil)
 	want := `   1  log          warn   two\nlines \u001b[31m  {"k":1}

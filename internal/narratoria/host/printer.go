@@ -75,7 +75,7 @@ func (p *Printer) Event(ev *Event) {
 // Violation writes a violation (Host.OnViolation).
 func (p *Printer) Violation(f validate.Finding) {
 	p.print(func(b []byte) []byte { return AppendViolationJSON(b, f) },
-		func(w io.Writer, pt paint.Func) error { return WriteViolationText(w, f, pt) })
+		func(w io.Writer, pt paint.Func) error { return validate.WriteText(w, f, pt) })
 }
 
 // Summary writes the end of the report.

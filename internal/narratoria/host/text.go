@@ -76,12 +76,6 @@ func WriteEventText(w io.Writer, ev *Event, pt paint.Func) error {
 
 var levelRole = map[string]paint.Role{"debug": paint.Dim, "info": paint.Info, "warn": paint.Warning, "error": paint.Error}
 
-// WriteViolationText writes a violation as validate's text report does:
-// "stdout:3:31: error: /type: message [CODE]".
-func WriteViolationText(w io.Writer, f validate.Finding, pt paint.Func) error {
-	return validate.WriteText(w, f, pt)
-}
-
 // WriteSummaryText writes the end of the text report: the done event, how
 // the tool ended, the session state, the assets, the violations, and the
 // result.
@@ -125,7 +119,7 @@ func WriteSummaryText(w io.Writer, r Result, pt paint.Func) error {
 		fmt.Fprintf(&b, "%s, %s\n", count(r.Errors, "error"), count(r.Warnings, "warning"))
 		for _, f := range r.Violations {
 			b.WriteString(indent)
-			WriteViolationText(&b, f, pt)
+			validate.WriteText(&b, f, pt)
 		}
 		if r.Omitted > 0 {
 			fmt.Fprintf(&b, "%s… and %d more\n", indent, r.Omitted)
