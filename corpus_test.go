@@ -133,7 +133,10 @@ type corpusResult map[string][]byte
 
 // versionLine is the output of --version, whose version depends on how the
 // binary was built (the base is stamped "devel", a test binary is not).
-var versionLine = regexp.MustCompile(`(?m)^toonkit version \S+$|^toonkit \S+\n\z`)
+var versionLine = regexp.MustCompile(`(?m)^toonkit version \S+$|^toonkit \S+( \(TOON spec v[0-9.]+\))?\n\z`)
+
+// versionWord is the version in versionLine's match.
+var versionWord = regexp.MustCompile(`^toonkit \S+`)
 
 // keyMode is the mode in the warning about a key file others can read: the
 // mode of testdata/demo/audit.key is the checkout's (git keeps no more than
@@ -198,7 +201,9 @@ func runCorpusEntry(t *testing.T, bin, testdata string, e corpusEntry) corpusRes
 		"status": []byte(fmt.Sprintf("%d\n", status)),
 	}
 	if len(e.args) == 1 && (e.args[0] == "--version" || e.args[0] == "-v") {
-		r["stdout"] = versionLine.ReplaceAllLiteral(r["stdout"], []byte("toonkit $VERSION\n"))
+		r["stdout"] = versionLine.ReplaceAllFunc(r["stdout"], func(m []byte) []byte {
+			return versionWord.ReplaceAllLiteral(m, []byte("toonkit $VERSION"))
+		})
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, de := range entries {

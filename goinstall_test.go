@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toonkit/toonkit/toon"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 )
@@ -101,7 +102,7 @@ func TestGoInstallAtVersion(t *testing.T) {
 		t.Fatalf("go install github.com/toonkit/toonkit@%s: %v\n%s", v, err, out)
 	}
 	out, err = exec.Command(filepath.Join(gobin, "toonkit"), "--version").CombinedOutput()
-	if err != nil || string(out) != "toonkit "+v+"\n" {
-		t.Fatalf("installed toonkit --version: %v: %q, want %q", err, out, "toonkit "+v+"\n")
+	if want := "toonkit " + v + " (TOON spec v" + toon.SpecVersion + ")\n"; err != nil || string(out) != want {
+		t.Fatalf("installed toonkit --version: %v: %q, want %q", err, out, want)
 	}
 }

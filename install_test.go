@@ -1,12 +1,14 @@
 package main
 
 import (
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toonkit/toonkit/internal/needs"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // goEnv returns `go env NAME`.
@@ -77,8 +79,8 @@ func runMake(t *testing.T, env []string, args ...string) string {
 func checkInstalled(t *testing.T, bin, data string) []string {
 	t.Helper()
 	out, err := exec.Command(bin, "--version").CombinedOutput()
-	if err != nil || string(out) != "toonkit v9.8.7\n" {
-		t.Errorf("%s --version: %v: %q, want the stamped %q", bin, err, out, "toonkit v9.8.7\n")
+	if want := "toonkit v9.8.7 (TOON spec v" + toon.SpecVersion + ")\n"; err != nil || string(out) != want {
+		t.Errorf("%s --version: %v: %q, want the stamped %q", bin, err, out, want)
 	}
 	files := []string{bin}
 	want := map[string]string{

@@ -17,6 +17,7 @@ import (
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
 	"github.com/toonkit/toonkit/kado"
+	"github.com/toonkit/toonkit/toon"
 )
 
 func TestColorDecisions(t *testing.T) {
@@ -180,7 +181,7 @@ func TestVersion(t *testing.T) {
 	old := version.Stamped
 	version.Stamped = "v1.2.3"
 	defer func() { version.Stamped = old }()
-	if code := run(t, ios, "--version"); code != 0 || out.String() != "toonkit v1.2.3\n" {
+	if code := run(t, ios, "--version"); code != 0 || out.String() != "toonkit v1.2.3 (TOON spec v"+toon.SpecVersion+")\n" {
 		t.Fatalf("exit %d, %q", code, out.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/toonkit/toonkit/internal/outfile"
 	"github.com/toonkit/toonkit/internal/query"
 	"github.com/toonkit/toonkit/internal/version"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // Main runs toonkit with the process's arguments and returns the exit code.
@@ -101,7 +102,7 @@ func NewRootCmd(ios *cli.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toonkit",
 		Short: "Turn JSON into TOON to save tokens; read, check and convert agent message formats",
-		Long: `toonkit turns JSON into TOON, the Token-Oriented Object Notation (spec v4.0)
+		Long: `toonkit turns JSON into TOON, the Token-Oriented Object Notation (spec v4.4)
 that says the same in fewer LLM tokens, and reads, checks and converts the
 other message formats of agent systems. It reads standard input or files and
 writes standard output, so it fits in shell pipelines and CI steps.
@@ -146,7 +147,7 @@ exec runs a Narratoria tool, checking and applying its events as they come.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetVersionTemplate("toonkit {{.Version}}\n")
+	root.SetVersionTemplate("toonkit {{.Version}} (TOON spec v" + toon.SpecVersion + ")\n")
 	root.SetHelpTemplate(helpTemplate)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)

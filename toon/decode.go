@@ -41,25 +41,29 @@ const decodeFlushSize = 64 << 10
 // document); the elements of a root array, tabular rows among them, are
 // still written as they come.
 //
-// Readings of the spec where it leaves room:
+// The rules are those of the reference library @toon-format/toon 4.4.0,
+// which toonkit follows where the v4.1 spec read a malformed line as a
+// literal key:
 //   - An unquoted colon or bracket is one outside a quoted part, a double
 //     quote opening a part that the next unescaped one closes (B.3).
-//   - A header's key is the text before its "[", which follows it without
-//     a space: `my-key[2]: a,b` is an array, `foo [2]: bar` a key-value
-//     line (§5.2).
-//   - A lone primitive must be the document's only line and, in strict
-//     mode, not indented; a line of spaces and tabs is blank (§12).
+//   - An unquoted "[" before a line's first colon starts an array header,
+//     whose key it ends: `my-key[2]: a,b` is an array; `foo [2]: bar`,
+//     `foo[2]extra: x`, `key[]: 1` and every other malformed header are
+//     errors in both modes.
+//   - A lone primitive must be the document's only line. The first line
+//     of a document is not indented, in both modes. A line of spaces is
+//     blank; in strict mode a tab in any indentation is an error, a blank
+//     line's included (§12).
 //   - Control characters inside quotes are data (JSON-escaped on output).
-//   - Non-strict mode keeps every line or fails with the line's position:
-//     it never skips input. The first line of a block may set its depth
-//     (deeper than one level); an indented first line stands at the root
-//     level, as the reference CLI reads it (see lessIndented); a tab in
-//     the indentation is one level (depth = floor(spaces/IndentSize) +
-//     tabs, as the reference decoder computes it); a row's missing cells
-//     are null; ill-formed UTF-8 becomes U+FFFD. Over-indented lines,
-//     extra cells, a line at entry depth without a colon, a non-item line
-//     at item depth and content after a complete root array are errors,
-//     as in strict mode.
+//   - Every row and entry row has a cell for each leaf field, in both
+//     modes.
+//   - Non-strict mode recovers in five ways only, and never skips a line:
+//     declared counts are advisory; the last duplicate key wins; a tab in
+//     the indentation is one level and spaces count in whole levels,
+//     rounded down (depth = floor(spaces/IndentSize) + tabs); blank lines
+//     inside arrays are skipped; a block whose first line is indented too
+//     deep is read at that depth. Ill-formed UTF-8 becomes U+FFFD there
+//     (strict: an error).
 func ToJSON(w io.Writer, r io.Reader, opts UnmarshalOptions) error {
 	if opts.MaxSize > 0 {
 		r = &limitedReader{r: r, n: opts.MaxSize, limit: opts.MaxSize}
@@ -105,7 +109,6 @@ type decoder struct {
 	indent     string // JSON indentation unit; "" for compact
 	elements   bool
 	keepDups   bool // tests only, non-strict: write every duplicate key, no last-write-wins
-	firstBlock int  // non-strict: the scope the first line opened, until the next line; 0 if none
 
 	ln     lineCtx   // the current line
 	num    int       // lines read
@@ -335,6 +338,9 @@ func (d *decoder) prepare() (bool, error) {
 		}
 	}
 	if i == len(t) { // blank
+		if tab >= 0 && d.strict { // v4.4: a tab in any indentation, a blank line's too
+			return false, d.errAt(tab, "tab in indentation: indent with spaces only")
+		}
 		if d.blankNum == 0 {
 			d.blankNum, d.blankOff = d.ln.num, d.ln.off
 		}
@@ -365,8 +371,8 @@ func (d *decoder) prepare() (bool, error) {
 	return true, nil
 }
 
-// fixLine replaces the ill-formed UTF-8 of the current line by U+FFFD,
-// one for each byte, keeping the line as read for error offsets.
+// fixLine replaces the ill-formed UTF-8 of the current line by U+FFFD
+// (appendValidUTF8), keeping the line as read for error offsets.
 func (d *decoder) fixLine() {
 	if utf8.Valid(d.ln.text) {
 		return
@@ -388,8 +394,11 @@ func invalidUTF8At(t []byte) int {
 	return len(t)
 }
 
-// appendValidUTF8 appends t with each byte of an ill-formed sequence
-// replaced by U+FFFD.
+// appendValidUTF8 appends t with each maximal ill-formed subsequence
+// replaced by one U+FFFD: the Unicode Standard's recommended practice
+// (§3.9), which WHATWG's decoder, and so a JavaScript caller, and Python's
+// errors="replace" follow. A truncated three-byte sequence is one U+FFFD, a
+// stray continuation byte one each.
 func appendValidUTF8(dst, t []byte) []byte {
 	for i := 0; i < len(t); {
 		if t[i] < utf8.RuneSelf {
@@ -397,16 +406,48 @@ func appendValidUTF8(dst, t []byte) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(t[i:])
-		if r == utf8.RuneError && n <= 1 {
+		n, ok := charLen(t[i:])
+		if !ok {
 			dst = append(dst, "\uFFFD"...)
-			i++
-			continue
+		} else {
+			dst = append(dst, t[i:i+n]...)
 		}
-		dst = append(dst, t[i:i+n]...)
 		i += n
 	}
 	return dst
+}
+
+// charLen is the length of the character at the start of t, or of the
+// maximal ill-formed subsequence there (ok false): a lead byte and the
+// continuation bytes that could still make a well-formed character.
+func charLen(t []byte) (n int, ok bool) {
+	r, n := utf8.DecodeRune(t)
+	if r != utf8.RuneError || n > 1 {
+		return n, true
+	}
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch b := t[0]; {
+	case b >= 0xC2 && b <= 0xDF:
+		need = 1
+	case b == 0xE0:
+		need, lo = 2, 0xA0
+	case b == 0xED:
+		need, hi = 2, 0x9F
+	case b >= 0xE1 && b <= 0xEF:
+		need = 2
+	case b == 0xF0:
+		need, lo = 3, 0x90
+	case b == 0xF4:
+		need, hi = 3, 0x8F
+	case b >= 0xF1 && b <= 0xF3:
+		need = 3
+	}
+	n = 1
+	for n <= need && n < len(t) && t[n] >= lo && t[n] <= hi {
+		n++
+		lo, hi = 0x80, 0xBF
+	}
+	return n, false
 }
 
 // finish ends the document at the end of the input.
@@ -469,14 +510,14 @@ func syntaxErrorIn(ln lineCtx, col int, msg string) error {
 
 // origOffset is the byte offset in the line as read of byte col of
 // ln.text, which is the runes-th character: the same unless ill-formed
-// UTF-8 was replaced, each byte by one U+FFFD.
+// UTF-8 was replaced (appendValidUTF8).
 func origOffset(ln lineCtx, col, runes int) int {
 	if ln.orig == nil {
 		return col
 	}
 	i := 0
 	for ; runes > 0 && i < len(ln.orig); runes-- {
-		_, n := utf8.DecodeRune(ln.orig[i:])
+		n, _ := charLen(ln.orig[i:])
 		i += n
 	}
 	return i

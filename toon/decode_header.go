@@ -45,8 +45,9 @@ const (
 // parseKeyLine classifies content c (at byte col of the line) in key
 // position (§5.2): an array header, or a key-value line with its key up to
 // the first unquoted colon. It reports false for a line without a colon.
-// A malformed header, or one out of place, is an error in strict mode and
-// a key-value line with its literal key otherwise (§6).
+// A malformed header, or one out of place, is an error in both modes
+// (v4.4; v4.1 read it as a key-value line with a literal key in non-strict
+// mode).
 func (d *decoder) parseKeyLine(c []byte, col int, kl *keyLine, pos keyPos) (bool, error) {
 	kl.kind, kl.hdrErr = 0, nil
 	lb := -1
@@ -69,35 +70,38 @@ func (d *decoder) parseKeyLine(c []byte, col int, kl *keyLine, pos keyPos) (bool
 			if colon < 0 {
 				return false, nil
 			}
-			if d.strict {
-				return false, d.errAt(col+i, fmt.Sprintf("expected a colon after the quoted key, found %s", quoteForMsg(c[i:colon])))
-			}
-			d.kvLine(kl, trimSP(c[:colon]), c, colon, col)
-			return true, nil
+			return false, d.errAt(col+i, fmt.Sprintf("expected a colon after the quoted key, found %s", quoteForMsg(c[i:colon])))
 		}
 	} else {
-		// The key runs to the first unquoted colon; a header's key to its
-		// bracket segment, which follows it without a space (§5.2: `foo
-		// [2]: bar` is a key-value line).
+		// The key runs to the first unquoted colon. An unquoted "[" before
+		// it starts an array header, whose key it ends: the bracket follows
+		// the key without a space (v4.4: `foo [2]: bar` is an error, no
+		// longer a key-value line with the key "foo [2]").
 		i := indexUnquoted(c, 0, ':', '[')
 		if i < 0 {
 			return false, nil
 		}
-		if c[i] == '[' && (i == 0 || c[i-1] != ' ' && c[i-1] != '\t') {
-			lb, key = i, c[:i]
-		} else {
-			colon := i
-			if c[i] == '[' {
-				if colon = indexUnquoted(c, i, ':', ':'); colon < 0 {
-					return false, nil
-				}
-			}
-			d.kvLine(kl, trimSP(c[:colon]), c, colon, col)
+		if c[i] == ':' {
+			d.kvLine(kl, trimSP(c[:i]), c, i, col)
 			return true, nil
 		}
+		if i > 0 && (c[i-1] == ' ' || c[i-1] == '\t') {
+			if indexUnquoted(c, i, ':', ':') < 0 {
+				return false, nil
+			}
+			return false, d.errAt(col+i-1, `unexpected space before "[": an array header's "[" follows its key directly (foo[2]: …), and a key holding " [" is quoted ("foo [2]": …)`)
+		}
+		lb, key = i, c[:i]
 	}
 	h := &kl.hdr
 	err := d.parseHeader(c, lb, col, h)
+	if indexUnquoted(c, lb, ':', ':') < 0 {
+		// No colon outside quotes (a quote in a field name may hide it):
+		// no key line at all, and the caller says so, with the header's
+		// error if it has one.
+		kl.hdrErr = err
+		return false, nil
+	}
 	if err == nil {
 		h.keyless = lb == 0
 		if !h.keyless || pos == posRoot || pos == posListItem && !h.keyed && !h.fields {
@@ -110,22 +114,9 @@ func (d *decoder) parseKeyLine(c []byte, col int, kl *keyLine, pos keyPos) (bool
 			err = d.errAt(col, "array header without a key: only the document's first line or a list item (\"- [N]: …\") may omit the key")
 		}
 	}
-	// Not a header: a key-value line with a literal key, up to the first
-	// colon after the bracket segment.
-	from := lb
-	if j := indexUnquoted(c, lb, ']', ']'); j >= 0 {
-		from = j
-	}
-	colon := indexUnquoted(c, from, ':', ':')
-	if colon < 0 {
-		kl.hdrErr = err
-		return false, nil
-	}
-	if d.strict {
-		return false, err
-	}
-	d.kvLine(kl, trimSP(c[:colon]), c, colon, col)
-	return true, nil
+	// A malformed header, or one out of place, is an error in both modes
+	// (v4.4).
+	return false, err
 }
 
 // kvLine fills kl with a key-value line whose colon is at c[colon]; c
@@ -186,7 +177,7 @@ func (d *decoder) parseHeader(c []byte, lb, col int, h *arrayHeader) error {
 	}
 	i = skipSP(c, i+1)
 	if h.fields {
-		if j := skipSPTab(c, i); j < len(c) {
+		if j := skipSP(c, i); j < len(c) {
 			return d.errAt(col+j, fmt.Sprintf("unexpected %s after a tabular header's colon: its rows go on the lines below", quoteForMsg(c[j:])))
 		}
 	}
@@ -232,7 +223,11 @@ func (d *decoder) parseFields(c []byte, i, col int, delim byte) (int, error) {
 				if ch == delim || ch == '{' || ch == '}' {
 					break
 				}
-				if (ch == ',' || ch == '|' || ch == '\t') && d.strict {
+				if ch == '"' { // a quoted part inside the name is kept as it is
+					j = skipQuotedPart(c, j) - 1
+					continue
+				}
+				if ch == ',' || ch == '|' || ch == '\t' {
 					return 0, d.errAt(col+j, fmt.Sprintf("the field list is split by %s, but the header declares the %s delimiter", delimiterName(ch), delimiterName(delim)))
 				}
 			}
@@ -253,9 +248,13 @@ func (d *decoder) parseFields(c []byte, i, col int, delim byte) (int, error) {
 		} else {
 			d.fields[p.last].next, p.last = e, e
 		}
+		sp := i
 		i = skipSP(c, i)
 		if i >= len(c) {
 			return 0, d.errAt(col+i, "unmatched \"{\": the field list is not closed")
+		}
+		if c[i] == '{' && (i > sp || c[i-1] == ' ') { // v4.4, both modes
+			return 0, d.errAt(col+i-1, fmt.Sprintf("unexpected space before the nested field group of %s: write %s{…}", quoteForMsg(d.names[off:]), d.names[off:]))
 		}
 		switch c[i] {
 		case '{':
@@ -421,17 +420,13 @@ func (d *decoder) templateGroup(t *rowTemplate, g, lvl int) {
 	t.seg = append(t.seg, '}')
 }
 
-// emitRow writes the object of one row: cells s[spans[i]] at column col.
-// A cell the row lacks (non-strict) is null.
+// emitRow writes the object of one row: cells s[spans[i]] at column col,
+// one for each leaf field.
 func (d *decoder) emitRow(t *rowTemplate, s []byte, col int, spans []cellSpan) error {
 	prev := 0
 	for i, ci := range t.cell {
 		d.out = append(d.out, t.seg[prev:t.segEnd[i]]...)
 		prev = t.segEnd[i]
-		if ci >= len(spans) {
-			d.out = append(d.out, "null"...)
-			continue
-		}
 		sp := spans[ci]
 		if err := d.appendToken(s[sp.a:sp.b], col+sp.a); err != nil {
 			return err
@@ -460,10 +455,7 @@ func (d *decoder) entryKey(c []byte, col int) (key, rest []byte, restCol int, ok
 			if colon = indexUnquoted(c, end, ':', ':'); colon < 0 {
 				return nil, nil, 0, false, nil
 			}
-			if d.strict {
-				return nil, nil, 0, false, d.errAt(col+i, fmt.Sprintf("expected a colon after the quoted entry key, found %s", quoteForMsg(c[i:colon])))
-			}
-			key = trimSP(c[:colon])
+			return nil, nil, 0, false, d.errAt(col+i, fmt.Sprintf("expected a colon after the quoted entry key, found %s", quoteForMsg(c[i:colon])))
 		}
 	} else {
 		if colon = indexUnquoted(c, 0, ':', ':'); colon < 0 {
@@ -494,13 +486,6 @@ func indexUnquoted(c []byte, from int, a, b byte) int {
 
 func skipSP(c []byte, i int) int {
 	for i < len(c) && c[i] == ' ' {
-		i++
-	}
-	return i
-}
-
-func skipSPTab(c []byte, i int) int {
-	for i < len(c) && (c[i] == ' ' || c[i] == '\t') {
 		i++
 	}
 	return i

@@ -93,13 +93,8 @@ func (d *decoder) keepHeader(f *scope, col int) {
 // handle processes a content line: it closes the scopes the line is out
 // of and hands it to the innermost scope left.
 func (d *decoder) handle() error {
-	fb := d.firstBlock
-	d.firstBlock = 0
 	for {
 		for len(d.stack) > 1 && d.depth < d.stack[len(d.stack)-1].fd {
-			if !d.strict && d.lessIndented(fb) {
-				break
-			}
 			if err := d.closeTop(); err != nil {
 				return err
 			}
@@ -114,12 +109,7 @@ func (d *decoder) handle() error {
 		fi := len(d.stack) - 1
 		f := &d.stack[fi]
 		if f.kind == scopeRoot {
-			first := d.rootState == rootNone
-			err := d.rootContent()
-			if top := len(d.stack) - 1; first && top > 0 && d.stack[top].n == 0 {
-				d.firstBlock = top
-			}
-			return err
+			return d.rootContent()
 		}
 		if d.depth > f.fd {
 			switch {
@@ -149,32 +139,6 @@ func (d *decoder) handle() error {
 	}
 }
 
-// lessIndented places, in non-strict mode, a line less indented than the
-// lines of the innermost scope, when the first line of the document is
-// indented: the reference CLI reads that line as if it were not. It
-// reports true when the scope takes the line, at the line's depth from
-// then on, instead of closing:
-//   - the first content line of the block that the first line opens (fb,
-//     the second line of the document), at a depth above 0 and, in an
-//     object, below the first line's: "    a:\n  b: 1" is {"a": {"b": 1}}
-//     ("    a:\n    b: 1" is {"a": {}, "b": 1}), "  [1]:\n  - x" is ["x"];
-//   - any line, in a root object: "  a: 1\nb: 2" is {"a": 1, "b": 2}.
-//
-// Other lines less indented than their scope close it, as in strict mode
-// (after a root array or keyed object, that is an error).
-func (d *decoder) lessIndented(fb int) bool {
-	fi := len(d.stack) - 1
-	f := &d.stack[fi]
-	switch {
-	case fi == fb && f.n == 0 && !f.adopted && d.depth > 0 && (fi == 1 || d.depth < d.stack[fi-1].fd):
-	case fi == 1 && f.kind == scopeObject:
-	default:
-		return false
-	}
-	f.fd, f.adopted = d.depth, true
-	return true
-}
-
 // rootContent handles a content line that no scope takes: the first one,
 // which decides the root form (§5), or one after the root value.
 func (d *decoder) rootContent() error {
@@ -186,7 +150,7 @@ func (d *decoder) rootContent() error {
 		// object has no place in the value, and is never dropped.
 		return d.errAt(d.col0, fmt.Sprintf("unexpected %s after the end of the root %s: nothing may follow it", quoteForMsg(d.ln.text[d.col0:]), d.rootKind))
 	}
-	if d.strict && d.depth > 0 {
+	if d.depth > 0 { // both modes (v4.4)
 		return d.errAt(d.col0, "unexpected indentation: the first line of a document is not indented")
 	}
 	c := d.ln.text[d.col0:]
@@ -431,9 +395,9 @@ func (d *decoder) tableLine(fi int) (bool, error) {
 	if d.strict && f.n >= f.want {
 		return false, d.errAt(d.col0, fmt.Sprintf("array declares %d %s, found a %s", f.want, pluralWord(f.want, "row", "rows"), ordinalWord(f.n+1)))
 	}
-	// Non-strict, a row's missing cells are null, but extra cells have no
-	// field to go to: an error in both modes.
-	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+	// Both modes: a row has a cell for each leaf field (v4.4; non-strict
+	// mode no longer makes a missing cell null).
+	if len(spans) != f.tmpl.width {
 		return false, d.widthError("tabular row", f, d.col0, spans)
 	}
 	d.beginElem(f)
@@ -473,7 +437,7 @@ func (d *decoder) keyedLine(fi int) error {
 	if d.strict && f.n >= f.want {
 		return d.errAt(d.col0, fmt.Sprintf("object declares %d %s, found a %s", f.want, pluralWord(f.want, "entry", "entries"), ordinalWord(f.n+1)))
 	}
-	if len(spans) > f.tmpl.width || d.strict && len(spans) != f.tmpl.width {
+	if len(spans) != f.tmpl.width {
 		return d.widthError("entry row", f, restCol, spans)
 	}
 	if err := d.beginMember(f, key, d.col0); err != nil {

@@ -250,12 +250,9 @@ func TestDecodeNonStrict(t *testing.T) {
 		{"tabs and spaces: floor(spaces/indent) + tabs", "a:\n \tb:\n\t  c:\n  \t  d: 1\n  \t e: 2\n\t e: 3", `{"a":{"b":{"c":{"d":1},"e":2},"e":3}}`},
 		{"tab before a hash is no comment", "a:\n\t# b: 1", `{"a":{"# b":1}}`},
 		{"first line sets a block's depth", "a:\n      b: 1\n      c: 2", `{"a":{"b":1,"c":2}}`},
-		{"lines less indented than an indented first line", "  a: 1\nb: 2\n c:\n   d: 3", `{"a":1,"b":2,"c":{"d":3}}`},
-		{"an indented root array", "  [2]:\n  - 1\n  - 2", `[1,2]`},
-		{"counts not checked", "t[1]: a,b\nu[3]{x,y}:\n  1\n  2,3\nl[1]:\n  - a\n  - b\nm[3:]{v,w}:\n  k:\n  j: 1", `{"t":["a","b"],"u":[{"x":1,"y":null},{"x":2,"y":3}],"l":["a","b"],"m":{"k":{"v":null,"w":null},"j":{"v":1,"w":null}}}`},
+		{"counts not checked", "t[1]: a,b\nu[3]{x,y}:\n  1,9\n  2,3\nl[1]:\n  - a\n  - b\nm[3:]{v,w}:\n  k: 1,2\n  j: 3,4", `{"t":["a","b"],"u":[{"x":1,"y":9},{"x":2,"y":3}],"l":["a","b"],"m":{"k":{"v":1,"w":2},"j":{"v":3,"w":4}}}`},
 		{"blank lines in arrays ignored", "l[2]:\n  - a\n\n  - b", `{"l":["a","b"]}`},
-		{"malformed headers are keys", "a[x]: 1\nb[2] : 2\nc[1]{}: 3\n[2]: 4\nm[2:]:\n  k: 5", `{"a[x]":1,"b[2]":2,"c[1]{}":3,"[2]":4,"m[2:]":{"k":5}}`},
-		{"delimiter mismatch is a name", "t[1\t]{a,b}:\n  1", `{"t":[{"a,b":1}]}`},
+		{"a blank line holding a tab is blank", "a:\n\t\nb: 1", `{"a":{},"b":1}`},
 		{"invalid UTF-8 replaced", "a: x\xffy", "{\"a\":\"x\uFFFDy\"}"},
 		{"control characters in quotes", "a: \"x\x01\"", `{"a":"x\u0001"}`},
 	}
@@ -285,15 +282,6 @@ func TestDecodeNonStrict(t *testing.T) {
 // now reads the line or names it with its position.
 func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
 	kept := []struct{ name, in, want string }{
-		// An indented first line: the reference CLI keeps b; it was dropped.
-		{"less indented than the first line", "  a: 1\nb: 2", `{"a":1,"b":2}`},
-		{"less indented, nested", "    a:\n      x: 1\n  b: 2\nc: 3", `{"a":{"x":1},"b":2,"c":3}`},
-		{"the first line's block, less indented (as the reference CLI)", "    d[2:]{x}:\n  a: 1\n  b: 2\nc: 3", `{"d":{"a":{"x":1},"b":{"x":2}},"c":3}`},
-		{"the first line's object, less indented", "      d:\n  a: 1\n   b:\n     c: 2\n e: 3\nf: 4", `{"d":{"a":1,"b":{"c":2}},"e":3,"f":4}`},
-		{"the first line's block, not at depth 0", "    d:\nb: 1", `{"d":{},"b":1}`},
-		{"the first line's block, same depth", "    d:\n    b: 1", `{"d":{},"b":1}`},
-		{"an indented root list", "    [2]:\n  - a\n  - b", `["a","b"]`},
-		{"an indented root table", "  [2]{x}:\n  1\n  2", `[{"x":1},{"x":2}]`},
 		// A tab is one level: it was one space, which put b beside a.
 		{"tab is a level", "a:\n\tb: 1\n", `{"a":{"b":1}}`},
 		{"tabs as levels", "a:\n\tb:\n\t\tc: 1\n\td[1]:\n\t\t- x", `{"a":{"b":{"c":1},"d":["x"]}}`},
@@ -322,20 +310,12 @@ func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
 			"unexpected indentation: a line at depth 3 where this block's lines are at depth 1 (the line before opens no block)"},
 		{"over-indented after a tab", "a: 1\n\tb: 2", 2, 2,
 			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)"},
-		{"more indented than the indented root again", "  a: 1\nb: 2\n  c: 3", 3, 3,
-			"unexpected indentation: a line at depth 1 where this block's lines are at depth 0 (the line before opens no block)"},
 		{"content after a root array", "[2]: 1,2\njunk: 3", 2, 1,
 			`unexpected "junk: 3" after the end of the root array: nothing may follow it`},
 		{"content after a root list", "[1]:\n  - a\nb: 2", 3, 1,
 			`unexpected "b: 2" after the end of the root array: nothing may follow it`},
 		{"content after a root keyed object", "[1:]{v}:\n  a: 1\nb: 2", 3, 1,
 			`unexpected "b: 2" after the end of the root keyed object: nothing may follow it`},
-		{"less indented than an indented root list's items", "  [3]:\n      - a\n    - b", 3, 5,
-			`unexpected "- b" after the end of the root array: nothing may follow it`},
-		{"an indented root list's first item at depth 0", "  [2]:\n- a", 2, 1,
-			`unexpected "- a" after the end of the root array: nothing may follow it`},
-		{"the first line's block, second line", "    a:\n  b: 1\n     c: 2", 3, 6,
-			"unexpected indentation: a line at depth 2 where this block's lines are at depth 1 (the line before opens no block)"},
 		{"content after a root table", "[1]{v}:\n  1\nb: 2", 3, 1,
 			`unexpected "b: 2" after the end of the root array: nothing may follow it`},
 		{"content after a root []", "[]\nx: 1", 2, 1,
@@ -360,6 +340,52 @@ func TestDecodeNonStrictKeepsEveryLine(t *testing.T) {
 				t.Errorf("toJSON(%q, NonStrict)\n got: %s\nwant: %s", tt.in, got, want)
 			}
 		})
+	}
+}
+
+// The rules of v4.4 (the reference library 4.4.0): what v4.1's non-strict
+// mode read as a literal key, or filled in, is an error in both modes,
+// with its position.
+func TestDecodeV44Errors(t *testing.T) {
+	tests := []struct {
+		name, in  string
+		line, col int
+		msg       string
+	}{
+		{"no length", "key[]: 1,2", 1, 5, `expected the array length after "[", found "]:"`},
+		{"not a length", "a[x]: 1", 1, 3, `expected the array length after "[", found "x]:"`},
+		{"text before the colon", "foo[2]extra: a,b", 1, 7, `unexpected "extra:" between the array header and its colon`},
+		{"a second bracket", "foo[1][bar]: 10", 1, 7, `unexpected "[bar]:" between the array header and its colon`},
+		{"a space before the colon", "b[2] : 2", 1, 5, `unexpected " :" between the array header and its colon`},
+		{"a space before the bracket", "nums [3]: 1,2,3", 1, 5, `unexpected space before "[": an array header's "[" follows its key directly (foo[2]: …), and a key holding " [" is quoted ("foo [2]": …)`},
+		{"a space before a nested group", "items[1]{a {b}}:\n  1", 1, 11, `unexpected space before the nested field group of "a": write a{…}`},
+		{"an empty field list", "c[1]{}: 3", 1, 6, "empty field list {}: a field list needs at least one field"},
+		{"a keyed header without fields", "m[2:]:\n  k: 5", 1, 6, "a keyed header [N:] needs a field list, as in key[N:]{a,b}:"},
+		{"a field list split by another delimiter", "t[1\t]{a,b}:\n  1", 1, 8, "the field list is split by comma, but the header declares the tab delimiter"},
+		{"content after a field list's colon", "a[2]{x,y}: 1,2", 1, 12, `unexpected "1,2" after a tabular header's colon: its rows go on the lines below`},
+		{"a keyless header in an object", "k[1]: 1\n[1]: 2", 2, 1, `array header without a key: only the document's first line or a list item ("- [N]: …") may omit the key`},
+		{"text after a quoted key", "\"k\" x: 1", 1, 5, `expected a colon after the quoted key, found "x"`},
+		{"a row's missing cell", "items[2]{id,value}:\n  1,null\n  2", 3, 4, "tabular row has 1 cell, the header declares 2 fields"},
+		{"an entry row's missing cell", "m[1:]{v,w}:\n  k: 1", 2, 7, "entry row has 1 cell, the header declares 2 fields"},
+		{"an entry line without a colon", "u[2:]{x}:\n  a: 1\n  boom", 3, 3, `expected an entry row (key: cells), found "boom" with no colon`},
+		{"an indented first line", "  a: 1\nb: 2", 1, 3, "unexpected indentation: the first line of a document is not indented"},
+		{"an indented root array", "  [2]:\n  - 1\n  - 2", 1, 3, "unexpected indentation: the first line of a document is not indented"},
+		{"a truncated header", "a: 1\nm[1:]{v", 2, 8, `unmatched "{": the field list is not closed`},
+	}
+	for _, tt := range tests {
+		for _, strict := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/strict=%v", tt.name, strict), func(t *testing.T) {
+				out, err := decString(tt.in, decodeOptions{NonStrict: !strict})
+				want := fmt.Sprintf("%d:%d: %s", tt.line, tt.col, tt.msg)
+				if err == nil || err.Error() != want {
+					t.Errorf("toJSON(%q) = %q, %v\nwant the error %s", tt.in, out, err, want)
+				}
+			})
+		}
+	}
+	// Strict only: a tab in a blank line's indentation.
+	if _, err := decString("a:\n\t\nb: 1", decodeOptions{}); err == nil || err.Error() != "2:1: tab in indentation: indent with spaces only" {
+		t.Errorf("a blank line holding a tab, strict: %v", err)
 	}
 }
 
@@ -389,7 +415,7 @@ func TestDecodeForms(t *testing.T) {
 		{"\uFEFFa: 1", `{"a":1}`},
 		{"a: 1\r\nb:\r\n  c: \"x\\ry\"\r\n  d: \"x\ry\x01\"\r\n", "{\"a\":1,\"b\":{\"c\":\"x\\ry\",\"d\":\"x\\ry\\u0001\"}}"},
 		{"- a: 1", `{"- a":1}`},
-		{"foo [2]: bar", `{"foo [2]":"bar"}`},
+		{"\"foo [2]\": bar", `{"foo [2]":"bar"}`},
 		{"my-key[2]: a,b", `{"my-key":["a","b"]}`},
 		{"a b[1]{\"c\"}:\n  x", `{"a b":[{"c":"x"}]}`},
 		{"a\"b: 1\"", `"a\"b: 1\""`},

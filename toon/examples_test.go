@@ -16,7 +16,7 @@ import (
 // given files exactly, decodes every valid example, and requires each
 // invalid example to fail with the error its README names.
 func TestSpecExamples(t *testing.T) {
-	dir := filepath.Join(specDir(t), "examples")
+	dir := filepath.Join(specRoot(t), "examples")
 	jsons, _ := filepath.Glob(filepath.Join(dir, "conversions", "*.json"))
 	if len(jsons) == 0 {
 		t.Fatalf("no conversions in %s", dir)

@@ -99,14 +99,18 @@ func decCheck(t *testing.T, in []byte, mode uint8) {
 	}
 }
 
-// decFixtureInputs returns the inputs of the spec's decode fixtures
-// (specDir's), the seeds of the fuzz targets.
+// decFixtureInputs returns the inputs of the spec's decode fixtures (every
+// version's), the seeds of the fuzz targets.
 func decFixtureInputs(tb testing.TB) []string {
 	tb.Helper()
-	dir := filepath.Join(specDir(tb), "tests", "fixtures", "decode")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no decode fixtures in %s", dir)
+	var files []string
+	for _, v := range specVersions {
+		dir := filepath.Join(specDir(tb, v.name, v.dir), "decode")
+		fs, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil || len(fs) == 0 {
+			tb.Fatalf("no decode fixtures in %s", dir)
+		}
+		files = append(files, fs...)
 	}
 	var ins []string
 	for _, file := range files {

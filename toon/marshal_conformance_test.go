@@ -3,7 +3,6 @@ package toon
 import (
 	"bytes"
 	stdjson "encoding/json"
-	"slices"
 	"sort"
 	"testing"
 
@@ -47,64 +46,55 @@ func sortedKeys(js []byte) bool {
 // keys sorted), and the test counts these cases. The decode fixtures'
 // expected JSON values are marshaled likewise, against Encode.
 func TestMarshalConformance(t *testing.T) {
-	dir := specDir(t)
+	newest := specVersions[len(specVersions)-1]
+	dir := specDir(t, newest.name, newest.dir)
 	exact, unsorted, decoded := 0, 0, 0
-	for _, category := range []string{"encode", "decode"} {
-		files := loadFixtures(t, dir, category)
-		names := make([]string, 0, len(files))
-		for n := range files {
-			names = append(names, n)
+	eachFixture(t, dir, func(category, file string, fx fixture) {
+		if fx.ShouldError {
+			return
 		}
-		slices.Sort(names)
-		for _, file := range names {
-			for _, fx := range files[file] {
-				if fx.ShouldError {
-					continue
-				}
-				js := []byte(fx.Input)
-				if category == "decode" {
-					js = fx.Expected
-				}
-				d := stdjson.NewDecoder(bytes.NewReader(js))
-				d.UseNumber()
-				var v any
-				if err := d.Decode(&v); err != nil {
-					t.Fatalf("%s/%s: %v", file, fx.Name, err)
-				}
-				o := MarshalOptions{IndentSize: fx.Options.IndentSize}
-				if fx.Options.Delimiter != "" {
-					o.Delimiter = Delimiter(fx.Options.Delimiter[0])
-				}
-				got, err := o.Marshal(v)
-				if err != nil {
-					t.Errorf("%s/%s: Marshal: %v", file, fx.Name, err)
-					continue
-				}
-				var want []byte
-				switch {
-				case category == "encode" && sortedKeys(js):
-					var s string
-					if err := stdjson.Unmarshal(fx.Expected, &s); err != nil {
-						t.Fatal(err)
-					}
-					want = []byte(s)
-					exact++
-				default:
-					if want, err = viaEncode(v, o); err != nil {
-						t.Fatalf("%s/%s: %v", file, fx.Name, err)
-					}
-					if category == "encode" {
-						unsorted++
-					} else {
-						decoded++
-					}
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s/%s: Marshal(%s)\n got: %q\nwant: %q", file, fx.Name, js, got, want)
-				}
+		js := []byte(fx.Input)
+		if category == "decode" {
+			js = fx.Expected
+		}
+		d := stdjson.NewDecoder(bytes.NewReader(js))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			t.Fatalf("%s/%s: %v", file, fx.Name, err)
+		}
+		o := MarshalOptions{IndentSize: fx.Options.IndentSize}
+		if fx.Options.Delimiter != "" {
+			o.Delimiter = Delimiter(fx.Options.Delimiter[0])
+		}
+		got, err := o.Marshal(v)
+		if err != nil {
+			t.Errorf("%s/%s: Marshal: %v", file, fx.Name, err)
+			return
+		}
+		var want []byte
+		switch {
+		case category == "encode" && sortedKeys(js):
+			var s string
+			if err := stdjson.Unmarshal(fx.Expected, &s); err != nil {
+				t.Fatal(err)
+			}
+			want = []byte(s)
+			exact++
+		default:
+			if want, err = viaEncode(v, o); err != nil {
+				t.Fatalf("%s/%s: %v", file, fx.Name, err)
+			}
+			if category == "encode" {
+				unsorted++
+			} else {
+				decoded++
 			}
 		}
-	}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/%s: Marshal(%s)\n got: %q\nwant: %q", file, fx.Name, js, got, want)
+		}
+	})
 	t.Logf("Marshal conformance: %d encode fixtures compared with their TOON, %d with unsorted names compared with Encode, %d decode fixtures' values compared with Encode", exact, unsorted, decoded)
 	if exact < 100 {
 		t.Errorf("only %d encode fixtures compared with their TOON", exact)

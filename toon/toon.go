@@ -1,6 +1,10 @@
-// Package toon is the official Token-Oriented Object Notation, spec v4.0
-// (toon-spec: 4.0, github.com/toon-format/spec), with the API of
-// encoding/json.
+// Package toon is the official Token-Oriented Object Notation, spec v4.4
+// (SpecVersion; github.com/toon-format/spec), with the API of
+// encoding/json. It passes the spec's conformance fixtures of v4.0, v4.1.0
+// and v4.1.1, and follows the reference library @toon-format/toon 4.4.0
+// where v4.4 changed their rules; docs/formats/toon.md lists where it
+// differs from that library on purpose (numbers beyond binary64's range,
+// ill-formed UTF-8 in strict mode).
 //
 // Go values: Marshal and Unmarshal, an Encoder and a Decoder on streams,
 // configured by MarshalOptions (everything that writes TOON) and
@@ -69,6 +73,11 @@ import (
 
 	"github.com/toonkit/toonkit/internal/toonx"
 )
+
+// SpecVersion is the version of the TOON specification that the package
+// follows: the rules of the reference library @toon-format/toon at the
+// same version (the spec's v4.4 text and fixtures are not published).
+const SpecVersion = "4.4"
 
 // Delimiter is a TOON delimiter: comma (the default), tab or pipe.
 type Delimiter byte

@@ -22,13 +22,14 @@ type UnmarshalOptions struct {
 	// IndentSize is the number of spaces per level; 0 means 2.
 	IndentSize int
 	// NonStrict turns off the strict-mode checks of §14 (strict is the
-	// default), with the leniencies of the spec: counts are not checked
-	// and a short row's missing cells are null, indentation depth is
-	// floor(spaces/IndentSize) + tabs, a block's first line may be more
-	// than one level deeper, duplicate keys resolve last-write-wins,
-	// malformed headers fall through to key-value lines. It never skips a
-	// line: what it cannot place (an over-indented line, a row's extra
-	// cells, content after a root array) is an error with its position.
+	// default) with v4.4's five recoveries, and no other: declared counts
+	// are advisory, duplicate keys resolve last-write-wins, indentation
+	// depth is floor(spaces/IndentSize) + tabs, blank lines inside arrays
+	// are skipped, a block's first line may be more than one level deeper.
+	// It never skips a line nor fills one in: a malformed header, a row
+	// without a cell for each field, an indented first line, an
+	// over-indented line or content after a root array is an error with
+	// its position, as in strict mode.
 	NonStrict bool
 	// UseNumber puts a number decoded into an interface value as a
 	// json.Number (its canonical text, an integer in plain digits)
@@ -88,7 +89,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Unmarshal decodes the TOON document data (spec v4.0, strict mode) and
+// Unmarshal decodes the TOON document data (spec v4.4, strict mode) and
 // stores its value in v, a non-nil pointer, as encoding/json's Unmarshal
 // stores a JSON value: objects go to structs (fields matched by the
 // `toon` tag, else the `json` tag, else the field name, exactly or else
