@@ -4,11 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/toonkit/toonkit/internal/needs"
 	"github.com/toonkit/toonkit/internal/toonref"
 )
 
@@ -264,4 +273,91 @@ func (g *docGen) mixed(dst []byte, depth int) []byte {
 		}
 	}
 	return append(dst, ']')
+}
+
+// TestReferenceEncoderRealFiles encodes real JSON files, those the
+// machine's packages ship (Go's tree, /usr/share, /usr/lib: up to 300 of
+// up to 256 KiB, spread over the list in name order), with toonkit and with
+// the reference library: the TOON must be byte for byte the same, but
+// where a file holds a number that a JavaScript number does not keep
+// exactly (toonkit keeps every digit: a documented difference, counted).
+// Files that are not JSON, or that repeat a member name, which toonkit
+// refuses, are counted and left out. It takes seconds (the walk, and the
+// reference on big files): make test-slow runs it.
+func TestReferenceEncoderRealFiles(t *testing.T) {
+	needs.Slow(t, "300 real JSON files through the reference encoder")
+	var all []string
+	for _, root := range []string{runtime.GOROOT(), "/usr/share", "/usr/lib"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".json") && info.Size() <= 256<<10 {
+				all = append(all, p)
+			}
+			return nil
+		})
+	}
+	sort.Strings(all)
+	step := max(1, len(all)/300)
+	var files []string
+	var docs []string
+	skipped := 0
+	for i := 0; i < len(all); i += step {
+		b, err := os.ReadFile(all[i])
+		if err != nil || !utf8.Valid(b) || FromJSON(io.Discard, b, MarshalOptions{}) != nil || !json.Valid(b) {
+			skipped++
+			continue
+		}
+		files, docs = append(files, all[i]), append(docs, string(b))
+	}
+	if len(files) < 20 {
+		t.Fatalf("only %d JSON files found under Go's tree, /usr/share and /usr/lib", len(files))
+	}
+	in, _ := json.Marshal(docs)
+	out := toonref.Run(t, `
+const {encode} = require(require.resolve("@toon-format/toon", {paths: [process.argv[1]]}));
+const docs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(docs.map(d => encode(JSON.parse(d)))));
+`, in)
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(docs) {
+		t.Fatalf("node output: %v (%d results for %d files)", err, len(want), len(docs))
+	}
+	same, inexact := 0, 0
+	for i, doc := range docs {
+		var got bytes.Buffer
+		if err := FromJSON(&got, []byte(doc), MarshalOptions{}); err != nil {
+			t.Fatalf("%s: %v", files[i], err)
+		}
+		switch {
+		case got.String() == want[i]:
+			same++
+		case !jsExactNumbers([]byte(doc)):
+			inexact++
+		default:
+			t.Errorf("%s: toonkit's TOON differs from the reference's\n got: %.300q\nwant: %.300q", files[i], got.String(), want[i])
+		}
+	}
+	t.Logf("reference encoder on %d real JSON files: %d byte for byte the same, %d differ only by numbers JavaScript rounds; %d files left out (not JSON, or a repeated member name)", len(files), same, inexact, skipped)
+}
+
+// jsExactNumbers reports whether every number of the JSON text doc is
+// written by JavaScript as toonkit writes it (its binary64 value prints as
+// the canonical decimal of its digits).
+func jsExactNumbers(doc []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return true
+		}
+		if n, ok := tok.(json.Number); ok {
+			f, err := strconv.ParseFloat(string(n), 64)
+			if err != nil || jsNumber(f) != string(AppendNumber(nil, []byte(n))) {
+				return false
+			}
+		}
+	}
 }
