@@ -32,7 +32,8 @@ func Parse(s string, max int64, maxText string) (int64, error) {
 	return n * mult, nil
 }
 
-// Flag is a size flag (a pflag.Value) of at most 2 GiB. A value that does
+// Flag is a size flag (a pflag.Value) of less than 2 GiB (at most
+// 2147483647 bytes, the size a frame header can state). A value that does
 // not parse is no error of the command line's: Set keeps it for Err, so
 // that the command reports it, as "--NAME: reason", in its own order
 // among its other checks.
@@ -48,7 +49,7 @@ type Flag struct {
 
 // NewFlag is the size flag --name, whose default is def, a valid size.
 func NewFlag(name, def string) *Flag {
-	f := &Flag{name: name, max: 1<<31 - 1, maxText: "2GiB", typ: "string"}
+	f := &Flag{name: name, max: 1<<31 - 1, maxText: "2147483647 bytes, 2GiB less one byte", typ: "string"}
 	if f.Set(def); f.err != nil {
 		panic(f.err)
 	}

@@ -35,6 +35,18 @@ func TestParse(t *testing.T) {
 func TestFlagKeepsItsErrorForTheCommand(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	f := NewFlag("max-frame-size", "64MiB")
+	// 2GiB itself is one byte too many; the message said "at most 2GiB".
+	for in, ok := range map[string]bool{"2GiB": false, "2147483647": true, "2047MiB": true} {
+		f.Set(in)
+		if (f.Err() == nil) != ok {
+			t.Errorf("--max-frame-size %s: %v", in, f.Err())
+		}
+	}
+	f.Set("2GiB")
+	if want := `--max-frame-size: size "2GiB" is too large (at most 2147483647 bytes, 2GiB less one byte)`; f.Err() == nil || f.Err().Error() != want {
+		t.Errorf("--max-frame-size 2GiB: %v, want %s", f.Err(), want)
+	}
+	f.Set("64MiB")
 	fs.Var(f, "max-frame-size", "largest")
 	if f.N() != 64<<20 || fs.Lookup("max-frame-size").DefValue != "64MiB" {
 		t.Fatalf("default: %d, %q", f.N(), fs.Lookup("max-frame-size").DefValue)
