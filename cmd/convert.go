@@ -85,9 +85,12 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 				return cli.UsageErrorf("", "--to: %v", err)
 			}
 			if from != "" {
-				if opts.From, err = codec.Parse(from, append(convertFormats[:len(convertFormats):len(convertFormats)], codec.Pcap)...); err != nil {
+				if opts.From, err = codec.Parse(from, append(append(convertFormats[:len(convertFormats):len(convertFormats)], codec.Pcap), inputOnlyFormats...)...); err != nil {
 					return cli.UsageErrorf("", "--from: %v", err)
 				}
+			}
+			if err := checkCSVStrings(opts.CSVStrings, opts.From); err != nil {
+				return err
 			}
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
@@ -116,7 +119,8 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, pcap, chiffon, trace or narratoria; detected when absent")
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, binary, pcap, chiffon, trace, narratoria, yaml, csv or tsv; detected when absent (yaml, csv, tsv: by the extension .yaml, .yml, .csv, .tsv)")
+	addCSVStringsFlag(f, &opts.CSVStrings)
 	f.StringVar(&to, "to", "", "output format: json, ndjson, toon, tabular, binary, auto, cheapest, chiffon, trace or narratoria")
 	f.BoolVarP(&opts.Compact, "compact", "c", false, "--to json: the array on one line")
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
@@ -130,7 +134,7 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	addTOONFlags(&opts.TOON, f, true, true)
 	addBridgeFlags(&opts.Bridge, f)
 	formats := []string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "binary", "kado", "frame", "chiffon", "trace", "aop", "narratoria", "tool"}
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng"), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append(formats[:len(formats):len(formats)], "pcap", "pcapng", "yaml", "yml", "csv", "tsv"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(append(formats, "auto", "cheapest"), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe", "auto"}, cobra.ShellCompDirectiveNoFileComp))
@@ -178,6 +182,9 @@ func toFromOutput(cmd, to, output, list, example string, writes ...codec.Format)
 	case !ok:
 		return "", cli.UsageErrorf(fmt.Sprintf("-o FILE names the format by its extension (%s), or --to does", strings.Join(codec.Extensions(), ", ")),
 			"%s needs --to FORMAT: the extension of -o %s names none (supported: %s)", cmd, output, list)
+	case codec.InputOnly(f):
+		return "", cli.UsageErrorf("toonkit reads YAML, CSV and TSV, and writes none of them; --to json writes JSON, which YAML 1.2 reads as it is",
+			"%s needs --to FORMAT: -o %s names %s, which is an input format only (supported: %s)", cmd, output, f, list)
 	case !slices.Contains(writes, f):
 		return "", cli.UsageErrorf(fmt.Sprintf("toonkit convert writes %s", f),
 			"%s needs --to FORMAT: -o %s names %s, which %s does not write (supported: %s)", cmd, output, f, cmd, list)

@@ -15,7 +15,7 @@ import (
 
 func newEncodeCmd(ios *cli.IOStreams, runF func(*convert.EncodeOptions) error) *cobra.Command {
 	opts := &convert.EncodeOptions{IO: ios, Now: time.Now}
-	var to, typ, seq, ts, compress string
+	var to, from, typ, seq, ts, compress string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
@@ -62,6 +62,17 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 			}
 			if opts.To, err = codec.Parse(to, codec.Binary, codec.Tabular, codec.TOON); err != nil {
 				return cli.UsageErrorf("", "--to: %v", err)
+			}
+			if from != "" {
+				if opts.From, err = codec.Parse(from, append([]codec.Format{codec.JSON}, inputOnlyFormats...)...); err != nil {
+					return cli.UsageErrorf("", "--from: %v", err)
+				}
+				if opts.From == codec.JSON {
+					opts.From = ""
+				}
+			}
+			if err := checkCSVStrings(opts.CSVStrings, opts.From); err != nil {
+				return err
 			}
 			if err := checkTOONFlags(&opts.TOON, c, opts.To == codec.TOON, false); err != nil {
 				return err
@@ -122,6 +133,8 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	}
 	f := c.Flags()
 	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame), tabular (alias a2a) or toon")
+	f.StringVar(&from, "from", "", "input format: json, yaml, csv or tsv (default: yaml, csv, tsv by the extension .yaml, .yml, .csv, .tsv, else json)")
+	addCSVStringsFlag(f, &opts.CSVStrings)
 	addTOONFlags(&opts.TOON, f, true, false)
 	f.BoolVar(&opts.Lossy, "lossy", false, "--to tabular: write a table that does not read back exactly, listing each lossy cell")
 	addStatsFlags(f, &opts.Stats, &opts.Tokenizer)
@@ -135,6 +148,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "yaml", "yml", "csv", "tsv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("delimiter", cobra.FixedCompletions([]string{"comma", "tab", "pipe", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("compress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))

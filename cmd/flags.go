@@ -10,6 +10,25 @@ import (
 // The encodings that convert reads and writes.
 var convertFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.Tabular, codec.Binary, codec.TOON, codec.Chiffon, codec.Trace, codec.Narratoria}
 
+// inputOnlyFormats are the formats that encode, convert, query and stats
+// read but none writes (codec.InputOnly), named by --from or by an
+// input's extension.
+var inputOnlyFormats = []codec.Format{codec.YAML, codec.CSV, codec.TSV}
+
+// addCSVStringsFlag adds --csv-strings.
+func addCSVStringsFlag(f *pflag.FlagSet, b *bool) {
+	f.BoolVar(b, "csv-strings", false, "CSV and TSV input: keep every cell a string (an empty cell \"\"), not numbers, booleans and null")
+}
+
+// checkCSVStrings refuses --csv-strings with a --from that is no table of
+// CSV or TSV (without --from, an input's extension may still name one).
+func checkCSVStrings(set bool, from codec.Format) error {
+	if set && from != "" && from != codec.CSV && from != codec.TSV {
+		return cli.UsageErrorf("", "--csv-strings applies to CSV and TSV input only, not --from %s", from)
+	}
+	return nil
+}
+
 // addJobsFlag adds -j, --jobs: the number of workers of a command that
 // spreads independent records over the CPUs (internal/pipeline). 0, the default,
 // is the number of usable CPUs (GOMAXPROCS); 1 is the single-worker path.

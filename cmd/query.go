@@ -124,7 +124,8 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 	f.StringArrayVar(&opts.Positional, "positional", nil, "")
 	_ = f.MarkHidden("positional")
 	f.StringVarP(&flags.fromFile, "from-file", "f", "", "read the filter from `FILE` (every argument is then an input)")
-	f.StringVar(&flags.from, "from", "", "the input format: json, ndjson, toon, tabular, binary (detected when absent)")
+	f.StringVar(&flags.from, "from", "", "the input format: json, ndjson, toon, tabular, binary, yaml, csv, tsv (detected when absent; yaml, csv, tsv by the extension .yaml, .yml, .csv, .tsv)")
+	addCSVStringsFlag(f, &opts.CSVStrings)
 	addCaptureFlags(f, &flags.capture)
 	f.BoolVar(&opts.Payload, "payload", false, "binary frames: the payloads alone, not decode's records")
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "binary frames and captures: report bad frames and holes, skip them and go on (exit status 1 at the end), as decode does")
@@ -133,7 +134,7 @@ The full reference: docs/commands/query.md, or man toonkit-query.`,
 	f.Var(flags.maxSize, "max-size", "the largest input value, frame or line (-R), and the largest text of -R -s (all the inputs together) and of a --rawfile FILE, in `BYTES`")
 	f.StringVar(&flags.maxMemory, "max-memory", "auto", "end the run with exit status 5 when the filter's heap passes `SIZE` (e.g. 512MiB, 8GiB; 0: no bound; auto: half of the system's memory)")
 	f.IntVar(&opts.Jobs, "jobs", 0, "run the filter on `N` workers (JSON and NDJSON inputs; see above), output byte-identical to --jobs 1 (default: the usable CPUs, GOMAXPROCS)")
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "toon", "tabular", "binary", "yaml", "csv", "tsv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"ndjson", "toon", "tabular", "binary"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -160,11 +161,14 @@ func checkQueryFlags(opts *query.Command, flags *queryFlags, c *cobra.Command) e
 		return cli.UsageErrorf(hint, "--timeout: want a duration of 0 or more, found %s", opts.Timeout)
 	}
 	if flags.from != "" {
-		f, err := codec.Parse(flags.from, codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary)
+		f, err := codec.Parse(flags.from, codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.Binary, codec.YAML, codec.CSV, codec.TSV)
 		if err != nil {
 			return cli.UsageErrorf(hint, "--from: %s", err)
 		}
 		opts.From = f
+	}
+	if err := checkCSVStrings(opts.CSVStrings, opts.From); err != nil {
+		return err
 	}
 	if err := flags.capture.Check(); err != nil {
 		return err

@@ -46,6 +46,9 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 					return cli.UsageErrorf("", "--from: %v", err)
 				}
 			}
+			if err := checkCSVStrings(opts.CSVStrings, opts.From); err != nil {
+				return err
+			}
 			for _, t := range opts.Tokenizers {
 				if !slices.Contains(tokens.Encodings, t) {
 					return cli.UsageErrorf("", "--tokenizer: unknown tokenizer %q (supported: %s)", t, strings.Join(tokens.Encodings, ", "))
@@ -75,14 +78,15 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&from, "from", "", "input format: json, ndjson, toon or tabular; detected when absent")
+	f.StringVar(&from, "from", "", "input format: json, ndjson, toon, tabular, yaml, csv or tsv; detected when absent (yaml, csv, tsv: by the extension .yaml, .yml, .csv, .tsv)")
+	addCSVStringsFlag(f, &opts.CSVStrings)
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
 	f.Var(maxSize, "max-frame-size", "largest record or line accepted")
 	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	addTOONFlags(&opts.TOON, f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "yaml", "yml", "csv", "tsv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return c

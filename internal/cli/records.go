@@ -8,6 +8,7 @@ import (
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/codec/yamlin"
 	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/internal/records/pcapsrc"
 	"github.com/toonkit/toonkit/kado"
@@ -94,6 +95,18 @@ func SourceError(err error) error {
 		return CaptureError(e.Name, e.Err, true) // no --keep-going here
 	case records.Invalid:
 		return InvalidError(e.Err, "")
+	case records.BadYAML, records.BadCSV:
+		// The reader's hint, if any, is the *jsonv.SyntaxError's, which
+		// the reporter prints.
+		var se *jsonv.SyntaxError
+		if errors.As(e.Err, &se) {
+			return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s:%w", e.Name, se), Excerpt: se}
+		}
+		hint := ""
+		if yamlin.IsLimit(e.Err) {
+			hint = "YAML input is read whole; raise the size limit (--max-frame-size, query's --max-size) if such inputs are expected"
+		}
+		return InvalidError(fmt.Errorf("%s: %w", e.Name, e.Err), hint)
 	case records.TooLarge:
 		return InvalidError(fmt.Errorf("%s: %w", e.Name, e.Err),
 			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")

@@ -28,7 +28,17 @@ const (
 	Chiffon    Format = "chiffon"
 	Trace      Format = "trace"
 	Narratoria Format = "narratoria"
+	// YAML, CSV and TSV are read, never written (InputOnly): by
+	// internal/codec/yamlin and internal/codec/csvin.
+	YAML Format = "yaml"
+	CSV  Format = "csv"
+	TSV  Format = "tsv"
 )
+
+// InputOnly reports whether toonkit reads f but writes it nowhere (YAML,
+// CSV, TSV). Such a format is named by --from or by a file's extension,
+// never detected from the bytes: YAML and CSV are any text.
+func InputOnly(f Format) bool { return f == YAML || f == CSV || f == TSV }
 
 var aliases = map[string]Format{
 	"json": JSON, "ndjson": NDJSON, "jsonl": NDJSON,
@@ -37,6 +47,7 @@ var aliases = map[string]Format{
 	"pcap": Pcap, "pcapng": Pcap,
 	"chiffon": Chiffon, "trace": Trace, "aop": Trace,
 	"narratoria": Narratoria, "tool": Narratoria,
+	"yaml": YAML, "yml": YAML, "csv": CSV, "tsv": TSV,
 }
 
 // Names returns every accepted name of the given formats (canonical names
@@ -69,6 +80,9 @@ func Parse(name string, supported ...Format) (Format, error) {
 	for _, s := range supported {
 		list = append(list, string(s))
 	}
+	if ok && InputOnly(f) {
+		return "", fmt.Errorf("%s is an input format only: toonkit reads YAML, CSV and TSV, and writes none of them (supported here: %s)", f, strings.Join(list, ", "))
+	}
 	if ok {
 		return "", fmt.Errorf("format %q is not supported here (supported: %s)", name, strings.Join(list, ", "))
 	}
@@ -80,12 +94,15 @@ func Parse(name string, supported ...Format) (Format, error) {
 var extensions = []struct {
 	ext    string
 	format Format
-}{{".toon", TOON}, {".json", JSON}, {".ndjson", NDJSON}, {".jsonl", NDJSON}, {".bin", Binary}}
+}{{".toon", TOON}, {".json", JSON}, {".ndjson", NDJSON}, {".jsonl", NDJSON}, {".bin", Binary},
+	{".yaml", YAML}, {".yml", YAML}, {".csv", CSV}, {".tsv", TSV}}
 
 // FormatForExt returns the format a file name's extension names, in any
 // case: .toon is TOON (the official format, not the A2A table), .json JSON,
-// .ndjson and .jsonl NDJSON, .bin binary frames. ok is false for any other
-// extension, for no extension, and for "-" (standard output).
+// .ndjson and .jsonl NDJSON, .bin binary frames; .yaml and .yml YAML,
+// .csv CSV, .tsv TSV, which are input formats only (InputOnly). ok is
+// false for any other extension, for no extension, and for "-" (standard
+// output).
 func FormatForExt(name string) (f Format, ok bool) {
 	ext := strings.ToLower(filepath.Ext(name))
 	for _, e := range extensions {
@@ -96,14 +113,29 @@ func FormatForExt(name string) (f Format, ok bool) {
 	return "", false
 }
 
-// Extensions returns the extensions FormatForExt knows, in the order
-// .toon, .json, .ndjson, .jsonl, .bin, for messages and help.
+// Extensions returns the extensions FormatForExt knows of the formats
+// toonkit writes, in the order .toon, .json, .ndjson, .jsonl, .bin, for
+// messages and help about -o FILE.
 func Extensions() []string {
-	out := make([]string, len(extensions))
-	for i, e := range extensions {
-		out[i] = e.ext
+	var out []string
+	for _, e := range extensions {
+		if !InputOnly(e.format) {
+			out = append(out, e.ext)
+		}
 	}
 	return out
+}
+
+// InputFormatForExt is the input-only format (YAML, CSV, TSV) that an
+// input's name names by its extension; ok is false for any other name.
+// Readers of records take it when no --from is given: these formats are
+// never detected from their bytes.
+func InputFormatForExt(name string) (f Format, ok bool) {
+	f, ok = FormatForExt(name)
+	if !ok || !InputOnly(f) {
+		return "", false
+	}
+	return f, true
 }
 
 // Detection is the outcome of Detect.

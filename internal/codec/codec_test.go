@@ -91,8 +91,8 @@ func TestParse(t *testing.T) {
 	if _, err := Parse("tabular", Binary); err == nil || err.Error() != `format "tabular" is not supported here (supported: binary)` {
 		t.Errorf("Parse(tabular) err = %v", err)
 	}
-	if _, err := Parse("yaml", Binary, JSON); err == nil || err.Error() != `unknown format "yaml" (supported: binary, json)` {
-		t.Errorf("Parse(yaml) err = %v", err)
+	if _, err := Parse("xml", Binary, JSON); err == nil || err.Error() != `unknown format "xml" (supported: binary, json)` {
+		t.Errorf("Parse(xml) err = %v", err)
 	}
 	if got := Names(Binary); len(got) != 3 || got[0] != "binary" || got[1] != "frame" || got[2] != "kado" {
 		t.Errorf("Names(Binary) = %v", got)
@@ -103,6 +103,7 @@ func TestFormatForExt(t *testing.T) {
 	for name, want := range map[string]Format{
 		"data.toon": TOON, "out/DATA.TOON": TOON, "a.b.json": JSON, "x.ndjson": NDJSON, "x.jsonl": NDJSON,
 		"capture.bin": Binary, "/tmp/x.Bin": Binary,
+		"c.yaml": YAML, "C.YML": YAML, "t.csv": CSV, "t.TSV": TSV,
 		"data.txt": "", "data": "", "-": "", "": "", ".toon/data": "", "data.toon.gz": "", "data.": "",
 	} {
 		f, ok := FormatForExt(name)
@@ -111,8 +112,30 @@ func TestFormatForExt(t *testing.T) {
 		}
 	}
 	for _, ext := range Extensions() {
-		if _, ok := FormatForExt("x" + ext); !ok {
-			t.Errorf("Extensions() lists %s, which FormatForExt does not know", ext)
+		if f, ok := FormatForExt("x" + ext); !ok || InputOnly(f) {
+			t.Errorf("Extensions() lists %s, which FormatForExt does not know as a written format", ext)
 		}
+	}
+}
+
+// YAML, CSV and TSV come from the extension or --from, never from the
+// bytes: detection keeps its word for any text.
+func TestInputOnlyFormats(t *testing.T) {
+	for name, want := range map[string]Format{"a.yaml": YAML, "a.yml": YAML, "a.csv": CSV, "a.tsv": TSV, "a.json": "", "a.toon": "", "-": ""} {
+		if f, ok := InputFormatForExt(name); f != want || ok != (want != "") {
+			t.Errorf("InputFormatForExt(%q) = %q, %v", name, f, ok)
+		}
+	}
+	for _, in := range []string{"a: 1\nb: [x]\n", "id,name\n1,Ada\n", "- x\n- y\n", "id\tname\n1\tAda\n"} {
+		if d := DetectWhole([]byte(in)); InputOnly(d.Format) {
+			t.Errorf("DetectWhole(%q) = %s", in, d.Format)
+		}
+	}
+	_, err := Parse("yml", JSON, NDJSON)
+	if err == nil || err.Error() != "yaml is an input format only: toonkit reads YAML, CSV and TSV, and writes none of them (supported here: json, ndjson)" {
+		t.Errorf("Parse(yml): %v", err)
+	}
+	if f, err := Parse("YML", YAML, CSV); f != YAML || err != nil {
+		t.Errorf("Parse(YML) = %q, %v", f, err)
 	}
 }

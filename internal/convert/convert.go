@@ -284,6 +284,7 @@ func openConvertSource(opts *Options, name string) (*cli.Source, error) {
 		return nil, err
 	}
 	src.TOON = opts.TOON.DecoderOptions(opts.MaxFrameSize)
+	src.CSVStrings = opts.CSVStrings
 	return src, nil
 }
 

@@ -11,6 +11,9 @@ import (
 // RunEncode runs encode: JSON or NDJSON as binary frames (streamed, on
 // opts.Jobs workers), as one TOON document, or as a table.
 func RunEncode(opts *EncodeOptions) error {
+	if from, ok := opts.inputOnly(); ok {
+		return encodeInputOnly(opts, from)
+	}
 	switch opts.To {
 	case codec.TOON:
 		return runEncodeTOON(opts)
@@ -47,6 +50,46 @@ func RunEncode(opts *EncodeOptions) error {
 		}
 	}
 	return out.Commit()
+}
+
+// inputOnly tells whether the inputs are read as convert reads them:
+// --from yaml, csv or tsv, or an input named .yaml, .yml, .csv or .tsv
+// (the format then taken from each input's name, or detected). from is
+// the format convert is given.
+func (opts *EncodeOptions) inputOnly() (from codec.Format, ok bool) {
+	if opts.From != "" {
+		return opts.From, codec.InputOnly(opts.From)
+	}
+	for _, name := range opts.Inputs {
+		if _, ok := codec.InputFormatForExt(name); ok {
+			return "", true
+		}
+	}
+	return "", false
+}
+
+// encodeInputOnly encodes YAML, CSV or TSV input as TOON or a table, by
+// convert's records (records.Source reads them). Frames are made of JSON
+// only, so that their errors can name the place in the input.
+func encodeInputOnly(opts *EncodeOptions, from codec.Format) error {
+	if opts.To == codec.Binary {
+		name := "yaml"
+		if from != "" {
+			name = string(from)
+		} else {
+			for _, n := range opts.Inputs {
+				if f, ok := codec.InputFormatForExt(n); ok {
+					name = string(f)
+					break
+				}
+			}
+		}
+		return cli.UsageErrorf("make NDJSON of it first: toonkit convert --to ndjson FILE | toonkit encode --to binary",
+			"encode --to binary reads JSON, not %s", name)
+	}
+	return Run(&Options{IO: opts.IO, Inputs: opts.Inputs, From: from, To: opts.To, Lossy: opts.Lossy, Stats: opts.Stats,
+		Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now, TOON: opts.TOON,
+		CSVStrings: opts.CSVStrings, Jobs: 1})
 }
 
 // StreamOptions are the options of kado.EncodeStream that opts ask for.

@@ -31,8 +31,9 @@ type Options struct {
 	Now              func() time.Time
 	TOON             TOONOptions
 	Bridge           BridgeOptions
-	Jobs             int // workers for JSON and NDJSON records; 1 is the single-worker path
-	cli.CaptureFlags     // --port, --conn
+	Jobs             int  // workers for JSON and NDJSON records; 1 is the single-worker path
+	CSVStrings       bool // --csv-strings: every cell of CSV and TSV input a string
+	cli.CaptureFlags      // --port, --conn
 }
 
 // Auto is --to auto: the table when the spec's negotiation picks it,
@@ -81,6 +82,11 @@ type EncodeOptions struct {
 	Tokenizer    string
 	TOON         TOONOptions
 	SkipText     bool // leave out decode's records of WebSocket text messages
+	// From is the inputs' format, "" for JSON, or YAML, CSV or TSV by
+	// an input's extension (--from); YAML, CSV and TSV are read as
+	// convert reads them.
+	From       codec.Format
+	CSVStrings bool // --csv-strings
 }
 
 // StatsOptions are the options of `toonkit stats`.
@@ -93,6 +99,7 @@ type StatsOptions struct {
 	MaxFrameSize int
 	TOON         TOONOptions
 	Jobs         int
+	CSVStrings   bool // --csv-strings
 }
 
 // TOONOptions are the flags of the official TOON encoding that encode,
@@ -162,7 +169,7 @@ const (
 )
 
 // StatsFormats are the encodings stats reads.
-var StatsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular}
+var StatsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Tabular, codec.YAML, codec.CSV, codec.TSV}
 
 // ProgressBytes is the size of data from which stats shows its progress
 // on a terminal (a variable for the tests).

@@ -42,6 +42,7 @@ type Command struct {
 	MaxMemory                            int64 // 0: no bound
 	Jobs                                 int
 	Capture                              capture.Options // --port, --conn
+	CSVStrings                           bool            // --csv-strings
 }
 
 // RunCommand runs toonkit query: the filter over the inputs, the results
@@ -168,7 +169,7 @@ func runCommand(ios *cli.IOStreams, opts *Command) error {
 	rep := cli.NewReporter(ios)
 	var skipped keptGoing
 	iopts := InputOptions{Names: names, From: opts.From, MaxSize: opts.MaxSize, Payload: opts.Payload, Raw: opts.RawInput, KeepFrames: opts.To == codec.Binary,
-		Capture: opts.Capture, Open: opener(ios)}
+		Capture: opts.Capture, Open: opener(ios), CSVStrings: opts.CSVStrings}
 	if opts.KeepGoing {
 		iopts.Skip = skipped.skip(rep)
 		iopts.Note = func(name string, err error) { rep.Notef("%s: %v", name, err) } // as decode's

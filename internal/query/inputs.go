@@ -33,7 +33,8 @@ type InputOptions struct {
 	// Open opens an input by its name; its errors are returned as they
 	// are.
 	Open func(name string) (*Opened, error)
-	// From is the inputs' format; "" detects it (records.Sniff), white
+	// From is the inputs' format; "" detects it (records.Sniff; YAML,
+	// CSV and TSV by the name's extension), white
 	// space alone being JSON with no values, as in jq. An input detected
 	// as TOON that starts with a JSON scalar (`1 "x" 3`) is JSON values
 	// back to back.
@@ -59,6 +60,9 @@ type InputOptions struct {
 	// Note, when not nil, receives a capture's notes with the input's
 	// name (records.Source.Note).
 	Note func(name string, err error)
+	// CSVStrings keeps every cell of CSV and TSV input a string
+	// (records.Source.CSVStrings).
+	CSVStrings bool
 }
 
 // Inputs reads the inputs of a query one value at a time, for the main
@@ -345,7 +349,7 @@ func (qi *Inputs) open(name string) error {
 		in.Close()
 		return err
 	}
-	src.Whole, src.Payload, src.Raw, src.Skip = true, qi.opts.Payload, true, qi.opts.Skip
+	src.Whole, src.Payload, src.Raw, src.Skip, src.CSVStrings = true, qi.opts.Payload, true, qi.opts.Skip, qi.opts.CSVStrings
 	if note := qi.opts.Note; note != nil {
 		src.Note = func(err error) { note(in.Name, err) }
 	}

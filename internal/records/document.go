@@ -220,8 +220,8 @@ func (d *Document) encodeMapped(w io.Writer, opts toonx.EncodeOptions) (took boo
 }
 
 // OneValue reports whether the source, one of inputs, holds one value
-// that is not an array: it is the only input, JSON or TOON, and its root
-// is not an array. Such a value is written as itself (JSONSink.Single,
+// that is not an array: it is the only input, JSON, TOON or YAML (one
+// document), and its root is not an array. Such a value is written as itself (JSONSink.Single,
 // DocumentSink.Single), not as an array of one record. An NDJSON stream
 // is records, even of one line: a source read as NDJSON or, when its
 // format was not named, a file named .ndjson or .jsonl. (One line on
@@ -235,11 +235,15 @@ func (s *Source) OneValue(inputs int, named bool) bool {
 }
 
 // RootArray reports whether the input's document is an array: JSON
-// starting with "[", or TOON whose first line that is not blank or a
-// comment starts with "[". Other encodings hold records, an array. It
+// starting with "[", TOON whose first line that is not blank or a
+// comment starts with "[", or a YAML stream of several documents, or of
+// one whose root is a sequence. Other encodings hold records, an array. It
 // peeks no further than the byte or line that decides, so that a live
 // stream is not held back. It is asked before the first record.
 func (s *Source) RootArray() bool {
+	if s.format == codec.YAML {
+		return s.yamlReader().Records() // the stream is read whole anyway
+	}
 	if s.format != codec.JSON && s.format != codec.TOON {
 		return true
 	}

@@ -10,8 +10,10 @@ import (
 	"sync"
 
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/csvin"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
+	"github.com/toonkit/toonkit/internal/codec/yamlin"
 	"github.com/toonkit/toonkit/internal/toonx"
 	"github.com/toonkit/toonkit/kado"
 )
@@ -24,9 +26,11 @@ func TrimBOM(p []byte) []byte { return bytes.TrimPrefix(p, utf8BOM) }
 
 // SourceOptions configure NewSource.
 type SourceOptions struct {
-	// Format is the input's encoding; "" detects it (Sniff). Chiffon,
-	// trace and Narratoria messages are read as JSON (an array of them,
-	// or NDJSON).
+	// Format is the input's encoding; "" takes it from the name's
+	// extension for YAML, CSV and TSV (.yaml, .yml, .csv, .tsv: these are
+	// never detected from the bytes), and detects it otherwise (Sniff).
+	// Chiffon, trace and Narratoria messages are read as JSON (an array
+	// of them, or NDJSON).
 	Format codec.Format
 	// Blank is the format of an input that detection finds to hold only
 	// white space; "" makes such an input an Undetected error.
@@ -102,6 +106,9 @@ type Source struct {
 	Payload bool
 	// TOON are the TOON decoder's options.
 	TOON toonx.DecodeOptions
+	// CSVStrings keeps every cell of CSV and TSV input a string
+	// (csvin.Options.Strings: --csv-strings).
+	CSVStrings bool
 	// Skip, when not nil, makes a bad binary frame and a capture's
 	// problem (a hole, a bad frame) no error: Next gives it to Skip, an
 	// *Error of Kind BadFrame or CaptureProblem, with how the reader moved
@@ -123,7 +130,9 @@ type Source struct {
 	jr      *jsonv.Reader
 	jopts   jsonv.Options // jr's, for JSON input
 	td      *tabular.Decoder
-	ts      *toonSource // TOON: decoded in a goroutine, read as NDJSON by jr
+	yr      *yamlin.Reader // YAML, made at the first record (Whole is known then)
+	cr      *csvin.Reader  // CSV and TSV, likewise
+	ts      *toonSource    // TOON: decoded in a goroutine, read as NDJSON by jr
 	bd      *kado.Reader
 	rec     []byte
 	capNext func() (CaptureFrame, error, bool) // a capture's frames (iter.Pull2)
@@ -177,6 +186,12 @@ const (
 	// it (query.Inputs: not valid JSON, not a JSON value); Err's message
 	// says what and where, the input's name first.
 	Invalid
+	// BadYAML: YAML that is not valid or has no JSON form, or passes a
+	// limit (a *yamlin.Error).
+	BadYAML
+	// BadCSV: a CSV or TSV table that is not valid: a ragged row, a bad
+	// header, a quote out of place, a row too large (a *csvin.Error).
+	BadCSV
 )
 
 // Error is an error of a Source: the input's Name, what went wrong (Kind)
@@ -225,6 +240,9 @@ func NewSource(r io.Reader, name string, opts SourceOptions) (*Source, error) {
 	switch opts.Format {
 	case codec.Chiffon, codec.Trace, codec.Narratoria:
 		s.format = codec.JSON // messages: a JSON array of them, or NDJSON
+	}
+	if s.format == "" {
+		s.format, _ = codec.InputFormatForExt(name)
 	}
 	if s.format == "" {
 		d, err := Sniff(s.br)
@@ -351,6 +369,9 @@ func (s *Source) next() ([]byte, error) {
 	if s.format == codec.TOON && s.ts == nil {
 		s.jr = jsonv.NewReader(s.StartTOON(!s.Whole), jsonv.Options{MaxValueSize: 1 << 62})
 	}
+	if codec.InputOnly(s.format) {
+		return s.nextInputOnly()
+	}
 	switch {
 	case s.jr != nil:
 		v, pos, err := s.jr.Next()
@@ -395,6 +416,47 @@ func (s *Source) next() ([]byte, error) {
 	}
 	s.cur.frame, s.frame = f.Index, f.Raw
 	return s.frameRecord(f, js), nil
+}
+
+// yamlReader is the reader of a YAML input, made at the first call: a
+// root sequence of one document gives its elements unless Whole.
+func (s *Source) yamlReader() *yamlin.Reader {
+	if s.yr == nil {
+		s.yr = yamlin.NewReader(s.br, yamlin.Options{MaxSize: s.maxSize, Elements: !s.Whole})
+	}
+	return s.yr
+}
+
+// nextInputOnly returns the next record of YAML, CSV or TSV input.
+func (s *Source) nextInputOnly() ([]byte, error) {
+	var rec []byte
+	var pos jsonv.Position
+	var err error
+	kind := BadYAML
+	if s.format == codec.YAML {
+		rec, pos, err = s.yamlReader().Next()
+	} else {
+		if s.cr == nil {
+			opts := csvin.Options{Strings: s.CSVStrings, MaxSize: s.maxSize}
+			if s.format == codec.TSV {
+				opts.Comma = '\t'
+			}
+			s.cr = csvin.NewReader(s.br, opts)
+		}
+		kind = BadCSV
+		rec, pos, err = s.cr.Next()
+	}
+	switch err.(type) {
+	case nil:
+		s.cur.pos = pos
+		return rec, nil
+	case *yamlin.Error, *csvin.Error:
+		return nil, &Error{Name: s.name, Kind: kind, Err: err}
+	}
+	if err == io.EOF {
+		return nil, err
+	}
+	return nil, &Error{Name: s.name, Kind: ReadFailed, Err: err}
 }
 
 // frameRecord is the record of frame f, whose payload is js: the payload

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,7 +28,14 @@ type Position struct {
 	Column int
 }
 
-func (p Position) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+// String is LINE:COLUMN, or LINE alone when the column is not known
+// (Column 0: the YAML parser gives lines only).
+func (p Position) String() string {
+	if p.Column == 0 && p.Line > 0 {
+		return strconv.Itoa(p.Line)
+	}
+	return fmt.Sprintf("%d:%d", p.Line, p.Column)
+}
 
 // SyntaxError is malformed JSON at a position, with the line it stands on.
 type SyntaxError struct {
