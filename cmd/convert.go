@@ -19,7 +19,7 @@ import (
 
 func newConvertCmd(ios *cli.IOStreams, runF func(*convert.Options) error) *cobra.Command {
 	opts := &convert.Options{IO: ios, Now: time.Now}
-	var from, to, compress string
+	var from, to, compress, dups string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
@@ -101,6 +101,9 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 			if err := checkBridgeFlags(&opts.Bridge, c, bridge.Applies(opts.From, opts.To)); err != nil {
 				return err
 			}
+			if err := parseDuplicateKeys(c, dups, !bridge.Applies(opts.From, opts.To), "JSON and NDJSON records, not to messages converted between protocols", &opts.DuplicateKeys); err != nil {
+				return err
+			}
 			if err := checkTOONFlags(&opts.TOON, c, opts.To == codec.TOON || opts.To == convert.Cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
@@ -125,6 +128,7 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.Var(maxSize, "max-frame-size", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
+	addDuplicateKeysFlag(c, &dups)
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
 	addCaptureFlags(f, &opts.CaptureFlags)
 	addTOONFlags(&opts.TOON, f, true, true)

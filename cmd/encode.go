@@ -15,7 +15,7 @@ import (
 
 func newEncodeCmd(ios *cli.IOStreams, runF func(*convert.EncodeOptions) error) *cobra.Command {
 	opts := &convert.EncodeOptions{IO: ios, Now: time.Now}
-	var to, typ, seq, ts, compress string
+	var to, typ, seq, ts, compress, dups string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "encode --to binary|tabular|toon [FILE...|-]",
@@ -85,6 +85,9 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 					}
 				}
 			}
+			if err := parseDuplicateKeys(c, dups, opts.To != codec.Binary, "--to toon and --to tabular only", &opts.DuplicateKeys); err != nil {
+				return err
+			}
 			if c.Flags().Changed("tokenizer") && !opts.Stats && !opts.TOON.Auto {
 				return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
 			}
@@ -132,6 +135,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.Var(maxSize, "max-frame-size", "largest JSON value accepted")
+	addDuplicateKeysFlag(c, &dups)
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))

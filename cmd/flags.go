@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
 
@@ -28,4 +30,25 @@ func addStatsFlags(f *pflag.FlagSet, stats *bool, tokenizer *string) {
 func addCaptureFlags(f *pflag.FlagSet, cf *cli.CaptureFlags) {
 	f.IntSliceVar(&cf.Ports, "port", nil, "captures: read only the TCP connections on port `N` (repeatable)")
 	f.StringVar(&cf.Conn, "conn", "", "captures: read only the TCP connection `ADDR:PORT>ADDR:PORT`, as records name it (either end first; IPv6 in brackets)")
+}
+
+// addDuplicateKeysFlag adds --duplicate-keys, what a JSON object's repeated
+// member names make (parseDuplicateKeys).
+func addDuplicateKeysFlag(c *cobra.Command, name *string) {
+	c.Flags().StringVar(name, "duplicate-keys", "error", "JSON input: an object's repeated member name is an `error`, or keeps its last value (last, as jq does) or its first (first), at the first one's place")
+	_ = c.RegisterFlagCompletionFunc("duplicate-keys", cobra.FixedCompletions(jsonv.DuplicatesNames, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// parseDuplicateKeys parses --duplicate-keys; applies is false where the
+// command reads no JSON records it could keep one member of, why says
+// where it applies.
+func parseDuplicateKeys(c *cobra.Command, name string, applies bool, why string, keep *jsonv.Duplicates) error {
+	var err error
+	if *keep, err = jsonv.ParseDuplicates(name); err != nil {
+		return cli.UsageErrorf("", "--duplicate-keys: %v", err)
+	}
+	if c.Flags().Changed("duplicate-keys") && !applies {
+		return cli.UsageErrorf("", "--duplicate-keys applies to %s", why)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/toonkit/toonkit/internal/bridge"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
 	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/kado"
@@ -20,6 +21,13 @@ import (
 // format or another protocol; all or nothing for JSON, TOON, tables and
 // --to auto, whose output is committed only when the run succeeds.
 func Run(opts *Options) error {
+	return cli.DuplicateKeys(run(opts))
+}
+
+func run(opts *Options) error {
+	if opts.DuplicateKeys != jsonv.DuplicatesError {
+		opts.Jobs = 1 // the records come deduped from the single-worker loop (records.Source.KeepDuplicates)
+	}
 	var st *cli.Stats
 	if opts.Stats {
 		var err error
@@ -284,6 +292,7 @@ func openConvertSource(opts *Options, name string) (*cli.Source, error) {
 		return nil, err
 	}
 	src.TOON = opts.TOON.DecoderOptions(opts.MaxFrameSize)
+	src.KeepDuplicates(opts.DuplicateKeys)
 	return src, nil
 }
 

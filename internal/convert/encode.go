@@ -5,6 +5,7 @@ import (
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -13,10 +14,11 @@ import (
 func RunEncode(opts *EncodeOptions) error {
 	switch opts.To {
 	case codec.TOON:
-		return runEncodeTOON(opts)
+		return cli.DuplicateKeys(runEncodeTOON(opts))
 	case codec.Tabular:
 		return Run(&Options{IO: opts.IO, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
-			Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
+			Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now,
+			DuplicateKeys: opts.DuplicateKeys})
 	}
 	out := cli.NewOutput(opts.IO, opts.Output)
 	rep := cli.NewReporter(opts.IO)
@@ -67,7 +69,13 @@ func runEncodeTOON(opts *EncodeOptions) error {
 			return err
 		}
 	}
-	doc, err := cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	var doc *cli.Document
+	var err error
+	if opts.DuplicateKeys != jsonv.DuplicatesError {
+		doc, err = cli.ReadDocumentKeeping(opts.IO, opts.Inputs, opts.MaxFrameSize, opts.DuplicateKeys)
+	} else {
+		doc, err = cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	}
 	if err != nil {
 		return err
 	}

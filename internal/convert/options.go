@@ -33,6 +33,12 @@ type Options struct {
 	Bridge           BridgeOptions
 	Jobs             int // workers for JSON and NDJSON records; 1 is the single-worker path
 	cli.CaptureFlags     // --port, --conn
+	// DuplicateKeys is what JSON input's repeated member names make:
+	// an error (the default), or one member of each name kept.
+	DuplicateKeys jsonv.Duplicates
+	// Among are the formats --to cheapest chooses from (internal/stats'
+	// names); empty: DefaultAmong, and the table too for a table's input.
+	Among []string
 }
 
 // Auto is --to auto: the table when the spec's negotiation picks it,
@@ -81,6 +87,8 @@ type EncodeOptions struct {
 	Tokenizer    string
 	TOON         TOONOptions
 	SkipText     bool // leave out decode's records of WebSocket text messages
+	// DuplicateKeys is as Options.DuplicateKeys (--to toon and tabular).
+	DuplicateKeys jsonv.Duplicates
 }
 
 // StatsOptions are the options of `toonkit stats`.
@@ -93,6 +101,10 @@ type StatsOptions struct {
 	MaxFrameSize int
 	TOON         TOONOptions
 	Jobs         int
+	// DuplicateKeys is as Options.DuplicateKeys.
+	DuplicateKeys jsonv.Duplicates
+	// Among are the formats measured (as Options.Among).
+	Among []string
 }
 
 // TOONOptions are the flags of the official TOON encoding that encode,

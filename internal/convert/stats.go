@@ -12,7 +12,12 @@ import (
 // RunStats runs stats: the bytes and tokens of the inputs in every format,
 // as text (colored with the palette when stdout gets color) or JSON.
 func RunStats(opts *StatsOptions) error {
-	copts := &Options{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON}
+	return cli.DuplicateKeys(runStats(opts))
+}
+
+func runStats(opts *StatsOptions) error {
+	copts := &Options{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON,
+		DuplicateKeys: opts.DuplicateKeys}
 	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Workers: opts.Jobs}
 	shown := false
 	if opts.IO.IsStderrTTY() && !opts.IO.Quiet {
