@@ -6,6 +6,7 @@ import (
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	measure "github.com/toonkit/toonkit/internal/stats"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
 
@@ -49,6 +50,22 @@ func parseDuplicateKeys(c *cobra.Command, name string, applies bool, why string,
 	}
 	if c.Flags().Changed("duplicate-keys") && !applies {
 		return cli.UsageErrorf("", "--duplicate-keys applies to %s", why)
+	}
+	return nil
+}
+
+// addAmongFlag adds --among, the formats that --to cheapest chooses from
+// and stats measures (measure.ParseAmong).
+func addAmongFlag(c *cobra.Command, among *[]string, usage string) {
+	c.Flags().StringSliceVar(among, "among", nil, usage+": `FORMATS` of json, json-indent, toon-comma, toon-tab, toon-pipe, tabular (the Genesis A2A table), toon (its three delimiters) or all; default: all but tabular, unless the input is a table")
+	_ = c.RegisterFlagCompletionFunc("among", cobra.FixedCompletions(append(measure.Formats[:len(measure.Formats):len(measure.Formats)], "toon", "all"), cobra.ShellCompDirectiveNoFileComp))
+}
+
+// parseAmong parses --among.
+func parseAmong(list []string, among *[]string) error {
+	var err error
+	if *among, err = measure.ParseAmong(list); err != nil {
+		return cli.UsageErrorf("", "--among: %v", err)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func TestStatsAgreesWithStatsFlag(t *testing.T) {
 	}
 	for _, in := range inputs {
 		ios, _, out, errOut := Test()
-		if code := Run(ios, []string{"stats", "--report", "json", in}); code != 0 {
+		if code := Run(ios, []string{"stats", "--among", "all", "--report", "json", in}); code != 0 {
 			t.Fatalf("stats %s: exit %d: %s", in, code, errOut)
 		}
 		var rep struct{ Formats []row }
@@ -144,7 +144,7 @@ func TestStatsProgress(t *testing.T) {
 		if errOut.String() != want {
 			t.Errorf("tty %v: stderr %q, want %q", tty, errOut, want)
 		}
-		if !regexp.MustCompile(`(?m)^tabular +22 +22 +15$`).MatchString(out.String()) {
+		if !regexp.MustCompile(`(?m)^toon-comma +15 +15 +13$`).MatchString(out.String()) {
 			t.Errorf("tty %v: stdout %q", tty, out)
 		}
 	}

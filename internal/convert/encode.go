@@ -68,6 +68,7 @@ func runEncodeTOON(opts *EncodeOptions) error {
 		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
 			return err
 		}
+		st.CountGiven(opts.IO)
 	}
 	var doc *cli.Document
 	var err error

@@ -2,6 +2,8 @@ package convert
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -121,6 +123,11 @@ type TOONOptions struct {
 	Verbose   bool
 }
 
+// DelimiterSpellings are the spellings of --delimiter, as its error lists
+// them: the words, and the characters as the reference TOON CLI takes them
+// (toon.ParseDelimiter), '\t' being the two characters a shell passes.
+const DelimiterSpellings = `comma or ',', tab or '\t' (or a tab character), pipe or '|', auto`
+
 // AutoDelimiter reports whether --delimiter is auto.
 func (t *TOONOptions) AutoDelimiter() bool { return strings.EqualFold(t.DelimiterName, "auto") }
 
@@ -179,3 +186,27 @@ var StatsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Ta
 // ProgressBytes is the size of data from which stats shows its progress
 // on a terminal (a variable for the tests).
 var ProgressBytes = 50 << 20
+
+// SuggestTo is the --to that an input of convert most likely wants, for the
+// hint of a convert without --to: JSON for TOON, tables, frames and
+// captures (the format that reads them back), TOON for JSON and anything
+// that cannot be told (TOON is what most users convert JSON to). The
+// format is the file's extension's (codec.FormatForExt), or else the
+// content's, from the first bytes of a regular file (standard input is
+// not read).
+func SuggestTo(name string) codec.Format {
+	f, ok := codec.FormatForExt(name)
+	if !ok && name != "-" && name != "" {
+		if file, err := os.Open(name); err == nil {
+			head := make([]byte, 4096)
+			n, _ := io.ReadFull(file, head)
+			file.Close()
+			f = codec.DetectWhole(head[:n]).Format
+		}
+	}
+	switch f {
+	case codec.TOON, codec.Tabular, codec.Binary, codec.Pcap:
+		return codec.JSON
+	}
+	return codec.TOON
+}

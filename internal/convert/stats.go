@@ -37,6 +37,7 @@ func runStats(opts *StatsOptions) error {
 		src, err := openConvertSource(copts, n)
 		if err == nil && i == 0 {
 			mopts.Single = oneValue(copts, src)
+			mopts.Formats = measure.Among(opts.Among, src.Format() == codec.Tabular)
 			m, err = measure.NewMeter(mopts)
 		}
 		if err == nil {
