@@ -141,10 +141,11 @@ table), and decode reads them back as JSON. convert goes between the
 encodings (toon, binary, tabular, json, ndjson) and between the protocols
 (binary frames, chiffon, trace, narratoria), with --from (detected when
 absent) and --to (or the extension of -o FILE); stats counts the tokens of
-the data as JSON and TOON, to find the cheapest. validate checks every format but TOON and
-JSON (--as NAME, detected when absent), inspect shows frames byte by byte,
-sign and verify make and check the HMAC signatures of AOP trace events, and
-exec runs a Narratoria tool, checking and applying its events as they come.`,
+the data as JSON and TOON, to find the cheapest. validate checks every
+format but TOON and JSON (--as NAME, detected when absent), inspect shows
+frames byte by byte, sign and verify make and check the HMAC signatures of
+AOP trace events, and exec runs a Narratoria tool, checking and applying
+its events as they come.`,
 		Example: `  # JSON to TOON, to save tokens: the TOON, and what it saves in real tokens
   toonkit encode --stats data.json
 
