@@ -141,3 +141,14 @@ func FuzzDedupe(f *testing.F) {
 		}
 	})
 }
+
+// Dedupe keeps one member of each name, where the first stood, as jq does.
+func ExampleDedupe() {
+	last, _ := jsonv.Dedupe(nil, []byte(`{"a": 1, "b": 2, "a": 3}`), jsonv.DuplicatesLast)
+	first, _ := jsonv.Dedupe(nil, []byte(`{"a": 1, "b": 2, "a": 3}`), jsonv.DuplicatesFirst)
+	fmt.Println(string(last))
+	fmt.Println(string(first))
+	// Output:
+	// {"a":3,"b":2}
+	// {"a":1,"b":2}
+}
