@@ -170,7 +170,7 @@ func TestErrorColorAndQuiet(t *testing.T) {
 	}
 	ios, _, _, errOut = Test()
 	run(t, ios, "-q", "encode", "--to", "yaml")
-	if errOut.String() != "toonkit: error: --to: format \"yaml\" is not supported here (supported: binary, tabular, toon)\n" {
+	if errOut.String() != "toonkit: error: --to: unknown format \"yaml\" (supported: binary, tabular, toon)\n" {
 		t.Fatalf("quiet stderr %q", errOut.String())
 	}
 }
