@@ -2,6 +2,9 @@ package convert
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
@@ -12,6 +15,30 @@ import (
 // RunEncode runs encode: JSON or NDJSON as binary frames (streamed, on
 // opts.Jobs workers), as one TOON document, or as a table.
 func RunEncode(opts *EncodeOptions) error {
+	return notJSONHint(runEncode(opts), opts.Inputs)
+}
+
+// notJSONHint gives err, the error of input that is no JSON from its first
+// byte on, when its first line is TOON or a table (codec.DetectWhole), the
+// hint of the command that reads it: encode reads JSON, decode TOON.
+func notJSONHint(err error, inputs []string) error {
+	var ee *cli.ExitError
+	var se *jsonv.SyntaxError
+	if !errors.As(err, &ee) || ee.Hint != "" || !errors.As(err, &se) || se.Pos.Line != 1 || se.Pos.Column != 1 {
+		return err
+	}
+	switch f := codec.DetectWhole([]byte(se.Excerpt)).Format; {
+	case f == codec.Tabular, f == codec.TOON && strings.ContainsAny(se.Excerpt, ":["): // a key or an array's header, not a stray word
+		name := "FILE"
+		if len(inputs) == 1 {
+			name = cli.ShellArg(inputs[0])
+		}
+		ee.Hint = fmt.Sprintf("this looks like %s, which encode does not read (it reads JSON); to write it as JSON: toonkit decode %s", map[codec.Format]string{codec.TOON: "TOON", codec.Tabular: "a Genesis table"}[f], name)
+	}
+	return err
+}
+
+func runEncode(opts *EncodeOptions) error {
 	switch opts.To {
 	case codec.TOON:
 		return cli.DuplicateKeys(runEncodeTOON(opts))
