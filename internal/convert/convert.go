@@ -21,7 +21,11 @@ import (
 // format or another protocol; all or nothing for JSON, TOON, tables and
 // --to auto, whose output is committed only when the run succeeds.
 func Run(opts *Options) error {
-	return cli.DuplicateKeys(run(opts))
+	err := run(opts)
+	if bridge.Applies(opts.From, opts.To) {
+		return err // messages: --duplicate-keys does not apply
+	}
+	return cli.DuplicateKeys(err)
 }
 
 func run(opts *Options) error {
