@@ -36,7 +36,7 @@ func addCaptureFlags(f *pflag.FlagSet, cf *cli.CaptureFlags) {
 // addDuplicateKeysFlag adds --duplicate-keys, what a JSON object's repeated
 // member names make (parseDuplicateKeys).
 func addDuplicateKeysFlag(c *cobra.Command, name *string) {
-	c.Flags().StringVar(name, "duplicate-keys", "error", "JSON input: an object's repeated member name is an `error`, or keeps its last value (last, as jq does) or its first (first), at the first one's place")
+	c.Flags().StringVar(name, "duplicate-keys", "error", "JSON input: what an object's repeated member name makes, `MODE` error (refused), last (its last value kept, at the first one's place, as jq does) or first")
 	_ = c.RegisterFlagCompletionFunc("duplicate-keys", cobra.FixedCompletions(jsonv.DuplicatesNames, cobra.ShellCompDirectiveNoFileComp))
 }
 
