@@ -165,13 +165,13 @@ func TestNoInputFromTerminal(t *testing.T) {
 func TestErrorColorAndQuiet(t *testing.T) {
 	ios, _, _, errOut := Test()
 	ios.SetStderrTTY(true)
-	run(t, ios, "encode")
+	run(t, ios, "encode", "--to", "xml")
 	if !strings.Contains(errOut.String(), "\x1b[31;1merror\x1b[0;22m") {
 		t.Fatalf("no color on a terminal: %q", errOut.String())
 	}
 	ios, _, _, errOut = Test()
-	run(t, ios, "-q", "encode")
-	if errOut.String() != "toonkit: error: encode needs --to FORMAT (supported: binary, tabular, toon)\n" {
+	run(t, ios, "-q", "encode", "--to", "xml")
+	if errOut.String() != "toonkit: error: --to: unknown format \"xml\" (supported: binary, tabular, toon)\n" {
 		t.Fatalf("quiet stderr %q", errOut.String())
 	}
 }

@@ -19,7 +19,8 @@ import (
 
 func newConvertCmd(ios *cli.IOStreams, runF func(*convert.Options) error) *cobra.Command {
 	opts := &convert.Options{IO: ios, Now: time.Now}
-	var from, to, compress string
+	var from, to, compress, dups string
+	var among []string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "convert [--from F] --to T [FILE...|-]",
@@ -73,7 +74,7 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			to, err := toFromOutput("convert", to, opts.Output, "json, ndjson, toon, tabular, binary, auto, cheapest, chiffon, trace, narratoria",
-				"toonkit convert --to tabular users.json", convertFormats...)
+				convertExample(args), convertFormats...)
 			if err != nil {
 				return err
 			}
@@ -95,6 +96,9 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 			if err := checkConvertFlags(opts, c); err != nil {
 				return err
 			}
+			if err := parseAmong(among, &opts.Among); err != nil {
+				return err
+			}
 			if opts.Jobs, err = cli.Workers(opts.Jobs); err != nil {
 				return err
 			}
@@ -102,6 +106,9 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 				return err
 			}
 			if err := checkBridgeFlags(&opts.Bridge, c, bridge.Applies(opts.From, opts.To)); err != nil {
+				return err
+			}
+			if err := parseDuplicateKeys(c, dups, !bridge.Applies(opts.From, opts.To), "JSON and NDJSON records, not to messages converted between protocols", &opts.DuplicateKeys); err != nil {
 				return err
 			}
 			if err := checkTOONFlags(&opts.TOON, c, opts.To == codec.TOON || opts.To == convert.Cheapest, opts.From == "" || opts.From == codec.TOON); err != nil {
@@ -129,6 +136,8 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon, .json, .ndjson, .jsonl or .bin names the format); - forces stdout")
 	f.Var(maxSize, "max-frame-size", "largest record, line or frame accepted")
 	f.StringVar(&compress, "compress", "auto", "--to binary: RLE compression, auto, always or never")
+	addDuplicateKeysFlag(c, &dups)
+	addAmongFlag(c, &among, "--to cheapest: choose among these")
 	addJobsFlag(f, &opts.Jobs, "--to tabular, json, ndjson: the records of JSON and NDJSON input (and the rows of a table for json, ndjson); --to trace, narratoria, chiffon: the messages of JSON and NDJSON input (--to binary from protocols: one worker)")
 	addCaptureFlags(f, &opts.CaptureFlags)
 	addTOONFlags(&opts.TOON, f, true, true)
@@ -142,6 +151,19 @@ The full reference: docs/commands/convert.md, or man toonkit-convert.`,
 	return c
 }
 
+// convertExample is the hint of a convert without --to: the --to its first
+// input most likely wants (convert.SuggestTo), with its inputs.
+func convertExample(args []string) string {
+	if len(args) == 0 {
+		return "toonkit convert --to toon users.json"
+	}
+	ex := "toonkit convert --to " + string(convert.SuggestTo(args[0]))
+	for _, a := range args {
+		ex += " " + cli.ShellArg(a)
+	}
+	return ex
+}
+
 // checkConvertFlags refuses flags that do not apply to the output format.
 func checkConvertFlags(opts *convert.Options, c *cobra.Command) error {
 	set := func(name string) bool { return c.Flags().Changed(name) }
@@ -150,6 +172,8 @@ func checkConvertFlags(opts *convert.Options, c *cobra.Command) error {
 		return cli.UsageErrorf("", "-c/--compact applies to --to json only")
 	case set("lossy") && opts.To != codec.Tabular:
 		return cli.UsageErrorf("", "--lossy applies to --to tabular only (--to auto never writes a lossy table)")
+	case set("among") && opts.To != convert.Cheapest:
+		return cli.UsageErrorf("", "--among applies to --to cheapest only")
 	case set("delimiter") && opts.To == convert.Cheapest:
 		return cli.UsageErrorf("", "--delimiter: --to cheapest measures every delimiter and picks one")
 	case set("stats") && opts.To == convert.Cheapest:

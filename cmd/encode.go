@@ -15,16 +15,18 @@ import (
 
 func newEncodeCmd(ios *cli.IOStreams, runF func(*convert.EncodeOptions) error) *cobra.Command {
 	opts := &convert.EncodeOptions{IO: ios, Now: time.Now}
-	var to, from, typ, seq, ts, compress string
+	var to, from, typ, seq, ts, compress, dups string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
-		Use:   "encode --to binary|tabular|toon [FILE...|-]",
+		Use:   "encode [--to toon|binary|tabular] [FILE...|-]",
 		Short: "Encode JSON as TOON text, binary TOON frames or a tabular TOON table",
 		Long: `Encode reads a stream of JSON values (one document, NDJSON, or values back to
-back). --to tabular takes a top-level array's elements as its rows;
---to binary makes one frame of each value, a top-level array included (its
-payload is the array); --to toon writes one document. Without --to, -o FILE
-names the format by its extension (.toon, .bin).
+back) and writes TOON, one document, unless --to says otherwise:
+--to tabular takes a top-level array's elements as its rows; --to binary
+makes one frame of each value, a top-level array included (its payload is
+the array). Without --to, -o FILE names the format by its extension (.toon,
+.bin), and any other name, or none, gets TOON. No FILE, or -, is standard
+input.
 
 EXIT STATUS
   0  every value encoded
@@ -34,7 +36,7 @@ EXIT STATUS
 
 The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 		Example: `  # JSON as TOON, with what it saves in real tokens
-  toonkit encode --to toon --stats data.json
+  toonkit encode --stats data.json
 
   # the same to a file, its format named by the extension (.toon, .bin)
   toonkit encode data.json -o data.toon
@@ -55,7 +57,10 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
   echo '[{"id":1,"name":"Alice"},{"id":2,"name":"Bob"}]' | toonkit encode --to tabular --stats`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			to, err := toFromOutput("encode", to, opts.Output, "binary, tabular, toon", "toonkit encode --to toon users.json",
+			if _, named := codec.FormatForExt(opts.Output); to == "" && !named {
+				to = string(codec.TOON) // TOON is the default; -o FILE's extension may name another
+			}
+			to, err := toFromOutput("encode", to, opts.Output, "binary, tabular, toon", "toonkit encode users.json",
 				codec.Binary, codec.Tabular, codec.TOON)
 			if err != nil {
 				return err
@@ -96,6 +101,9 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 					}
 				}
 			}
+			if err := parseDuplicateKeys(c, dups, opts.To != codec.Binary, "--to toon and --to tabular only", &opts.DuplicateKeys); err != nil {
+				return err
+			}
 			if c.Flags().Changed("tokenizer") && !opts.Stats && !opts.TOON.Auto {
 				return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats and --delimiter auto only")
 			}
@@ -132,7 +140,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&to, "to", "", "output format: binary (aliases kado, frame), tabular (alias a2a) or toon")
+	f.StringVar(&to, "to", "", "output format: toon (the default, unless -o FILE's extension names another), binary (aliases kado, frame) or tabular (alias a2a)")
 	f.StringVar(&from, "from", "", "input format: json, yaml, csv or tsv (default: yaml, csv, tsv by the extension .yaml, .yml, .csv, .tsv, else json)")
 	addCSVStringsFlag(f, &opts.CSVStrings)
 	addTOONFlags(&opts.TOON, f, true, false)
@@ -145,6 +153,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
 	f.Var(maxSize, "max-frame-size", "largest JSON value accepted")
+	addDuplicateKeysFlag(c, &dups)
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON), cobra.ShellCompDirectiveNoFileComp))

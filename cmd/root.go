@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -90,11 +92,30 @@ func Run(ios *cli.IOStreams, args []string) int {
 	}
 	r := cli.NewReporter(ios)
 	code := cli.ExitCode(err, ran)
+	if hint := unknownCommandPath(err, c, root); hint != "" {
+		err = &cli.ExitError{Code: cli.ExitUsage, Err: err, Hint: hint}
+	}
 	var ee *cli.ExitError
 	if code == cli.ExitUsage && !(errors.As(err, &ee) && (ee.Hint != "" || ee.NotUsage)) && c != nil {
 		err = &cli.ExitError{Code: cli.ExitUsage, Err: err, Hint: fmt.Sprintf("run '%s --help' for usage", c.CommandPath())}
 	}
 	return r.Report(err, ran)
+}
+
+// unknownCommandPath is the hint for cobra's unknown command error when
+// the name given is a file's path (cli.PathCommand), or "".
+func unknownCommandPath(err error, c, root *cobra.Command) string {
+	msg, ok := strings.CutPrefix(err.Error(), "unknown command ")
+	if !ok || c != root {
+		return ""
+	}
+	quoted, _, _ := strings.Cut(msg, " for ")
+	name, uerr := strconv.Unquote(quoted)
+	if uerr != nil {
+		return ""
+	}
+	_, serr := os.Stat(name)
+	return cli.PathCommand(name, serr == nil)
 }
 
 // NewRootCmd builds the whole command tree on the given streams.
@@ -116,17 +137,18 @@ writes standard output, so it fits in shell pipelines and CI steps.
   AOP trace events        trace       convert, validate, sign, verify
   Narratoria tool events  narratoria  convert, validate, exec
 
-encode writes JSON as TOON, binary frames or a table (--to NAME), and
-decode reads them back as JSON. convert goes between the encodings (toon,
-binary, tabular, json, ndjson) and between the protocols (binary frames,
-chiffon, trace, narratoria), with --from (detected when absent) and --to
-(or the extension of -o FILE); stats counts the tokens of the data as JSON,
-TOON and a table, to find the cheapest. validate checks every format but TOON and
-JSON (--as NAME, detected when absent), inspect shows frames byte by byte,
-sign and verify make and check the HMAC signatures of AOP trace events, and
-exec runs a Narratoria tool, checking and applying its events as they come.`,
+encode writes JSON as TOON (or, with --to NAME, as binary frames or a
+table), and decode reads them back as JSON. convert goes between the
+encodings (toon, binary, tabular, json, ndjson) and between the protocols
+(binary frames, chiffon, trace, narratoria), with --from (detected when
+absent) and --to (or the extension of -o FILE); stats counts the tokens of
+the data as JSON and TOON, to find the cheapest. validate checks every
+format but TOON and JSON (--as NAME, detected when absent), inspect shows
+frames byte by byte, sign and verify make and check the HMAC signatures of
+AOP trace events, and exec runs a Narratoria tool, checking and applying
+its events as they come.`,
 		Example: `  # JSON to TOON, to save tokens: the TOON, and what it saves in real tokens
-  toonkit encode --to toon --stats data.json
+  toonkit encode --stats data.json
 
   # JSON to a TOON file named by its extension, and back to JSON
   toonkit convert data.json -o data.toon && toonkit decode data.toon

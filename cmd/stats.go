@@ -14,7 +14,8 @@ import (
 
 func newStatsCmd(ios *cli.IOStreams, runF func(*convert.StatsOptions) error) *cobra.Command {
 	opts := &convert.StatsOptions{IO: ios}
-	var from string
+	var from, dups string
+	var among []string
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "stats [--from F] [FILE...|-]",
@@ -65,6 +66,12 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 			if err := checkTOONFlags(&opts.TOON, c, false, opts.From == "" || opts.From == codec.TOON); err != nil {
 				return err
 			}
+			if err := parseDuplicateKeys(c, dups, true, "", &opts.DuplicateKeys); err != nil {
+				return err
+			}
+			if err := parseAmong(among, &opts.Among); err != nil {
+				return err
+			}
 			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
@@ -84,6 +91,8 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
 	f.Var(maxSize, "max-frame-size", "largest record or line accepted")
 	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
+	addDuplicateKeysFlag(c, &dups)
+	addAmongFlag(c, &among, "measure these")
 	addTOONFlags(&opts.TOON, f, false, true)
 	c.Flags().Lookup("indent").Usage = "TOON: spaces per indentation level, of the input and of the TOON measured"
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"json", "ndjson", "jsonl", "toon", "tabular", "a2a", "yaml", "yml", "csv", "tsv"}, cobra.ShellCompDirectiveNoFileComp))

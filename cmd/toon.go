@@ -13,7 +13,7 @@ import (
 // --no-strict (when it reads TOON).
 func addTOONFlags(t *convert.TOONOptions, f *pflag.FlagSet, writes, reads bool) {
 	if writes {
-		f.StringVar(&t.DelimiterName, "delimiter", "comma", "TOON: delimiter of inline arrays and table rows: comma, tab, pipe, or auto (the fewest tokens by --tokenizer)")
+		f.StringVar(&t.DelimiterName, "delimiter", "comma", "TOON: delimiter of inline arrays and table rows: comma (','), tab ('\\t'), pipe ('|'), or auto (the fewest tokens by --tokenizer)")
 	}
 	f.IntVar(&t.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level")
 	if reads {
@@ -41,7 +41,7 @@ func checkTOONFlags(t *convert.TOONOptions, c *cobra.Command, writes, reads bool
 		t.Auto, t.Delimiter = true, toon.Comma
 	} else if writes {
 		if t.Delimiter, err = toon.ParseDelimiter(t.DelimiterName); err != nil {
-			return cli.UsageErrorf("", "--delimiter: %v", err)
+			return cli.UsageErrorf("", "--delimiter: unknown delimiter %q (accepted: %s)", t.DelimiterName, convert.DelimiterSpellings)
 		}
 	}
 	return nil

@@ -208,3 +208,19 @@ func RefuseLossy(rep *Reporter, lossy *records.LossyError, hint string) error {
 	}
 	return InvalidError(lossy, hint)
 }
+
+// DuplicateKeysHint is the hint of a JSON object whose member names
+// repeat, for the commands that have --duplicate-keys.
+const DuplicateKeysHint = "--duplicate-keys last keeps the last value, as jq does"
+
+// DuplicateKeys gives err, when it is the *ExitError of a repeated member
+// name (jsonv.SyntaxError.DuplicateName) without a hint, DuplicateKeysHint;
+// it returns err.
+func DuplicateKeys(err error) error {
+	var ee *ExitError
+	var se *jsonv.SyntaxError
+	if errors.As(err, &ee) && ee.Hint == "" && errors.As(err, &se) && se.DuplicateName {
+		ee.Hint = DuplicateKeysHint
+	}
+	return err
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -44,8 +45,17 @@ func InputNames(ios *IOStreams, args []string, cmdPath string) ([]string, error)
 	return args, nil
 }
 
-// OpenInput opens a named input; "-" is stdin.
+// OpenInput opens a named input; "-" is stdin. With ios.Given, what is
+// read of it is written there too (--stats counts it).
 func OpenInput(ios *IOStreams, name string) (*Input, error) {
+	in, err := openInput(ios, name)
+	if err == nil && ios.Given != nil {
+		in.R = io.TeeReader(in.R, ios.Given)
+	}
+	return in, err
+}
+
+func openInput(ios *IOStreams, name string) (*Input, error) {
 	if name == "-" {
 		return &Input{Name: StdinName, R: ios.In}, nil
 	}
@@ -137,4 +147,21 @@ func Workers(jobs int) (int, error) {
 		return runtime.GOMAXPROCS(0), nil
 	}
 	return jobs, nil
+}
+
+// PathCommand is the hint for name, given where a command was expected
+// (toonkit data.json), when it is a file's path: one that exists, or that
+// holds a slash or a dot (an extension). The hint is the command that
+// reads it, runnable as printed: decode for TOON, binary frames and
+// captures (by the extension), encode for anything else. It is "" for
+// a name that is no path.
+func PathCommand(name string, exists bool) string {
+	if name == "" || strings.HasPrefix(name, "-") || !exists && !strings.ContainsAny(name, `./\`) {
+		return ""
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".toon", ".bin", ".kado", ".pcap", ".pcapng":
+		return "to decode a file, run: toonkit decode " + ShellArg(name)
+	}
+	return "to encode a file, run: toonkit encode " + ShellArg(name)
 }

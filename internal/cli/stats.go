@@ -7,6 +7,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/outfile"
 	measure "github.com/toonkit/toonkit/internal/stats"
+	"github.com/toonkit/toonkit/internal/tokens"
 )
 
 // Stats counts the input, as a compact JSON array of its records, and the
@@ -26,6 +27,14 @@ func NewStats(encoding string) (*Stats, error) {
 	return &Stats{encoding: encoding, flow: f, Out: f.Out()}, nil
 }
 
+// CountGiven makes the inputs that ios opens from now on counted as they
+// are given (IOStreams.Given), for Print's first row.
+func (s *Stats) CountGiven(ios *IOStreams) {
+	if s != nil {
+		ios.Given = s.flow.Given()
+	}
+}
+
 // Record counts one record of the input.
 func (s *Stats) Record(rec []byte) {
 	if s != nil {
@@ -41,9 +50,17 @@ func (s *Stats) Document(v []byte) {
 	}
 }
 
-// Print writes the table of counts on stderr.
+// Print writes the table of counts on stderr: the input as it was given,
+// as compact JSON (what toonkit counts its savings against: the input's
+// formatting is no saving of the output's) and the output, and the output's
+// saving against each form of the input. The tokens are the tokenizer's
+// own counts, not an estimate.
 func (s *Stats) Print(ios *IOStreams, to codec.Format) error {
 	in, out, err := s.flow.Counts()
+	var given tokens.Counts
+	if err == nil {
+		given, err = s.flow.GivenCounts()
+	}
 	if err != nil {
 		return InvalidError(fmt.Errorf("counting tokens: %w", err), "")
 	}
@@ -54,12 +71,20 @@ func (s *Stats) Print(ios *IOStreams, to codec.Format) error {
 		return fmt.Sprintf("%.1f%%", 100*(1-float64(b)/float64(a)))
 	}
 	w := ios.ErrOut
-	row := "  %-22s %10s %10s %10s\n"
-	fmt.Fprintf(w, "toonkit: stats (tokens by %s)\n", s.encoding)
+	row := "  %-26s %10s %10s %10s\n"
+	counts := func(name string, c tokens.Counts) {
+		fmt.Fprintf(w, row, name, fmt.Sprint(c.Bytes), fmt.Sprint(c.Chars), fmt.Sprint(c.Tokens))
+	}
+	savings := func(name string, c tokens.Counts) {
+		fmt.Fprintf(w, row, name, saving(c.Bytes, out.Bytes), saving(c.Chars, out.Chars), saving(c.Tokens, out.Tokens))
+	}
+	fmt.Fprintf(w, "toonkit: stats (tokens counted by the %s tokenizer)\n", s.encoding)
 	fmt.Fprintf(w, row, "", "bytes", "chars", "tokens")
-	fmt.Fprintf(w, row, "input as compact JSON", fmt.Sprint(in.Bytes), fmt.Sprint(in.Chars), fmt.Sprint(in.Tokens))
-	fmt.Fprintf(w, row, "output as "+string(to), fmt.Sprint(out.Bytes), fmt.Sprint(out.Chars), fmt.Sprint(out.Tokens))
-	fmt.Fprintf(w, row, "saving", saving(in.Bytes, out.Bytes), saving(in.Chars, out.Chars), saving(in.Tokens, out.Tokens))
+	counts("input as given", given)
+	counts("input as compact JSON", in)
+	counts("output as "+string(to), out)
+	savings("saving vs input as given", given)
+	savings("saving vs compact JSON", in)
 	return nil
 }
 

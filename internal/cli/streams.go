@@ -21,6 +21,10 @@ type IOStreams struct {
 	Quiet bool
 	// Getenv reads the environment (NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
 	Getenv func(string) string
+	// Given, when set, gets the bytes of every input OpenInput opens, as
+	// they are read: --stats counts the input as it was given
+	// (Stats.CountGiven).
+	Given io.Writer
 	// Palette colors each role of paint (the terminal's layer sets it);
 	// StdoutPaint and StderrPaint give it where a stream gets color.
 	Palette paint.Func

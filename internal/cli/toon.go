@@ -20,13 +20,29 @@ type Document struct {
 // ReadDocument reads the inputs as one JSON value (records.ReadDocument);
 // with mapOK, a single large regular file is mapped into memory.
 func ReadDocument(ios *IOStreams, names []string, limit int, mapOK bool) (*Document, error) {
-	d, err := records.ReadDocument(names, func(name string) (*records.Input, error) {
+	d, err := records.ReadDocument(names, documentInput(ios), limit, mapOK)
+	if err != nil {
+		return nil, SourceError(err)
+	}
+	return &Document{Document: d}, nil
+}
+
+// documentInput opens an input of a document.
+func documentInput(ios *IOStreams) func(name string) (*records.Input, error) {
+	return func(name string) (*records.Input, error) {
 		in, err := OpenInput(ios, name)
 		if err != nil {
 			return nil, err
 		}
 		return &records.Input{R: in.R, Name: in.Name, File: in.File, Close: in.Close}, nil
-	}, limit, mapOK)
+	}
+}
+
+// ReadDocumentKeeping is ReadDocument for inputs whose objects may repeat
+// member names, one member of each kept as keep says
+// (records.ReadDocumentKeeping).
+func ReadDocumentKeeping(ios *IOStreams, names []string, limit int, keep jsonv.Duplicates) (*Document, error) {
+	d, err := records.ReadDocumentKeeping(names, documentInput(ios), limit, keep)
 	if err != nil {
 		return nil, SourceError(err)
 	}

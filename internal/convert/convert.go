@@ -11,6 +11,7 @@ import (
 	"github.com/toonkit/toonkit/internal/bridge"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/codec/tabular"
 	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/kado"
@@ -20,12 +21,24 @@ import (
 // format or another protocol; all or nothing for JSON, TOON, tables and
 // --to auto, whose output is committed only when the run succeeds.
 func Run(opts *Options) error {
+	err := run(opts)
+	if bridge.Applies(opts.From, opts.To) {
+		return err // messages: --duplicate-keys does not apply
+	}
+	return cli.DuplicateKeys(err)
+}
+
+func run(opts *Options) error {
+	if opts.DuplicateKeys != jsonv.DuplicatesError {
+		opts.Jobs = 1 // the records come deduped from the single-worker loop (records.Source.KeepDuplicates)
+	}
 	var st *cli.Stats
 	if opts.Stats {
 		var err error
 		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
 			return err
 		}
+		st.CountGiven(opts.IO)
 	}
 	out := cli.NewOutput(opts.IO, opts.Output)
 	if opts.To == codec.JSON {
@@ -39,7 +52,7 @@ func Run(opts *Options) error {
 		return runConvertCheapest(opts)
 	}
 	if opts.To == codec.TOON {
-		doc, err := gatherTOON(opts, st)
+		doc, err := gatherTOON(opts, st, nil)
 		if err != nil {
 			return err
 		}
@@ -226,12 +239,14 @@ func convertBridge(opts *Options, out *cli.Output, w io.Writer, st *cli.Stats) e
 // counts it in each format (internal/stats), says which is cheapest and why, and
 // writes it in that one, all or nothing.
 func runConvertCheapest(opts *Options) error {
-	doc, err := gatherTOON(opts, nil)
+	var table bool
+	doc, err := gatherTOON(opts, nil, &table)
 	if err != nil {
 		return err
 	}
 	single := len(opts.Inputs) == 1 && len(doc.Value) > 0 && doc.Value[0] != '['
-	mopts := measure.Options{Tokenizers: []string{opts.Tokenizer}, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs}
+	mopts := measure.Options{Tokenizers: []string{opts.Tokenizer}, IndentSize: opts.TOON.Indent, Single: single, Workers: opts.Jobs,
+		Formats: measure.Among(opts.Among, table)}
 	rep, err := measure.Measure(doc.Value, mopts)
 	if err != nil {
 		return cli.InvalidError(fmt.Errorf("%s: %w", doc.Name, err), "")
@@ -255,8 +270,9 @@ func runConvertCheapest(opts *Options) error {
 
 // gatherTOON reads the records of convert's inputs as one document for
 // TOON: the value itself when the only input is one JSON or TOON value that
-// is not an array, an array of the records otherwise.
-func gatherTOON(opts *Options, st *cli.Stats) (*cli.Document, error) {
+// is not an array, an array of the records otherwise. table, when not nil,
+// is set when an input is a Genesis table.
+func gatherTOON(opts *Options, st *cli.Stats, table *bool) (*cli.Document, error) {
 	var ds records.DocumentSink
 	for _, n := range opts.Inputs {
 		src, err := openConvertSource(opts, n)
@@ -264,6 +280,9 @@ func gatherTOON(opts *Options, st *cli.Stats) (*cli.Document, error) {
 			return nil, err
 		}
 		src.AllowNonFinite(opts.To == codec.TOON) // Python's NaN and Infinity become null
+		if table != nil && src.Format() == codec.Tabular {
+			*table = true
+		}
 		ds.Name, ds.Single = src.Name(), oneValue(opts, src)
 		err = src.EachRecord(func(rec []byte) error {
 			st.Record(rec)
@@ -285,6 +304,7 @@ func openConvertSource(opts *Options, name string) (*cli.Source, error) {
 	}
 	src.TOON = opts.TOON.DecoderOptions(opts.MaxFrameSize)
 	src.CSVStrings = opts.CSVStrings
+	src.KeepDuplicates(opts.DuplicateKeys)
 	return src, nil
 }
 

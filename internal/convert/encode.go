@@ -2,24 +2,53 @@ package convert
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/kado"
 )
 
 // RunEncode runs encode: JSON or NDJSON as binary frames (streamed, on
 // opts.Jobs workers), as one TOON document, or as a table.
 func RunEncode(opts *EncodeOptions) error {
+	return notJSONHint(runEncode(opts), opts.Inputs)
+}
+
+// notJSONHint gives err, the error of input that is no JSON from its first
+// byte on, when its first line is TOON or a table (codec.DetectWhole), the
+// hint of the command that reads it: encode reads JSON, decode TOON.
+func notJSONHint(err error, inputs []string) error {
+	var ee *cli.ExitError
+	var se *jsonv.SyntaxError
+	if !errors.As(err, &ee) || ee.Hint != "" || !errors.As(err, &se) || se.Pos.Line != 1 || se.Pos.Column != 1 {
+		return err
+	}
+	switch f := codec.DetectWhole([]byte(se.Excerpt)).Format; {
+	case f == codec.Tabular, f == codec.TOON && strings.ContainsAny(se.Excerpt, ":["): // a key or an array's header, not a stray word
+		name := "FILE"
+		if len(inputs) == 1 {
+			name = cli.ShellArg(inputs[0])
+		}
+		ee.Hint = fmt.Sprintf("this looks like %s, which encode does not read (it reads JSON); to write it as JSON: toonkit decode %s", map[codec.Format]string{codec.TOON: "TOON", codec.Tabular: "a Genesis table"}[f], name)
+	}
+	return err
+}
+
+func runEncode(opts *EncodeOptions) error {
 	if from, ok := opts.inputOnly(); ok {
 		return encodeInputOnly(opts, from)
 	}
 	switch opts.To {
 	case codec.TOON:
-		return runEncodeTOON(opts)
+		return cli.DuplicateKeys(runEncodeTOON(opts))
 	case codec.Tabular:
 		return Run(&Options{IO: opts.IO, Inputs: opts.Inputs, From: codec.JSON, To: codec.Tabular, Lossy: opts.Lossy,
-			Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now})
+			Stats: opts.Stats, Tokenizer: opts.Tokenizer, Output: opts.Output, MaxFrameSize: opts.MaxFrameSize, Now: opts.Now,
+			DuplicateKeys: opts.DuplicateKeys})
 	}
 	out := cli.NewOutput(opts.IO, opts.Output)
 	rep := cli.NewReporter(opts.IO)
@@ -109,8 +138,15 @@ func runEncodeTOON(opts *EncodeOptions) error {
 		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
 			return err
 		}
+		st.CountGiven(opts.IO)
 	}
-	doc, err := cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	var doc *cli.Document
+	var err error
+	if opts.DuplicateKeys != jsonv.DuplicatesError {
+		doc, err = cli.ReadDocumentKeeping(opts.IO, opts.Inputs, opts.MaxFrameSize, opts.DuplicateKeys)
+	} else {
+		doc, err = cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+	}
 	if err != nil {
 		return err
 	}

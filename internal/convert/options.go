@@ -2,6 +2,8 @@ package convert
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -34,6 +36,12 @@ type Options struct {
 	Jobs             int  // workers for JSON and NDJSON records; 1 is the single-worker path
 	CSVStrings       bool // --csv-strings: every cell of CSV and TSV input a string
 	cli.CaptureFlags      // --port, --conn
+	// DuplicateKeys is what JSON input's repeated member names make:
+	// an error (the default), or one member of each name kept.
+	DuplicateKeys jsonv.Duplicates
+	// Among are the formats --to cheapest chooses from (internal/stats'
+	// names); empty: DefaultAmong, and the table too for a table's input.
+	Among []string
 }
 
 // Auto is --to auto: the table when the spec's negotiation picks it,
@@ -87,6 +95,8 @@ type EncodeOptions struct {
 	// convert reads them.
 	From       codec.Format
 	CSVStrings bool // --csv-strings
+	// DuplicateKeys is as Options.DuplicateKeys (--to toon and tabular).
+	DuplicateKeys jsonv.Duplicates
 }
 
 // StatsOptions are the options of `toonkit stats`.
@@ -100,6 +110,10 @@ type StatsOptions struct {
 	TOON         TOONOptions
 	Jobs         int
 	CSVStrings   bool // --csv-strings
+	// DuplicateKeys is as Options.DuplicateKeys.
+	DuplicateKeys jsonv.Duplicates
+	// Among are the formats measured (as Options.Among).
+	Among []string
 }
 
 // TOONOptions are the flags of the official TOON encoding that encode,
@@ -115,6 +129,11 @@ type TOONOptions struct {
 	Tokenizer string
 	Verbose   bool
 }
+
+// DelimiterSpellings are the spellings of --delimiter, as its error lists
+// them: the words, and the characters as the reference TOON CLI takes them
+// (toon.ParseDelimiter), '\t' being the two characters a shell passes.
+const DelimiterSpellings = `comma or ',', tab or '\t' (or a tab character), pipe or '|', auto`
 
 // AutoDelimiter reports whether --delimiter is auto.
 func (t *TOONOptions) AutoDelimiter() bool { return strings.EqualFold(t.DelimiterName, "auto") }
@@ -174,3 +193,27 @@ var StatsFormats = []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Ta
 // ProgressBytes is the size of data from which stats shows its progress
 // on a terminal (a variable for the tests).
 var ProgressBytes = 50 << 20
+
+// SuggestTo is the --to that an input of convert most likely wants, for the
+// hint of a convert without --to: JSON for TOON, tables, frames and
+// captures (the format that reads them back), TOON for JSON and anything
+// that cannot be told (TOON is what most users convert JSON to). The
+// format is the file's extension's (codec.FormatForExt), or else the
+// content's, from the first bytes of a regular file (standard input is
+// not read).
+func SuggestTo(name string) codec.Format {
+	f, ok := codec.FormatForExt(name)
+	if !ok && name != "-" && name != "" {
+		if file, err := os.Open(name); err == nil {
+			head := make([]byte, 4096)
+			n, _ := io.ReadFull(file, head)
+			file.Close()
+			f = codec.DetectWhole(head[:n]).Format
+		}
+	}
+	switch f {
+	case codec.TOON, codec.Tabular, codec.Binary, codec.Pcap:
+		return codec.JSON
+	}
+	return codec.TOON
+}

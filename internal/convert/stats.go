@@ -12,7 +12,12 @@ import (
 // RunStats runs stats: the bytes and tokens of the inputs in every format,
 // as text (colored with the palette when stdout gets color) or JSON.
 func RunStats(opts *StatsOptions) error {
-	copts := &Options{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON, CSVStrings: opts.CSVStrings}
+	return cli.DuplicateKeys(runStats(opts))
+}
+
+func runStats(opts *StatsOptions) error {
+	copts := &Options{IO: opts.IO, Inputs: opts.Inputs, From: opts.From, MaxFrameSize: opts.MaxFrameSize, TOON: opts.TOON, To: codec.TOON,
+		CSVStrings: opts.CSVStrings, DuplicateKeys: opts.DuplicateKeys}
 	mopts := measure.Options{Tokenizers: opts.Tokenizers, IndentSize: opts.TOON.Indent, Workers: opts.Jobs}
 	shown := false
 	if opts.IO.IsStderrTTY() && !opts.IO.Quiet {
@@ -32,6 +37,7 @@ func RunStats(opts *StatsOptions) error {
 		src, err := openConvertSource(copts, n)
 		if err == nil && i == 0 {
 			mopts.Single = oneValue(copts, src)
+			mopts.Formats = measure.Among(opts.Among, src.Format() == codec.Tabular)
 			m, err = measure.NewMeter(mopts)
 		}
 		if err == nil {

@@ -132,7 +132,13 @@ func ReadAll(r io.Reader, name string, limit int) ([]byte, error) {
 // values, as Python's json.loads reads them (toon.FromJSON writes them as
 // null); a value that is not valid is a BadJSON *Error with its position.
 func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
-	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit), NonFinite: true})
+	return jsonValues(name, data, limit, jsonv.DuplicatesError)
+}
+
+// jsonValues is JSONValues, objects whose member names repeat read as
+// keep says (jsonv.Options.Duplicates).
+func jsonValues(name string, data []byte, limit int, keep jsonv.Duplicates) ([][]byte, error) {
+	jr := jsonv.NewReader(bytes.NewReader(data), jsonv.Options{MaxValueSize: int64(limit), NonFinite: true, Duplicates: keep})
 	var out [][]byte
 	for {
 		v, _, err := jr.Next()
@@ -144,6 +150,44 @@ func JSONValues(name string, data []byte, limit int) ([][]byte, error) {
 		}
 		out = append(out, bytes.Clone(v))
 	}
+}
+
+// ReadDocumentKeeping is ReadDocument for inputs whose objects may repeat
+// member names: each input is read whole and its values with one member
+// of each name, as keep says (jsonv.Options.Duplicates), compact; one
+// input of one value is that value, anything else an array of the values
+// (Many). An input of no value is given as it is, for the encoder to
+// refuse.
+func ReadDocumentKeeping(names []string, open func(name string) (*Input, error), limit int, keep jsonv.Duplicates) (*Document, error) {
+	var values [][]byte
+	var name string
+	var data []byte
+	for _, n := range names {
+		in, err := open(n)
+		if err != nil {
+			return nil, err
+		}
+		name = in.Name
+		data, err = ReadAll(in.R, in.Name, limit)
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		vs, err := jsonValues(in.Name, data, limit, keep)
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, vs...)
+	}
+	switch {
+	case len(names) > 1:
+		return &Document{Name: name, Value: JoinArray(values), Many: true, Inputs: len(names)}, nil
+	case len(values) == 0:
+		return &Document{Name: name, Value: TrimBOM(data)}, nil
+	case len(values) == 1:
+		return &Document{Name: name, Value: values[0]}, nil
+	}
+	return &Document{Name: name, Value: JoinArray(values), Many: true}, nil
 }
 
 // Array is the document of a single input (not Many) that holds several

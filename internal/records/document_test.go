@@ -275,3 +275,33 @@ func TestSourceOneValue(t *testing.T) {
 		}
 	}
 }
+
+// ReadDocumentKeeping keeps one member of each repeated name, as asked;
+// one input of one value is that value, NDJSON and several inputs an
+// array; an error keeps its position.
+func TestReadDocumentKeeping(t *testing.T) {
+	files := map[string]string{"a.json": "{\"a\":1,\n\"a\":2}", "b.ndjson": "{\"x\":1,\"x\":[3]}\n{\"y\":0}\n", "bad.json": "{\"a\":1,\n\"a\":}"}
+	open := func(name string) (*records.Input, error) {
+		return &records.Input{R: strings.NewReader(files[name]), Name: name, Close: func() {}}, nil
+	}
+	for _, c := range []struct {
+		names []string
+		keep  jsonv.Duplicates
+		want  string
+		many  bool
+	}{
+		{[]string{"a.json"}, jsonv.DuplicatesLast, `{"a":2}`, false},
+		{[]string{"a.json"}, jsonv.DuplicatesFirst, `{"a":1}`, false},
+		{[]string{"b.ndjson"}, jsonv.DuplicatesLast, `[{"x":[3]},{"y":0}]`, true},
+		{[]string{"a.json", "b.ndjson"}, jsonv.DuplicatesLast, `[{"a":2},{"x":[3]},{"y":0}]`, true},
+	} {
+		d, err := records.ReadDocumentKeeping(c.names, open, 1<<20, c.keep)
+		if err != nil || string(d.Value) != c.want || d.Many != c.many {
+			t.Errorf("%v %v: %v, %v; want %s", c.names, c.keep, d, err, c.want)
+		}
+	}
+	_, err := records.ReadDocumentKeeping([]string{"bad.json"}, open, 1<<20, jsonv.DuplicatesLast)
+	if err == nil || err.Error() != "bad.json:2:5: invalid character '}' at start of value (at /a)" {
+		t.Errorf("bad.json: %v", err)
+	}
+}

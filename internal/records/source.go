@@ -317,6 +317,18 @@ func (s *Source) AllowNonFinite(allow bool) {
 	}
 }
 
+// KeepDuplicates makes a JSON input's objects whose member names repeat
+// records with one member of each name, as keep says
+// (jsonv.Options.Duplicates), instead of errors. It must come before the
+// first record is read, and applies to the records Next gives: a Copy
+// with Workers of 2 or more does not see it.
+func (s *Source) KeepDuplicates(keep jsonv.Duplicates) {
+	if s.jr != nil && s.format != codec.TOON && s.jopts.Duplicates != keep {
+		s.jopts.Duplicates = keep
+		s.jr = jsonv.NewReader(s.br, s.jopts)
+	}
+}
+
 // Table is the decoder of a table's rows, nil for other formats.
 func (s *Source) Table() *tabular.Decoder { return s.td }
 

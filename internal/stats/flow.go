@@ -7,11 +7,12 @@ import (
 )
 
 // Flow counts what a conversion reads and writes, for `--stats`: the
-// input as compact JSON (its records as one array, or one document) and
-// the output as it is written to Out.
+// input as compact JSON (its records as one array, or one document), the
+// input as it was given (its bytes as read, written to Given), and the
+// output as it is written to Out.
 type Flow struct {
-	in, out *tokens.Counter
-	n       int // records counted; -1: a document
+	in, out, given *tokens.Counter
+	n              int // records counted; -1: a document
 }
 
 // NewFlow returns a Flow counting with the tokenizer encoding (one of
@@ -25,8 +26,19 @@ func NewFlow(encoding string) (*Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Flow{in: in, out: out}, nil
+	given, err := tokens.NewCounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	return &Flow{in: in, out: out, given: given}, nil
 }
+
+// Given counts what is written to it: the input as it was given, its
+// bytes as they were read (several inputs one after the other).
+func (f *Flow) Given() io.Writer { return f.given }
+
+// GivenCounts returns the counts of the input as given.
+func (f *Flow) GivenCounts() (tokens.Counts, error) { return f.given.Counts() }
 
 // Record counts one record of the input, compact, as an element of the
 // array of them all.

@@ -40,9 +40,14 @@ func TestFlow(t *testing.T) {
 		}
 		c.feed(f)
 		io.WriteString(f.Out(), c.out)
+		given := "[\n  " + c.in + "\n]\n" // the input as it was given: indented, say
+		io.WriteString(f.Given(), given)
 		in, out, err := f.Counts()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got, err := f.GivenCounts(); err != nil || got != counts(t, given) {
+			t.Errorf("%s: given %+v, %v, want %+v", c.name, got, err, counts(t, given))
 		}
 		if want := counts(t, c.in); in != want {
 			t.Errorf("%s: input %+v, want %+v (of %s)", c.name, in, want, c.in)

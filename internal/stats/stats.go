@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -469,4 +470,54 @@ func CheapestDelimiter(doc []byte, tokenizer string, indentSize, workers int) (t
 		return toon.Comma, nil, err
 	}
 	return delimiters[rep.Rows[rep.Cheapest(0)].Format], rep, nil
+}
+
+// Default are the formats measured, and chosen from, unless others are
+// asked for: every one but the Genesis table, which is no TOON (the
+// reference TOON tools reject it) and is measured only when it is asked
+// for, or when the input is a table already (Among).
+var Default = []string{JSON, JSONIndent, TOONComma, TOONTab, TOONPipe}
+
+// Among returns the formats to measure: those asked for (ParseAmong's),
+// or Default and, when the input is a Genesis table (table), the table.
+func Among(asked []string, table bool) []string {
+	switch {
+	case len(asked) > 0:
+		return asked
+	case table:
+		return Formats
+	}
+	return Default
+}
+
+// ParseAmong parses a list of formats, each one of Formats, "toon" (the
+// three delimiters of TOON) or "all" (every format), as --among gives
+// them (comma-separated, or one per flag): the formats named, in the order
+// of Formats.
+func ParseAmong(list []string) ([]string, error) {
+	want := map[string]bool{}
+	for _, item := range list {
+		for _, name := range strings.Split(item, ",") {
+			name = strings.ToLower(strings.TrimSpace(name))
+			switch {
+			case name == "all":
+				for _, f := range Formats {
+					want[f] = true
+				}
+			case name == "toon":
+				want[TOONComma], want[TOONTab], want[TOONPipe] = true, true, true
+			case slices.Contains(Formats, name):
+				want[name] = true
+			default:
+				return nil, fmt.Errorf("unknown format %q (supported: %s, toon, all)", name, strings.Join(Formats, ", "))
+			}
+		}
+	}
+	var out []string
+	for _, f := range Formats {
+		if want[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }

@@ -47,6 +47,9 @@ type SyntaxError struct {
 	// Hint is the next step, when one is known: NonFiniteHint for a NaN
 	// or an Infinity.
 	Hint string
+	// DuplicateName says the error is an object's repeated member name
+	// (Options.Duplicates keeps one instead).
+	DuplicateName bool
 }
 
 func (e *SyntaxError) Error() string {

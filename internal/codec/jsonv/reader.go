@@ -54,6 +54,10 @@ type Options struct {
 	// that writes them as something else (TOON writes null). Without it
 	// they are errors, with NonFiniteHint.
 	NonFinite bool
+	// Duplicates says what to do with an object whose member names
+	// repeat: refuse it (the default), or keep one member of each name
+	// (Dedupe), the values Next gives then written compact.
+	Duplicates Duplicates
 }
 
 // Reader reads a stream of JSON values: one document, NDJSON, or values
@@ -78,6 +82,7 @@ type Reader struct {
 	dec     jsontext.Decoder
 	chk     Checker // reads the common values, in one pass
 	mask    []byte  // the value parse reads, with NonFinite
+	dup     []byte  // the value Next gives, with Duplicates
 	noChk   bool    // (tests) every value is read by jsontext
 	slow    int     // (tests) objects and arrays jsontext read
 	members bool    // chk.top holds the members of the last value
@@ -290,13 +295,28 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	if r.inArray {
 		r.elem++
 	}
+	out := v
+	if !checked && r.opts.Duplicates != DuplicatesError && (v[0] == '{' || v[0] == '[') {
+		// The Checker vouches for values without repeated names; this one
+		// may have some.
+		parse := v
+		if r.opts.NonFinite {
+			parse = r.mask[:n]
+		}
+		d, err := dedupe(r.dup[:0], parse, v, r.opts.Duplicates)
+		if err != nil {
+			r.err = r.syntaxError(err)
+			return nil, Position{}, r.err
+		}
+		r.dup, out = d, d
+	}
 	// Count the value now, so that the caller may change its bytes.
 	if r.opts.Offsets {
-		return v, Position{Offset: r.start}, nil
+		return out, Position{Offset: r.start}, nil
 	}
 	r.lc.count(v)
 	r.mark = r.start + int64(len(v))
-	return v, r.startLC.position(r.start), nil
+	return out, r.startLC.position(r.start), nil
 }
 
 // Members returns the members of the value Next returned last, an object,
@@ -419,6 +439,7 @@ func (r *Reader) syntaxError(err error) error {
 		ptr = ShortPointer(fmt.Sprintf("/%d%s", r.elem, ptr))
 	}
 	e := r.ErrorAt(r.start+rel, ptr, Message(err))
+	e.DuplicateName = errors.Is(err, jsontext.ErrDuplicateName)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Pointer = ""
 	}
@@ -435,7 +456,11 @@ func (r *Reader) parse(b []byte) (jsontext.Value, error) {
 		r.mask = maskNonFinite(r.mask, b, !r.in.EOF)
 		b = r.mask
 	}
-	r.dec.Reset(bytes.NewBuffer(b), loneSurrogates...)
+	if r.opts.Duplicates != DuplicatesError {
+		r.dec.Reset(bytes.NewBuffer(b), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	} else {
+		r.dec.Reset(bytes.NewBuffer(b), loneSurrogates...)
+	}
 	return r.dec.ReadValue()
 }
 
