@@ -10,30 +10,15 @@ import (
 
 	"github.com/toonkit/toonkit/internal/needs"
 	"github.com/toonkit/toonkit/internal/testbin"
+	"github.com/toonkit/toonkit/internal/toonref"
 )
 
-// refCLI is the reference TOON CLI (@toon-format/cli): $TOONKIT_TOON_CLI,
-// toon on the PATH, or the copy installed beside the repository
-// (../toonref/node_modules/.bin/toon). It skips, saying so, without one
-// (fails under TOONKIT_CI=1).
+// refCLI is the reference TOON CLI (@toon-format/cli), pinned in
+// testdata/toonref and installed by internal/toonref. It skips, saying so,
+// without node and npm (fails under TOONKIT_CI=1).
 func refCLI(t *testing.T) string {
 	t.Helper()
-	needs.Program(t, "node", "the reference TOON CLI runs on it")
-	for _, p := range []string{os.Getenv("TOONKIT_TOON_CLI"), "../toonref/node_modules/.bin/toon"} {
-		if p == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(p); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				return abs
-			}
-		}
-	}
-	if p, err := exec.LookPath("toon"); err == nil {
-		return p
-	}
-	needs.Missing(t, "the reference TOON CLI (@toon-format/cli) is not installed: set TOONKIT_TOON_CLI")
-	return ""
+	return toonref.CLI(t)
 }
 
 // What `toonkit encode FILE` writes, with no --to, is TOON that the

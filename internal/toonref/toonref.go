@@ -1,6 +1,7 @@
 // Package toonref gives tests the reference TOON library,
-// @toon-format/toon, at the version pinned in testdata/toonref
-// (package.json and package-lock.json), and runs node scripts against it.
+// @toon-format/toon, and the reference CLI, @toon-format/cli, at the
+// versions pinned in testdata/toonref (package.json and
+// package-lock.json), and runs node scripts against the library.
 //
 // The library is installed with `npm ci` once per lock file, into the user's
 // cache directory (toonkit/toonref-HASH under os.UserCacheDir), and shared
@@ -29,6 +30,10 @@ import (
 // Version is the pinned version of @toon-format/toon (testdata/toonref's
 // package.json names the same; a test checks that they agree).
 const Version = "4.4.0"
+
+// CLIVersion is the pinned version of @toon-format/cli, the `toon`
+// command.
+const CLIVersion = "4.1.1"
 
 var install struct {
 	once sync.Once
@@ -105,6 +110,13 @@ func installLocked(npm string) (string, []byte, error) {
 		return "", nil, err
 	}
 	return dir, nil, nil
+}
+
+// CLI returns the path of the reference CLI's `toon` command, installing
+// it with the library the first time (as Dir does).
+func CLI(tb testing.TB) string {
+	tb.Helper()
+	return filepath.Join(Dir(tb), "node_modules", ".bin", "toon")
 }
 
 // lockDir finds testdata/toonref from the test's working directory (a

@@ -3,7 +3,9 @@ package toonref
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +38,20 @@ func TestVersionPinned(t *testing.T) {
 	}
 	if got := lock.Packages["node_modules/@toon-format/toon"].Version; got != Version {
 		t.Errorf("package-lock.json has @toon-format/toon %q, Version is %q", got, Version)
+	}
+	if got := pkg.Dependencies["@toon-format/cli"]; got != CLIVersion {
+		t.Errorf("package.json pins @toon-format/cli %q, CLIVersion is %q", got, CLIVersion)
+	}
+	if got := lock.Packages["node_modules/@toon-format/cli"].Version; got != CLIVersion {
+		t.Errorf("package-lock.json has @toon-format/cli %q, CLIVersion is %q", got, CLIVersion)
+	}
+}
+
+// CLI is the pinned reference CLI, and it runs.
+func TestCLI(t *testing.T) {
+	out, err := exec.Command(CLI(t), "--version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), CLIVersion) {
+		t.Errorf("toon --version: %v: %q, want %s", err, out, CLIVersion)
 	}
 }
 
