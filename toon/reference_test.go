@@ -9,8 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,8 +286,12 @@ func (g *docGen) mixed(dst []byte, depth int) []byte {
 // reference on big files): make test-slow runs it.
 func TestReferenceEncoderRealFiles(t *testing.T) {
 	needs.Slow(t, "300 real JSON files through the reference encoder")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
 	var all []string
-	for _, root := range []string{runtime.GOROOT(), "/usr/share", "/usr/lib"} {
+	for _, root := range []string{strings.TrimSpace(string(goroot)), "/usr/share", "/usr/lib"} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
