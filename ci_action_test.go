@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/toonkit/toonkit/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toonkit/toonkit/internal/needs"
 	"github.com/toonkit/toonkit/internal/testbin"
+	"github.com/toonkit/toonkit/toon"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -296,7 +297,7 @@ func TestActionSteps(t *testing.T) {
 		if len(res) != 2 {
 			t.Fatalf("%d steps ran, want 2; the last: exit %d\n%s%s", len(res), res[len(res)-1].code, res[len(res)-1].stdout, res[len(res)-1].stderr)
 		}
-		if res[0].stdout != "toonkit devel\n" {
+		if res[0].stdout != "toonkit devel (TOON spec v"+toon.SpecVersion+")\n" {
 			t.Errorf("install step printed %q, want toonkit's --version", res[0].stdout)
 		}
 		last := res[1]
