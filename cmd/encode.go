@@ -26,7 +26,8 @@ back) and writes TOON, one document, unless --to says otherwise:
 makes one frame of each value, a top-level array included (its payload is
 the array). Without --to, -o FILE names the format by its extension (.toon,
 .bin), and any other name, or none, gets TOON. No FILE, or -, is standard
-input.
+input. One JSON document of any size becomes TOON in bounded memory;
+standard input of 4 MiB or more is written to a temporary file first.
 
 EXIT STATUS
   0  every value encoded
@@ -152,7 +153,7 @@ The full reference: docs/commands/encode.md, or man toonkit-encode.`,
 	f.StringVar(&ts, "timestamp", "", "timestamp in Unix milliseconds (or RFC 3339) for bare payloads; default now")
 	f.StringVar(&compress, "compress", "auto", "RLE compression: auto (payloads over 1024 bytes, when smaller), always or never")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (replaced only when the run succeeds; without --to, its extension .toon or .bin names the format); - forces stdout")
-	f.Var(maxSize, "max-frame-size", "largest JSON value accepted")
+	f.Var(maxSize, "max-frame-size", "largest JSON value accepted (--to binary, tabular), and the most read into memory for TOON (several inputs or values, --stats)")
 	addDuplicateKeysFlag(c, &dups)
 	addJobsFlag(f, &opts.Jobs, "--to binary")
 	f.BoolVar(&opts.SkipText, "skip-text", false, "--to binary: leave out decode's records of WebSocket text messages ({\"capture\":...,\"text\":...}), which are not frames, with a note counting them")

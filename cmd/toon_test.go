@@ -47,11 +47,23 @@ func TestEncodeTOONMapped(t *testing.T) {
 	if bytes.Equal(dup, table) || bytes.Equal(bad, list) {
 		t.Fatal("the broken documents are not broken")
 	}
+	// And documents encoded in bounded memory (records.StreamFrom bytes or
+	// more), from a file mapped lazily or from standard input written to
+	// a temporary file.
+	bigTable, bigList := bigUsers(180000, false), bigUsers(120000, true)
+	if len(bigTable) < records.StreamFrom || len(bigList) < records.StreamFrom {
+		t.Fatalf("documents of %d and %d bytes: too small to be streamed", len(bigTable), len(bigList))
+	}
+	bigBad := bytes.Replace(bigList, []byte(`"id": 119999,`), []byte(`"id": 119999.,`), 1)
+	bigDup := bytes.Replace(bigTable, []byte(`"name": "User 17"`), []byte(`"id": "User 17"`), 1)
+	t.Setenv("TMPDIR", t.TempDir())
 	for _, c := range []struct {
 		name string
 		doc  []byte
 		ok   bool
-	}{{"table", table, true}, {"list", list, true}, {"cut", cut, false}, {"dup", dup, false}, {"bad", bad, false}} {
+	}{{"table", table, true}, {"list", list, true}, {"cut", cut, false}, {"dup", dup, false}, {"bad", bad, false},
+		{"big table", bigTable, true}, {"big list", bigList, true}, {"big cut", bigList[:len(bigList)-5], false},
+		{"big bad", bigBad, false}, {"big dup", bigDup, false}} {
 		path := filepath.Join(dir, c.name+".json")
 		if err := os.WriteFile(path, c.doc, 0o644); err != nil {
 			t.Fatal(err)
@@ -68,6 +80,12 @@ func TestEncodeTOONMapped(t *testing.T) {
 		}
 		if (code == 0) != c.ok || !c.ok && out.Len() > 0 {
 			t.Errorf("%s: exit %d with %d bytes of output", c.name, code, out.Len())
+		}
+		if left, _ := os.ReadDir(os.Getenv("TMPDIR")); len(left) > 0 {
+			t.Errorf("%s: %d temporary files left", c.name, len(left))
+		}
+		if !c.ok && !strings.Contains(errOut.String(), path+":") {
+			t.Errorf("%s: the error does not name the place: %q", c.name, errOut)
 		}
 		if c.ok {
 			var want bytes.Buffer

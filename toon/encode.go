@@ -45,7 +45,9 @@ func fromJSON(w io.Writer, value []byte, opts encodeOptions) error {
 	if err != nil {
 		return err
 	}
-	if !e.fastTable() {
+	// In bounded memory (toonx.EncodeOptions.Release), the general path
+	// alone: the one-pass table form holds its output until the end.
+	if opts.Release != nil || !e.fastTable() {
 		if err := e.general(); err != nil {
 			return err
 		}
@@ -57,9 +59,11 @@ func fromJSON(w io.Writer, value []byte, opts encodeOptions) error {
 func (e *encoder) general() error {
 	var err error
 	e.nonFinite = 0 // the one-pass form may have counted some before it gave up
-	if e.index, err = validateJSON(e.in, &e.nonFinite); err != nil {
+	v := jsonValidator{in: e.in, seed: e.seed, nonFinite: &e.nonFinite, release: e.release}
+	if e.index, err = v.check(); err != nil {
 		return err
 	}
+	e.release.reset(0)
 	e.root(e.ws(0))
 	e.flush()
 	return e.err
@@ -104,6 +108,7 @@ type encoder struct {
 
 	nonFinite   int       // NaN, Infinity and -Infinity written as null
 	onNonFinite func(int) // toonx.EncodeOptions.NonFinite
+	release     *releaser // toonx.EncodeOptions.Release, or nil
 
 	class [256]uint8 // the classes of bytes in string values
 	sbuf  []byte     // a decoded string value
@@ -155,6 +160,12 @@ func newEncoderUnchecked(w io.Writer, value []byte, opts encodeOptions) (*encode
 	// skipped (error offsets then count from after it).
 	value = bytes.TrimPrefix(value, utf8BOM)
 	e := &encoder{in: value, w: w, indent: indent, delim: byte(delim), dash: -1, seed: maphash.MakeSeed(), onNonFinite: opts.NonFinite}
+	if opts.Release != nil {
+		e.release = &releaser{fn: opts.Release, every: opts.ReleaseEvery}
+		if e.release.every <= 0 {
+			e.release.every = defaultReleaseEvery
+		}
+	}
 	// The output is rarely much larger than the input, and never held
 	// beyond a chunk and a line.
 	e.out = make([]byte, 0, min(len(value)+len(value)/2+64, encodeChunk+encodeChunk/4))

@@ -88,6 +88,9 @@ func (e *encoder) at(i int) byte {
 // next returns the start of the element or member that follows a value
 // ending at end, or the offset of the closing bracket.
 func (e *encoder) next(end int) int {
+	if e.release != nil {
+		e.release.moved(end)
+	}
 	if end+1 < len(e.in) && e.in[end] == ',' && !isJSONSpace(e.in[end+1]) {
 		return end + 1 // compact
 	}
@@ -119,7 +122,13 @@ func (e *encoder) primEnd(i int) int {
 }
 
 // jsonNumberEnd returns the offset just past the number or literal at b[i].
+// It moves past b[i] whatever it is (valid JSON has no number or literal
+// of no bytes), so that a walk over a text that changed after it was
+// checked keeps moving.
 func jsonNumberEnd(b []byte, i int) int {
+	if i < len(b) {
+		i++
+	}
 	for i < len(b) {
 		switch b[i] {
 		case ',', ']', '}', ' ', '\t', '\n', '\r':
@@ -131,8 +140,8 @@ func jsonNumberEnd(b []byte, i int) int {
 }
 
 // skip returns the offset just past the value that starts at i, so that
-// skipping any value costs at most about 2*skipIndexThreshold bytes of scanning:
-// a small container (below skipIndexThreshold bytes, never indexed) is scanned;
+// skipping any value costs at most about 2*skipThreshold bytes of scanning:
+// a small container (below skipThreshold bytes, never indexed) is scanned;
 // a larger one is looked up in the skip index, or scanned with the large
 // containers within it looked up in turn.
 func (e *encoder) skip(i int) int {
@@ -140,7 +149,7 @@ func (e *encoder) skip(i int) int {
 	if c != '{' && c != '[' {
 		return e.primEnd(i)
 	}
-	if end := e.scan(i, i+skipIndexThreshold, false); end >= 0 {
+	if end := e.scan(i, i+skipThreshold(len(e.in)), false); end >= 0 {
 		return end
 	}
 	return e.scan(i, len(e.in), true)

@@ -75,7 +75,11 @@ func (e *encoder) nextRow(s *tableRows) (int, bool) {
 			return 0, false
 		}
 		s.k++
-		return e.cols[s.base+(s.k-1)*s.stride], true
+		v := e.cols[s.base+(s.k-1)*s.stride]
+		if e.release != nil {
+			e.release.moved(v)
+		}
+		return v, true
 	case s.obj:
 		if e.at(s.i) != '"' {
 			return 0, false

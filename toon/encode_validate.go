@@ -17,13 +17,22 @@ import (
 // maxEncodeDepth bounds the nesting of arrays and objects FromJSON accepts.
 const maxEncodeDepth = 10000
 
-// skipIndexThreshold is the size from which a container goes into the skip
-// index: a container is indexed when its bytes, less those of the indexed
-// containers within it, reach skipIndexThreshold. Every indexed container owns
-// that many bytes of its own, so the index holds at most one entry per
-// skipIndexThreshold bytes of input, and skipping any value scans fewer than
-// skipIndexThreshold bytes (plus one look-up per indexed container within it).
+// skipIndexThreshold is the least size from which a container goes into the
+// skip index: a container is indexed when its bytes, less those of the
+// indexed containers within it, reach skipThreshold of the input's size.
+// Every indexed container owns that many bytes of its own, so the index
+// holds at most one entry per skipThreshold bytes of input, and skipping any
+// value scans fewer than skipThreshold bytes (plus one look-up per indexed
+// container within it).
 const skipIndexThreshold = 512
+
+// skipIndexEntries is the most entries the skip index of an input larger
+// than skipIndexThreshold*skipIndexEntries bytes holds (6 MiB of them): its
+// threshold grows with the input instead.
+const skipIndexEntries = 1 << 18
+
+// skipThreshold is the skip index's threshold for an input of n bytes.
+func skipThreshold(n int) int { return max(skipIndexThreshold, n/skipIndexEntries) }
 
 // smallObjectNames is the most members an object may have for its names to be
 // checked for duplicates pairwise; larger objects sort hashes of them.
@@ -49,6 +58,12 @@ func (e *encodeInputError) Error() string {
 }
 
 func (e *encodeInputError) Unwrap() error { return e.err }
+
+// Input gives the error's offset, its reason and whether it is a repeated
+// member name (toonx.InputError).
+func (e *encodeInputError) Input() (off int, msg string, duplicateName bool) {
+	return e.off, e.msg, e.err == errEncodeDuplicateName
+}
 
 // jsonFrame is an open container of the validator.
 type jsonFrame struct {
@@ -86,6 +101,10 @@ type jsonValidator struct {
 	// (json.loads reads them, json.dumps writes them) valid, and counts
 	// them.
 	nonFinite *int
+	// release, when not nil, is told of the offset reached after each
+	// value (toonx.EncodeOptions.Release).
+	release   *releaser
+	threshold int // skipThreshold(len(in)) unless set
 }
 
 // validateJSON checks in and returns its skip index, sorted by start. With
@@ -93,6 +112,15 @@ type jsonValidator struct {
 // in *nonFinite.
 func validateJSON(in []byte, nonFinite *int) ([]skipSpan, error) {
 	v := jsonValidator{in: in, seed: maphash.MakeSeed(), nonFinite: nonFinite}
+	return v.check()
+}
+
+// check runs the validator and returns the skip index, sorted by start.
+func (v *jsonValidator) check() ([]skipSpan, error) {
+	if v.threshold == 0 {
+		v.threshold = skipThreshold(len(v.in))
+	}
+	v.release.reset(0)
 	if err := v.run(); err != nil {
 		return nil, err
 	}
@@ -179,6 +207,9 @@ func (v *jsonValidator) run() error {
 			}
 			top := &v.stack[len(v.stack)-1]
 			top.count++
+			if v.release != nil {
+				v.release.moved(i)
+			}
 			if i >= len(in) {
 				return v.fail(i, "unexpected end of input")
 			}
@@ -232,7 +263,7 @@ func (v *jsonValidator) close(i int) int {
 	if len(v.stack) > 0 {
 		parent = &v.stack[len(v.stack)-1]
 	}
-	if size-f.inner >= skipIndexThreshold {
+	if size-f.inner >= v.threshold {
 		v.index = append(v.index, skipSpan{start: f.start, end: end, count: f.count})
 		if parent != nil {
 			parent.inner += size
@@ -400,11 +431,18 @@ func (v *jsonValidator) hash(raw []byte, escaped bool) uint64 {
 func (v *jsonValidator) checkHashed(f *jsonFrame) error {
 	names := v.names[f.names:]
 	radixSortHashes(names, 56)
+	collisions := 0
 	for k := 1; k < len(names); k++ {
 		if names[k]>>32 != names[k-1]>>32 {
 			continue
 		}
 		// Equal hashes: compare this name with each before it in the run.
+		// The names are read from anywhere in the object, and a page
+		// fault may map a large folio (2 MiB) around it: with Release, the
+		// pages read so are let go of every other name.
+		if collisions++; v.release != nil && collisions%2 == 0 {
+			v.release.fn()
+		}
 		x, _ := v.rawName(f.start, names[k])
 		for m := k - 1; m >= 0 && names[m]>>32 == names[k]>>32; m-- {
 			y, _ := v.rawName(f.start, names[m])

@@ -115,7 +115,7 @@ func (e *encoder) appendPrim(dst []byte, p int) ([]byte, int) {
 	case 'n':
 		return append(dst, "null"...), p + 4
 	case 'N', 'I':
-		return append(dst, "null"...), p + nonFiniteLen(e.in[p:]) // §3
+		return append(dst, "null"...), p + max(1, nonFiniteLen(e.in[p:])) // §3; max: a changed text moves on
 	case '-':
 		if e.in[p+1] == 'I' {
 			return append(dst, "null"...), p + len("-Infinity")
@@ -263,6 +263,9 @@ func appendNumberAt(dst, in []byte, p int) ([]byte, int) {
 	if j < len(in) && (in[j] == 'e' || in[j] == 'E') {
 		canonical = false
 		j = jsonNumberEnd(in, j)
+	}
+	if j == p && j < len(in) {
+		j++ // not a number (the text changed after it was checked): move on
 	}
 	if canonical {
 		return append(dst, in[p:j]...), j

@@ -109,7 +109,7 @@ func SourceError(err error) error {
 		return InvalidError(fmt.Errorf("%s: %w", e.Name, e.Err), hint)
 	case records.TooLarge:
 		return InvalidError(fmt.Errorf("%s: %w", e.Name, e.Err),
-			"TOON output needs the whole document in memory; raise --max-frame-size if that is expected")
+			"several inputs or values made into one array, --stats, --duplicate-keys and --to cheapest read the document into memory; raise --max-frame-size if that is expected")
 	}
 	return ReadError(e.Name, e.Err)
 }

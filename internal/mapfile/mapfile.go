@@ -6,6 +6,7 @@ package mapfile
 
 import (
 	"errors"
+	"os"
 	"runtime/debug"
 	"unsafe"
 )
@@ -33,4 +34,11 @@ func Guard(m []byte, f func() error) (err error) {
 		panic(r)
 	}()
 	return f()
+}
+
+// Same reports whether two looks at a mapped file's state (os.File.Stat)
+// find it unchanged: its size, modification time and, where the system
+// keeps it, its change time, which no one can set back.
+func Same(a, b os.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && changeTime(a) == changeTime(b)
 }

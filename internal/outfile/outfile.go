@@ -300,3 +300,12 @@ func (h *Held) Drop() {
 		h.spool = nil
 	}
 }
+
+// File flushes the spool and gives its file, for the caller to read (or
+// map) in place; Remove still deletes it.
+func (s *Spool) File() (*os.File, error) {
+	if err := s.W.Flush(); err != nil {
+		return nil, s.Fail(err)
+	}
+	return s.f, nil
+}

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/mapfile"
+	"github.com/toonkit/toonkit/internal/outfile"
 	"github.com/toonkit/toonkit/internal/toonx"
 	_ "github.com/toonkit/toonkit/toon" // registers toonx's transcoders
 )
@@ -18,6 +20,16 @@ import (
 // rather than have it read: reading a file costs a page fault per 4 KiB of
 // a new buffer, besides the copy.
 const MapThreshold = 1 << 20
+
+// StreamFrom is the size from which a document is encoded in bounded
+// memory: its file is mapped without being read up front, and its pages
+// are let go of as the encoder goes through them (toonx.EncodeOptions.Release),
+// so that a document of any size is encoded in tens of megabytes. Standard
+// input of that size or more is written to a temporary file first (the
+// encoder goes through a document twice: TOON declares every array's length
+// before its items) from SpoolFrom bytes on. A smaller document is mapped
+// whole, or read.
+const StreamFrom = 16 << 20
 
 // Document is one JSON value to write whole (TOON declares every array's
 // length before its items), and where it came from.
@@ -33,27 +45,41 @@ type Document struct {
 	Inputs int
 	// mapped is the file, mapped in memory, when Value is yet to be read
 	// from it (EncodeTOON); file is the file itself, open, and limit the
-	// most it may be read of it.
+	// most it may be read of it into memory. stream says the mapping is
+	// lazy, for the bounded-memory encoding (StreamFrom), and stat is
+	// the file's state when it was mapped. done, when not nil, removes
+	// the temporary file that standard input was written to.
 	mapped []byte
 	file   *os.File
 	limit  int
+	stream bool
+	stat   os.FileInfo
+	done   func()
 }
 
 // MapDocument is the document of f, a regular file of MapThreshold bytes
-// or more but no more than limit, mapped into memory instead of read; nil
-// when f is no such file or cannot be mapped. EncodeTOON reads it (a
-// table straight from the mapping, anything else read into Value) and
-// closes f.
+// or more, mapped into memory instead of read; nil when f is no such file
+// or cannot be mapped. A file of StreamFrom bytes or more is encoded in
+// bounded memory, whatever its size; limit is the most that may be read of
+// it into memory when it holds several JSON values (NDJSON), which make an
+// array. EncodeTOON reads it and closes f.
 func MapDocument(f *os.File, name string, limit int) *Document {
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < MapThreshold || st.Size() > int64(limit) {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < MapThreshold {
 		return nil
 	}
-	m := mapfile.Map(f, st.Size())
+	stream := st.Size() >= StreamFrom
+	var m []byte
+	if stream {
+		m = mapfile.MapLazy(f, st.Size())
+	} else {
+		m = mapfile.Map(f, st.Size())
+		limit = max(limit, int(st.Size())) // read whole if not a table
+	}
 	if m == nil {
 		return nil
 	}
-	return &Document{Name: name, mapped: m, file: f, limit: limit}
+	return &Document{Name: name, mapped: m, file: f, limit: limit, stream: stream, stat: st}
 }
 
 // Input is an input ReadDocument reads: R, its name for messages, and
@@ -68,9 +94,10 @@ type Input struct {
 // ReadDocument reads the inputs, opened by open in turn, as one document:
 // a single input as it is, without its byte order mark (the fast path:
 // EncodeTOON checks it), or, with mapOK, mapped into memory (MapDocument)
-// when it is a large enough regular file; the JSON values of several inputs
-// make an array of them (Many). Its errors are open's, as they are, or
-// *Error.
+// when it is a large enough regular file, or written to a temporary file
+// and mapped when it is a stream of StreamFrom bytes or more (standard
+// input); the JSON values of several inputs make an array of them (Many).
+// Its errors are open's, as they are, or *Error.
 func ReadDocument(names []string, open func(name string) (*Input, error), limit int, mapOK bool) (*Document, error) {
 	var values [][]byte
 	var name string
@@ -80,9 +107,15 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 			return nil, err
 		}
 		name = in.Name
-		if mapOK && len(names) == 1 && in.File != nil {
-			if d := MapDocument(in.File, name, limit); d != nil {
-				return d, nil // EncodeTOON closes the file
+		if mapOK && len(names) == 1 {
+			if in.File != nil {
+				if d := MapDocument(in.File, name, limit); d != nil {
+					return d, nil // EncodeTOON closes the file
+				}
+			}
+			if !regular(in.File) {
+				defer in.Close()
+				return spoolDocument(in, limit)
 			}
 		}
 		data, err := ReadAll(in.R, in.Name, limit)
@@ -102,6 +135,103 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 		values = append(values, vs...)
 	}
 	return &Document{Name: name, Value: JoinArray(values), Many: true, Inputs: len(names)}, nil
+}
+
+// regular reports whether f is a regular file.
+func regular(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
+// SpoolFrom is the size from which a document on a stream (standard input)
+// is written to a temporary file, to be mapped as a file is, rather than
+// read into memory.
+const SpoolFrom = 4 << 20
+
+// spoolDocument reads a stream (standard input) as one document: in memory
+// when it ends within SpoolFrom bytes, or else written to a temporary file
+// (outfile.Spool) that is mapped as MapDocument maps a large file, and
+// removed once the document is encoded. When the temporary file cannot be
+// made or mapped, the stream is read into memory, up to limit bytes.
+func spoolDocument(in *Input, limit int) (*Document, error) {
+	head := make([]byte, SpoolFrom) // made once, at its size: no garbage of growing it
+	n, err := io.ReadFull(in.R, head)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return &Document{Name: in.Name, Value: TrimBOM(head[:n])}, nil
+	}
+	if err != nil {
+		return nil, &Error{Name: in.Name, Kind: ReadFailed, Err: err}
+	}
+	sp, err := outfile.NewSpool("input")
+	var d *Document
+	if err == nil {
+		d, err = spoolTo(sp, head, in, limit)
+		if d == nil {
+			sp.Remove()
+		}
+	}
+	if d != nil || err != nil && !isTempError(err) {
+		return d, err
+	}
+	// No temporary file: in memory, as far as the limit lets it.
+	data, rerr := ReadAll(io.MultiReader(bytes.NewReader(head), in.R), in.Name, limit)
+	var re *Error
+	if errors.As(rerr, &re) && re.Kind == TooLarge && err != nil {
+		re.Err = fmt.Errorf("%w, and it could not be written to a temporary file: %v", re.Err, err)
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	return &Document{Name: in.Name, Value: TrimBOM(data)}, nil
+}
+
+// spoolTo writes head and the rest of in to sp and maps it: the document,
+// or nil when it cannot be mapped. Its error is the temporary file's (a
+// *outfile.TempError) or in's.
+func spoolTo(sp *outfile.Spool, head []byte, in *Input, limit int) (*Document, error) {
+	if _, err := sp.W.Write(head); err != nil {
+		return nil, sp.Fail(err)
+	}
+	r := &noteReader{r: in.R}
+	if _, err := sp.W.ReadFrom(r); err != nil {
+		if r.err != nil {
+			return nil, &Error{Name: in.Name, Kind: ReadFailed, Err: r.err}
+		}
+		return nil, sp.Fail(err)
+	}
+	f, err := sp.File()
+	if err != nil {
+		return nil, err
+	}
+	d := MapDocument(f, in.Name, limit)
+	if d == nil {
+		return nil, nil
+	}
+	d.done = sp.Remove
+	return d, nil
+}
+
+// noteReader is r, its error noted.
+type noteReader struct {
+	r   io.Reader
+	err error
+}
+
+func (n *noteReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if err != nil && err != io.EOF {
+		n.err = err
+	}
+	return k, err
+}
+
+// isTempError reports whether err is an error of a temporary file.
+func isTempError(err error) bool {
+	var te *outfile.TempError
+	return errors.As(err, &te)
 }
 
 // ReadAll reads an input whole, refusing more than limit bytes (a TooLarge
@@ -224,10 +354,18 @@ func JoinArray(values [][]byte) []byte {
 }
 
 // EncodeTOON writes the document as TOON (toonx.FromJSON; a mapped table
-// with toonx.EncodeTable, straight from the mapping). A mapped document's
-// file is closed on return. A mapped file cut short while it is read is
-// a ReadFailed *Error (mapfile.ErrCutShort), not a crash.
+// with toonx.EncodeTable, straight from the mapping; a document of
+// StreamFrom bytes or more in bounded memory). A mapped document's file is
+// closed on return. A mapped file cut short, or changed, while it is read
+// is a ReadFailed *Error (mapfile.ErrCutShort, ErrChanged), not a crash.
 func (d *Document) EncodeTOON(w io.Writer, opts toonx.EncodeOptions) error {
+	if d.done != nil {
+		defer d.done()
+		d.done = nil
+	}
+	if d.mapped != nil && d.stream {
+		return d.encodeStreamed(w, opts)
+	}
 	if d.mapped != nil {
 		took, err := d.encodeMapped(w, opts)
 		if took || err != nil {
@@ -258,9 +396,112 @@ func (d *Document) encodeMapped(w io.Writer, opts toonx.EncodeOptions) (took boo
 		return took, err
 	}
 	// Read rather than copied from the mapping, which would hold the file
-	// twice for a while.
-	d.Value, err = ReadAll(f, d.Name, d.limit)
-	return false, err
+	// twice for a while; from its start, the size it was mapped at (a
+	// spool's offset is at its end).
+	d.Value = make([]byte, len(m))
+	if n, err := f.ReadAt(d.Value, 0); n < len(m) {
+		if err == io.EOF {
+			err = mapfile.ErrCutShort
+		}
+		return false, &Error{Name: d.Name, Kind: ReadFailed, Err: err}
+	}
+	return false, nil
+}
+
+// ErrChanged is the error of a mapped file that changed while it was
+// encoded: the encoder goes through it twice, and trusts on the second
+// pass what it checked on the first.
+var ErrChanged = errors.New("it changed while it was read")
+
+// encodeStreamed encodes a document mapped lazily in bounded memory: the
+// pages gone through are let go of as the encoder goes (mapfile.Release),
+// and the file is checked for changes each time (mapfile.Same): a changed
+// file is an error, and so is any fault of the walk over it. The mapping
+// and the file are closed on return.
+func (d *Document) encodeStreamed(w io.Writer, opts toonx.EncodeOptions) error {
+	m, f := d.mapped, d.file
+	d.mapped, d.file = nil, nil
+	defer f.Close()
+	defer mapfile.Unmap(m)
+	changed := func() bool {
+		st, err := f.Stat()
+		return err != nil || !mapfile.Same(d.stat, st)
+	}
+	opts.Release = func() {
+		mapfile.Release(m)
+		if changed() {
+			panic(ErrChanged)
+		}
+	}
+	err := mapfile.Guard(m, func() (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if _, fault := r.(interface{ Addr() uintptr }); fault {
+				panic(r) // Guard's to tell
+			}
+			if r != ErrChanged && !changed() {
+				panic(r)
+			}
+			err = ErrChanged
+		}()
+		return toonx.FromJSON(w, m, opts)
+	})
+	if err != mapfile.ErrCutShort && changed() {
+		err = ErrChanged // whatever the encoder made of it
+	}
+	if err == mapfile.ErrCutShort || err == ErrChanged {
+		return &Error{Name: d.Name, Kind: ReadFailed, Err: err}
+	}
+	if _, _, _, ok := toonx.InputError(err); ok {
+		return d.streamedInputError(m, f, err)
+	}
+	return err
+}
+
+// streamedInputError is the error of a document encoded in bounded memory
+// that the encoder did not accept (err, a toonx.InputError). Read again
+// with the JSON reader, as ReadDocument's documents are when they fail,
+// the error gets the same words and JSON pointer when its values are within
+// the limit; several values (NDJSON) are read into memory, within the
+// limit, for Array to make an array of them: err is returned for that.
+// Otherwise the error is the encoder's, at its line and column.
+func (d *Document) streamedInputError(m []byte, f *os.File, err error) error {
+	jr := jsonv.NewReader(io.NewSectionReader(f, 0, int64(len(m))), jsonv.Options{MaxValueSize: int64(d.limit), NonFinite: true})
+	values := 0
+	for {
+		_, _, jerr := jr.Next()
+		if jerr == io.EOF {
+			break
+		}
+		if jerr != nil && !errors.Is(jerr, jsonv.ErrTooLarge) {
+			return JSONError(d.Name, jerr)
+		}
+		if jerr != nil {
+			values = -1 // a value too large for the reader: the encoder's error
+			break
+		}
+		values++
+	}
+	if values >= 2 {
+		if len(m) > d.limit {
+			return &Error{Name: d.Name, Kind: TooLarge, Err: fmt.Errorf("it holds several JSON values (NDJSON, say), which make one array that is built in memory, and it passes the limit of %d bytes for that", d.limit)}
+		}
+		var rerr error
+		if d.Value, rerr = ReadAll(io.NewSectionReader(f, 0, int64(len(m))), d.Name, d.limit); rerr != nil {
+			return rerr
+		}
+		return err
+	}
+	off, msg, dup, _ := toonx.InputError(err)
+	if len(m) >= 3 && m[0] == 0xEF && m[1] == 0xBB && m[2] == 0xBF {
+		off += 3 // the encoder counts from past the byte order mark
+	}
+	se := jsonv.SyntaxErrorAt(m, int64(off), msg)
+	se.DuplicateName = dup
+	return &Error{Name: d.Name, Kind: BadJSON, Err: se}
 }
 
 // OneValue reports whether the source, one of inputs, holds one value

@@ -28,6 +28,30 @@ func ExampleEncodeOptions_nonFinite() {
 	// 3 non-finite numbers written as null
 }
 
+// A large value, a file mapped in memory say, is encoded in bounded
+// memory with EncodeOptions.Release, which is called each time about
+// ReleaseEvery bytes of it have been gone through (mapfile.Release lets go
+// of the pages read); the text is the same. FromJSON's error for a value it
+// does not accept gives its offset (InputError), for a line and column.
+func ExampleEncodeOptions_release() {
+	doc := []byte(`{"items": [` + strings.Repeat(`{"id": 1, "tags": ["a"]}, `, 40) + `{"id": 2, "tags": []}]}`)
+	calls := 0
+	opts := toonx.EncodeOptions{Release: func() { calls++ }, ReleaseEvery: 256}
+	var out strings.Builder
+	if err := toonx.FromJSON(&out, doc, opts); err != nil {
+		fmt.Println(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	fmt.Println(lines[0], lines[1], len(lines), "lines;", calls > 0)
+
+	err := toonx.FromJSON(&out, []byte(`{"a": [1, 2,]}`), opts)
+	off, msg, _, ok := toonx.InputError(err)
+	fmt.Println(off, msg, ok)
+	// Output:
+	// items[41]:   - id: 1 83 lines; true
+	// 12 unexpected character ']' (want a value) true
+}
+
 // EncodeTable takes only a table of primitives, in one pass.
 func ExampleEncodeTable() {
 	for _, doc := range []string{`[{"a":1,"b":"x"},{"a":2,"b":"y"}]`, `{"a":[1,2]}`} {

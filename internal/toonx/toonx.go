@@ -4,6 +4,10 @@
 // options that the public ones do not have:
 //   - EncodeOptions.NonFinite, told how many NaN and Infinity values were
 //     written as null (encode's note on stderr);
+//   - EncodeOptions.Release, told now and then of the progress through
+//     a large value mapped in memory, to let go of its pages;
+//   - InputError, the offset and reason of FromJSON's error for a value
+//     it does not accept, for a message with the line and column;
 //   - EncodeTable, the one-pass encoder of a table of primitives, safe on
 //     a file mapped in memory that may change while it is read;
 //   - DecodeOptions.OnLine, told which input line each piece of JSON was
@@ -16,7 +20,10 @@
 // with a message that says so.
 package toonx
 
-import "io"
+import (
+	"errors"
+	"io"
+)
 
 // EncodeOptions configure FromJSON and EncodeTable: toon.MarshalOptions
 // and the NonFinite hook.
@@ -32,6 +39,19 @@ type EncodeOptions struct {
 	// non-finite floats so, and json.loads reads them back; TOON has no
 	// such numbers, and §3 makes them null.)
 	NonFinite func(count int)
+	// Release, when not nil, makes FromJSON encode in bounded memory a
+	// value that is a file mapped in memory: the output is never held
+	// (the one-pass table form, which holds it, is not taken), and
+	// Release is called each time about ReleaseEvery bytes of the value
+	// have been gone through, and every million steps of the walk, so
+	// that the caller can let go of the pages read (they are read again
+	// when needed). It may panic to stop the encoding: when the file is
+	// found to have changed, say, since the walk trusts what the
+	// validating pass checked. The panic is the caller's to recover.
+	Release func()
+	// ReleaseEvery is the bytes gone through between calls of Release;
+	// 0 means 8 MiB.
+	ReleaseEvery int
 }
 
 // DecodeOptions configure ToJSON: the options of toon.UnmarshalOptions
@@ -108,4 +128,19 @@ func EncodeTable(w io.Writer, value []byte, opts EncodeOptions) (bool, error) {
 // toon.ToJSON wraps in a *toon.SyntaxError).
 func ToJSON(w io.Writer, r io.Reader, opts DecodeOptions) error {
 	return registered().ToJSON(w, r, opts)
+}
+
+// InputError reports what FromJSON's error says of a value it does not
+// accept: the byte offset in the value (past a byte order mark), the
+// reason, and whether it is a member name given twice in an object; ok is
+// false for any other error (the options', w's).
+func InputError(err error) (off int, msg string, duplicateName, ok bool) {
+	var ie interface {
+		Input() (int, string, bool)
+	}
+	if !errors.As(err, &ie) {
+		return 0, "", false, false
+	}
+	off, msg, duplicateName = ie.Input()
+	return off, msg, duplicateName, true
 }

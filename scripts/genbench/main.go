@@ -49,7 +49,15 @@ func main() {
 	users := flag.String("users", "", "instead, write a JSON array of -frames user objects (default 100000; id, name, email, active, score, tags), indented as JSON.stringify(v, null, 2) does, to `FILE`")
 	noTags := flag.Bool("no-tags", false, "-users without the tags array, so that the array is tabular in TOON")
 	messages := flag.String("messages", "", "instead, write valid NDJSON messages of a protocol, chiffon or trace, or unsigned trace events of about 1 KB (audit), to -o (-frames of them, or about -mb MB)")
+	doc := flag.String("doc", "", "instead, write one JSON document of about -mb MB of a `SHAPE` to -o: a (an object holding a table of customers), b (an array of mixed objects) or c (a deep configuration)")
 	flag.Parse()
+	if *doc != "" {
+		if err := writeDoc(*out, *doc, int64(*mb*1e6), *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "genbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *messages != "" {
 		if err := writeMessages(*out, *messages, *frames, int64(*mb*1e6)); err != nil {
 			fmt.Fprintln(os.Stderr, "genbench:", err)

@@ -429,6 +429,18 @@ func (r *Reader) ErrorAt(off int64, pointer, msg string) *SyntaxError {
 	return e
 }
 
+// SyntaxErrorAt builds a SyntaxError for a message at offset off of src,
+// a whole text held in memory (a file mapped into it, say): its line and
+// column, and the excerpt of its line.
+func SyntaxErrorAt(src []byte, off int64, msg string) *SyntaxError {
+	k := int(min(max(off, 0), int64(len(src))))
+	lc := lineCounter{line: 1}
+	lc.count(src[:k])
+	e := &SyntaxError{Pos: lc.position(int64(k)), Msg: msg}
+	e.Excerpt, e.Caret = excerptOf(lc.prefix, src[k:])
+	return e
+}
+
 func (r *Reader) syntaxError(err error) error {
 	rel := ErrorOffset(err)
 	if rel < 0 {
