@@ -122,9 +122,12 @@
 #   BENCH_TABLE_MB      size of the JSON array for the tabular measures (default 100)
 #   BENCH_TABLE_BIG_MB  size of the large JSON array for JSON -> tabular's peak RSS
 #                       (default 1000; 0 skips it)
+#   BENCH_DOC_MB        size of the bigdoc section's documents, in MB (default 1000)
+#   BENCH_DOC_JQ        0 leaves jq -c . out of the bigdoc section (it takes
+#                       minutes per GB)
 #   BENCH_ONLY          the sections to run, comma-separated (default all): frames
 #                       (decode, encode), tables, validate, sign, bridge, toon,
-#                       query, pcap (decode of a capture), inspect (the
+#                       bigdoc (one document of BENCH_DOC_MB, 1 core), query, pcap (decode of a capture), inspect (the
 #                       views of a capture), tap (bytes through toonkit tap
 #                       beside a direct connection), limits (one value at
 #                       the size limit), startup
@@ -161,7 +164,7 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 note() { echo "bench.sh: $*" >&2; }
 
 # want SECTION: whether BENCH_ONLY (comma-separated, default all) names it.
-sections="frames tables validate sign bridge toon query pcap inspect tap limits startup"
+sections="frames tables validate sign bridge toon bigdoc query pcap inspect tap limits startup"
 only=${BENCH_ONLY:-}
 for s in ${only//,/ }; do
 	[[ " $sections " == *" $s "* ]] || die "BENCH_ONLY: no section '$s' (sections: ${sections// /, })"
@@ -769,7 +772,7 @@ toon_big_kb="" toon_big_bytes=0
 if ((have_time)); then
 	note "toon: decode of $((ntoon * 10)) users"
 	"$dir/genbench" -users "$dir/big-users.json" -frames "$((ntoon * 10))" || die "genbench -users failed"
-	"$tk" encode --to toon --max-frame-size 1GiB "$dir/big-users.json" -o "$dir/big-users.toon" || die "toonkit encode --to toon failed"
+	"$tk" encode --to toon "$dir/big-users.json" -o "$dir/big-users.toon" || die "toonkit encode --to toon failed"
 	rm -f "$dir/big-users.json"
 	toon_big_bytes=$(size "$dir/big-users.toon")
 	measure 1 "$tk" decode "$dir/big-users.toon"
@@ -777,6 +780,51 @@ if ((have_time)); then
 	rm -f "$dir/big-users.toon"
 fi
 fi # toon
+
+# Documents of any size (issue 33): encode and decode of one JSON document of
+# BENCH_DOC_MB (default 1000) MB of each shape genbench -doc writes, a (an
+# object holding a table), b (mixed objects, list form) and c (a deep
+# configuration), on one core (GOMAXPROCS=1), beside jq -c . over the same
+# JSON (BENCH_DOC_JQ=0 leaves it out), and the reference CLI on a 20 MB
+# document of the same shape. Checks: peak RSS <= 64 MiB each way; the TOON
+# decoded and encoded again is the same TOON.
+declare -A bd_bytes bd_tbytes bd_enc bd_enc_kb bd_dec bd_dec_kb bd_jq bd_ref_enc bd_ref_dec bd_cut_enc bd_cut_dec
+bd_shapes=(a b c) bd_same=PASS
+if want bigdoc; then
+docmb=${BENCH_DOC_MB:-1000}
+for shape in "${bd_shapes[@]}"; do
+	note "bigdoc $shape: a ${docmb} MB document; encode, decode (1 core)"
+	"$dir/genbench" -doc "$shape" -mb "$docmb" -o "$dir/doc.json" || die "genbench -doc failed"
+	bd_bytes[$shape]=$(size "$dir/doc.json")
+	"$tk" encode "$dir/doc.json" -o "$dir/doc.toon" || die "toonkit encode failed"
+	bd_tbytes[$shape]=$(size "$dir/doc.toon")
+	measure 1 env GOMAXPROCS=1 "$tk" encode "$dir/doc.json"
+	bd_enc[$shape]=$MED_NS bd_enc_kb[$shape]=$MAX_KB
+	measure 1 env GOMAXPROCS=1 "$tk" decode "$dir/doc.toon"
+	bd_dec[$shape]=$MED_NS bd_dec_kb[$shape]=$MAX_KB
+	"$tk" decode "$dir/doc.toon" | "$tk" encode | cmp -s - "$dir/doc.toon" || { bd_same=FAIL; failures=$((failures + 1)); }
+	if ((have_jq)) && [[ ${BENCH_DOC_JQ:-1} != 0 ]]; then
+		note "bigdoc $shape: jq -c ."
+		measure 1 jq -c . "$dir/doc.json"
+		bd_jq[$shape]=$MED_NS
+	fi
+	rm -f "$dir/doc.json" "$dir/doc.toon"
+	"$dir/genbench" -doc "$shape" -mb 20 -o "$dir/cut.json" || die "genbench -doc failed"
+	"$tk" encode "$dir/cut.json" -o "$dir/cut.toon" || die "toonkit encode failed"
+	measure 3 env GOMAXPROCS=1 "$tk" encode "$dir/cut.json"
+	bd_cut_enc[$shape]=$MED_NS
+	measure 3 env GOMAXPROCS=1 "$tk" decode "$dir/cut.toon"
+	bd_cut_dec[$shape]=$MED_NS
+	if [[ -n ${toon_ref:-} ]]; then
+		note "bigdoc $shape: the reference CLI on 20 MB"
+		measure 1 "$toon_ref" -e "$dir/cut.json"
+		bd_ref_enc[$shape]=$MED_NS
+		measure 1 "$toon_ref" -d "$dir/cut.toon"
+		bd_ref_dec[$shape]=$MED_NS
+	fi
+	rm -f "$dir/cut.json" "$dir/cut.toon"
+done
+fi # bigdoc
 
 # Query: toonkit query, jq and the gojq CLI on one core, in turns.
 if want query; then
@@ -1285,6 +1333,37 @@ row "TOON decodes back to the JSON" "" "identical" "" "$chk_toon_rt"
 row "toonkit TOON = reference CLI TOON" "" "identical" "" "$chk_toon_ref"
 echo
 fi # toon
+
+if want bigdoc; then
+for shape in "${bd_shapes[@]}"; do
+	row "document $shape: $(awk -v b="${bd_bytes[$shape]}" 'BEGIN{printf "%.0f MB", b/1e6}') JSON, $(awk -v b="${bd_tbytes[$shape]}" 'BEGIN{printf "%.0f MB", b/1e6}') TOON" "" "" "" "(1 core)"
+	mark=200
+	[[ $shape != a ]] && mark=100
+	v=$(mbps "${bd_bytes[$shape]}" "${bd_enc[$shape]}")
+	check ge "$v" "$mark"
+	row "  encode MB/s of JSON" "$v" ">= $mark" "" "$RES"
+	v=$(mbps "${bd_bytes[$shape]}" "${bd_dec[$shape]}")
+	check ge "$v" "$mark"
+	row "  decode MB/s of the JSON document" "$v" ">= $mark" "" "$RES"
+	if [[ -n ${bd_jq[$shape]:-} ]]; then
+		row "  jq -c . MB/s" "$(mbps "${bd_bytes[$shape]}" "${bd_jq[$shape]}")" "" "" "(reference)"
+		row "  encode / decode vs jq, wall time" "$(ratio "${bd_jq[$shape]}" "${bd_enc[$shape]}") / $(ratio "${bd_jq[$shape]}" "${bd_dec[$shape]}")" "" "" "(info)"
+	fi
+	if ((have_time)); then
+		check le "${bd_enc_kb[$shape]}" 65536
+		row "  encode peak RSS MiB" "$(mib "${bd_enc_kb[$shape]}")" "<= 64" "" "$RES"
+		check le "${bd_dec_kb[$shape]}" 65536
+		row "  decode peak RSS MiB" "$(mib "${bd_dec_kb[$shape]}")" "<= 64" "" "$RES"
+	fi
+	row "  20 MB cut: encode / decode ms" "$(ms "${bd_cut_enc[$shape]}") / $(ms "${bd_cut_dec[$shape]}")" "" "" "(info)"
+	if [[ -n ${bd_ref_enc[$shape]:-} ]]; then
+		row "  20 MB cut: reference CLI enc / dec ms" "$(ms "${bd_ref_enc[$shape]}") / $(ms "${bd_ref_dec[$shape]}")" "" "" "(reference)"
+		row "  20 MB cut: vs the reference CLI" "$(ratio "${bd_ref_enc[$shape]}" "${bd_cut_enc[$shape]}") / $(ratio "${bd_ref_dec[$shape]}" "${bd_cut_dec[$shape]}")" "" "" "(info)"
+	fi
+done
+row "TOON decoded and encoded again" "" "identical" "" "$bd_same"
+echo
+fi # bigdoc
 
 if want query; then
 # qref NAME REF_NS TK_NS MARK: the reference's messages/s and toonkit's

@@ -86,7 +86,7 @@ func TestSkipIndexSparse(t *testing.T) {
 // between its passes, as a file mapped in memory may: the walk trusts what
 // the validating pass checked, so it may panic or write nonsense (the
 // caller, told by Release that the file changed, throws both away), but it
-// never goes on for ever: Release comes at least every releaseSteps steps,
+// never goes on for ever: Release comes at least every ReleaseEvery/stepBytes steps,
 // and here it stops the walk after a few. Unchanged, the value gives
 // FromJSON's text.
 func FuzzEncodeChanged(f *testing.F) {

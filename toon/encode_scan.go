@@ -88,8 +88,8 @@ func (e *encoder) at(i int) byte {
 // next returns the start of the element or member that follows a value
 // ending at end, or the offset of the closing bracket.
 func (e *encoder) next(end int) int {
-	if e.release != nil {
-		e.release.moved(end)
+	if e.release != nil && e.release.moved(end) {
+		e.release.call(end)
 	}
 	if end+1 < len(e.in) && e.in[end] == ',' && !isJSONSpace(e.in[end+1]) {
 		return end + 1 // compact

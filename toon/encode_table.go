@@ -76,8 +76,8 @@ func (e *encoder) nextRow(s *tableRows) (int, bool) {
 		}
 		s.k++
 		v := e.cols[s.base+(s.k-1)*s.stride]
-		if e.release != nil {
-			e.release.moved(v)
+		if e.release != nil && e.release.moved(v) {
+			e.release.call(v)
 		}
 		return v, true
 	case s.obj:

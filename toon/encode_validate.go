@@ -104,7 +104,18 @@ type jsonValidator struct {
 	// release, when not nil, is told of the offset reached after each
 	// value (toonx.EncodeOptions.Release).
 	release   *releaser
+	releaseAt int // the offset from which release is due (the pass only moves on)
 	threshold int // skipThreshold(len(in)) unless set
+}
+
+// released calls Release at offset i, when there is one, and sets the
+// offset of the next call.
+func (v *jsonValidator) released(i int) {
+	v.releaseAt = math.MaxInt
+	if v.release != nil {
+		v.release.call(i)
+		v.releaseAt = i + v.release.every
+	}
 }
 
 // validateJSON checks in and returns its skip index, sorted by start. With
@@ -121,6 +132,10 @@ func (v *jsonValidator) check() ([]skipSpan, error) {
 		v.threshold = skipThreshold(len(v.in))
 	}
 	v.release.reset(0)
+	v.releaseAt = math.MaxInt
+	if v.release != nil {
+		v.releaseAt = v.release.every
+	}
 	if err := v.run(); err != nil {
 		return nil, err
 	}
@@ -207,8 +222,8 @@ func (v *jsonValidator) run() error {
 			}
 			top := &v.stack[len(v.stack)-1]
 			top.count++
-			if v.release != nil {
-				v.release.moved(i)
+			if i >= v.releaseAt {
+				v.released(i)
 			}
 			if i >= len(in) {
 				return v.fail(i, "unexpected end of input")

@@ -43,9 +43,9 @@ type EncodeOptions struct {
 	// value that is a file mapped in memory: the output is never held
 	// (the one-pass table form, which holds it, is not taken), and
 	// Release is called each time about ReleaseEvery bytes of the value
-	// have been gone through, and every million steps of the walk, so
-	// that the caller can let go of the pages read (they are read again
-	// when needed). It may panic to stop the encoding: when the file is
+	// have been gone through (forwards), and every half million steps of
+	// the walk, so that the caller can let go of the pages read (they are
+	// read again when needed). It may panic to stop the encoding: when the file is
 	// found to have changed, say, since the walk trusts what the
 	// validating pass checked. The panic is the caller's to recover.
 	Release func()
