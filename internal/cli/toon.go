@@ -34,7 +34,7 @@ func documentInput(ios *IOStreams) func(name string) (*records.Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &records.Input{R: in.R, Name: in.Name, File: in.File, Close: in.Close}, nil
+		return &records.Input{R: in.R, Name: in.Name, File: in.File, Close: in.Close, Regular: in.Regular()}, nil
 	}
 }
 

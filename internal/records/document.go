@@ -89,6 +89,9 @@ type Input struct {
 	Name  string
 	File  *os.File
 	Close func()
+	// Regular says that R is a regular file, which ReadDocument need not
+	// write to a temporary file to go through it twice.
+	Regular bool
 }
 
 // ReadDocument reads the inputs, opened by open in turn, as one document:
@@ -113,7 +116,7 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 					return d, nil // EncodeTOON closes the file
 				}
 			}
-			if !regular(in.File) {
+			if !in.Regular {
 				defer in.Close()
 				return spoolDocument(in, limit)
 			}
@@ -135,15 +138,6 @@ func ReadDocument(names []string, open func(name string) (*Input, error), limit 
 		values = append(values, vs...)
 	}
 	return &Document{Name: name, Value: JoinArray(values), Many: true, Inputs: len(names)}, nil
-}
-
-// regular reports whether f is a regular file.
-func regular(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
 }
 
 // SpoolFrom is the size from which a document on a stream (standard input)
@@ -395,17 +389,23 @@ func (d *Document) encodeMapped(w io.Writer, opts toonx.EncodeOptions) (took boo
 	if took || err != nil {
 		return took, err
 	}
-	// Read rather than copied from the mapping, which would hold the file
-	// twice for a while; from its start, the size it was mapped at (a
-	// spool's offset is at its end).
-	d.Value = make([]byte, len(m))
-	if n, err := f.ReadAt(d.Value, 0); n < len(m) {
+	d.Value, err = d.readMapped(f, len(m))
+	return false, err
+}
+
+// readMapped reads the n bytes of the mapped file f into memory: read
+// rather than copied from the mapping, which would hold the file twice for
+// a while; from its start, the size it was mapped at (a spool's offset is
+// at its end).
+func (d *Document) readMapped(f *os.File, n int) ([]byte, error) {
+	b := make([]byte, n)
+	if k, err := f.ReadAt(b, 0); k < n {
 		if err == io.EOF {
 			err = mapfile.ErrCutShort
 		}
-		return false, &Error{Name: d.Name, Kind: ReadFailed, Err: err}
+		return nil, &Error{Name: d.Name, Kind: ReadFailed, Err: err}
 	}
-	return false, nil
+	return b, nil
 }
 
 // ErrChanged is the error of a mapped file that changed while it was
@@ -490,15 +490,13 @@ func (d *Document) streamedInputError(m []byte, f *os.File, err error) error {
 			return &Error{Name: d.Name, Kind: TooLarge, Err: fmt.Errorf("it holds several JSON values (NDJSON, say), which make one array that is built in memory, and it passes the limit of %d bytes for that", d.limit)}
 		}
 		var rerr error
-		if d.Value, rerr = ReadAll(io.NewSectionReader(f, 0, int64(len(m))), d.Name, d.limit); rerr != nil {
+		if d.Value, rerr = d.readMapped(f, len(m)); rerr != nil {
 			return rerr
 		}
 		return err
 	}
 	off, msg, dup, _ := toonx.InputError(err)
-	if len(m) >= 3 && m[0] == 0xEF && m[1] == 0xBB && m[2] == 0xBF {
-		off += 3 // the encoder counts from past the byte order mark
-	}
+	off += len(m) - len(TrimBOM(m)) // the encoder counts from past a byte order mark
 	se := jsonv.SyntaxErrorAt(m, int64(off), msg)
 	se.DuplicateName = dup
 	return &Error{Name: d.Name, Kind: BadJSON, Err: se}
