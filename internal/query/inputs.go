@@ -114,6 +114,10 @@ func (qi *Inputs) SetOrder(order *Order) {
 	qi.sdec = Decoder{Order: order}
 }
 
+// SetNeed makes the values read hold only what need names of them (nil:
+// all), the rest checked and passed over (Decoder.Need).
+func (qi *Inputs) SetNeed(need *Need) { qi.dec.Need, qi.sdec.Need = need, need }
+
 // Next is gojq's input iterator.
 func (qi *Inputs) Next() (any, bool) {
 	v, err := qi.Read()
@@ -364,6 +368,7 @@ func (qi *Inputs) open(name string) error {
 	case codec.TOON:
 		// the TOON decoder's JSON, one value, read by a Stream too
 		qi.stream = NewStream(src.StartTOON(false), &qi.dec, math.MaxInt)
+		qi.stream.made = true
 	}
 	qi.in, qi.src, qi.name = in, src, src.Name()
 	return nil

@@ -146,7 +146,7 @@ func (q *Query) RunJobs(ctx context.Context, in io.Reader, opts JobsOptions, wri
 	for range workers {
 		w := &jobWorker{}
 		o := q.NewOrder()
-		w.dec.Order, w.enc.Order, w.enc.Format = o, o, opts.Format
+		w.dec.Order, w.dec.Need, w.enc.Order, w.enc.Format = o, q.need, o, opts.Format
 		w.stream = NewStream(nil, &w.dec, opts.MaxSize)
 		pool <- w
 	}

@@ -45,6 +45,15 @@
 // shares its key set with an object literal of the filter takes the
 // literal's order even when it was read in another.
 //
+// # Reading what the filter needs
+//
+// Compile finds in the filter what it reads of its input (a Need): the
+// paths it follows by name and by iteration. The Decoders of RunInputs and
+// RunJobs build only those parts of each input; the rest is checked as
+// JSON, as strictly as ever, and passed over. A filter that does anything
+// else with its input (a function with arguments, as, reduce, try, ..)
+// reads it whole, and so does one run with -s or -n.
+//
 // # Other differences from jq
 //
 // The language is gojq's (see its README for its differences from jq: no
@@ -104,6 +113,9 @@ type Query struct {
 	literals map[string][]string
 	inputs   bool
 	ordered  bool // debug or stderr: written as the filter runs
+	// need is what the filter reads of each input (nil: all of it), for
+	// the Decoders of its inputs (RunInputs, RunJobs)
+	need *Need
 }
 
 // CompileError is a filter that does not compile: Offset is the byte of
@@ -154,6 +166,9 @@ func Compile(filter string, opts Options) (*Query, error) {
 	}
 	q := &Query{literals: map[string][]string{}}
 	walk(reflect.ValueOf(ast), q)
+	if !q.inputs {
+		q.need = needOf(ast)
+	}
 	stderr := opts.Stderr
 	if stderr == nil {
 		stderr = io.Discard

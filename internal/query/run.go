@@ -93,6 +93,9 @@ func (q *Query) RunInputs(ctx context.Context, qi *Inputs, opts RunOptions) (Out
 	var out Outcome
 	order := q.NewOrder()
 	qi.SetOrder(order)
+	if !opts.NullInput && !opts.Slurp {
+		qi.SetNeed(q.need) // with -s the input is the array of them all
+	}
 	enc := Encoder{Format: opts.Format, Order: order}
 	var buf []byte
 	// fail handles an error of the filter's run on one input; false

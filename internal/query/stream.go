@@ -42,6 +42,11 @@ type Stream struct {
 	// ends, or the bytes have doubled since): a value that comes a byte
 	// at a time is not decoded once per byte.
 	scan scanner
+	// made says the text is toonkit's own JSON (a TOON document's), which
+	// is valid: a value cut short is tried again only when scan finds its
+	// end, not each time the bytes double (which finds a malformed one
+	// early, and costs a TOON document's one value several decodes).
+	made bool
 }
 
 // scanner follows a JSON value's strings and nesting to find where it ends.
@@ -138,7 +143,7 @@ func (s *Stream) Next() (any, error) {
 		}
 		if s.scan.active {
 			s.scan.feed(s.buf, s.end)
-			if !s.scan.done && !s.eof && s.end-s.pos < 2*s.scan.tried {
+			if !s.scan.done && !s.eof && (s.made || s.end-s.pos < 2*s.scan.tried) {
 				s.fill()
 				continue
 			}
