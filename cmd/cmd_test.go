@@ -267,9 +267,10 @@ func TestVerifyFlagParsing(t *testing.T) {
 }
 
 // The root help's table of formats says what the code does: each name is a
-// format convert reads and writes, and a row that names encode, decode or
-// validate names a format that command takes (encode reads JSON and writes
-// the rest; decode reads the rest and writes JSON).
+// format convert reads and writes, or one toonkit only reads (YAML, CSV),
+// and a row that names encode, decode or validate names a format that
+// command takes (encode reads JSON, YAML and CSV and writes the rest;
+// decode reads the rest and writes JSON).
 func TestRootHelpFormatTable(t *testing.T) {
 	root := NewRootCmd(func() *cli.IOStreams { ios, _, _, _ := Test(); return ios }())
 	_, table, ok := strings.Cut(root.Long, "  format                  name        commands\n")
@@ -282,7 +283,8 @@ func TestRootHelpFormatTable(t *testing.T) {
 		rows++
 		names, commands := strings.Fields(line[26:38]), strings.Split(line[38:], ", ")
 		for _, name := range names {
-			f, err := codec.Parse(name, convertFormats...)
+			read := []codec.Format{codec.YAML, codec.CSV, codec.TSV}
+			f, err := codec.Parse(name, append(slices.Clone(convertFormats), read...)...)
 			if err != nil {
 				t.Errorf("%q: %v", line, err)
 				continue
@@ -290,8 +292,12 @@ func TestRootHelpFormatTable(t *testing.T) {
 			for _, c := range commands {
 				var takes []codec.Format
 				switch c {
-				case "encode", "decode":
+				case "encode":
+					takes = append([]codec.Format{codec.TOON, codec.Binary, codec.Tabular, codec.JSON, codec.NDJSON}, read...)
+				case "decode":
 					takes = []codec.Format{codec.TOON, codec.Binary, codec.Tabular, codec.JSON, codec.NDJSON}
+				case "query": // every format read
+					takes = append(slices.Clone(convertFormats), read...)
 				case "validate":
 					takes = validate.Formats(false)
 				case "inspect":
@@ -301,7 +307,7 @@ func TestRootHelpFormatTable(t *testing.T) {
 				case "exec":
 					takes = []codec.Format{codec.Narratoria}
 				case "convert":
-					takes = convertFormats
+					takes = append(slices.Clone(convertFormats), read...)
 				case "stats":
 					takes = convert.StatsFormats
 				default:
@@ -313,7 +319,7 @@ func TestRootHelpFormatTable(t *testing.T) {
 			}
 		}
 	}
-	if rows != 7 {
-		t.Errorf("%d rows, want one for each of the 7 formats and protocols", rows)
+	if rows != 8 {
+		t.Errorf("%d rows, want one for each of the 7 formats and protocols, and one for the formats only read", rows)
 	}
 }

@@ -136,6 +136,7 @@ writes standard output, so it fits in shell pipelines and CI steps.
   Chiffon envelopes       chiffon     convert, validate
   AOP trace events        trace       convert, validate, sign, verify
   Narratoria tool events  narratoria  convert, validate, exec
+  YAML, CSV, TSV (read)   yaml csv    encode, convert, query, stats
 
 encode writes JSON as TOON (or, with --to NAME, as binary frames or a
 table), and decode reads them back as JSON. convert goes between the
