@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/outfile"
@@ -64,12 +65,7 @@ func (s *Stats) Print(ios *IOStreams, to codec.Format) error {
 	if err != nil {
 		return InvalidError(fmt.Errorf("counting tokens: %w", err), "")
 	}
-	saving := func(a, b int64) string {
-		if a == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f%%", 100*(1-float64(b)/float64(a)))
-	}
+	saving := savingText
 	w := ios.ErrOut
 	row := "  %-26s %10s %10s %10s\n"
 	counts := func(name string, c tokens.Counts) {
@@ -131,4 +127,18 @@ func (s *Spool) CopyTo(w io.Writer, out *Output) error {
 		return Failure(out, s.FailIO(err))
 	}
 	return out.Err()
+}
+
+// savingText is the saving of b over a, as a percentage with one decimal
+// ("-" for nothing to save from); a saving that rounds to zero is 0.0%,
+// never -0.0%.
+func savingText(a, b int64) string {
+	if a == 0 {
+		return "-"
+	}
+	v := 100 * (1 - float64(b)/float64(a))
+	if math.Abs(v) < 0.05 {
+		v = 0
+	}
+	return fmt.Sprintf("%.1f%%", v)
 }
