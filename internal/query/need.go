@@ -307,33 +307,42 @@ func (f flow) term(t *gojq.Term, in []*Need) []*Need {
 		return f.all(in)
 	}
 	for _, s := range t.SuffixList {
-		out = f.suffix(s, out)
+		var ok bool
+		if out, ok = f.suffix(s, out); !ok {
+			// .a[.k], .a[1:.n]: the index is computed from the term's
+			// own input, not from .a
+			f.all(out)
+			return f.all(in)
+		}
 	}
 	return out
 }
 
-func (f flow) suffix(s *gojq.Suffix, in []*Need) []*Need {
+// suffix follows a suffix of a term (.b, [], ?) from the needs of what it
+// applies to; false for one it does not follow (a computed or numeric
+// index, a slice).
+func (f flow) suffix(s *gojq.Suffix, in []*Need) ([]*Need, bool) {
 	switch {
 	case s.Optional:
-		return in
+		return in, true
 	case s.Iter:
 		out := make([]*Need, len(in))
 		for i, n := range in {
 			out[i] = n.each()
 		}
-		return out
+		return out, true
 	case s.Index != nil:
 		k, ok := constKey(s.Index)
 		if !ok {
-			return f.all(in)
+			return nil, false
 		}
 		out := make([]*Need, len(in))
 		for i, n := range in {
 			out[i] = n.key(k)
 		}
-		return out
+		return out, true
 	}
-	return f.all(in)
+	return nil, false
 }
 
 // constKey is the name an index reads when it is a constant one (.a,
