@@ -86,14 +86,12 @@ func (n *Need) settle() {
 }
 
 // shadowed are the builtins needOf reads by their meaning: a filter that
-// defines one of them itself is read whole.
+// defines one of them itself is read whole (Compile sees to it).
 var shadowed = map[string]bool{"select": true, "empty": true}
 
 // needOf returns what the filter reads of its input, nil for all of it.
+// The filter defines none of the shadowed builtins.
 func needOf(q *gojq.Query) *Need {
-	if defines(q, shadowed) {
-		return nil
-	}
 	root := &Need{}
 	var f flow
 	for _, n := range f.query(q, []*Need{root}) {
@@ -104,81 +102,6 @@ func needOf(q *gojq.Query) *Need {
 		return nil
 	}
 	return root
-}
-
-// defines reports whether a definition of the query, at any depth, has
-// one of the names.
-func defines(q *gojq.Query, names map[string]bool) bool {
-	found := false
-	var walkQ func(q *gojq.Query)
-	var walkT func(t *gojq.Term)
-	walkQ = func(q *gojq.Query) {
-		if q == nil || found {
-			return
-		}
-		for _, fd := range q.FuncDefs {
-			if names[fd.Name] {
-				found = true
-				return
-			}
-			walkQ(fd.Body)
-		}
-		walkT(q.Term)
-		walkQ(q.Left)
-		walkQ(q.Right)
-	}
-	walkT = func(t *gojq.Term) {
-		if t == nil || found {
-			return
-		}
-		switch {
-		case t.Func != nil:
-			for _, a := range t.Func.Args {
-				walkQ(a)
-			}
-		case t.Query != nil:
-			walkQ(t.Query)
-		case t.Object != nil:
-			for _, kv := range t.Object.KeyVals {
-				walkQ(kv.KeyQuery)
-				walkQ(kv.Val)
-			}
-		case t.Array != nil:
-			walkQ(t.Array.Query)
-		case t.If != nil:
-			walkQ(t.If.Cond)
-			walkQ(t.If.Then)
-			for _, e := range t.If.Elif {
-				walkQ(e.Cond)
-				walkQ(e.Then)
-			}
-			walkQ(t.If.Else)
-		case t.Try != nil:
-			walkQ(t.Try.Body)
-			walkQ(t.Try.Catch)
-		case t.Reduce != nil:
-			walkQ(t.Reduce.Query)
-			walkQ(t.Reduce.Start)
-			walkQ(t.Reduce.Update)
-		case t.Foreach != nil:
-			walkQ(t.Foreach.Query)
-			walkQ(t.Foreach.Start)
-			walkQ(t.Foreach.Update)
-			walkQ(t.Foreach.Extract)
-		case t.Label != nil:
-			walkQ(t.Label.Body)
-		case t.Unary != nil:
-			walkT(t.Unary.Term)
-		}
-		for _, s := range t.SuffixList {
-			if s.Index != nil {
-				walkQ(s.Index.Start)
-				walkQ(s.Index.End)
-			}
-		}
-	}
-	walkQ(q)
-	return found
 }
 
 // flow follows the input through a filter: each step takes the needs of

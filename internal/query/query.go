@@ -116,6 +116,9 @@ type Query struct {
 	// need is what the filter reads of each input (nil: all of it), for
 	// the Decoders of its inputs (RunInputs, RunJobs)
 	need *Need
+	// shadows says the filter defines a builtin that needOf reads by its
+	// meaning (select, empty): it then reads its inputs whole
+	shadows bool
 }
 
 // CompileError is a filter that does not compile: Offset is the byte of
@@ -166,7 +169,7 @@ func Compile(filter string, opts Options) (*Query, error) {
 	}
 	q := &Query{literals: map[string][]string{}}
 	walk(reflect.ValueOf(ast), q)
-	if !q.inputs {
+	if !q.inputs && !q.shadows {
 		q.need = needOf(ast)
 	}
 	stderr := opts.Stderr
@@ -287,13 +290,15 @@ func Halted(err error) (code int, value any, message, ok bool) {
 }
 
 var (
-	objectType = reflect.TypeFor[gojq.Object]()
-	funcType   = reflect.TypeFor[gojq.Func]()
+	objectType  = reflect.TypeFor[gojq.Object]()
+	funcType    = reflect.TypeFor[gojq.Func]()
+	funcDefType = reflect.TypeFor[gojq.FuncDef]()
 )
 
 // walk visits the filter's syntax tree: it collects the key orders of the
-// object literals whose keys are all constant, and whether input,
-// inputs, debug or stderr is called.
+// object literals whose keys are all constant, whether input, inputs,
+// debug or stderr is called, and whether a builtin needOf follows is
+// defined anew.
 func walk(v reflect.Value, q *Query) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -308,6 +313,8 @@ func walk(v reflect.Value, q *Query) {
 		switch v.Type() {
 		case objectType:
 			objectLiteral(v.Addr().Interface().(*gojq.Object), q)
+		case funcDefType:
+			q.shadows = q.shadows || shadowed[v.FieldByName("Name").String()]
 		case funcType:
 			switch v.FieldByName("Name").String() {
 			case "input", "inputs":
