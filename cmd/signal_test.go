@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,24 +30,31 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdin.Write(frame) // and keep stdin open: the run goes on
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	interruptWhen(t, c, stdin, "no temporary output file appeared", func() bool {
 		entries, _ := os.ReadDir(dir)
-		if len(entries) > 0 {
-			break
-		}
+		return len(entries) > 0
+	})
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+// interruptWhen sends c SIGINT once ready (checked every 10 ms, for at most
+// 30 s, else the test fails with what), closes its stdin and checks that it
+// exits with the shell's status for SIGINT, 130.
+func interruptWhen(t *testing.T, c *exec.Cmd, stdin io.Closer, what string, ready func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ready() {
 		if time.Now().After(deadline) {
-			t.Fatal("no temporary output file appeared")
+			t.Fatal(what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.Process.Signal(syscall.SIGINT)
-	err = c.Wait()
+	err := c.Wait()
 	stdin.Close()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Fatalf("exit: %v, want status 130", err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Fatalf("left behind: %v", entries)
 	}
 }

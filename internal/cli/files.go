@@ -111,9 +111,12 @@ func ReadError(name string, err error) error {
 // I/O errors (exit status 3).
 type Output = outfile.Output
 
-// NewOutput returns the output to path, or to ios.Out for "" or "-".
+// NewOutput returns the output to path, or to ios.Out for "" or "-"
+// (beside ios.ErrOut: see Output.HoldAll).
 func NewOutput(ios *IOStreams, path string) *Output {
-	return outfile.NewOutput(ios.Out, path, IOError)
+	o := outfile.NewOutput(ios.Out, path, IOError)
+	o.Beside(ios.ErrOut)
+	return o
 }
 
 // IOError is err, an error of an output or a temporary file, as an I/O
