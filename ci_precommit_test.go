@@ -164,6 +164,9 @@ func TestPreCommitHooksFile(t *testing.T) {
 		"toonkit-verify": {"toonkit verify",
 			[]string{"audit.ndjson", "logs/audit.jsonl"},
 			[]string{"capture.bin", "audit.json", "users.toon"}},
+		"toonkit-fmt": {"toonkit fmt -w",
+			[]string{"users.toon", "config/agent.toon"},
+			[]string{"agent.toon.md", "capture.bin", "audit.ndjson", "agent.json"}},
 	}
 	if len(hooks) != len(want) {
 		t.Errorf("%d hooks, want %d", len(hooks), len(want))
@@ -290,6 +293,40 @@ for line in open("testdata/demo/chiffon.ndjson"):
 				if strings.Contains(c.out, good) {
 					t.Errorf("%s: the output names %s, a good file or one not for the hook:\n%s", c.hook, good, c.out)
 				}
+			}
+		}
+	})
+
+	// toonkit-fmt rewrites what is not canonical, reports a malformed
+	// document with its place and leaves it, and leaves a Genesis table
+	// alone: pre-commit fails, naming what the hook changed.
+	t.Run("toonkit-fmt", func(t *testing.T) {
+		agent := []byte("# tools\ntools[2]:\n  - name: search\n    timeout: 30\n  - name: \"fetch\"\n    timeout: 10.0\n")
+		files := map[string][]byte{
+			"config/agent.toon": agent,
+			"config/ok.toon":    []byte("a: 1\nb[2]: x,y\n"),
+			"config/bad.toon":   []byte("a: 1\nb[3]: x,y\n"),
+			"tables/users.toon": demoFile(t, "users.toon"),
+		}
+		dir := project(t, files)
+		out, code := preCommit(t, pc, dir, env, "try-repo", "--color", "never", repo, "toonkit-fmt", "--all-files")
+		for _, want := range []string{
+			"- hook id: toonkit-fmt\n- exit code: 1\n- files were modified by this hook\n",
+			"toonkit: error: config/bad.toon:2:2: array declares 3 values, found 2\n",
+		} {
+			if code != 1 || !strings.Contains(out, want) {
+				t.Errorf("exit status %d, want 1 and %q:\n%s", code, want, out)
+			}
+		}
+		want := map[string]string{
+			"config/agent.toon": "# tools\ntools[2]{name,timeout}:\n  search,30\n  fetch,10\n",
+			"config/ok.toon":    string(files["config/ok.toon"]),
+			"config/bad.toon":   string(files["config/bad.toon"]),
+			"tables/users.toon": string(files["tables/users.toon"]),
+		}
+		for name, w := range want {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != w {
+				t.Errorf("%s after the hook: %q (%v), want %q", name, b, err, w)
 			}
 		}
 	})

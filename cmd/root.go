@@ -199,6 +199,7 @@ its events as they come.`,
 		newDissectorCmd(ios, nil),
 		newStatsCmd(ios, nil),
 		newTapCmd(ios, nil),
+		newFmtCmd(ios, nil),
 	)
 	addCompletionCmd(root)
 	return root

@@ -1,0 +1,268 @@
+// Package toonfmt writes a TOON document in its canonical form: what the
+// encoder writes for the document's value, with the document's indent and
+// delimiter (unless Options say otherwise) and its full-line comments
+// kept, each before the line it came before.
+//
+// The value never changes: Format decodes what it wrote and compares the
+// JSON with the input's, and returns an error rather than output that
+// differs. Formatting is idempotent: Format of Format's output is the same
+// bytes.
+//
+// Comments ("#" after spaces only, on a line of its own; TOON has no
+// comment after content) are placed by the JSON their following line
+// makes: a comment goes before the first line of the canonical form whose
+// JSON reaches past the point where its line's JSON begins, indented as
+// that line. So a comment before a list item that becomes a table row
+// goes before that row; one before a field that joins its item's row goes
+// before the row. Comments after the last content line end the output,
+// unindented. Blank lines are dropped.
+package toonfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/toonkit/toonkit/internal/toonx"
+)
+
+// Options configure Format.
+type Options struct {
+	// Indent is the output's spaces per level; 0 keeps the document's
+	// (the least indentation of its indented lines; 2 when none is).
+	Indent int
+	// Delimiter is the output's delimiter (',', '\t' or '|'); 0 keeps the
+	// document's (that of its first array header with one, else comma).
+	Delimiter byte
+	// NonStrict reads the document with the non-strict rules.
+	NonStrict bool
+	// MaxLineSize bounds one input line; 0 means 64 MiB.
+	MaxLineSize int
+}
+
+// ErrChanged is matched by the error of a document whose canonical form
+// would not decode to the same value (a bug; Format then writes nothing).
+var ErrChanged = errors.New("toonfmt: the canonical form would change the value")
+
+// Layout is what Format found of a document's own form.
+type Layout struct {
+	Indent    int  // spaces per level
+	Delimiter byte // ',', '\t' or '|'
+}
+
+// Detect returns the document's indent and delimiter, as Format keeps them.
+func Detect(src []byte) Layout {
+	l := Layout{Delimiter: ','}
+	for line := range lines(src) {
+		n := 0
+		for n < len(line) && line[n] == ' ' {
+			n++
+		}
+		if n == len(line) || line[n] == '#' || line[n] == '\t' {
+			continue
+		}
+		if n > 0 && (l.Indent == 0 || n < l.Indent) {
+			l.Indent = n
+		}
+		if l.Delimiter == ',' {
+			if d, ok := headerDelimiter(line[n:]); ok {
+				l.Delimiter = d
+			}
+		}
+	}
+	if l.Indent == 0 {
+		l.Indent = 2
+	}
+	return l
+}
+
+// headerDelimiter finds, outside quoted strings, an array header's
+// bracket with a delimiter marker ([N|], [N<tab>], or a keyed table's
+// [N:|]) followed by ':' or '{'.
+func headerDelimiter(line []byte) (byte, bool) {
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == '[':
+			j := i + 1
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			digits := j > i+1
+			if digits && j < len(line) && line[j] == ':' { // a keyed table, [N:]
+				j++
+			}
+			if digits && j+2 < len(line) && (line[j] == '|' || line[j] == '\t') && line[j+1] == ']' && (line[j+2] == ':' || line[j+2] == '{') {
+				return line[j], true
+			}
+			if digits && j < len(line) && line[j] == ']' {
+				return 0, false // the first header says comma
+			}
+		}
+	}
+	return 0, false
+}
+
+// lines yields src's lines without their "\n" or "\r\n", a byte order
+// mark dropped from the first.
+func lines(src []byte) func(yield func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+		for len(src) > 0 {
+			line := src
+			if i := bytes.IndexByte(src, '\n'); i >= 0 {
+				line, src = src[:i], src[i+1:]
+			} else {
+				src = nil
+			}
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			if !yield(line) {
+				return
+			}
+		}
+	}
+}
+
+// comment is a full-line comment: its text from "#", trailing white space
+// dropped, and the number of the content line after it (0: none).
+type comment struct {
+	text []byte
+	next int
+}
+
+// comments finds src's full-line comments, each with the content line it
+// comes before.
+func comments(src []byte) []comment {
+	var cs []comment
+	pending := 0 // comments still waiting for their content line
+	num := 0
+	for line := range lines(src) {
+		num++
+		n := 0
+		for n < len(line) && line[n] == ' ' {
+			n++
+		}
+		rest := bytes.TrimRight(line[n:], " \t")
+		switch {
+		case len(rest) == 0:
+		case rest[0] == '#':
+			// Non-strict, ill-formed UTF-8 was read (the strict decoder
+			// refuses it); the comment is written well-formed.
+			cs = append(cs, comment{text: bytes.ToValidUTF8(rest, []byte("\uFFFD"))})
+			pending++
+		default:
+			for i := len(cs) - pending; i < len(cs); i++ {
+				cs[i].next = num
+			}
+			pending = 0
+		}
+	}
+	return cs
+}
+
+// lineEnd is a content line and where its JSON ends (toonx.DecodeOptions.OnLine).
+type lineEnd struct {
+	end  int64
+	line int
+}
+
+// decode is the compact JSON of src and the end of each content line's
+// JSON in it.
+func decode(src []byte, indent int, opts Options) ([]byte, []lineEnd, error) {
+	var js bytes.Buffer
+	var ends []lineEnd
+	err := toonx.ToJSON(&js, bytes.NewReader(src), toonx.DecodeOptions{
+		IndentSize: indent, NonStrict: opts.NonStrict, MaxLineSize: opts.MaxLineSize,
+		OnLine: func(end int64, line, _ int) { ends = append(ends, lineEnd{end, line}) },
+	})
+	return js.Bytes(), ends, err
+}
+
+// Format returns the canonical form of the TOON document src, ending with
+// a newline (an empty document with no comments is empty). A malformed
+// document is the decoder's error (a *jsonv.SyntaxError with the
+// position, wrapped as toon.ToJSON wraps it).
+func Format(src []byte, opts Options) ([]byte, error) {
+	layout := Detect(src)
+	value, ends, err := decode(src, layout.Indent, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Indent != 0 {
+		layout.Indent = opts.Indent
+	}
+	if opts.Delimiter != 0 {
+		layout.Delimiter = opts.Delimiter
+	}
+	var canon bytes.Buffer
+	if err := toonx.FromJSON(&canon, value, toonx.EncodeOptions{IndentSize: layout.Indent, Delimiter: layout.Delimiter}); err != nil {
+		return nil, fmt.Errorf("toonfmt: encoding the value: %w", err)
+	}
+	again, outEnds, err := decode(canon.Bytes(), layout.Indent, Options{MaxLineSize: opts.MaxLineSize})
+	if err != nil || !bytes.Equal(again, value) {
+		return nil, ErrChanged
+	}
+
+	// Each comment's place: the canonical line it goes before (an index
+	// into outLines), or len(outLines) for the end.
+	var outLines [][]byte
+	for line := range lines(canon.Bytes()) {
+		outLines = append(outLines, line)
+	}
+	cs := comments(src)
+	before := make([][]comment, len(outLines)+1)
+	for _, c := range cs {
+		at := len(outLines)
+		if c.next > 0 {
+			at = placeOf(c.next, ends, outEnds, value, len(outLines))
+		}
+		before[at] = append(before[at], c)
+	}
+
+	var out bytes.Buffer
+	out.Grow(canon.Len() + len(src)/8)
+	for i := 0; i <= len(outLines); i++ {
+		var indent []byte
+		if i < len(outLines) {
+			line := outLines[i]
+			indent = line[:len(line)-len(bytes.TrimLeft(line, " "))]
+		}
+		for _, c := range before[i] {
+			out.Write(indent)
+			out.Write(c.text)
+			out.WriteByte('\n')
+		}
+		if i < len(outLines) {
+			out.Write(outLines[i])
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// placeOf is the index in the canonical lines of the one that a comment
+// before input line next goes before: the first whose JSON ends past the
+// point where next's own JSON begins (its closing brackets and separator
+// skipped); n, the end, when there is none.
+func placeOf(next int, ends, outEnds []lineEnd, value []byte, n int) int {
+	var start int64
+	for _, e := range ends {
+		if e.line >= next {
+			break
+		}
+		start = max(start, e.end)
+	}
+	for start < int64(len(value)) && (value[start] == '}' || value[start] == ']' || value[start] == ',') {
+		start++
+	}
+	for _, e := range outEnds {
+		if e.end > start && e.line >= 1 && e.line <= n {
+			return e.line - 1
+		}
+	}
+	return n
+}
