@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/toonkit/toonkit/internal/toonx"
 )
@@ -170,16 +171,37 @@ type lineEnd struct {
 	line int
 }
 
-// decode is the compact JSON of src and the end of each content line's
-// JSON in it.
-func decode(src []byte, indent int, opts Options) ([]byte, []lineEnd, error) {
+// decode is the compact JSON of src and, when ends is not nil, the end of
+// each content line's JSON in it, appended to *ends.
+func decode(src []byte, indent int, opts Options, ends *[]lineEnd) ([]byte, error) {
 	var js bytes.Buffer
-	var ends []lineEnd
-	err := toonx.ToJSON(&js, bytes.NewReader(src), toonx.DecodeOptions{
-		IndentSize: indent, NonStrict: opts.NonStrict, MaxLineSize: opts.MaxLineSize,
-		OnLine: func(end int64, line, _ int) { ends = append(ends, lineEnd{end, line}) },
-	})
-	return js.Bytes(), ends, err
+	js.Grow(len(src) + len(src)/2 + 64)
+	err := decodeTo(&js, src, indent, opts, ends)
+	return js.Bytes(), err
+}
+
+func decodeTo(w io.Writer, src []byte, indent int, opts Options, ends *[]lineEnd) error {
+	dopts := toonx.DecodeOptions{IndentSize: indent, NonStrict: opts.NonStrict, MaxLineSize: opts.MaxLineSize}
+	if ends != nil {
+		dopts.OnLine = func(end int64, line, _ int) { *ends = append(*ends, lineEnd{end, line}) }
+	}
+	return toonx.ToJSON(w, bytes.NewReader(src), dopts)
+}
+
+// sameAs is a writer that checks that what is written to it is want,
+// from its start.
+type sameAs struct {
+	want []byte
+	off  int
+	diff bool
+}
+
+func (s *sameAs) Write(p []byte) (int, error) {
+	if !s.diff && (len(p) > len(s.want)-s.off || !bytes.Equal(p, s.want[s.off:s.off+len(p)])) {
+		s.diff = true
+	}
+	s.off += len(p)
+	return len(p), nil
 }
 
 // Format returns the canonical form of the TOON document src, ending with
@@ -188,7 +210,13 @@ func decode(src []byte, indent int, opts Options) ([]byte, []lineEnd, error) {
 // position, wrapped as toon.ToJSON wraps it).
 func Format(src []byte, opts Options) ([]byte, error) {
 	layout := Detect(src)
-	value, ends, err := decode(src, layout.Indent, opts)
+	cs := comments(src)
+	var ends, outEnds *[]lineEnd
+	if len(cs) > 0 {
+		// Only comments need to know which line made which JSON.
+		ends, outEnds = new([]lineEnd), new([]lineEnd)
+	}
+	value, err := decode(src, layout.Indent, opts, ends)
 	if err != nil {
 		return nil, err
 	}
@@ -199,12 +227,21 @@ func Format(src []byte, opts Options) ([]byte, error) {
 		layout.Delimiter = opts.Delimiter
 	}
 	var canon bytes.Buffer
+	canon.Grow(len(src) + 64)
 	if err := toonx.FromJSON(&canon, value, toonx.EncodeOptions{IndentSize: layout.Indent, Delimiter: layout.Delimiter}); err != nil {
 		return nil, fmt.Errorf("toonfmt: encoding the value: %w", err)
 	}
-	again, outEnds, err := decode(canon.Bytes(), layout.Indent, Options{MaxLineSize: opts.MaxLineSize})
-	if err != nil || !bytes.Equal(again, value) {
+	// The value is kept: the canonical form decodes (strict) to the same
+	// JSON, byte for byte.
+	check := &sameAs{want: value}
+	if err := decodeTo(check, canon.Bytes(), layout.Indent, Options{MaxLineSize: opts.MaxLineSize}, outEnds); err != nil || check.diff || check.off != len(value) {
 		return nil, ErrChanged
+	}
+	if len(cs) == 0 {
+		if canon.Len() > 0 {
+			canon.WriteByte('\n')
+		}
+		return canon.Bytes(), nil
 	}
 
 	// Each comment's place: the canonical line it goes before (an index
@@ -213,12 +250,11 @@ func Format(src []byte, opts Options) ([]byte, error) {
 	for line := range lines(canon.Bytes()) {
 		outLines = append(outLines, line)
 	}
-	cs := comments(src)
 	before := make([][]comment, len(outLines)+1)
 	for _, c := range cs {
 		at := len(outLines)
 		if c.next > 0 {
-			at = placeOf(c.next, ends, outEnds, value, len(outLines))
+			at = placeOf(c.next, *ends, *outEnds, value, len(outLines))
 		}
 		before[at] = append(before[at], c)
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,11 +90,11 @@ func checkProperties(t *testing.T, src []byte, opts Options) {
 		}
 		return
 	}
-	in, _, err := decode(src, Detect(src).Indent, opts)
+	in, err := decode(src, Detect(src).Indent, opts, nil)
 	if err != nil {
 		t.Fatalf("%q formats but does not decode: %v", src, err)
 	}
-	out, _, err := decode(got, Detect(got).Indent, Options{})
+	out, err := decode(got, Detect(got).Indent, Options{}, nil)
 	if err != nil {
 		t.Fatalf("Format(%q) = %q, which does not decode (strict): %v", src, got, err)
 	}
@@ -243,4 +244,24 @@ func FuzzFormat(f *testing.F) {
 		}
 		checkProperties(t, src, Options{NonStrict: nonStrict})
 	})
+}
+
+// BenchmarkFormat: a 2,000-row list of objects with comments, made a
+// table (make bench).
+func BenchmarkFormat(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("# users\nusers[2000]:\n")
+	for i := range 2000 {
+		if i%100 == 0 {
+			src.WriteString("  # a hundred more\n")
+		}
+		src.WriteString("  - id: " + strconv.Itoa(i) + "\n    name: \"user " + strconv.Itoa(i) + "\"\n    active: true\n")
+	}
+	in := []byte(src.String())
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Format(in, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
