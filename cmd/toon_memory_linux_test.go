@@ -15,7 +15,8 @@ import (
 )
 
 // A 200 MB document is encoded in at most 64 MiB of resident memory, from
-// a file and from standard input, and gives toon.FromJSON's text. The peak
+// a file and from standard input, and by convert --to toon (no
+// --max-frame-size needed), and gives toon.FromJSON's text. The peak
 // is toonkit's own high-water mark (VmHWM), read while it cannot have
 // ended: the test holds back the last 256 KiB of the output, more than a
 // pipe holds, so that the process is blocked writing them.
@@ -32,11 +33,14 @@ func TestEncodeTOONBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := testbin.Build(t, "..")
-	for _, from := range []string{"file", "stdin"} {
+	for _, from := range []string{"file", "stdin", "convert"} {
 		c := exec.Command(bin, "encode", path)
-		if from == "stdin" {
+		switch from {
+		case "stdin":
 			c = exec.Command(bin, "encode")
 			c.Stdin = bytes.NewReader(doc) // a pipe: written to a temporary file
+		case "convert":
+			c = exec.Command(bin, "convert", "--to", "toon", path)
 		}
 		c.Env = append(testbin.Env(bin), "TMPDIR="+t.TempDir())
 		c.Stderr = os.Stderr

@@ -29,6 +29,11 @@ func Run(opts *Options) error {
 }
 
 func run(opts *Options) error {
+	if opts.To == codec.TOON && oneJSONFile(opts) {
+		// One JSON document: encode's path, in bounded memory whatever
+		// its size, not records gathered into memory.
+		return encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON)
+	}
 	if opts.DuplicateKeys != jsonv.DuplicatesError {
 		opts.Jobs = 1 // the records come deduped from the single-worker loop (records.Source.KeepDuplicates)
 	}

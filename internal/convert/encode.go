@@ -1,14 +1,17 @@
 package convert
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/records"
 	"github.com/toonkit/toonkit/kado"
 )
 
@@ -129,27 +132,60 @@ func (opts *EncodeOptions) StreamOptions() kado.EncodeStreamOptions {
 
 // runEncodeTOON writes the inputs as one TOON document: the one JSON value
 // of a single input, or an array of every value read (NDJSON, several
-// files). The document is held in memory, since TOON declares every
-// array's length before its items.
+// files).
 func runEncodeTOON(opts *EncodeOptions) error {
+	return encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON)
+}
+
+// encodeTOONDocument is encode's TOON path, which convert takes too for
+// one JSON file: a regular file is mapped and gone through twice, in
+// bounded memory (cli.ReadDocument), so that its size needs no limit.
+func encodeTOONDocument(ios *cli.IOStreams, inputs []string, output string, maxFrameSize int, dups jsonv.Duplicates, stats bool, tokenizer string, t *TOONOptions) error {
 	var st *cli.Stats
-	if opts.Stats {
+	if stats {
 		var err error
-		if st, err = cli.NewStats(opts.Tokenizer); err != nil {
+		if st, err = cli.NewStats(tokenizer); err != nil {
 			return err
 		}
-		st.CountGiven(opts.IO)
+		st.CountGiven(ios)
 	}
 	var doc *cli.Document
 	var err error
-	if opts.DuplicateKeys != jsonv.DuplicatesError {
-		doc, err = cli.ReadDocumentKeeping(opts.IO, opts.Inputs, opts.MaxFrameSize, opts.DuplicateKeys)
+	if dups != jsonv.DuplicatesError {
+		doc, err = cli.ReadDocumentKeeping(ios, inputs, maxFrameSize, dups)
 	} else {
-		doc, err = cli.ReadDocument(opts.IO, opts.Inputs, opts.MaxFrameSize, st == nil && !opts.TOON.Auto)
+		doc, err = cli.ReadDocument(ios, inputs, maxFrameSize, st == nil && !t.Auto)
 	}
 	if err != nil {
 		return err
 	}
-	out := cli.NewOutput(opts.IO, opts.Output)
-	return cli.WriteTOON(opts.IO, out, st, doc, opts.TOON.EncoderOptions(opts.IO, doc))
+	out := cli.NewOutput(ios, output)
+	return cli.WriteTOON(ios, out, st, doc, t.EncoderOptions(ios, doc))
+}
+
+// oneJSONFile reports whether convert's inputs are one regular file read
+// as JSON (--from json, or its extension and its content say so), which
+// encode's TOON path writes exactly as convert's records would (its one
+// value, or an array of its values), in bounded memory.
+func oneJSONFile(opts *Options) bool {
+	if len(opts.Inputs) != 1 || opts.Inputs[0] == "-" || opts.From != "" && opts.From != codec.JSON {
+		return false
+	}
+	name := opts.Inputs[0]
+	if f, ok := codec.FormatForExt(name); ok && f != codec.JSON {
+		return false
+	}
+	if _, ok := codec.InputFormatForExt(name); ok {
+		return false
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return false // convert's own path says why
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	d, err := records.Sniff(bufio.NewReaderSize(f, 64<<10))
+	return err == nil && d.Format == codec.JSON
 }
