@@ -255,6 +255,7 @@ for line in open("testdata/demo/chiffon.ndjson"):
 			"captures/capture.bin":  demoFile(t, "capture.bin"),
 			"captures/damaged.bin":  demoFile(t, "damaged.bin"),
 			"tables/users.toon":     demoFile(t, "users.toon"),
+			"config/orders.toon":    demoFile(t, "orders.toon"),
 			"audit/signed.ndjson":   signed,
 			"audit/tampered.ndjson": demoFile(t, "tampered.ndjson"),
 			"README.md":             []byte("# not for toonkit\n"),
@@ -276,7 +277,7 @@ for line in open("testdata/demo/chiffon.ndjson"):
 				"captures/damaged.bin: frame 3 at byte 1415: error: /header/version: expected 1, found 2 (0x02) [BIN002]\n",
 				"captures/damaged.bin: frame 11 at byte 3260: error: /header/payloadLength: expected 32 payload bytes, found only 22 bytes remain [BIN004]\n",
 				"audit/tampered.ndjson:7:257: error: /payload/nan: invalid character 'N' at start of value [AOP000]\n",
-				"checked 5 files, 42 records: 7 errors, 2 warnings\n",
+				"checked 6 files, 43 records: 7 errors, 2 warnings\n",
 			}},
 			{"verify", verify, []string{
 				"- hook id: toonkit-verify\n- exit code: 1\n",
@@ -289,7 +290,7 @@ for line in open("testdata/demo/chiffon.ndjson"):
 					t.Errorf("%s: the output has no %q:\n%s", c.hook, want, c.out)
 				}
 			}
-			for _, good := range []string{"captures/capture.bin", "tables/users.toon", "audit/signed.ndjson", "README.md"} {
+			for _, good := range []string{"captures/capture.bin", "tables/users.toon", "config/orders.toon", "audit/signed.ndjson", "README.md"} {
 				if strings.Contains(c.out, good) {
 					t.Errorf("%s: the output names %s, a good file or one not for the hook:\n%s", c.hook, good, c.out)
 				}

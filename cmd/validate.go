@@ -12,6 +12,7 @@ import (
 	"github.com/toonkit/toonkit/internal/size"
 	"github.com/toonkit/toonkit/internal/validate"
 	"github.com/toonkit/toonkit/internal/version"
+	"github.com/toonkit/toonkit/toon"
 )
 
 // ValidateOptions are the options of `toonkit validate`.
@@ -24,6 +25,7 @@ type ValidateOptions struct {
 	PrintSchema      string
 	Schema           string // --schema FILE
 	MaxFrameSize     int
+	Indent           int // --indent: spaces per level of TOON documents
 	Jobs             int // workers; 0: the usable CPUs
 	cli.CaptureFlags     // --port, --conn
 	reportFlags          // --report, --junit-cases
@@ -37,10 +39,11 @@ func newValidateCmd(ios *cli.IOStreams, runF func(*ValidateOptions) error) *cobr
 		Use:   "validate [--as FORMAT] [--schema FILE] [--report text|json|github|junit|sarif] [--strict] [--max-errors N] [--port N] [-j N] FILE...|-",
 		Short: "Check messages against the rules of their format, for CI",
 		Long: `Validate checks every record of every file against the rules of its format
-(binary, pcap, tabular, chiffon, trace, narratoria; detected, or named with
---as) or against a JSON Schema (--schema), and reports each rule broken with
-its place, its stable code and its severity. A bad record does not stop the
-check.
+(binary, pcap, tabular, toon, chiffon, trace, narratoria; detected, or named
+with --as) or against a JSON Schema (--schema), and reports each rule broken
+with its place, its stable code and its severity. A bad record does not stop
+the check. A TOON document is checked in strict mode (spec v4.4), every
+problem found in one run (TOON001-TOON011).
 
 EXIT STATUS
   0  no error (warnings alone pass, unless --strict)
@@ -67,6 +70,9 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
   # test results for GitLab or Jenkins, and code scanning alerts for GitHub (exit status 1)
   toonkit validate --report junit damaged.bin users.toon > validate.xml
   toonkit validate --report sarif damaged.bin > validate.sarif
+
+  # a TOON document: every problem, each with its line, column and code (exit status 1)
+  printf 'a: 1\nb[3]: x,y\nc: "open\n' > bad.toon; toonkit validate bad.toon agent.toon
 
   # your own JSON Schema, on JSON, NDJSON, TOON or frames (exit status 1)
   toonkit validate --schema orders.schema.json orders.json orders.toon
@@ -104,7 +110,11 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 			} else if len(args) > 0 || opts.Schema != "" {
 				return cli.UsageErrorf("", "--print-schema takes no FILE and no --schema")
 			}
-			if validate.HasRules(opts.As) && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
+			if opts.Indent < 1 || opts.Indent > 16 {
+				return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", opts.Indent)
+			}
+			// TOON with a schema is read once, by the schema's pass.
+			if validate.HasRules(opts.As) && opts.As != codec.TOON && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {
 				return cli.UsageErrorf("save the input to a file", "--schema with --as %s reads each input twice: not standard input", opts.As)
 			}
 			if runF != nil {
@@ -114,13 +124,14 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&as, "as", "", "the format of every file: binary, tabular, chiffon, trace or narratoria; detected per file when absent")
+	f.StringVar(&as, "as", "", "the format of every file: binary, tabular, toon, chiffon, trace or narratoria; detected per file when absent")
 	opts.reportFlags.add(c, report.Formats)
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail the check too")
 	f.IntVar(&opts.MaxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
 	f.StringVar(&opts.PrintSchema, "print-schema", "", "print the message schema `NAME` and exit ("+strings.Join(validate.SchemaNames(), ", ")+")")
 	f.StringVar(&opts.Schema, "schema", "", "check each record against the JSON Schema `FILE` (with --as a format with rules, as well)")
 	f.Var(maxSize, "max-frame-size", "largest frame, line or record accepted")
+	f.IntVar(&opts.Indent, "indent", toon.DefaultIndentSize, "TOON: spaces per indentation level of the documents")
 	addJobsFlag(f, &opts.Jobs, "check frames and messages")
 	addCaptureFlags(f, &opts.CaptureFlags)
 	_ = c.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"binary", "tabular", "chiffon", "trace", "narratoria", "json", "ndjson", "toon"}, cobra.ShellCompDirectiveNoFileComp))
@@ -130,7 +141,7 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 
 func runValidate(opts *ValidateOptions) error {
 	return validate.RunCommand(&validate.Command{IO: opts.IO, Inputs: opts.Inputs, As: opts.As, MaxErrors: opts.MaxErrors,
-		PrintSchema: opts.PrintSchema, Schema: opts.Schema, MaxFrameSize: opts.MaxFrameSize, Jobs: opts.Jobs,
+		PrintSchema: opts.PrintSchema, Schema: opts.Schema, MaxFrameSize: opts.MaxFrameSize, TOONIndent: opts.Indent, Jobs: opts.Jobs,
 		Capture: opts.CaptureFlags.Options(0),
 		NewReport: func(w io.Writer) (validate.Reporter, error) {
 			ro, err := opts.reportOptions(opts.IO, opts.Strict)

@@ -3,16 +3,14 @@ package toonfmt
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/toonspec"
 	_ "github.com/toonkit/toonkit/toon" // registers the codec
 )
 
@@ -123,39 +121,18 @@ func checkProperties(t *testing.T, src []byte, opts Options) {
 // non-strict; canonical holds the encode fixtures' TOON (the reference
 // encoder's output, with the fixture's delimiter and indent).
 func specInputs(t testing.TB) (docs []string, nonStrict []bool, canonical []encoded) {
-	files, _ := filepath.Glob("../../testdata/toon-spec/*/tests/fixtures/*/*.json")
-	more, _ := filepath.Glob("../../testdata/toon-spec/*/*/*.json")
-	files = append(files, more...)
-	if len(files) == 0 {
-		t.Fatal("no spec fixtures under testdata/toon-spec")
+	cases, err := toonspec.Load("../../testdata/toon-spec")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range cases {
+		s, ok := c.Text()
+		if !ok {
+			continue
 		}
-		var fx struct {
-			Tests []struct {
-				Input    any
-				Expected any
-				Options  struct {
-					Strict    *bool
-					Delimiter string
-				}
-			}
-		}
-		if err := json.Unmarshal(b, &fx); err != nil {
-			continue // not a fixture file
-		}
-		for _, tc := range fx.Tests {
-			ns := tc.Options.Strict != nil && !*tc.Options.Strict
-			if s, ok := tc.Input.(string); ok && strings.Contains(f, "/decode/") {
-				docs, nonStrict = append(docs, s), append(nonStrict, ns)
-			}
-			if s, ok := tc.Expected.(string); ok && strings.Contains(f, "/encode/") {
-				docs, nonStrict = append(docs, s), append(nonStrict, false)
-				canonical = append(canonical, encoded{s, tc.Options.Delimiter})
-			}
+		docs, nonStrict = append(docs, s), append(nonStrict, c.NonStrict())
+		if c.Category == "encode" {
+			canonical = append(canonical, encoded{s, c.Delimiter()})
 		}
 	}
 	return docs, nonStrict, canonical

@@ -20,6 +20,9 @@ type Options struct {
 	// and the count of records are those of one worker, whatever the
 	// input.
 	Workers int
+	// TOONIndent is the spaces per level of a TOON document (--indent);
+	// 0 means 2.
+	TOONIndent int
 
 	chunk int // the bytes of input a worker is given at a time (0: 256 KiB); tests make it small
 }

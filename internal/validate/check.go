@@ -30,6 +30,8 @@ func Check(r io.Reader, name string, format codec.Format, opts Options, copts ca
 		return Narratoria(r, name, opts, emit)
 	case codec.Pcap:
 		return Capture(r, name, opts, copts, emit)
+	case codec.TOON:
+		return TOON(r, name, opts, emit)
 	}
 	return 0, ErrNoRules
 }

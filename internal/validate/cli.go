@@ -23,6 +23,7 @@ type Command struct {
 	Schema       string      // --schema FILE
 	User         *UserSchema // Schema loaded; nil: RunCommand loads it
 	MaxFrameSize int
+	TOONIndent   int             // --indent: spaces per level of TOON documents (0: 2)
 	Jobs         int             // workers; 0: the usable CPUs
 	Capture      capture.Options // --port, --conn
 	// NewReport starts the report on w (internal/report.NewValidate, in
@@ -112,7 +113,7 @@ func validateFile(opts *Command, name string, emit Emit) (int, error) {
 		return 0, err
 	}
 	defer in.Close()
-	run := Run{As: opts.As, User: opts.User, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs}, Capture: opts.Capture}
+	run := Run{As: opts.As, User: opts.User, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs, TOONIndent: opts.TOONIndent}, Capture: opts.Capture}
 	n, err := run.File(Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: capture.ReopenFile(in.File)}, emit)
 	var fe *capture.FormatError
 	var re *records.Error

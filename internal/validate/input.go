@@ -83,7 +83,7 @@ func Formats(user bool) []codec.Format {
 	if user {
 		return []codec.Format{codec.JSON, codec.NDJSON, codec.TOON, codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria}
 	}
-	return []codec.Format{codec.Binary, codec.Tabular, codec.Chiffon, codec.Trace, codec.Narratoria, codec.Pcap}
+	return []codec.Format{codec.Binary, codec.Tabular, codec.TOON, codec.Chiffon, codec.Trace, codec.Narratoria, codec.Pcap}
 }
 
 // HasRules reports whether format has built-in rules (Check).
@@ -118,6 +118,11 @@ func (run Run) File(in Input, emit Emit) (int, error) {
 			return 0, &UndetectedError{Protocol: true, Why: d.Why}
 		}
 		format = d.Format
+	}
+	if format == codec.TOON && run.User != nil {
+		// The schema's pass decodes the document, and reports where it
+		// is not TOON.
+		return run.User.Validate(in.R, in.Name, uopts, emit)
 	}
 	n, err := Check(in.R, in.Name, format, run.Options, run.Capture, emit)
 	if err == ErrNoRules {

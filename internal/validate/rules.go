@@ -78,7 +78,7 @@ var rules struct {
 func Rules() []Rule {
 	rules.once.Do(func() {
 		seen := map[string]bool{}
-		for _, r := range goRules {
+		for _, r := range append(goRules, toonRules...) {
 			seen[r.Code] = true
 			rules.list = append(rules.list, r)
 		}
