@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/records"
+	"github.com/toonkit/toonkit/internal/schemamap"
 )
 
 // Command are the options of `toonkit validate`, checked.
@@ -29,6 +33,9 @@ type Command struct {
 	// NewReport starts the report on w (internal/report.NewValidate, in
 	// the format and colors of the flags), once the schema is loaded.
 	NewReport func(w io.Writer) (Reporter, error)
+
+	resolver schemamap.Resolver     // the schemas files name (#:schema, .toonkit.yaml)
+	schemas  map[string]*UserSchema // loaded, by path
 }
 
 // Reporter is the report that RunCommand writes findings to
@@ -72,7 +79,11 @@ func RunCommand(opts *Command) error {
 		return !stopped
 	}
 	unreadable := 0
-	for _, name := range opts.Inputs {
+	inputs, err := opts.expand(opts.Inputs)
+	if err != nil {
+		return err
+	}
+	for _, name := range inputs {
 		if stopped {
 			break
 		}
@@ -113,8 +124,19 @@ func validateFile(opts *Command, name string, emit Emit) (int, error) {
 		return 0, err
 	}
 	defer in.Close()
-	run := Run{As: opts.As, User: opts.User, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs, TOONIndent: opts.TOONIndent}, Capture: opts.Capture}
-	n, err := run.File(Input{Name: in.Name, R: bufio.NewReaderSize(in.R, 64<<10), Reopen: capture.ReopenFile(in.File)}, emit)
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	user := opts.User
+	if user == nil && in.Regular() {
+		// No --schema: the schema the file names, or its project file.
+		head, _ := br.Peek(64 << 10)
+		var err error
+		if user, err = opts.associated(in.Name, head); err != nil {
+			emit(Finding{File: cli.DisplayName(name), Frame: -1, Record: -1, Code: "TK002", Severity: Error, Message: err.Error()})
+			return 0, nil
+		}
+	}
+	run := Run{As: opts.As, User: user, Options: Options{MaxFrameSize: opts.MaxFrameSize, Workers: opts.Jobs, TOONIndent: opts.TOONIndent}, Capture: opts.Capture}
+	n, err := run.File(Input{Name: in.Name, R: br, Reopen: capture.ReopenFile(in.File)}, emit)
 	var fe *capture.FormatError
 	var re *records.Error
 	var hinted interface{ Hint() string }
@@ -148,4 +170,60 @@ func loadSchema(path string) (*UserSchema, error) {
 		return nil, cli.UsageErrorf(se.Hint(), "--schema: %v", err)
 	}
 	return us, err
+}
+
+// associated is the schema that the file name (whose first bytes are
+// head) is associated with, loaded once per path; nil when none.
+func (opts *Command) associated(name string, head []byte) (*UserSchema, error) {
+	a, err := opts.resolver.For(name, head)
+	if err != nil || a.Schema == "" {
+		return nil, err
+	}
+	if us, ok := opts.schemas[a.Schema]; ok {
+		return us, nil
+	}
+	us, err := LoadUserSchema(a.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("the schema named at %s: %w", a.Source, err)
+	}
+	if opts.schemas == nil {
+		opts.schemas = map[string]*UserSchema{}
+	}
+	opts.schemas[a.Schema] = us
+	return us, nil
+}
+
+// expand is the inputs with each folder replaced by the files under it
+// that validate checks, in lexical order (dot-folders left out): every
+// *.toon file, and every *.json and *.ndjson file that a project file's
+// schema names (schemamap). A folder that cannot be read is an I/O error.
+func (opts *Command) expand(inputs []string) ([]string, error) {
+	var out []string
+	for _, in := range inputs {
+		if st, err := os.Stat(in); in == "-" || err != nil || !st.IsDir() {
+			out = append(out, in) // a file; what cannot be read says so later
+			continue
+		}
+		err := filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir():
+				if path != in && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+			case strings.HasSuffix(d.Name(), ".toon"):
+				out = append(out, path)
+			case strings.HasSuffix(d.Name(), ".json") || strings.HasSuffix(d.Name(), ".ndjson"):
+				if c, _ := opts.resolver.ConfigFor(path); c != nil && c.Match(path) != nil {
+					out = append(out, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, cli.IOErrorf("cannot read %s: %s", in, cli.PathErrText(err))
+		}
+	}
+	return out, nil
 }

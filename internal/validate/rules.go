@@ -64,6 +64,7 @@ var goRules = []Rule{
 	{"NAR083", Warning, "done has ok false after an error event"},
 	{"NAR084", Error, "a known event type (spec 5.2)"},
 	{"TK001", Error, "a file whose format and protocol toonkit can tell (name it with --as)"},
+	{"TK002", Error, "the schema a file is associated with (#:schema, .toonkit.yaml) can be read and used"},
 }
 
 var rules struct {
