@@ -787,8 +787,9 @@ fi # toon
 # configuration), on one core (GOMAXPROCS=1), beside jq -c . over the same
 # JSON (BENCH_DOC_JQ=0 leaves it out), and the reference CLI on a 20 MB
 # document of the same shape. Output goes to /dev/null, as jq's does (decode
-# does not hold output bound there); decode to a file (> FILE, written in
-# place) is shown too, for what writing 1 GB costs on the machine. Checks:
+# does not hold output bound there); decode to a file (> FILE: held in a
+# temporary file, then copied) is shown too, for what writing 1 GB costs on
+# the machine. Checks:
 # peak RSS <= 64 MiB each way; the TOON decoded and encoded again is the
 # same TOON.
 declare -A bd_bytes bd_tbytes bd_enc bd_enc_kb bd_dec bd_dec_kb bd_dec_file bd_jq bd_ref_enc bd_ref_dec bd_cut_enc bd_cut_dec
@@ -805,8 +806,8 @@ for shape in "${bd_shapes[@]}"; do
 	bd_enc[$shape]=$MED_NS bd_enc_kb[$shape]=$MAX_KB
 	measure 1 env GOMAXPROCS=1 "$tk" decode "$dir/doc.toon"
 	bd_dec[$shape]=$MED_NS bd_dec_kb[$shape]=$MAX_KB
-	# The same, to a file (the shell's > FILE, written in place), for the
-	# cost of writing 1 GB on this machine.
+	# The same, to a file (the shell's > FILE), for the cost of writing
+	# 1 GB, twice (the hold's temporary file, then the file), here.
 	measure 1 env GOMAXPROCS=1 sh -c 'exec "$0" decode "$1" >"$2"' "$tk" "$dir/doc.toon" "$dir/doc.back.json"
 	bd_dec_file[$shape]=$MED_NS
 	rm -f "$dir/doc.back.json"

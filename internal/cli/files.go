@@ -111,12 +111,9 @@ func ReadError(name string, err error) error {
 // I/O errors (exit status 3).
 type Output = outfile.Output
 
-// NewOutput returns the output to path, or to ios.Out for "" or "-"
-// (beside ios.ErrOut: see Output.HoldAll).
+// NewOutput returns the output to path, or to ios.Out for "" or "-".
 func NewOutput(ios *IOStreams, path string) *Output {
-	o := outfile.NewOutput(ios.Out, path, IOError)
-	o.Beside(ios.ErrOut)
-	return o
+	return outfile.NewOutput(ios.Out, path, IOError)
 }
 
 // IOError is err, an error of an output or a temporary file, as an I/O

@@ -15,7 +15,15 @@ import (
 type Document struct {
 	*records.Document
 	Counted bool // the statistics have counted the input already
+	// OneValue makes an input of several JSON values ErrSeveralValues in
+	// WriteTOON, with nothing written, instead of the array of them: for a
+	// caller that reads such an input otherwise (convert, as records).
+	OneValue bool
 }
+
+// ErrSeveralValues is WriteTOON's error for a OneValue document that holds
+// several JSON values.
+var ErrSeveralValues = errors.New("the input holds several JSON values")
 
 // ReadDocument reads the inputs as one JSON value (records.ReadDocument);
 // with mapOK, a single large regular file is mapped into memory.
@@ -65,6 +73,9 @@ func WriteTOON(ios *IOStreams, out *Output, st *Stats, doc *Document, opts toonx
 		switch {
 		case verr != nil:
 			err = SourceError(verr)
+		case arr != nil && doc.OneValue:
+			out.Abort()
+			return ErrSeveralValues
 		case arr != nil:
 			out.Abort()
 			out = NewOutput(ios, out.Path())

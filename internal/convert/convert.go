@@ -32,7 +32,10 @@ func run(opts *Options) error {
 	if opts.To == codec.TOON && oneJSONFile(opts) {
 		// One JSON document: encode's path, in bounded memory whatever
 		// its size, not records gathered into memory.
-		return encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON)
+		err := encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON, true)
+		if !errors.Is(err, cli.ErrSeveralValues) {
+			return err
+		}
 	}
 	if opts.DuplicateKeys != jsonv.DuplicatesError {
 		opts.Jobs = 1 // the records come deduped from the single-worker loop (records.Source.KeepDuplicates)

@@ -134,13 +134,15 @@ func (opts *EncodeOptions) StreamOptions() kado.EncodeStreamOptions {
 // of a single input, or an array of every value read (NDJSON, several
 // files).
 func runEncodeTOON(opts *EncodeOptions) error {
-	return encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON)
+	return encodeTOONDocument(opts.IO, opts.Inputs, opts.Output, opts.MaxFrameSize, opts.DuplicateKeys, opts.Stats, opts.Tokenizer, &opts.TOON, false)
 }
 
 // encodeTOONDocument is encode's TOON path, which convert takes too for
 // one JSON file: a regular file is mapped and gone through twice, in
 // bounded memory (cli.ReadDocument), so that its size needs no limit.
-func encodeTOONDocument(ios *cli.IOStreams, inputs []string, output string, maxFrameSize int, dups jsonv.Duplicates, stats bool, tokenizer string, t *TOONOptions) error {
+// oneValue makes an input of several values cli.ErrSeveralValues, with
+// nothing written (convert reads those as records).
+func encodeTOONDocument(ios *cli.IOStreams, inputs []string, output string, maxFrameSize int, dups jsonv.Duplicates, stats bool, tokenizer string, t *TOONOptions, oneValue bool) error {
 	var st *cli.Stats
 	if stats {
 		var err error
@@ -159,17 +161,21 @@ func encodeTOONDocument(ios *cli.IOStreams, inputs []string, output string, maxF
 	if err != nil {
 		return err
 	}
+	doc.OneValue = oneValue
 	out := cli.NewOutput(ios, output)
 	return cli.WriteTOON(ios, out, st, doc, t.EncoderOptions(ios, doc))
 }
 
 // oneJSONFile reports whether convert's inputs are one regular file read
 // as JSON (--from json, or its extension and its content say so), which
-// encode's TOON path writes exactly as convert's records would (its one
-// value, or an array of its values), in bounded memory.
+// encode's TOON path writes as convert's records would, in bounded memory,
+// when it holds one value (several are cli.ErrSeveralValues: convert reads
+// them as records). With --duplicate-keys it does not; with --stats or
+// --delimiter auto, which read the document into memory, a file larger
+// than --max-frame-size stays on the records' path.
 func oneJSONFile(opts *Options) bool {
-	if len(opts.Inputs) != 1 || opts.Inputs[0] == "-" || opts.From != "" && opts.From != codec.JSON {
-		return false
+	if len(opts.Inputs) != 1 || opts.Inputs[0] == "-" || opts.From != "" && opts.From != codec.JSON || opts.DuplicateKeys != jsonv.DuplicatesError {
+		return false // --duplicate-keys: records, whose values stay apart
 	}
 	name := opts.Inputs[0]
 	if f, ok := codec.FormatForExt(name); ok && f != codec.JSON {
@@ -183,7 +189,13 @@ func oneJSONFile(opts *Options) bool {
 		return false // convert's own path says why
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if (opts.Stats || opts.TOON.AutoDelimiter()) && st.Size() > int64(opts.MaxFrameSize) {
+		// These read the document into memory, within --max-frame-size;
+		// records need each record within it only.
 		return false
 	}
 	d, err := records.Sniff(bufio.NewReaderSize(f, 64<<10))

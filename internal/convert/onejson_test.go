@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toonkit/toonkit/internal/codec"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // convert --to toon takes encode's bounded-memory path for one regular
@@ -49,8 +50,25 @@ func TestOneJSONFile(t *testing.T) {
 		{[]string{sub}, "", false},
 		{[]string{filepath.Join(dir, "missing.json")}, "", false},
 	} {
-		if got := oneJSONFile(&Options{Inputs: c.inputs, From: c.from, To: codec.TOON}); got != c.want {
+		if got := oneJSONFile(&Options{Inputs: c.inputs, From: c.from, To: codec.TOON, MaxFrameSize: 64 << 20}); got != c.want {
 			t.Errorf("oneJSONFile(%v, --from %q) = %v, want %v", c.inputs, c.from, got, c.want)
+		}
+	}
+	// --duplicate-keys keeps records; --stats and --delimiter auto read
+	// the document into memory: a file over --max-frame-size keeps them.
+	for _, c := range []struct {
+		opts Options
+		want bool
+	}{
+		{Options{DuplicateKeys: jsonv.DuplicatesLast}, false},
+		{Options{Stats: true, MaxFrameSize: 4}, false},
+		{Options{TOON: TOONOptions{DelimiterName: "auto"}, MaxFrameSize: 4}, false},
+		{Options{Stats: true, MaxFrameSize: 1 << 20}, true},
+		{Options{MaxFrameSize: 4}, true},
+	} {
+		c.opts.Inputs, c.opts.To = []string{obj}, codec.TOON
+		if got := oneJSONFile(&c.opts); got != c.want {
+			t.Errorf("oneJSONFile(%+v) = %v, want %v", c.opts, got, c.want)
 		}
 	}
 }

@@ -11,9 +11,7 @@
 // Spool is a temporary file that holds output until the run knows it may
 // write it (a table refused when it would be lossy), and Held holds output
 // bound for a stream (standard output) in memory, then in a Spool, until
-// the run has succeeded. Output.HoldAll holds a stream only when it must:
-// /dev/null is not held, and an empty regular file is written in place and
-// truncated back to empty when the run fails.
+// the run has succeeded (Output.HoldAll; /dev/null is not held).
 //
 // Every temporary file in progress is tracked from the moment it is made:
 // RemoveTemps, called from a signal's handler, deletes them all.
@@ -145,11 +143,10 @@ func CreateBeside(target string) (*os.File, error) {
 }
 
 // Temporary files in progress, removed by RemoveTemps when a signal ends
-// the run, and streams written in place that it truncates (HoldAll).
+// the run.
 var temps struct {
 	sync.Mutex
 	names map[string]bool
-	cuts  map[*cutFile]bool
 }
 
 // Track creates a temporary file and tracks it, with no moment between
@@ -174,69 +171,10 @@ func Untrack(name string) {
 	delete(temps.names, name)
 }
 
-// cutFile is a stream that HoldAll writes in place: an empty file that a
-// failed run (Abort) or a signal (RemoveTemps) truncates back to empty.
-// Its writes take the temps lock, so that none lands once it is cut: a
-// write past the end would leave a hole of zeros and the write's bytes.
-type cutFile struct {
-	f   *os.File
-	cut bool
-}
-
-// newCutFile is f written in place, tracked until it is kept or cut.
-func newCutFile(f *os.File) *cutFile {
-	c := &cutFile{f: f}
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.cuts == nil {
-		temps.cuts = map[*cutFile]bool{}
-	}
-	temps.cuts[c] = true
-	return c
-}
-
-func (c *cutFile) Write(p []byte) (int, error) {
-	temps.Lock()
-	defer temps.Unlock()
-	if c.cut {
-		return 0, errCut
-	}
-	return c.f.Write(p)
-}
-
-var errCut = errors.New("the output was truncated back to empty")
-
-// keep stops tracking c: the run has succeeded.
-func (c *cutFile) keep() {
-	temps.Lock()
-	defer temps.Unlock()
-	delete(temps.cuts, c)
-}
-
-// cutBack truncates c back to empty, with the file offset back at its
-// start, and lets no later write through.
-func (c *cutFile) cutBack() {
-	temps.Lock()
-	defer temps.Unlock()
-	c.truncate()
-}
-
-// truncate is cutBack, under the temps lock.
-func (c *cutFile) truncate() {
-	c.cut = true
-	c.f.Truncate(0)
-	c.f.Seek(0, io.SeekStart)
-	delete(temps.cuts, c)
-}
-
-// RemoveTemps deletes every temporary file still in progress, and
-// truncates back to empty every stream HoldAll writes in place.
+// RemoveTemps deletes every temporary file still in progress.
 func RemoveTemps() {
 	temps.Lock()
 	defer temps.Unlock()
-	for c := range temps.cuts {
-		c.truncate()
-	}
 	for name := range temps.names {
 		os.Remove(name)
 		delete(temps.names, name)

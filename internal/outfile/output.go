@@ -41,10 +41,8 @@ type Output struct {
 	file   *File
 	w      *bufio.Writer
 	failed error
-	held   *Held    // the stream, held until Commit (HoldAll)
-	cut    *cutFile // the stream, an empty file written in place (HoldAll)
+	held   *Held // the stream, held until Commit (HoldAll)
 	stream io.Writer
-	beside []io.Writer // other streams of the run (Beside)
 	wrap   func(error) error
 }
 
@@ -64,77 +62,38 @@ func NewOutput(stream io.Writer, path string, wrap func(error) error) *Output {
 	return o
 }
 
-// Beside names the run's other streams (standard error): HoldAll writes
-// in place only to a file that none of them shares.
-func (o *Output) Beside(streams ...io.Writer) { o.beside = append(o.beside, streams...) }
-
 // HoldAll makes the stream all or nothing, as a file output is: what is
 // written is held (Held) and passed on by Commit, or dropped by Abort. A
 // failed run then writes no partial output even to a pipe, in bounded
-// memory.
+// memory. A stream that is /dev/null is not held: nothing keeps what it is
+// given, so the hold's temporary file would be written for nothing.
 //
-// Two streams need no hold, and are spared its temporary file. One that is
-// /dev/null keeps nothing. One that is an empty regular file that no
-// Beside stream shares (toonkit decode big.toon > big.json) is written in
-// place, and Abort (or a signal's RemoveTemps) truncates it back to empty.
+// (A regular file on stdout is held too. Writing it in place and cutting
+// it back on failure would lose data: the file may be one of the run's
+// inputs, read after the output began, or be shared with another process
+// writing the same redirection, whose output a cut would take with it.)
 func (o *Output) HoldAll() {
-	if o.path != "" || o.held != nil || o.cut != nil {
+	if o.path != "" || o.held != nil {
 		return
 	}
-	if o.w.Buffered() > 0 {
-		// Written already: the hold goes after it, as it always has.
-		o.held = &Held{}
-		return
-	}
-	switch f, how := streamKind(o.stream, o.beside); how {
-	case discarded:
-		return
-	case emptyFile:
-		o.cut = newCutFile(f)
-		o.w.Reset(o.cut)
+	if o.w.Buffered() == 0 && isDevNull(o.stream) {
 		return
 	}
 	o.held = &Held{}
 }
 
-const (
-	other = iota
-	discarded
-	emptyFile
-)
-
-// streamKind says whether stream is /dev/null (discarded), an empty
-// regular file at its start that no stream of beside shares (emptyFile),
-// or other.
-func streamKind(stream io.Writer, beside []io.Writer) (*os.File, int) {
+// isDevNull reports whether stream is /dev/null.
+func isDevNull(stream io.Writer) bool {
 	f, ok := stream.(*os.File)
 	if !ok || f == nil {
-		return nil, other
+		return false
 	}
 	st, err := f.Stat()
-	if err != nil {
-		return nil, other
+	if err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+		return false
 	}
-	if st.Mode()&fs.ModeCharDevice != 0 {
-		if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
-			return f, discarded
-		}
-		return nil, other
-	}
-	if !st.Mode().IsRegular() || st.Size() != 0 {
-		return nil, other
-	}
-	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
-		return nil, other
-	}
-	for _, b := range beside {
-		if bf, ok := b.(*os.File); ok && bf != nil {
-			if bst, err := bf.Stat(); err == nil && os.SameFile(st, bst) {
-				return nil, other
-			}
-		}
-	}
-	return f, emptyFile
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
 }
 
 // Name is the output's name for messages: its path, or <stdout>.
@@ -242,10 +201,6 @@ func (o *Output) Commit() error {
 		o.Abort()
 		return o.writeError(err)
 	}
-	if o.cut != nil {
-		o.cut.keep()
-		o.cut = nil
-	}
 	if o.file != nil {
 		err := o.file.Commit()
 		o.file = nil
@@ -258,19 +213,11 @@ func (o *Output) Commit() error {
 
 // Abort discards a file output; stream output written so far is flushed,
 // since a stream consumer has seen it already in part, and so is a device
-// or FIFO written in place. Held output is dropped, and an empty file
-// written in place by HoldAll is truncated back to empty.
+// or FIFO written in place. Held output is dropped.
 func (o *Output) Abort() {
 	if o.held != nil {
 		o.held.Drop()
 		o.held = nil
-	}
-	if o.cut != nil {
-		// Written in place: what the buffer holds is dropped, and the
-		// file is cut back to empty.
-		o.w.Reset(o.stream)
-		o.cut.cutBack()
-		o.cut = nil
 	}
 	if o.w != nil && (o.path == "" || o.file != nil && o.file.InPlace()) {
 		o.w.Flush()

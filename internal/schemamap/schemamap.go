@@ -19,9 +19,10 @@
 //     files: ["data/users/*.toon", "fixtures/**/users.json"]
 //
 //     Paths and globs are relative to the folder of .toonkit.yaml, with
-//     "/" between names; "**" matches any number of folders
-//     (github.com/bmatcuk/doublestar). The first entry whose glob matches
-//     wins.
+//     "/" between names (a leading "./" is dropped); "**" matches any
+//     number of folders (github.com/bmatcuk/doublestar). The first entry
+//     whose glob matches wins. Symbolic links in a file's folder are
+//     resolved first, as the system resolves a "../" through them.
 package schemamap
 
 import (
@@ -119,6 +120,9 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 					return nil, &ConfigError{Path: path, Line: e.Line, Msg: fmt.Sprintf("files: %q is not a valid glob", g)}
 				}
 			}
+			for k, g := range entry.Files {
+				entry.Files[k] = strings.TrimPrefix(g, "./") // relative to the folder already
+			}
 			c.Entries = append(c.Entries, Entry{Schema: entry.Schema, Files: entry.Files, Line: e.Line})
 		}
 	}
@@ -132,13 +136,16 @@ func (c *Config) Match(file string) *Entry {
 	if err != nil {
 		return nil
 	}
+	if d := realDir(abs); filepath.IsAbs(d) {
+		abs = filepath.Join(d, filepath.Base(abs))
+	}
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
 		return nil
 	}
 	rel, err := filepath.Rel(dir, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // not under the project file's folder
 	}
 	rel = filepath.ToSlash(rel)
 	for i := range c.Entries {
@@ -192,7 +199,7 @@ type Resolver struct {
 func (r *Resolver) For(name string, head []byte) (Association, error) {
 	if p, line, ok := Comment(head); ok {
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(name), filepath.FromSlash(p))
+			p = filepath.Join(realDir(name), filepath.FromSlash(p))
 		}
 		return Association{Schema: p, Source: fmt.Sprintf("%s:%d", name, line)}, nil
 	}
@@ -217,6 +224,9 @@ func (r *Resolver) ConfigFor(name string) (*Config, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, err
+	}
+	if d := realDir(abs); filepath.IsAbs(d) {
+		abs = filepath.Join(d, filepath.Base(abs))
 	}
 	if r.configs == nil {
 		r.configs, r.errs = map[string]*Config{}, map[string]error{}
@@ -257,4 +267,15 @@ func (r *Resolver) read(dir, name, abs string) (*Config, error) {
 		c.Dir = dir
 	}
 	return c, err
+}
+
+// realDir is the folder of name with its symbolic links resolved, as the
+// system resolves a path through it ("link/../x" is x beside the link's
+// target); name's folder as written when that fails.
+func realDir(name string) string {
+	d := filepath.Dir(name)
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		return r
+	}
+	return d
 }

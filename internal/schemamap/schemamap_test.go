@@ -102,3 +102,38 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("an empty project file: %v %v", c, err)
 	}
 }
+
+// Names that begin with "..", globs written "./x", and a folder reached
+// through a symbolic link (its "../" is the target's parent, as for the
+// system).
+func TestResolverPaths(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"real/proj/.git/HEAD":      "x",
+		"real/proj/" + ConfigName:  "schemas:\n  - schema: s.json\n    files: [\"./data/*.toon\", \"**/..*.toon\"]\n",
+		"real/proj/data/x.toon":    "#:schema ../schemas/u.json\na: 1\n",
+		"real/proj/data/y.toon":    "a: 1\n",
+		"real/proj/..dots.toon":    "a: 1\n",
+		"real/proj/schemas/u.json": "{}",
+		"work/schemas/u.json":      "{}",
+		"work/.git/HEAD":           "x",
+	})
+	if err := os.Symlink(filepath.Join(dir, "real/proj/data"), filepath.Join(dir, "work/data")); err != nil {
+		t.Skip(err)
+	}
+	var r Resolver
+	real := func(p string) string { s, _ := filepath.EvalSymlinks(filepath.Join(dir, p)); return s }
+	for _, c := range []struct{ file, schema string }{
+		{"work/data/x.toon", real("real/proj/schemas") + "/u.json"},
+		{"real/proj/data/y.toon", real("real/proj") + "/s.json"},
+		{"work/data/y.toon", real("real/proj") + "/s.json"},
+		{"real/proj/..dots.toon", real("real/proj") + "/s.json"},
+	} {
+		name := filepath.Join(dir, c.file)
+		head, _ := os.ReadFile(name)
+		a, err := r.For(name, head)
+		if err != nil || a.Schema != c.schema {
+			t.Errorf("%s: %+v %v, want %s", c.file, a, err, c.schema)
+		}
+	}
+}

@@ -77,9 +77,10 @@ func Detect(src []byte) Layout {
 	return l
 }
 
-// headerDelimiter finds, outside quoted strings, an array header's
-// bracket with a delimiter marker ([N|], [N<tab>], or a keyed table's
-// [N:|]) followed by ':' or '{'.
+// headerDelimiter finds, in the key of line (outside quoted strings,
+// before the colon that ends the key), an array header's bracket with a
+// delimiter marker ([N|], [N<tab>], or a keyed table's [N:|]) followed by
+// ':' or '{'.
 func headerDelimiter(line []byte) (byte, bool) {
 	quoted := false
 	for i := 0; i < len(line); i++ {
@@ -88,6 +89,8 @@ func headerDelimiter(line []byte) (byte, bool) {
 			i++
 		case c == '"':
 			quoted = !quoted
+		case !quoted && c == ':':
+			return 0, false // the key ended before any header: a value follows
 		case !quoted && c == '[':
 			j := i + 1
 			for j < len(line) && line[j] >= '0' && line[j] <= '9' {

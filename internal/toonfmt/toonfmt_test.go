@@ -32,6 +32,8 @@ func TestFormat(t *testing.T) {
 		{"pipe to comma by flag", "n[2|]: 1|2\n", "n[2]: 1,2\n", Options{Delimiter: ','}},
 		{"tab kept", "n[2\t]: 1\t2\n", "n[2\t]: 1\t2\n", Options{}},
 		{"a quoted bracket is no header", "\"k[2|]:\": 1\nn[2]: 1,2\n", "\"k[2|]:\": 1\nn[2]: 1,2\n", Options{}},
+		{"a bracket in a value is no header", "note: see[2|]:x\nd[2]: 1,2\n", "note: \"see[2|]:x\"\nd[2]: 1,2\n", Options{}},
+		{"the first header with a marker", "l[1]:\n  - [2|]: a|b\n", "l[1|]:\n  - [2|]: a|b\n", Options{}},
 
 		{"comment before the first line", "# top\na: 1\n", "# top\na: 1\n", Options{}},
 		{"comment indented as its line", "a:\n# about b\n  b: 1\n", "a:\n  # about b\n  b: 1\n", Options{}},

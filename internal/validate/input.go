@@ -94,11 +94,17 @@ func HasRules(format codec.Format) bool { return slices.Contains(Formats(false),
 // *capture.NoConnError, UserSchema.Validate's (ErrUserFormat, a
 // *records.Error), or the input's read error.
 func (run Run) File(in Input, emit Emit) (int, error) {
-	uopts := UserOptions{Format: run.As, MaxFrameSize: run.Options.MaxFrameSize}
-	if run.User != nil && !HasRules(run.As) {
+	uopts := UserOptions{Format: run.As, MaxFrameSize: run.Options.MaxFrameSize, TOONIndent: run.Options.TOONIndent}
+	format := run.As
+	if run.User != nil && format == "" && in.Reopen != nil {
+		// A TOON document is checked as TOON first, its schema after.
+		if d, err := records.Sniff(in.R); err == nil && d.Format == codec.TOON {
+			format = codec.TOON
+		}
+	}
+	if run.User != nil && !HasRules(format) {
 		return run.User.Validate(in.R, in.Name, uopts, emit)
 	}
-	format := run.As
 	if format == "" {
 		d, err := records.Sniff(in.R)
 		if err != nil {
@@ -119,12 +125,20 @@ func (run Run) File(in Input, emit Emit) (int, error) {
 		}
 		format = d.Format
 	}
-	if format == codec.TOON && run.User != nil {
-		// The schema's pass decodes the document, and reports where it
-		// is not TOON.
+	if format == codec.TOON && run.User != nil && in.Reopen == nil {
+		// Read once (a pipe): the schema's pass decodes the document,
+		// and reports its first problem as TOON (SCH000).
 		return run.User.Validate(in.R, in.Name, uopts, emit)
 	}
+	problems := 0
+	if format == codec.TOON {
+		inner := emit
+		emit = func(f Finding) bool { problems++; return inner(f) }
+	}
 	n, err := Check(in.R, in.Name, format, run.Options, run.Capture, emit)
+	if format == codec.TOON && problems > 0 {
+		return n, err // a document that is not TOON has no value to check
+	}
 	if err == ErrNoRules {
 		return 0, &NoRulesError{format}
 	}

@@ -28,9 +28,11 @@ var toonRules = []Rule{
 	{"TOON011", Error, "lines within --max-frame-size, nesting within 1,000 levels"},
 }
 
-// toonCode is the rule a TOON decoder error breaks, told by its message
-// (TestTOONCodes holds one document for each).
+// toonCode is the rule a TOON decoder error breaks, told by its message's
+// own words, the document's text (quoted in it) left out (TestTOONCodes
+// holds one document for each).
 func toonCode(msg string) string {
+	msg = unquoted(msg)
 	has := func(s ...string) bool {
 		for _, x := range s {
 			if strings.Contains(msg, x) {
@@ -66,12 +68,32 @@ func toonCode(msg string) string {
 	return "TOON000"
 }
 
+// unquoted is msg without its quoted parts ("..." with \ escapes), where
+// the decoder quotes the document's text.
+func unquoted(msg string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(msg); i++ {
+		switch c := msg[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+			b.WriteByte('"')
+		case !in:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // maxTOONProblems is how many problems TOON reports of one document, and
 // maxTOONRetry the largest document it reads again to find more than the
 // first.
 const (
 	maxTOONProblems = 100
 	maxTOONRetry    = 16 << 20
+	maxTOONReread   = 256 << 20 // the bytes read again, in all, for one document
 )
 
 // TOON checks a TOON document in strict mode (spec v4.4), indented by
@@ -79,7 +101,8 @@ const (
 // stops at the first; to find the next, the line of each problem found
 // and the lines below it that it opens (more indented) are made comments,
 // and the document is read again: up to 100 problems, in documents of up
-// to 16 MiB (a larger one is read once, in bounded memory, for its first).
+// to 16 MiB (a larger one is read once, in bounded memory, for its first),
+// and no more than 256 MiB read again in all.
 // A count that no longer matches because a line it covers was taken out is
 // not reported. It returns 1, the document.
 func TOON(r io.Reader, name string, opts Options, emit Emit) (int, error) {
@@ -113,7 +136,7 @@ func TOON(r io.Reader, name string, opts Options, emit Emit) (int, error) {
 func moreTOONProblems(doc []byte, se *jsonv.SyntaxError, name string, dopts toonx.DecodeOptions, found []Finding) []Finding {
 	lines := bytes.SplitAfter(doc, []byte("\n"))
 	cut := map[int]bool{} // the 0-based lines made comments
-	for len(found) < maxTOONProblems {
+	for reread := 0; len(found) < maxTOONProblems && reread+len(doc) <= maxTOONReread; reread += len(doc) {
 		at := se.Pos.Line - 1
 		if at < 0 || at >= len(lines) || cut[at] {
 			return found // no progress: stop
@@ -168,12 +191,15 @@ func indentOf(line []byte) int {
 func blockEnd(lines [][]byte, at int) int {
 	base := indentOf(lines[at])
 	end := at + 1
+	if base < 0 {
+		return end // a blank line (TOON009) opens nothing
+	}
 	for i := at + 1; i < len(lines); i++ {
 		n := indentOf(lines[i])
 		if n < 0 {
 			continue
 		}
-		if base >= 0 && n <= base {
+		if n <= base {
 			break
 		}
 		end = i + 1

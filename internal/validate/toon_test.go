@@ -54,6 +54,10 @@ func TestTOONCodes(t *testing.T) {
 		{"TOON008", "a: \xff\n"},
 		{"TOON009", "l[2]:\n  - 1\n\n  - 2\n"},
 		{"TOON010", "[1]: 1\nb: 2\n"},
+		// The document's own words, quoted in a message, tell nothing.
+		{"TOON005", "a: 1\nthe field name\n"},
+		{"TOON010", "[2]: 1,2\nduplicate key: 1\n"},
+		{"TOON006", "a: 1\nb: \"x\" nesting deeper than\n"},
 	} {
 		got := toonFindings(t, c.doc)
 		if len(got) == 0 || !strings.HasSuffix(got[0], " "+c.code) {
@@ -79,6 +83,10 @@ func TestTOONManyProblems(t *testing.T) {
 	want := []string{"2:2 TOON002", "4:4 TOON001", "7:4 TOON003", "8:7 TOON006", "10:1 TOON007"}
 	if got := toonFindings(t, doc); strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("findings %v, want %v", got, want)
+	}
+	// A blank line inside an array sets aside itself alone.
+	if got := toonFindings(t, "a[3]:\n  - 1\n\n  - 2\n  - 3\nb: 1\nc[2]: 1\nd: \"open\n"); strings.Join(got, ", ") != "3:1 TOON009, 7:2 TOON002, 8:4 TOON006" {
+		t.Fatalf("after a blank line: %v", got)
 	}
 	// Four spaces a level: TOON001 at the default indent, none with
 	// TOONIndent 4.

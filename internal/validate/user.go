@@ -521,6 +521,8 @@ type UserOptions struct {
 	// reported what the reader finds wrong (a syntax error, a bad frame):
 	// only the schema's findings are emitted.
 	Again bool
+	// TOONIndent is the spaces per level of a TOON document; 0 means 2.
+	TOONIndent int
 }
 
 // ErrUserFormat is returned for an input whose records a UserSchema does
@@ -572,6 +574,9 @@ func (us *UserSchema) Validate(r io.Reader, name string, opts UserOptions, emit 
 	table := src.Format() == codec.Tabular
 	var lines toonLines
 	src.TOON.OnLine = lines.add
+	if opts.TOONIndent > 0 {
+		src.TOON.IndentSize = opts.TOONIndent
+	}
 	n := 0
 	for {
 		rec, err := src.Next()
