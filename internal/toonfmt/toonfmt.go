@@ -150,7 +150,7 @@ func comments(src []byte) []comment {
 		for n < len(line) && line[n] == ' ' {
 			n++
 		}
-		rest := bytes.TrimRight(line[n:], " \t")
+		rest := bytes.TrimRight(line[n:], " \t\r")
 		switch {
 		case len(rest) == 0:
 		case rest[0] == '#':
@@ -233,6 +233,16 @@ func Format(src []byte, opts Options) ([]byte, error) {
 	canon.Grow(len(src) + 64)
 	if err := toonx.FromJSON(&canon, value, toonx.EncodeOptions{IndentSize: layout.Indent, Delimiter: layout.Delimiter}); err != nil {
 		return nil, fmt.Errorf("toonfmt: encoding the value: %w", err)
+	}
+	if opts.Delimiter == 0 && layout.Delimiter != ',' && Detect(canon.Bytes()).Delimiter != layout.Delimiter {
+		// The canonical form has no header that shows the delimiter
+		// found (an empty array's, say), so it would be read as comma
+		// the next time, with other quoting: comma it is, now.
+		canon.Reset()
+		layout.Delimiter = ','
+		if err := toonx.FromJSON(&canon, value, toonx.EncodeOptions{IndentSize: layout.Indent, Delimiter: ','}); err != nil {
+			return nil, fmt.Errorf("toonfmt: encoding the value: %w", err)
+		}
 	}
 	// The value is kept: the canonical form decodes (strict) to the same
 	// JSON, byte for byte.
