@@ -68,8 +68,10 @@ The full reference: docs/commands/fmt.md, or man toonkit-fmt.`,
 					}
 				}
 			}
-			if c.Flags().Changed("indent") && (opts.Format.Indent < 1 || opts.Format.Indent > 16) {
-				return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", opts.Format.Indent)
+			if c.Flags().Changed("indent") {
+				if err := checkIndent(opts.Format.Indent); err != nil {
+					return err
+				}
 			}
 			if c.Flags().Changed("delimiter") {
 				d, err := toon.ParseDelimiter(delimiter)

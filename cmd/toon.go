@@ -34,8 +34,9 @@ func checkTOONFlags(t *convert.TOONOptions, c *cobra.Command, writes, reads bool
 		return cli.UsageErrorf("", "--no-strict applies to TOON input (--from toon) only")
 	case set("indent") && !writes && !reads:
 		return cli.UsageErrorf("", "--indent applies to TOON input or output only")
-	case t.Indent < 1 || t.Indent > 16:
-		return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", t.Indent)
+	}
+	if err := checkIndent(t.Indent); err != nil {
+		return err
 	}
 	if writes && t.AutoDelimiter() {
 		t.Auto, t.Delimiter = true, toon.Comma
@@ -43,6 +44,14 @@ func checkTOONFlags(t *convert.TOONOptions, c *cobra.Command, writes, reads bool
 		if t.Delimiter, err = toon.ParseDelimiter(t.DelimiterName); err != nil {
 			return cli.UsageErrorf("", "--delimiter: unknown delimiter %q (accepted: %s)", t.DelimiterName, convert.DelimiterSpellings)
 		}
+	}
+	return nil
+}
+
+// checkIndent refuses an --indent of TOON outside 1 to 16 spaces.
+func checkIndent(n int) error {
+	if n < 1 || n > 16 {
+		return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", n)
 	}
 	return nil
 }

@@ -110,8 +110,8 @@ The full reference: docs/commands/validate.md, or man toonkit-validate.`,
 			} else if len(args) > 0 || opts.Schema != "" {
 				return cli.UsageErrorf("", "--print-schema takes no FILE and no --schema")
 			}
-			if opts.Indent < 1 || opts.Indent > 16 {
-				return cli.UsageErrorf("", "--indent: %d is out of range (1 to 16 spaces)", opts.Indent)
+			if err := checkIndent(opts.Indent); err != nil {
+				return err
 			}
 			// TOON with a schema is read once, by the schema's pass.
 			if validate.HasRules(opts.As) && opts.As != codec.TOON && opts.Schema != "" && slices.Contains(opts.Inputs, "-") {

@@ -102,6 +102,35 @@ func ShellArg(name string) string {
 	return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
 }
 
+// EachInput calls each with every input in order, a folder (for fmt and
+// validate) replaced by the files under it that keep accepts, in lexical
+// order, the dot-folders below it (.git) left out. "-" and any name that
+// is no folder are given as they are, for opening them to say what is
+// wrong; err is the error of a path under a folder that cannot be read,
+// and the walk goes on.
+func EachInput(inputs []string, keep func(path string) bool, each func(path string, err error)) {
+	for _, in := range inputs {
+		if st, err := os.Stat(in); in == "-" || err != nil || !st.IsDir() {
+			each(in, nil)
+			continue
+		}
+		err := filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				each(path, err)
+			case d.IsDir() && path != in && strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir
+			case !d.IsDir() && keep(path):
+				each(path, nil)
+			}
+			return nil
+		})
+		if err != nil {
+			each(in, err)
+		}
+	}
+}
+
 // ReadError wraps an error met while reading an input.
 func ReadError(name string, err error) error {
 	return IOErrorf("cannot read %s: %s", name, PathErrText(err))

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -40,31 +37,13 @@ type RunOptions struct {
 // written.
 func Run(opts *RunOptions) error {
 	r := &run{opts: opts, rep: cli.NewReporter(opts.IO)}
-	for _, in := range opts.Inputs {
-		if in == "-" {
-			r.one(cli.StdinName, nil)
-			continue
+	isTOON := func(path string) bool { return strings.HasSuffix(path, ".toon") }
+	cli.EachInput(opts.Inputs, isTOON, func(path string, err error) {
+		if path == "-" {
+			path = cli.StdinName
 		}
-		st, err := os.Stat(in)
-		if err != nil || !st.IsDir() {
-			r.one(in, err)
-			continue
-		}
-		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				r.one(path, err)
-			case d.IsDir() && path != in && strings.HasPrefix(d.Name(), "."):
-				return filepath.SkipDir
-			case !d.IsDir() && strings.HasSuffix(d.Name(), ".toon"):
-				r.one(path, nil)
-			}
-			return nil
-		})
-		if err != nil {
-			r.one(in, err)
-		}
-	}
+		r.one(path, err)
+	})
 	if r.outErr != nil {
 		return cli.IOErrorf("cannot write <stdout>: %s", cli.PathErrText(r.outErr))
 	}

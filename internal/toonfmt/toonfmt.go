@@ -55,11 +55,8 @@ type Layout struct {
 func Detect(src []byte) Layout {
 	l := Layout{Delimiter: ','}
 	for line := range lines(src) {
-		n := 0
-		for n < len(line) && line[n] == ' ' {
-			n++
-		}
-		if n == len(line) || line[n] == '#' || line[n] == '\t' {
+		n, blank, comment := Line(line)
+		if blank || comment || line[n] == '\t' {
 			continue
 		}
 		if n > 0 && (l.Indent == 0 || n < l.Indent) {
@@ -75,6 +72,18 @@ func Detect(src []byte) Layout {
 		l.Indent = 2
 	}
 	return l
+}
+
+// Line is what a TOON line (without its "\n") is, as the decoder reads
+// it: the spaces that begin it, and whether it is blank (white space
+// only) or a full-line comment ("#" after spaces only: after a tab, "#"
+// is content, §5.1).
+func Line(line []byte) (indent int, blank, comment bool) {
+	t := bytes.TrimRight(line, " \t\r")
+	for indent < len(t) && t[indent] == ' ' {
+		indent++
+	}
+	return indent, indent == len(t), indent < len(t) && t[indent] == '#'
 }
 
 // headerDelimiter finds, in the key of line (outside quoted strings,
@@ -146,17 +155,14 @@ func comments(src []byte) []comment {
 	num := 0
 	for line := range lines(src) {
 		num++
-		n := 0
-		for n < len(line) && line[n] == ' ' {
-			n++
-		}
-		rest := bytes.TrimRight(line[n:], " \t\r")
+		n, blank, isComment := Line(line)
 		switch {
-		case len(rest) == 0:
-		case rest[0] == '#':
+		case blank:
+		case isComment:
 			// Non-strict, ill-formed UTF-8 was read (the strict decoder
 			// refuses it); the comment is written well-formed.
-			cs = append(cs, comment{text: bytes.ToValidUTF8(rest, []byte("\uFFFD"))})
+			text := bytes.TrimRight(line[n:], " \t\r")
+			cs = append(cs, comment{text: bytes.ToValidUTF8(text, []byte("\uFFFD"))})
 			pending++
 		default:
 			for i := len(cs) - pending; i < len(cs); i++ {

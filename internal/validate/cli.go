@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/capture"
@@ -199,31 +196,22 @@ func (opts *Command) associated(name string, head []byte) (*UserSchema, error) {
 // schema names (schemamap). A folder that cannot be read is an I/O error.
 func (opts *Command) expand(inputs []string) ([]string, error) {
 	var out []string
-	for _, in := range inputs {
-		if st, err := os.Stat(in); in == "-" || err != nil || !st.IsDir() {
-			out = append(out, in) // a file; what cannot be read says so later
-			continue
+	var failed error
+	checked := func(path string) bool {
+		if strings.HasSuffix(path, ".toon") {
+			return true
 		}
-		err := filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir():
-				if path != in && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-			case strings.HasSuffix(d.Name(), ".toon"):
-				out = append(out, path)
-			case strings.HasSuffix(d.Name(), ".json") || strings.HasSuffix(d.Name(), ".ndjson"):
-				if c, _ := opts.resolver.ConfigFor(path); c != nil && c.Match(path) != nil {
-					out = append(out, path)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, cli.IOErrorf("cannot read %s: %s", in, cli.PathErrText(err))
+		if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".ndjson") {
+			return false
 		}
+		c, _ := opts.resolver.ConfigFor(path)
+		return c != nil && c.Match(path) != nil
 	}
-	return out, nil
+	cli.EachInput(inputs, checked, func(path string, err error) {
+		if err != nil && failed == nil {
+			failed = cli.IOErrorf("cannot read %s: %s", path, cli.PathErrText(err))
+		}
+		out = append(out, path)
+	})
+	return out, failed
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
+	"github.com/toonkit/toonkit/internal/toonfmt"
 	"github.com/toonkit/toonkit/internal/toonx"
 )
 
@@ -174,12 +175,8 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // indentOf is the count of spaces that begin line, or -1 for a blank or
 // comment line.
 func indentOf(line []byte) int {
-	t := bytes.TrimRight(line, " \t\r\n")
-	n := 0
-	for n < len(t) && t[n] == ' ' {
-		n++
-	}
-	if n == len(t) || t[n] == '#' {
+	n, blank, comment := toonfmt.Line(bytes.TrimSuffix(line, []byte("\n")))
+	if blank || comment {
 		return -1
 	}
 	return n
