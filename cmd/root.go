@@ -200,6 +200,7 @@ its events as they come.`,
 		newStatsCmd(ios, nil),
 		newTapCmd(ios, nil),
 		newFmtCmd(ios, nil),
+		newLSPCmd(ios, nil),
 	)
 	addCompletionCmd(root)
 	return root

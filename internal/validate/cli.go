@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/toonkit/toonkit/internal/capture"
 	"github.com/toonkit/toonkit/internal/cli"
@@ -31,8 +33,7 @@ type Command struct {
 	// the format and colors of the flags), once the schema is loaded.
 	NewReport func(w io.Writer) (Reporter, error)
 
-	resolver schemamap.Resolver     // the schemas files name (#:schema, .toonkit.yaml)
-	schemas  map[string]*UserSchema // loaded, by path
+	schemas Schemas // the schemas files name (#:schema, .toonkit.yaml)
 }
 
 // Reporter is the report that RunCommand writes findings to
@@ -172,21 +173,50 @@ func loadSchema(path string) (*UserSchema, error) {
 // associated is the schema that the file name (whose first bytes are
 // head) is associated with, loaded once per path; nil when none.
 func (opts *Command) associated(name string, head []byte) (*UserSchema, error) {
-	a, err := opts.resolver.For(name, head)
+	return opts.schemas.For(name, head)
+}
+
+// Schemas finds the schema a file is associated with (schemamap: its
+// #:schema comment, or the nearest .toonkit.yaml) and loads it, once per
+// schema file, and again when that file has changed (its size or
+// modification time): validate checks many files with one, and the
+// language server checks a document at each edit.
+type Schemas struct {
+	// Resolver finds the associations. A caller that runs for long (the
+	// language server) gives it a new Resolver now and then, so that an
+	// edited .toonkit.yaml is read again.
+	Resolver schemamap.Resolver
+	loaded   map[string]loadedSchema
+}
+
+type loadedSchema struct {
+	us      *UserSchema
+	size    int64
+	modTime time.Time
+}
+
+// For is the schema associated with the file name, whose first bytes are
+// head; nil, and no error, when there is none. A schema that cannot be
+// read or used is an error that says where it was named.
+func (s *Schemas) For(name string, head []byte) (*UserSchema, error) {
+	a, err := s.Resolver.For(name, head)
 	if err != nil || a.Schema == "" {
 		return nil, err
 	}
-	if us, ok := opts.schemas[a.Schema]; ok {
-		return us, nil
+	info, statErr := os.Stat(a.Schema)
+	if l, ok := s.loaded[a.Schema]; ok && statErr == nil && l.size == info.Size() && l.modTime.Equal(info.ModTime()) {
+		return l.us, nil
 	}
 	us, err := LoadUserSchema(a.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("the schema named at %s: %w", a.Source, err)
 	}
-	if opts.schemas == nil {
-		opts.schemas = map[string]*UserSchema{}
+	if s.loaded == nil {
+		s.loaded = map[string]loadedSchema{}
 	}
-	opts.schemas[a.Schema] = us
+	if statErr == nil {
+		s.loaded[a.Schema] = loadedSchema{us, info.Size(), info.ModTime()}
+	}
 	return us, nil
 }
 
@@ -204,7 +234,7 @@ func (opts *Command) expand(inputs []string) ([]string, error) {
 		if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".ndjson") {
 			return false
 		}
-		c, _ := opts.resolver.ConfigFor(path)
+		c, _ := opts.schemas.Resolver.ConfigFor(path)
 		return c != nil && c.Match(path) != nil
 	}
 	cli.EachInput(inputs, checked, func(path string, err error) {
