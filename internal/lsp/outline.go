@@ -70,6 +70,7 @@ type node struct {
 	last     int // the last line of the node's block
 	path     []any
 	index    int // an item's or row's index in its array
+	items    int // the list items among the children
 	virtual  bool
 }
 
@@ -80,7 +81,7 @@ type outline struct {
 	indent int
 	delim  byte // the document delimiter
 	roots  []*node
-	byLine map[int][]*node // the nodes of a line: an item and its first field share it
+	byLine [][]*node // the nodes of each line: an item and its first field share one
 }
 
 // newOutline reads the structure of t.
@@ -89,7 +90,7 @@ func newOutline(t *text, indentSize int) *outline {
 	if indentSize <= 0 {
 		indentSize = layout.Indent
 	}
-	o := &outline{src: t.src, t: t, indent: indentSize, delim: layout.Delimiter, byLine: map[int][]*node{}}
+	o := &outline{src: t.src, t: t, indent: indentSize, delim: layout.Delimiter, byLine: make([][]*node, t.lines())}
 	var stack []*node // open nodes, by indentation
 	first := true
 	for n := 0; n < t.lines(); n++ {
@@ -159,11 +160,8 @@ func (o *outline) lineNode(n, ind int, c span, parent *node, first bool) *node {
 	case isItem(b):
 		nd.kind = kItem
 		if parent != nil {
-			for _, s := range parent.children {
-				if s.kind == kItem {
-					nd.index++
-				}
-			}
+			nd.index = parent.items
+			parent.items++
 			nd.path = appendPath(parent.path, nd.index)
 		}
 		rest := c.start + 1
