@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/toonfmt"
 	"github.com/toonkit/toonkit/toon"
 )
@@ -503,7 +504,7 @@ func pointer(p []any) string {
 		case int:
 			b.WriteString(strconv.Itoa(e))
 		case string:
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(e))
+			b.WriteString(jsonv.EscapePointerToken(e))
 		}
 	}
 	return b.String()
