@@ -131,9 +131,15 @@ var ErrLineTooLong = errors.New("line too long")
 // longer than max bytes gives ErrLineTooLong and is not consumed; a read
 // error is returned as it is.
 func (b *Buffer) Line(max int) (line []byte, lf bool, err error) {
+	from := 0 // the bytes before have no newline
 	for {
 		buf := b.Buf[b.Pos:b.End]
-		if i := bytes.IndexByte(buf, '\n'); i > max {
+		i := bytes.IndexByte(buf[from:], '\n')
+		if i >= 0 {
+			i += from
+		}
+		from = len(buf)
+		if i > max {
 			return nil, false, ErrLineTooLong
 		} else if i >= 0 {
 			b.Pos += i + 1

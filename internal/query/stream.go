@@ -41,54 +41,14 @@ type Stream struct {
 	// scan, fed the bytes as they come, finds its end (or the stream
 	// ends, or the bytes have doubled since): a value that comes a byte
 	// at a time is not decoded once per byte.
-	scan scanner
+	scan     jsonv.EndScan
+	scanning bool // scan is fed the value at pos
+	tried    int  // the bytes buffered at the last attempt
 	// made says the text is toonkit's own JSON (a TOON document's), which
 	// is valid: a value cut short is tried again only when scan finds its
 	// end, not each time the bytes double (which finds a malformed one
 	// early, and costs a TOON document's one value several decodes).
 	made bool
-}
-
-// scanner follows a JSON value's strings and nesting to find where it ends.
-type scanner struct {
-	active   bool
-	at       int // the index in buf scanned up to
-	tried    int // the bytes buffered at the last attempt
-	depth    int
-	str, esc bool
-	scalar   bool // a number or a literal: it ends at a byte that cannot be in it
-	done     bool
-}
-
-// feed scans buf[sc.at:end].
-func (sc *scanner) feed(buf []byte, end int) {
-	for i := sc.at; i < end && !sc.done; i++ {
-		c := buf[i]
-		switch {
-		case sc.str:
-			switch {
-			case sc.esc:
-				sc.esc = false
-			case c == '\\':
-				sc.esc = true
-			case c == '"':
-				sc.str = false
-				sc.done = sc.depth == 0
-			}
-		case sc.scalar:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '.' || c == '+' || c == '-' || c == 'E') {
-				sc.done = true
-			}
-		case c == '"':
-			sc.str = true
-		case c == '{' || c == '[':
-			sc.depth++
-		case c == '}' || c == ']':
-			sc.depth--
-			sc.done = sc.depth <= 0
-		}
-	}
-	sc.at = end
 }
 
 // NewStream returns a Stream of r that decodes with dec. A value longer
@@ -141,25 +101,20 @@ func (s *Stream) Next() (any, error) {
 			s.fill()
 			continue
 		}
-		if s.scan.active {
-			s.scan.feed(s.buf, s.end)
-			if !s.scan.done && !s.eof && (s.made || s.end-s.pos < 2*s.scan.tried) {
+		if s.scanning {
+			if !s.scan.Feed(s.buf[s.pos:s.end]) && !s.eof && (s.made || s.end-s.pos < 2*s.tried) {
 				s.fill()
 				continue
 			}
 		}
 		s.vpos, s.vline, s.vlineStart, s.vlineRunes = s.pos, s.line, s.lineStart, s.lineRunes
 		v, n, short, err := s.dec.prefix(s.buf[s.pos:s.end], !s.eof)
-		if short && !s.scan.active {
-			c := s.buf[s.pos]
-			s.scan = scanner{active: true, at: s.pos + 1, str: c == '"', depth: 0, scalar: c != '"' && c != '{' && c != '['}
-			if c == '{' || c == '[' {
-				s.scan.depth = 1
-			}
+		if short && !s.scanning {
+			s.scan, s.scanning = jsonv.EndScan{}, true
 		}
-		s.scan.tried = s.end - s.pos
+		s.tried = s.end - s.pos
 		if !short {
-			s.scan.active = false
+			s.scanning = false
 		}
 		if err == nil && n > s.max {
 			return nil, &jsonv.TooLargeError{Pos: s.Position(), Limit: int64(s.max)}
@@ -206,7 +161,6 @@ func (s *Stream) fill() {
 		s.lineStart -= keep
 		s.vpos -= keep
 		s.vlineStart -= keep
-		s.scan.at -= keep
 	}
 	if s.end == cap(s.buf) {
 		nb := make([]byte, 0, 2*cap(s.buf))

@@ -246,7 +246,13 @@ func (r *Reader) value() (*Record, error) {
 		if have > r.max {
 			return nil, &jsonv.TooLargeError{Pos: r.position(0), Limit: int64(r.max)}
 		}
-		if r.b.More() == have {
+		var grown int
+		if c := r.b.Buf[r.b.Pos:r.b.End]; len(c) > 0 && (c[0] == '{' || c[0] == '[') {
+			grown = jsonv.MoreValue(&r.b, have) // not parsed again per read
+		} else {
+			grown = r.b.More()
+		}
+		if grown == have {
 			if r.b.ReadErr != nil {
 				return nil, r.b.ReadErr
 			}

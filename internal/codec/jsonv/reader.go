@@ -85,6 +85,7 @@ type Reader struct {
 	dup     []byte  // the value Next gives, with Duplicates
 	noChk   bool    // (tests) every value is read by jsontext
 	slow    int     // (tests) objects and arrays jsontext read
+	tries   int     // (tests) parses of the bytes buffered, whole or cut short
 	members bool    // chk.top holds the members of the last value
 	opts    Options
 	inArray bool // within a top-level array (Elements)
@@ -239,12 +240,14 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 	// Read the value in place in the buffer: an object or an array with
 	// the Checker, in one pass that also checks its UTF-8; what it does not
 	// vouch for with jsontext. When the value runs past the bytes buffered,
-	// read more and start again (the buffer at least doubles each time, so
-	// a value is parsed about twice at worst).
+	// read more and start again: an object or an array once it closes or
+	// its bytes double (MoreValue), so that it is parsed about twice at
+	// worst.
 	var n int
 	checked := false
 	r.members = false
 	for {
+		r.tries++
 		b := r.in.Buf[r.in.Pos:r.in.End]
 		if b[0] == '{' || b[0] == '[' {
 			if end, _, ok := r.chk.value(b); ok && !r.noChk {
@@ -268,7 +271,13 @@ func (r *Reader) Next() (jsontext.Value, Position, error) {
 		if int64(len(b)) > r.limit {
 			break
 		}
-		if r.in.More() == len(b) {
+		var grown int
+		if b[0] == '{' || b[0] == '[' {
+			grown = MoreValue(&r.in, len(b))
+		} else {
+			grown = r.in.More()
+		}
+		if grown == len(b) {
 			if r.in.ReadErr != nil {
 				r.err = r.in.ReadErr
 				return nil, Position{}, r.err
