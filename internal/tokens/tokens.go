@@ -82,6 +82,22 @@ func (c *Counter) Write(p []byte) (int, error) {
 	return len(p), c.err
 }
 
+// Count counts text on its own, as a new Counter would, and leaves the
+// totals as they were before: a caller that counts many texts (the results
+// of one tool, call after call) keeps one Counter, whose pieces met again
+// are counted once for all the texts.
+func (c *Counter) Count(text []byte) (Counts, error) {
+	if _, err := c.Counts(); err != nil { // what was written before, into the totals
+		return Counts{}, err
+	}
+	saved := c.counts
+	c.counts = Counts{}
+	c.Write(text)
+	n, err := c.Counts()
+	c.counts = saved
+	return n, err
+}
+
 // Counts counts what is pending and returns the totals so far.
 func (c *Counter) Counts() (Counts, error) {
 	c.pieces(true)

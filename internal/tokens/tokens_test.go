@@ -159,3 +159,32 @@ func TestCutsAddUp(t *testing.T) {
 		t.Errorf("Cuts of punctuation alone = %d, %d", f, l)
 	}
 }
+
+// Count counts each text as tiktoken counts it alone, whatever was counted
+// before with the same Counter, and leaves the totals of what was written
+// as they were.
+func TestCountEachText(t *testing.T) {
+	vs := loadVectors(t)
+	for _, enc := range Encodings {
+		c, _ := NewCounter(enc)
+		c.Write([]byte("before "))
+		var n int
+		for round := range 3 { // the pieces are known from the second round on
+			for _, v := range vs {
+				if v.Encoding != enc {
+					continue
+				}
+				got, err := c.Count([]byte(v.Text))
+				want, _ := c.enc.Count(v.Text)
+				if err != nil || got.Tokens != int64(want) || got.Bytes != int64(len(v.Text)) || got.Chars != int64(utf8.RuneCountInString(v.Text)) {
+					t.Fatalf("%s, round %d, %q: %+v, %v; want %d tokens", enc, round, v.Text, got, err, want)
+				}
+				n++
+			}
+		}
+		total, _ := c.Counts()
+		if want, _ := c.enc.Count("before "); total.Tokens != int64(want) || total.Bytes != 7 || n == 0 {
+			t.Errorf("%s: the totals became %+v after %d texts", enc, total, n)
+		}
+	}
+}

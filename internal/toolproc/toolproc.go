@@ -12,6 +12,7 @@ package toolproc
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -75,6 +76,22 @@ func New(tool string, args []string, opts Options) *Process {
 // Options.Stderr. An error that is not an *InterruptedError or a
 // *PipeError is exec's: the tool could not be started.
 func (p *Process) Start(stdin []byte) error {
+	inW, err := p.StartPiped()
+	if err != nil {
+		return err
+	}
+	go func() {
+		// A tool may exit without reading its stdin: the broken pipe is
+		// its business.
+		inW.Write(stdin)
+		inW.Close()
+	}()
+	return nil
+}
+
+// StartPiped is Start with the tool's stdin left to the caller: it writes
+// what it has as it comes (a proxy's messages), and closes it at the end.
+func (p *Process) StartPiped() (stdin io.WriteCloser, err error) {
 	c := p.cmd
 	setProcessGroup(c)
 	outR, outW, err1 := os.Pipe()
@@ -82,7 +99,7 @@ func (p *Process) Start(stdin []byte) error {
 	inR, inW, err3 := os.Pipe()
 	if err := errors.Join(err1, err2, err3); err != nil {
 		closeFiles(outR, outW, errR, errW, inR, inW)
-		return &PipeError{err}
+		return nil, &PipeError{err}
 	}
 	c.Stdin, c.Stdout, c.Stderr = inR, outW, errW
 	p.mu.Lock()
@@ -90,23 +107,17 @@ func (p *Process) Start(stdin []byte) error {
 		// A signal came first: the tool is not started.
 		p.mu.Unlock()
 		closeFiles(outR, outW, errR, errW, inR, inW)
-		return &InterruptedError{p.intCode}
+		return nil, &InterruptedError{p.intCode}
 	}
-	err := c.Start()
+	err = c.Start()
 	p.started = err == nil
 	p.mu.Unlock()
 	closeFiles(inR, outW, errW) // the tool's ends: it has them now
 	if err != nil {
 		closeFiles(outR, errR, inW)
-		return err
+		return nil, err
 	}
 	p.stdout, p.stderr = outR, errR
-	go func() {
-		// A tool may exit without reading its stdin: the broken pipe is
-		// its business.
-		inW.Write(stdin)
-		inW.Close()
-	}()
 	go func() {
 		buf := make([]byte, 32<<10)
 		for {
@@ -125,7 +136,7 @@ func (p *Process) Start(stdin []byte) error {
 		close(p.exited)
 	}()
 	go p.watch()
-	return nil
+	return inW, nil
 }
 
 // StartFailure is why the tool could not be started, Start's error of

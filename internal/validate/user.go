@@ -119,6 +119,7 @@ func (r *remoteRef) Error() string { return "not fetched: " + r.url }
 // published with $ids and relative $refs among them work from a checkout,
 // and nothing is fetched.
 type userLoader struct {
+	given map[string][]byte // documents given, not read from files, by URL
 	raw   map[string][]byte // by URL
 	local map[string]string // the file of each URL read
 	ids   map[string]string // a file's $id (an absolute, non-file URL) -> the file
@@ -129,9 +130,11 @@ func (l *userLoader) Load(u string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	b, ok := l.given[u]
+	if !ok {
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
 	}
 	l.raw[u], l.local[u] = b, path
 	doc, err := parseSchemaDoc(u, b)
@@ -214,12 +217,28 @@ func parseSchemaDoc(u string, b []byte) (any, error) {
 // LoadUserSchema reads and compiles the schema file path, and the files
 // its $refs name.
 func LoadUserSchema(path string) (*UserSchema, error) {
+	return loadUserSchema(path, nil)
+}
+
+// UserSchemaOf compiles doc, a schema given as text (by an MCP call), as
+// the schema file name in the working directory would be: its $refs to
+// other files are read beside it.
+func UserSchemaOf(name string, doc []byte) (*UserSchema, error) {
+	return loadUserSchema(name, doc)
+}
+
+// loadUserSchema is LoadUserSchema, of doc instead of the file's bytes
+// when doc is not nil.
+func loadUserSchema(path string, doc []byte) (*UserSchema, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &SchemaError{Problem: SchemaUnreadable, File: path, Msg: err.Error(), Err: err}
 	}
 	u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	ld := &userLoader{raw: map[string][]byte{}, local: map[string]string{}, ids: map[string]string{}}
+	if doc != nil {
+		ld.given = map[string][]byte{u: doc}
+	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	c.DefaultDraft(jsonschema.Draft2020)

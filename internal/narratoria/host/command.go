@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/toonkit/toonkit/internal/cli"
@@ -67,20 +65,14 @@ func RunExec(ios *cli.IOStreams, opts *Exec) error {
 		restore := opts.Interrupt(p.Interrupt)
 		defer restore()
 	}
-	err = p.Start(stdin)
-	var ie *toolproc.InterruptedError
-	var pe *toolproc.PipeError
-	switch {
-	case errors.As(err, &ie):
-		return cli.Reported(ie.Code)
-	case errors.As(err, &pe):
-		return cli.IOErrorf("%v", pe)
-	case err != nil:
-		if opts.Report == "json" {
+	if err = p.Start(stdin); err != nil {
+		var ie *toolproc.InterruptedError
+		var pe *toolproc.PipeError
+		if opts.Report == "json" && !errors.As(err, &ie) && !errors.As(err, &pe) {
 			pr.Summary(h.Result(Exit{StartError: toolproc.StartFailure(err)}))
 			pr.Close()
 		}
-		return startError(opts.Tool, err)
+		return cli.StartError(opts.Tool, "toonkit exec --", err)
 	}
 	if opts.Timeout > 0 {
 		t := time.AfterFunc(opts.Timeout, p.Timeout)
@@ -192,21 +184,4 @@ func jsonObject(what string, b []byte, max int) ([]byte, error) {
 		return nil, cli.UsageErrorf(hint, "%s: %v", what, err)
 	}
 	return obj, nil
-}
-
-// startError is the error of a tool that cannot be started, with a hint.
-func startError(tool string, err error) error {
-	msg := toolproc.StartFailure(err)
-	hint := ""
-	switch {
-	case errors.Is(err, exec.ErrNotFound) && !strings.ContainsRune(tool, filepath.Separator):
-		if _, serr := os.Stat(tool); serr == nil {
-			hint = fmt.Sprintf("a tool in this folder is named with its path: toonkit exec -- ./%s", tool)
-		}
-	case errors.Is(err, syscall.EACCES):
-		hint = fmt.Sprintf("make it executable (chmod +x %s), or name its interpreter: toonkit exec -- sh %s", tool, tool)
-	case errors.Is(err, syscall.ENOEXEC):
-		hint = fmt.Sprintf("a script starts with a #! line, or name its interpreter: toonkit exec -- sh %s", tool)
-	}
-	return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("cannot start %s: %s", tool, msg), Hint: hint}
 }
