@@ -98,7 +98,7 @@ test:
 # tap and exec tests run is built with -race too; the shell examples' is
 # not), and again over the tests that compare workers with one worker.
 # .ci/run runs make vet, make test, then make test-slow.
-RACE_PKGS := ./cmd/... ./internal/lsp/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... ./internal/validate/... ./internal/narratoria/host/... ./internal/membound/... ./internal/cutwriter/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
+RACE_PKGS := ./cmd/... ./internal/lsp/... ./internal/mcpproxy/... ./internal/mcpserve/... ./toon/... ./kado/... ./internal/toolproc/... ./internal/outfile/... ./internal/codec/... ./internal/sign/... ./internal/seal/... ./internal/query/... ./internal/capture/... ./internal/inspect/... ./internal/tap/... ./internal/bridge/... ./internal/stats/... ./internal/validate/... ./internal/narratoria/host/... ./internal/membound/... ./internal/cutwriter/... $(if $(wildcard internal/pipeline),./internal/pipeline/...) $(if $(wildcard internal/records),./internal/records/... ./internal/readahead/...)
 
 test-slow:
 	$(GO) test -count=1 ./...

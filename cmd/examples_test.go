@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/spf13/cobra"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -22,7 +23,16 @@ func TestHelpExamples(t *testing.T) {
 	root := NewRootCmd(func() *cli.IOStreams { ios, _, _, _ := Test(); return ios }())
 	status := regexp.MustCompile(`exit status (\d+)`)
 	ran := 0
-	for _, c := range append(root.Commands(), root) {
+	var all []*cobra.Command // every command, subcommands (mcp proxy) too
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		all = append(all, c)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, c := range all {
 		want := 0
 		for _, line := range strings.Split(c.Example, "\n") {
 			line = strings.TrimSpace(line)
@@ -36,7 +46,7 @@ func TestHelpExamples(t *testing.T) {
 				}
 				continue
 			}
-			t.Run(c.Name()+"/"+line, func(t *testing.T) {
+			t.Run(strings.ReplaceAll(c.CommandPath(), " ", "_")+"/"+line, func(t *testing.T) {
 				dir := testbin.Demo(t, "../testdata/demo")
 				if c.Name() == "tap" {
 					tapExampleTraffic(t) // an upstream on :7000 and a client of :7001

@@ -201,6 +201,7 @@ its events as they come.`,
 		newTapCmd(ios, nil),
 		newFmtCmd(ios, nil),
 		newLSPCmd(ios, nil),
+		newMCPCmd(ios),
 	)
 	addCompletionCmd(root)
 	return root

@@ -8,6 +8,7 @@ import (
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/codec"
 	"github.com/toonkit/toonkit/internal/convert"
+	"github.com/toonkit/toonkit/internal/mcpproxy"
 	"github.com/toonkit/toonkit/internal/size"
 	"github.com/toonkit/toonkit/internal/tokens"
 )
@@ -16,6 +17,7 @@ func newStatsCmd(ios *cli.IOStreams, runF func(*convert.StatsOptions) error) *co
 	opts := &convert.StatsOptions{IO: ios}
 	var from, dups string
 	var among []string
+	var mcpLog bool
 	maxSize := size.NewFlag("max-frame-size", "64MiB")
 	c := &cobra.Command{
 		Use:   "stats [--from F] [FILE...|-]",
@@ -38,10 +40,16 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
   toonkit stats --tokenizer cl100k_base --report json orders.json
 
   # NDJSON from standard input
-  cat events.ndjson | toonkit stats`,
+  cat events.ndjson | toonkit stats
+
+  # what toonkit mcp proxy saved, by tool, from its log
+  toonkit stats --mcp-log proxy.log`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
+			if mcpLog {
+				return runMCPLogStats(c, ios, opts, args)
+			}
 			if from != "" {
 				if opts.From, err = codec.Parse(from, convert.StatsFormats...); err != nil {
 					return cli.UsageErrorf("", "--from: %v", err)
@@ -89,6 +97,7 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 	addCSVStringsFlag(f, &opts.CSVStrings)
 	f.StringArrayVar(&opts.Tokenizers, "tokenizer", nil, "count with this tokenizer only: o200k_base or cl100k_base (repeatable; default: both)")
 	f.StringVar(&opts.Report, "report", "text", "report format: text or json")
+	f.BoolVar(&mcpLog, "mcp-log", false, "the inputs are logs of toonkit mcp proxy: sum the tokens its rewrites saved, by tool")
 	f.Var(maxSize, "max-frame-size", "largest record or line accepted")
 	addJobsFlag(f, &opts.Jobs, "the batches of records counted at once")
 	addDuplicateKeysFlag(c, &dups)
@@ -99,4 +108,24 @@ The full reference: docs/commands/stats.md, or man toonkit-stats.`,
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(tokens.Encodings, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("report", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// runMCPLogStats is stats --mcp-log: the summary of toonkit mcp proxy's
+// logs.
+func runMCPLogStats(c *cobra.Command, ios *cli.IOStreams, opts *convert.StatsOptions, args []string) error {
+	for _, name := range []string{"from", "tokenizer", "among", "indent", "delimiter", "duplicate-keys", "csv-strings", "max-frame-size", "jobs"} {
+		if fl := c.Flags().Lookup(name); fl != nil && fl.Changed {
+			return cli.UsageErrorf("", "--%s does not go with --mcp-log, which sums the counts the log holds", name)
+		}
+	}
+	switch opts.Report {
+	case "text", "json":
+	default:
+		return cli.UsageErrorf("", "--report: unknown report %q (supported: text, json)", opts.Report)
+	}
+	inputs, err := cli.InputNames(ios, args, c.CommandPath())
+	if err != nil {
+		return err
+	}
+	return mcpproxy.RunSummary(ios, inputs, opts.Report == "json")
 }

@@ -1,0 +1,373 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// DefaultMaxMessage is the longest message a Proxy reads whole to look
+// into; a longer one is passed on as it comes, untouched.
+const DefaultMaxMessage = 64 << 20
+
+// maxPending bounds the requests a Proxy waits for the answers of: past
+// it, a request's answer is passed on untouched.
+const maxPending = 1 << 16
+
+// Proxy passes the messages of an MCP session over stdio (JSON-RPC
+// messages, one per line) between a client and a server, each as it came,
+// in order, and rewrites the results of the client's tools/call requests
+// (Rewriter.Result) and, with Options.Describe, of its tools/list
+// requests.
+type Proxy struct {
+	rw         *Rewriter
+	describe   bool
+	log        io.Writer
+	maxMessage int
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]pending // the client's requests whose responses are looked into
+	totals  Totals
+}
+
+type pending struct {
+	tool string // a tools/call's tool
+	list bool   // a tools/list
+}
+
+// Totals are the sums of a session's tools/call results, the last line
+// of the log ("event": "total").
+type Totals struct {
+	Event     string `json:"event"`
+	Calls     int    `json:"calls"`
+	Rewritten int    `json:"rewritten"`
+	Before    Size   `json:"before"`
+	After     Size   `json:"after"`
+	// Saved is the share of the tokens that the rewrites saved, in percent
+	// to one decimal.
+	Saved float64 `json:"saved_percent"`
+}
+
+// New returns a Proxy that rewrites as opts say and writes its log to log
+// (nil: no log): one JSON line per tools/call result (a Call), and the
+// Totals when Run returns.
+func New(opts Options, log io.Writer) (*Proxy, error) {
+	rw, err := NewRewriter(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Proxy{rw: rw, describe: opts.Describe, log: log, maxMessage: DefaultMaxMessage, pending: map[jsonrpc.ID]pending{}}, nil
+}
+
+// Run passes the client's messages (read from client) to the server
+// (written to toServer, which is closed when client ends) and the
+// server's (read from server) to the client (written to toClient), until
+// the server's end: its output's end or a read error. It then writes the
+// totals to the log and returns; what the client still sends is not read.
+// The error is one of reading the server or writing to the client; nil
+// when the server's output ended.
+func (p *Proxy) Run(client io.Reader, toServer io.WriteCloser, server io.Reader, toClient io.Writer) error {
+	go func() {
+		// A server that stops reading its stdin (or exits) fails these
+		// writes: its output's end, below, ends the session.
+		p.pass(client, toServer, p.fromClient)
+		toServer.Close() // the server's stdin ends: stdio's way to end a session
+	}()
+	err := p.pass(server, toClient, p.fromServer)
+	p.writeTotals()
+	return err
+}
+
+// Totals returns the sums so far.
+func (p *Proxy) Totals() Totals {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.totals
+	t.Event = "total"
+	if t.Before.Tokens > 0 {
+		t.Saved = math.Round(float64(t.Before.Tokens-t.After.Tokens)*1000/float64(t.Before.Tokens)) / 10
+	}
+	return t
+}
+
+// pass copies messages from r to w, each line through look; a line
+// longer than maxMessage is copied as it comes.
+func (p *Proxy) pass(r io.Reader, w io.Writer, look func([]byte) []byte) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			line = append(line, chunk...)
+			if len(line) > p.maxMessage {
+				// Too long to hold: on as it comes, to its end.
+				if _, werr := w.Write(line); werr != nil {
+					return werr
+				}
+				line = line[:0]
+				if err := copyLine(br, w); err != nil {
+					return err
+				}
+			}
+			continue
+		case err != nil && err != io.EOF:
+			return err
+		}
+		msg := chunk
+		if len(line) > 0 {
+			line = append(line, chunk...)
+			msg = line
+		}
+		if len(msg) > 0 {
+			if _, werr := w.Write(look(msg)); werr != nil {
+				return werr
+			}
+		}
+		line = line[:0]
+		if cap(line) > 1<<20 {
+			line = nil // a long message's buffer is not kept
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// copyLine copies the rest of a line from br to w.
+func copyLine(br *bufio.Reader, w io.Writer) error {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if _, werr := w.Write(chunk); werr != nil {
+				return werr
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// fromClient notes the client's tools/call and tools/list requests; the
+// message goes on as it is.
+func (p *Proxy) fromClient(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"tools/`)) && !bytes.Contains(msg, []byte(`/cancelled"`)) {
+		return msg
+	}
+	m, err := jsonrpc.DecodeMessage(bytes.TrimRight(msg, "\r\n"))
+	if err != nil {
+		return msg
+	}
+	req, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return msg
+	}
+	if req.Method == "notifications/cancelled" {
+		// The server need not answer a request cancelled.
+		var params struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &params) == nil {
+			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
+				p.mu.Lock()
+				delete(p.pending, id)
+				p.mu.Unlock()
+			}
+		}
+		return msg
+	}
+	p.mu.Lock()
+	full := len(p.pending) >= maxPending
+	p.mu.Unlock()
+	if !req.ID.IsValid() || full {
+		return msg
+	}
+	switch {
+	case req.Method == "tools/call":
+		var params struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(req.Params, &params)
+		p.mu.Lock()
+		p.pending[req.ID] = pending{tool: params.Name}
+		p.mu.Unlock()
+	case req.Method == "tools/list" && p.describe:
+		p.mu.Lock()
+		p.pending[req.ID] = pending{list: true}
+		p.mu.Unlock()
+	}
+	return msg
+}
+
+// fromServer rewrites the result of a response to a request fromClient
+// noted; any other message goes on as it is.
+func (p *Proxy) fromServer(msg []byte) []byte {
+	p.mu.Lock()
+	waiting := len(p.pending) > 0
+	p.mu.Unlock()
+	if !waiting {
+		return msg
+	}
+	// One pass over the message: its id, and the shape of its result.
+	var idSpan, result span
+	var sh shape
+	var shapeErr error
+	d := jsontext.NewDecoder(bytes.NewReader(msg))
+	if d.PeekKind() != '{' {
+		return msg
+	}
+	d.ReadToken()
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return msg
+		}
+		switch tok.String() {
+		case "id":
+			v, err := d.ReadValue()
+			if err != nil {
+				return msg
+			}
+			end := int(d.InputOffset())
+			idSpan = span{end - len(v), end}
+		case "method":
+			return msg // a request or a notification
+		case "result":
+			start := int(d.InputOffset())
+			shapeErr = scanResult(d, &sh)
+			result = span{start, int(d.InputOffset())}
+			if shapeErr != nil && shapeErr != errShape {
+				return msg // not valid JSON
+			}
+		default:
+			if err := d.SkipValue(); err != nil {
+				return msg
+			}
+		}
+	}
+	if _, err := d.ReadToken(); err != nil || idSpan.end == 0 {
+		return msg
+	}
+	var raw any
+	if json.Unmarshal(idSpan.of(msg), &raw) != nil {
+		return msg
+	}
+	id, err := jsonrpc.MakeID(raw)
+	if err != nil {
+		return msg
+	}
+	p.mu.Lock()
+	pend, ok := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if !ok {
+		return msg
+	}
+	if pend.list {
+		if result.end == 0 {
+			return msg
+		}
+		// The result's value, without the ':' and white space before it.
+		result.start += bytes.IndexAny(msg[result.start:result.end], "{[\"tfn-0123456789")
+		return splice(msg, []edit{{result, p.rw.Tools(result.of(msg))}})
+	}
+	call := Call{Choice: "unchanged", Why: "an error response"}
+	out := msg
+	if result.end > 0 {
+		out, call = p.rw.rewriteTexts(msg, sh, shapeErr)
+	}
+	call.Tool, call.ID = pend.tool, jsontext.Value(bytes.Clone(idSpan.of(msg)))
+	p.record(call)
+	return out
+}
+
+// record adds a call to the totals and logs it.
+func (p *Proxy) record(c Call) {
+	p.mu.Lock()
+	p.totals.Calls++
+	if c.Rewritten {
+		p.totals.Rewritten++
+	}
+	p.totals.Before.Bytes += c.Before.Bytes
+	p.totals.Before.Tokens += c.Before.Tokens
+	p.totals.After.Bytes += c.After.Bytes
+	p.totals.After.Tokens += c.After.Tokens
+	p.mu.Unlock()
+	p.writeLog(c)
+}
+
+func (p *Proxy) writeTotals() { p.writeLog(p.Totals()) }
+
+func (p *Proxy) writeLog(v any) {
+	if p.log == nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	p.log.Write(append(b, '\n'))
+}
+
+// Tools adds DescribeLine to the description of each tool in result, the
+// JSON of a ListToolsResult; every other byte stays.
+func (rw *Rewriter) Tools(result []byte) []byte {
+	var tools span
+	if members(result, func(name string, v span) {
+		if name == "tools" {
+			tools = v
+		}
+	}) != nil || tools.end == 0 {
+		return result
+	}
+	var edits []edit
+	elements(result, tools, func(tool span) {
+		b := tool.of(result)
+		var desc span
+		n := 0
+		if members(b, func(name string, v span) {
+			n++
+			if name == "description" {
+				desc = v
+			}
+		}) != nil {
+			return
+		}
+		if desc.end == 0 {
+			member := []byte(`,"description":`)
+			if n == 0 {
+				member = member[1:]
+			}
+			q, _ := jsontext.AppendQuote(member, DescribeLine)
+			at := tool.end - 1 // before the object's '}'
+			edits = append(edits, edit{span{at, at}, q})
+			return
+		}
+		text, err := jsontext.AppendUnquote(nil, desc.of(b))
+		if err != nil {
+			return
+		}
+		if len(text) > 0 {
+			text = append(text, '\n')
+		}
+		q, err := jsontext.AppendQuote(nil, append(text, DescribeLine...))
+		if err != nil {
+			return
+		}
+		edits = append(edits, edit{desc.shift(tool.start), q})
+	})
+	if len(edits) == 0 {
+		return result
+	}
+	return splice(result, edits)
+}
