@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toonkit/toonkit/internal/cli"
@@ -64,7 +65,10 @@ func (c *Command) Run(ios *cli.IOStreams) error {
 		return cli.StartError(c.Server[0], "toonkit mcp proxy --", err)
 	}
 	// The client gone, the server has KillAfter to exit on its own.
-	toServer := &onClose{WriteCloser: stdin, f: func() { time.AfterFunc(killAfter, p.Abort) }}
+	var lingered atomic.Bool // the server outlived the client by killAfter
+	toServer := &onClose{WriteCloser: stdin, f: func() {
+		time.AfterFunc(killAfter, func() { lingered.Store(true); p.Abort() })
+	}}
 	runErr := px.Run(ios.In, toServer, p.Stdout(), ios.Out)
 	p.DoneReading()
 	if runErr != nil {
@@ -76,6 +80,9 @@ func (c *Command) Run(ios *cli.IOStreams) error {
 		return cli.Reported(exit.InterruptedCode)
 	case runErr != nil:
 		return cli.IOErrorf("the session broke off: %s", cli.PathErrText(runErr))
+	case exit.Signal != "" && lingered.Load():
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("the server %s did not exit within %s of the client's end (its stdin closed): ended by %s", c.Server[0], killAfter, exit.Signal),
+			Hint: "a stdio MCP server exits when its stdin ends; --kill-after gives it longer"}
 	case exit.Signal != "":
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("the server %s was ended by %s", c.Server[0], exit.Signal)}
 	case exit.Status != 0:
