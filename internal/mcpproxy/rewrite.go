@@ -76,6 +76,8 @@ type Rewriter struct {
 	counter *tokens.Counter // the texts as they came
 	forms   *tokens.Counter // their forms
 	buf     bytes.Buffer
+	raw     []byte // a text unquoted
+	best    []byte // its cheapest form
 }
 
 // NewRewriter returns a Rewriter, or an error for an unknown tokenizer or
@@ -244,7 +246,8 @@ func (rw *Rewriter) rewriteTexts(msg []byte, sh shape, err error) ([]byte, Call)
 	var edits []edit
 	var choices []string
 	for _, text := range sh.texts {
-		raw, err := jsontext.AppendUnquote(nil, text.of(msg))
+		raw, err := jsontext.AppendUnquote(rw.raw[:0], text.of(msg))
+		rw.raw = raw // reused for the next text: raw is done with in this one
 		if err != nil {
 			continue
 		}
@@ -352,7 +355,8 @@ func (rw *Rewriter) cheapest(t []byte) (out []byte, form string, after tokens.Co
 		}
 		if best.Tokens < 0 || n.Tokens < best.Tokens {
 			best, form = n, f
-			out = append(out[:0], rw.buf.Bytes()...)
+			out = append(rw.best[:0], rw.buf.Bytes()...)
+			rw.best = out // reused: the caller quotes out before the next call
 		}
 	}
 	if best.Tokens < 0 {
