@@ -62,8 +62,9 @@ message goes on as it came, in order, but for the results of tools/call.
 In a result, each text block whose text is a JSON object or array becomes
 TOON when that takes fewer tokens on --tokenizer, by at least --min-saving
 percent of them. With --to cheapest, the form is the cheapest of those
-convert --to cheapest chooses from (TOON with each delimiter, compact JSON),
-or of --among's. The value stays exact. Left alone: structuredContent,
+convert --to cheapest chooses from (compact and indented JSON, TOON with
+each delimiter), or of --among's (tabular is Genesis A2A's table, offered
+only where it reads back exactly). The value stays exact. Left alone: structuredContent,
 results with isError, text that is not JSON, images, resources, and every
 other message (progress, cancellation, pings, and the server's own requests:
 sampling, elicitation, roots).
@@ -81,7 +82,8 @@ EXIT STATUS
   the server's exit status (0 when it exited cleanly)
   1  the server was killed by a signal
   2  usage error
-  3  the server could not be started, or the session's streams failed
+  3  the server could not be started, the client stopped reading, or the
+     session's streams failed: the server was ended
   130 (128 + the signal) the run was interrupted: the server was ended
 
 The full reference: docs/commands/mcp.md, or man toonkit-mcp-proxy.`,
@@ -126,6 +128,13 @@ The full reference: docs/commands/mcp.md, or man toonkit-mcp-proxy.`,
 			if runF != nil {
 				return runF(opts)
 			}
+			// A client that stops reading makes a write fail (EPIPE),
+			// and the server is ended, where SIGPIPE would end the proxy
+			// alone. (A signal caught, unlike one ignored, is not passed
+			// on to the server.)
+			pipe := make(chan os.Signal, 1)
+			signal.Notify(pipe, syscall.SIGPIPE)
+			defer signal.Stop(pipe)
 			return opts.Command.Run(opts.IO)
 		},
 	}
@@ -175,6 +184,7 @@ EXIT STATUS
   0  the client closed the session
   2  usage error
   3  the session's streams failed
+  130 (128 + the signal) the run was interrupted
 
 The full reference: docs/commands/mcp.md, or man toonkit-mcp-serve.`,
 		Example: `  # what an MCP client runs (its configuration's "command" and "args"); here

@@ -79,7 +79,7 @@ func (c *Command) Run(ios *cli.IOStreams) error {
 	case exit.Interrupted != "":
 		return cli.Reported(exit.InterruptedCode)
 	case runErr != nil:
-		return cli.IOErrorf("the session broke off: %s", cli.PathErrText(runErr))
+		return cli.IOErrorf("the session broke off: %v", runErr)
 	case exit.Signal != "" && lingered.Load():
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("the server %s did not exit within %s of the client's end (its stdin closed): ended by %s", c.Server[0], killAfter, exit.Signal),
 			Hint: "a stdio MCP server exits when its stdin ends; --kill-after gives it longer"}

@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/toonkit/toonkit/internal/cli"
+	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
 // DefaultMaxMessage is the longest message a Proxy reads whole to look
@@ -32,7 +37,7 @@ type Proxy struct {
 	maxMessage int
 
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]pending // the client's requests whose responses are looked into
+	pending map[string]pending // the client's requests whose responses are looked into, by idKey
 	totals  Totals
 }
 
@@ -62,7 +67,7 @@ func New(opts Options, log io.Writer) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proxy{rw: rw, describe: opts.Describe, log: log, maxMessage: DefaultMaxMessage, pending: map[jsonrpc.ID]pending{}}, nil
+	return &Proxy{rw: rw, describe: opts.Describe, log: log, maxMessage: DefaultMaxMessage, pending: map[string]pending{}}, nil
 }
 
 // Run passes the client's messages (read from client) to the server
@@ -76,13 +81,33 @@ func (p *Proxy) Run(client io.Reader, toServer io.WriteCloser, server io.Reader,
 	go func() {
 		// A server that stops reading its stdin (or exits) fails these
 		// writes: its output's end, below, ends the session.
-		p.pass(client, toServer, p.fromClient)
+		p.pass(client, toServer, p.fromClient, nil)
 		toServer.Close() // the server's stdin ends: stdio's way to end a session
 	}()
-	err := p.pass(server, toClient, p.fromServer)
+	err := p.pass(server, clientWriter{toClient}, p.fromServer, p.tooLong)
 	p.writeTotals()
+	var we writeError
+	if err != nil && !errors.As(err, &we) {
+		err = fmt.Errorf("cannot read the server: %s", cli.PathErrText(err))
+	}
 	return err
 }
+
+// clientWriter says which side a failed write was to.
+type clientWriter struct{ w io.Writer }
+
+func (c clientWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if err != nil {
+		err = writeError{err}
+	}
+	return n, err
+}
+
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return "cannot write to the client: " + cli.PathErrText(e.err) }
+func (e writeError) Unwrap() error { return e.err }
 
 // Totals returns the sums so far.
 func (p *Proxy) Totals() Totals {
@@ -97,8 +122,9 @@ func (p *Proxy) Totals() Totals {
 }
 
 // pass copies messages from r to w, each line through look; a line
-// longer than maxMessage is copied as it comes.
-func (p *Proxy) pass(r io.Reader, w io.Writer, look func([]byte) []byte) error {
+// longer than maxMessage is copied as it comes, its first maxMessage
+// bytes given to tooLong (when not nil) first.
+func (p *Proxy) pass(r io.Reader, w io.Writer, look func([]byte) []byte, tooLong func([]byte)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
@@ -108,6 +134,9 @@ func (p *Proxy) pass(r io.Reader, w io.Writer, look func([]byte) []byte) error {
 			line = append(line, chunk...)
 			if len(line) > p.maxMessage {
 				// Too long to hold: on as it comes, to its end.
+				if tooLong != nil {
+					tooLong(line)
+				}
 				if _, werr := w.Write(line); werr != nil {
 					return werr
 				}
@@ -175,38 +204,123 @@ func (p *Proxy) fromClient(msg []byte) []byte {
 	if req.Method == "notifications/cancelled" {
 		// The server need not answer a request cancelled.
 		var params struct {
-			RequestID any `json:"requestId"`
+			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(req.Params, &params) == nil {
-			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
+			if key, ok := idKey(params.RequestID); ok {
 				p.mu.Lock()
-				delete(p.pending, id)
+				delete(p.pending, key)
 				p.mu.Unlock()
 			}
 		}
 		return msg
 	}
-	p.mu.Lock()
-	full := len(p.pending) >= maxPending
-	p.mu.Unlock()
-	if !req.ID.IsValid() || full {
+	if !req.ID.IsValid() || (req.Method != "tools/call" && (req.Method != "tools/list" || !p.describe)) {
 		return msg
 	}
-	switch {
-	case req.Method == "tools/call":
+	// The id as the client wrote it: jsonrpc.ID makes 1.5 the id 1.
+	var raw struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &raw) != nil {
+		return msg
+	}
+	key, ok := idKey(raw.ID)
+	if !ok {
+		return msg
+	}
+	pend := pending{list: true}
+	if req.Method == "tools/call" {
 		var params struct {
 			Name string `json:"name"`
 		}
 		json.Unmarshal(req.Params, &params)
-		p.mu.Lock()
-		p.pending[req.ID] = pending{tool: params.Name}
-		p.mu.Unlock()
-	case req.Method == "tools/list" && p.describe:
-		p.mu.Lock()
-		p.pending[req.ID] = pending{list: true}
-		p.mu.Unlock()
+		pend = pending{tool: params.Name}
 	}
+	p.mu.Lock()
+	if len(p.pending) < maxPending {
+		p.pending[key] = pend
+	}
+	p.mu.Unlock()
 	return msg
+}
+
+// idKey is the key of a request's id, given as JSON text: a string's
+// value, or a number's. An integer is its digits; any other number, its
+// float64 value, so that ids a server writes back in its own way (1.0 as
+// 1) meet, and different ids (1.5 and 1) never do. ok is false for any
+// other value.
+func idKey(raw []byte) (key string, ok bool) {
+	raw = jsonv.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		s, err := jsontext.AppendUnquote([]byte{'s'}, raw)
+		return string(s), err == nil
+	}
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return "", false
+	}
+	if !bytes.ContainsAny(raw, ".eE") {
+		if string(raw) == "-0" {
+			raw = raw[1:]
+		}
+		return "n" + string(raw), true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return "", false
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return "n" + strconv.FormatInt(int64(f), 10), true
+	}
+	return "f" + strconv.FormatFloat(f, 'g', -1, 64), true
+}
+
+// take removes the request whose id is raw from those waiting, and
+// returns it.
+func (p *Proxy) take(raw []byte) (pending, bool) {
+	key, ok := idKey(raw)
+	if !ok {
+		return pending{}, false
+	}
+	p.mu.Lock()
+	pend, ok := p.pending[key]
+	delete(p.pending, key)
+	p.mu.Unlock()
+	return pend, ok
+}
+
+// tooLong forgets the request that a message too long to look into (its
+// first bytes, prefix) answers, when its id comes before its result, and
+// logs a tools/call's result as left alone.
+func (p *Proxy) tooLong(prefix []byte) {
+	d := jsontext.NewDecoder(bytes.NewReader(prefix))
+	if d.PeekKind() != '{' {
+		return
+	}
+	d.ReadToken()
+	for d.PeekKind() == '"' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return
+		}
+		if tok.String() != "id" {
+			if d.SkipValue() != nil {
+				return
+			}
+			continue
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return
+		}
+		if pend, ok := p.take(v); ok && !pend.list {
+			p.record(Call{Tool: pend.tool, ID: bytes.Clone(v), Choice: "unchanged", Why: fmt.Sprintf("a message over %d bytes, passed on as it came", p.maxMessage)})
+		}
+		return
+	}
 }
 
 // fromServer rewrites the result of a response to a request fromClient
@@ -222,54 +336,64 @@ func (p *Proxy) fromServer(msg []byte) []byte {
 	var idSpan, result span
 	var sh shape
 	var shapeErr error
-	d := jsontext.NewDecoder(bytes.NewReader(msg))
-	if d.PeekKind() != '{' {
+	answer := false // a result or an error: not a request
+	valid := func() bool {
+		d := jsontext.NewDecoder(bytes.NewReader(msg))
+		if d.PeekKind() != '{' {
+			return false
+		}
+		d.ReadToken()
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return false
+			}
+			switch tok.String() {
+			case "id":
+				v, err := d.ReadValue()
+				if err != nil {
+					return false
+				}
+				end := int(d.InputOffset())
+				idSpan = span{end - len(v), end}
+			case "method":
+				return false // a request or a notification
+			case "result":
+				answer = true
+				start := int(d.InputOffset())
+				shapeErr = scanResult(d, &sh)
+				result = span{start, int(d.InputOffset())}
+				if shapeErr != nil && shapeErr != errShape {
+					return false // not valid JSON
+				}
+			case "error":
+				answer = true
+				if err := d.SkipValue(); err != nil {
+					return false
+				}
+			default:
+				if err := d.SkipValue(); err != nil {
+					return false
+				}
+			}
+		}
+		_, err := d.ReadToken()
+		return err == nil
+	}()
+	if idSpan.end == 0 {
 		return msg
 	}
-	d.ReadToken()
-	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
-		if err != nil {
+	if !valid {
+		// A broken answer: passed on as it came, its request forgotten.
+		if !answer {
 			return msg
 		}
-		switch tok.String() {
-		case "id":
-			v, err := d.ReadValue()
-			if err != nil {
-				return msg
-			}
-			end := int(d.InputOffset())
-			idSpan = span{end - len(v), end}
-		case "method":
-			return msg // a request or a notification
-		case "result":
-			start := int(d.InputOffset())
-			shapeErr = scanResult(d, &sh)
-			result = span{start, int(d.InputOffset())}
-			if shapeErr != nil && shapeErr != errShape {
-				return msg // not valid JSON
-			}
-		default:
-			if err := d.SkipValue(); err != nil {
-				return msg
-			}
+		if pend, ok := p.take(idSpan.of(msg)); ok && !pend.list {
+			p.record(Call{Tool: pend.tool, ID: bytes.Clone(idSpan.of(msg)), Choice: "unchanged", Why: "not valid JSON"})
 		}
-	}
-	if _, err := d.ReadToken(); err != nil || idSpan.end == 0 {
 		return msg
 	}
-	var raw any
-	if json.Unmarshal(idSpan.of(msg), &raw) != nil {
-		return msg
-	}
-	id, err := jsonrpc.MakeID(raw)
-	if err != nil {
-		return msg
-	}
-	p.mu.Lock()
-	pend, ok := p.pending[id]
-	delete(p.pending, id)
-	p.mu.Unlock()
+	pend, ok := p.take(idSpan.of(msg))
 	if !ok {
 		return msg
 	}

@@ -177,8 +177,61 @@ func TestProxyPassesLongMessages(t *testing.T) {
 		t.Fatalf("the long message changed (%d lines)", len(lines))
 	}
 	checkRewrite(t, result("2", rows, ""), lines[1])
-	if len(log) != 2 || log[0]["tool"] != "small" {
-		t.Errorf("log %v: want the small call alone, then the totals", log)
+	// The long one is logged as left alone: the id came before it was
+	// too long.
+	if len(log) != 3 || log[0]["tool"] != "big" || log[0]["rewritten"] != false || !strings.Contains(fmt.Sprint(log[0]["why"]), "over 102400 bytes") || log[1]["tool"] != "small" {
+		t.Errorf("log %v: want the big call left alone, the small one, then the totals", log)
+	}
+}
+
+// Ids that differ are told apart, though the SDK's jsonrpc.ID would make
+// 1.5 and 1 the same; a number's way of writing does not matter.
+func TestProxyIDsKeptApart(t *testing.T) {
+	client := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{}}` + "\n" +
+		callLine("1.5", "a") +
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"resources/read","params":{}}` + "\n" +
+		callLine("9007199254740992", "b") +
+		callLine(`"1"`, "c") +
+		callLine("20", "d")
+	notMine := result("1", rows, "") + result("9007199254740993", rows, "")
+	script := notMine + result("1.5", rows, "") + result("9007199254740992", rows, "") + result(`"1"`, rows, "") + result("2.0e1", rows, "")
+	_, down, log := session(t, Options{}, 0, client, script)
+	lines := strings.SplitAfter(down, "\n")
+	if got := lines[0] + lines[1]; got != notMine {
+		t.Errorf("answers to other requests changed:\n%s", got)
+	}
+	for i, id := range []string{"1.5", "9007199254740992", `"1"`, "2.0e1"} {
+		checkRewrite(t, result(id, rows, ""), lines[2+i])
+	}
+	if len(log) != 5 || log[0]["tool"] != "a" || log[1]["tool"] != "b" || log[2]["tool"] != "c" || log[3]["tool"] != "d" {
+		t.Errorf("log %v", log)
+	}
+}
+
+// A broken answer goes on as it came; its call is logged and forgotten.
+func TestProxyBrokenAnswer(t *testing.T) {
+	client := callLine("1", "broken")
+	script := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"a\": 1}"}]}` + "\n" +
+		result("1", rows, "") // a second answer: no request waits for it
+	_, down, log := session(t, Options{}, 0, client, script)
+	if down != script {
+		t.Errorf("got\n%s\nwant\n%s", down, script)
+	}
+	if len(log) != 2 || log[0]["why"] != "not valid JSON" || log[1]["calls"] != 1.0 {
+		t.Errorf("log %v", log)
+	}
+}
+
+// Python writes NaN and Infinity in what it calls JSON; TOON has no such
+// numbers (they would become null): such a text stays as it is.
+func TestProxyLeavesNonFinite(t *testing.T) {
+	for _, among := range [][]string{nil, {"toon-comma", "toon-tab"}} {
+		client := callLine("1", "py")
+		script := result("1", `{"rows": [{"x": 1.5, "y": NaN}, {"x": Infinity, "y": -Infinity}]}`, "")
+		_, down, log := session(t, Options{Among: among}, 0, client, script)
+		if down != script || log[0]["rewritten"] != false {
+			t.Errorf("among %v: got\n%s\nlog %v", among, down, log[0])
+		}
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/stats"
 	"github.com/toonkit/toonkit/internal/tokens"
-	"github.com/toonkit/toonkit/toon"
+	"github.com/toonkit/toonkit/internal/toonx"
+	_ "github.com/toonkit/toonkit/toon" // toonx's encoder
 )
 
 // Options configure a Rewriter (and a Proxy).
@@ -335,8 +336,14 @@ func (rw *Rewriter) cheapest(t []byte) (out []byte, form string, after tokens.Co
 		var err error
 		if f == stats.TOONComma && len(rw.among) == 1 {
 			// The encoder checks the JSON itself (RFC 8259, no name
-			// twice): not checked once more first.
-			err = toon.FromJSON(&rw.buf, t, toon.MarshalOptions{IndentSize: rw.opts.IndentSize})
+			// twice): not checked once more first. It takes NaN and
+			// Infinity too, as Python writes them, and makes them null:
+			// such a text is not JSON, and stays.
+			nonFinite := 0
+			err = toonx.FromJSON(&rw.buf, t, toonx.EncodeOptions{IndentSize: rw.opts.IndentSize, NonFinite: func(n int) { nonFinite = n }})
+			if err == nil && nonFinite > 0 {
+				return nil, "", after, "not JSON"
+			}
 		} else {
 			unavailable, err = stats.Encode(&rw.buf, t, f, opts)
 		}

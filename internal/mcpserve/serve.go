@@ -91,7 +91,7 @@ type EncodeArgs struct {
 // DecodeArgs are the decode tool's.
 type DecodeArgs struct {
 	TOON   string `json:"toon" jsonschema:"the TOON document to decode"`
-	Indent int    `json:"indent,omitempty" jsonschema:"spaces per indentation level the document uses (default 2)"`
+	Indent int    `json:"indent,omitempty" jsonschema:"spaces per indentation level the document uses, 1 to 16 (default 2)"`
 	Strict *bool  `json:"strict,omitempty" jsonschema:"strict mode, as the TOON spec defines it (default true)"`
 }
 
@@ -116,8 +116,12 @@ type ValidateArgs struct {
 	Schema string `json:"schema,omitempty" jsonschema:"a JSON Schema (as text) that the input's value must meet"`
 }
 
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+// result is a tool's answer, s, unless it passes MaxOutput.
+func (t *tools) result(s string) (*mcp.CallToolResult, any, error) {
+	if len(s) > t.opts.MaxOutput {
+		return nil, nil, fmt.Errorf("%w of %d bytes", errOutput, t.opts.MaxOutput)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}, nil, nil
 }
 
 // bounded checks the string arguments against MaxInput.
@@ -130,20 +134,25 @@ func (t *tools) bounded(args map[string]string) error {
 	return nil
 }
 
-// capped is a writer that fails past MaxOutput bytes.
+// capped is a writer that fails past MaxOutput bytes: it has Write
+// alone (no WriteString, no ReadFrom), so that every writer's path to it
+// is checked.
 type capped struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 }
 
 var errOutput = errors.New("the result passes the output limit")
 
 func (c *capped) Write(p []byte) (int, error) {
-	if c.Len()+len(p) > c.max {
+	if c.buf.Len()+len(p) > c.max {
 		return 0, fmt.Errorf("%w of %d bytes", errOutput, c.max)
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
+
+func (c *capped) Bytes() []byte  { return c.buf.Bytes() }
+func (c *capped) String() string { return c.buf.String() }
 
 func (t *tools) out() *capped { return &capped{max: t.opts.MaxOutput} }
 
@@ -152,8 +161,8 @@ func (t *tools) encode(_ context.Context, _ *mcp.CallToolRequest, a EncodeArgs) 
 		return nil, nil, err
 	}
 	mo := toon.MarshalOptions{IndentSize: a.Indent}
-	if a.Indent != 0 && (a.Indent < 1 || a.Indent > 16) {
-		return nil, nil, fmt.Errorf("indent: must be from 1 to 16, found %d", a.Indent)
+	if err := checkIndent(a.Indent); err != nil {
+		return nil, nil, err
 	}
 	switch a.Delimiter {
 	case "", "comma":
@@ -171,11 +180,22 @@ func (t *tools) encode(_ context.Context, _ *mcp.CallToolRequest, a EncodeArgs) 
 	if err := toon.FromJSON(w, []byte(a.JSON), mo); err != nil {
 		return nil, nil, fmt.Errorf("json: %w", err)
 	}
-	return text(w.String()), nil, nil
+	return t.result(w.String())
+}
+
+// checkIndent checks an indent argument: 0 (the default, 2) or 1 to 16.
+func checkIndent(n int) error {
+	if n != 0 && (n < 1 || n > 16) {
+		return fmt.Errorf("indent: must be from 1 to 16, found %d", n)
+	}
+	return nil
 }
 
 func (t *tools) decode(_ context.Context, _ *mcp.CallToolRequest, a DecodeArgs) (*mcp.CallToolResult, any, error) {
 	if err := t.bounded(map[string]string{"toon": a.TOON}); err != nil {
+		return nil, nil, err
+	}
+	if err := checkIndent(a.Indent); err != nil {
 		return nil, nil, err
 	}
 	uo := toon.UnmarshalOptions{IndentSize: a.Indent, NonStrict: a.Strict != nil && !*a.Strict}
@@ -187,7 +207,7 @@ func (t *tools) decode(_ context.Context, _ *mcp.CallToolRequest, a DecodeArgs) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("toon: %w", err)
 	}
-	return text(string(js)), nil, nil
+	return t.result(string(js))
 }
 
 func (t *tools) stats(_ context.Context, _ *mcp.CallToolRequest, a StatsArgs) (*mcp.CallToolResult, any, error) {
@@ -208,7 +228,7 @@ func (t *tools) stats(_ context.Context, _ *mcp.CallToolRequest, a StatsArgs) (*
 	if err != nil {
 		return nil, nil, fmt.Errorf("json: %w", err)
 	}
-	return text(string(rep.AppendJSON(nil))), nil, nil
+	return t.result(string(rep.AppendJSON(nil)))
 }
 
 func (t *tools) query(ctx context.Context, _ *mcp.CallToolRequest, a QueryArgs) (*mcp.CallToolResult, any, error) {
@@ -273,7 +293,7 @@ func (t *tools) query(ctx context.Context, _ *mcp.CallToolRequest, a QueryArgs) 
 			}
 		}
 	}
-	return text(strings.TrimSuffix(w.String(), "\n")), nil, nil
+	return t.result(strings.TrimSuffix(w.String(), "\n"))
 }
 
 // oneValue checks that s is one JSON value, as toonkit's readers do: an
@@ -295,9 +315,11 @@ func (t *tools) oneValue(s string) error {
 	return nil
 }
 
+// looksJSON reports whether b starts as JSON does: '{', '"', or a '['
+// that is not a TOON root array's header ("[2]{a,b}:", "[3]: 1,2,3").
 func looksJSON(b []byte) bool {
 	t := jsonv.TrimSpace(b)
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[' || t[0] == '"')
+	return len(t) > 0 && t[0] == '"' || codec.DetectWhole(b).Format == codec.JSON
 }
 
 func (t *tools) validate(_ context.Context, _ *mcp.CallToolRequest, a ValidateArgs) (*mcp.CallToolResult, any, error) {
@@ -307,9 +329,11 @@ func (t *tools) validate(_ context.Context, _ *mcp.CallToolRequest, a ValidateAr
 	const name = "input"
 	w := t.out()
 	var findings int
+	var werr error // the output's limit passed: the report would be cut short
 	emit := func(f validate.Finding) bool {
 		findings++
-		return validate.WriteText(w, f, nil) == nil
+		werr = validate.WriteText(w, f, nil)
+		return werr == nil
 	}
 	in := []byte(a.Input)
 	format := codec.Format(a.As)
@@ -320,6 +344,9 @@ func (t *tools) validate(_ context.Context, _ *mcp.CallToolRequest, a ValidateAr
 		}
 	}
 	if a.Schema != "" {
+		if format != codec.TOON && format != codec.JSON {
+			return nil, nil, fmt.Errorf("as: with a schema, the input is toon or json, not %q", a.As)
+		}
 		us, err := validate.UserSchemaOf("schema.json", []byte(a.Schema))
 		if err != nil {
 			return nil, nil, fmt.Errorf("schema: %w", err)
@@ -347,8 +374,11 @@ func (t *tools) validate(_ context.Context, _ *mcp.CallToolRequest, a ValidateAr
 			return nil, nil, err
 		}
 	}
-	if findings == 0 {
-		return text("valid: no findings\n"), nil, nil
+	if werr != nil {
+		return nil, nil, werr
 	}
-	return text(w.String()), nil, nil
+	if findings == 0 {
+		return t.result("valid: no findings\n")
+	}
+	return t.result(w.String())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,5 +97,67 @@ func TestToolList(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "decode encode query stats validate" {
 		t.Errorf("tools %v", names)
+	}
+}
+
+// serveSession runs the server over Transport on a session piped in, as
+// `toonkit mcp serve < session` does, and returns what it wrote. A
+// session that does not end fails the test after a minute.
+func serveSession(t *testing.T, opts Options, session string) string {
+	t.Helper()
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- NewServer(opts).Run(context.Background(), Transport(strings.NewReader(session), &out, 1<<20))
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not end at the end of its input")
+	}
+	return out.String()
+}
+
+const initLines = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`
+
+// Every request read before the input ends is answered, then the server
+// ends: also when two requests share an id (which the SDK answers once),
+// and when a request was cancelled.
+func TestServeDrainsAtEOF(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"encode","arguments":{"json":"[1,2]"}}}` + "\n"
+	out := serveSession(t, Options{}, initLines+call+call+`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"encode","arguments":{"json":"[3]"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`+"\n")
+	if !strings.Contains(out, `"id":"init"`) || !strings.Contains(out, `"id":7`) {
+		t.Errorf("answers:\n%s", out)
+	}
+}
+
+// A validate call with a schema takes toon or json alone; decode's indent
+// is 1 to 16; query tells a TOON root array from JSON; a long report is
+// an error, not a result past --max-output.
+func TestToolBounds(t *testing.T) {
+	cs := connect(t, Options{MaxOutput: 200})
+	for _, c := range []struct {
+		tool  string
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{"validate", map[string]any{"input": "a: 1", "as": "bogus", "schema": `{}`}, `as: with a schema, the input is toon or json, not "bogus"`, true},
+		{"validate", map[string]any{"input": "a: 1", "as": "chiffon", "schema": `{}`}, `as: with a schema, the input is toon or json`, true},
+		{"decode", map[string]any{"toon": "a: 1", "indent": -3}, "indent: must be from 1 to 16, found -3", true},
+		{"decode", map[string]any{"toon": "a: 1", "indent": 99}, "indent: must be from 1 to 16, found 99", true},
+		{"query", map[string]any{"filter": ".[1].b", "input": "[2]{a,b}:\n  1,x\n  2,y"}, `"y"`, false},
+		{"query", map[string]any{"filter": "length", "input": "[3]: 1,2,3"}, "3", false},
+		{"query", map[string]any{"filter": "length", "input": "[1,2]"}, "2", false},
+		{"validate", map[string]any{"input": strings.Repeat("a[3]: 1,2\n", 20)}, "the result passes the output limit of 200 bytes", true},
+		{"stats", map[string]any{"json": `[{"a":1}]`}, "the result passes the output limit of 200 bytes", true},
+	} {
+		got, isErr := call(t, cs, c.tool, c.args)
+		if isErr != c.isErr || !strings.Contains(got, c.want) || !c.isErr && got != c.want {
+			t.Errorf("%s %v: %q (error %v), want %q (error %v)", c.tool, c.args, got, isErr, c.want, c.isErr)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -37,40 +38,67 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return d, nil
 }
 
-// drainConn counts the requests read and the responses written; at the
-// end of the input, Read waits until they are even.
+// drainConn keeps the ids of the requests read and not yet answered; at
+// the end of the input, Read waits until none is left. A request
+// cancelled (notifications/cancelled) is not waited for: the SDK need not
+// answer it. Two requests of one id, which the SDK answers once, are one.
 type drainConn struct {
 	mcp.Connection
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending int
+	pending map[jsonrpc.ID]bool
 }
 
 func (d *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := d.Connection.Read(ctx)
 	if errors.Is(err, io.EOF) {
+		stop := context.AfterFunc(ctx, func() {
+			d.mu.Lock()
+			d.cond.Broadcast()
+			d.mu.Unlock()
+		})
+		defer stop()
 		d.mu.Lock()
-		for d.pending > 0 && ctx.Err() == nil {
+		for len(d.pending) > 0 && ctx.Err() == nil {
 			d.cond.Wait()
 		}
 		d.mu.Unlock()
 		return nil, err
 	}
-	if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
+	req, ok := m.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case req.ID.IsValid():
 		d.mu.Lock()
-		d.pending++
+		if d.pending == nil {
+			d.pending = map[jsonrpc.ID]bool{}
+		}
+		d.pending[req.ID] = true
 		d.mu.Unlock()
+	case req.Method == "notifications/cancelled":
+		var params struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &params) == nil {
+			if id, err := jsonrpc.MakeID(params.RequestID); err == nil {
+				d.answered(id)
+			}
+		}
 	}
 	return m, err
 }
 
 func (d *drainConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	err := d.Connection.Write(ctx, m)
-	if _, ok := m.(*jsonrpc.Response); ok {
-		d.mu.Lock()
-		d.pending--
-		d.cond.Broadcast()
-		d.mu.Unlock()
+	if r, ok := m.(*jsonrpc.Response); ok {
+		d.answered(r.ID)
 	}
 	return err
+}
+
+func (d *drainConn) answered(id jsonrpc.ID) {
+	d.mu.Lock()
+	delete(d.pending, id)
+	d.cond.Broadcast()
+	d.mu.Unlock()
 }
