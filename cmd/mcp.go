@@ -78,6 +78,9 @@ client closes stdin, the server's stdin is closed, and the server has
 --kill-after to exit before its process group is ended. A signal (Ctrl-C)
 ends the server's process group first.
 
+A server on streamable HTTP is run through a stdio bridge:
+toonkit mcp proxy -- npx -y mcp-remote https://example.com/mcp
+
 EXIT STATUS
   the server's exit status (0 when it exited cleanly)
   1  the server was killed by a signal

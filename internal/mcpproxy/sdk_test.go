@@ -19,7 +19,8 @@ const moduleRoot = "../.."
 
 // The official MCP TypeScript SDK's client drives the real toonkit binary:
 // `toonkit mcp proxy` in front of the reference server, server-everything,
-// and `toonkit mcp serve`. The SDK, the server and the reference TOON
+// on stdio and, through the bridge mcp-remote, on streamable HTTP; and
+// `toonkit mcp serve`. The SDK, the server and the reference TOON
 // library are the versions pinned in testdata/mcp, installed with npm ci by
 // toonref.NPM; testdata/mcp/driver.mjs makes the checks (its output names
 // each, ok or FAIL) and exits 1 when one failed. Without node or npm the
@@ -51,6 +52,11 @@ func TestSDK(t *testing.T) {
 	})
 	t.Run("serve", func(t *testing.T) {
 		runDriver(t, node, dir, "serve", bin)
+	})
+	// A streamable-HTTP server, through the stdio bridge the docs name.
+	t.Run("remote", func(t *testing.T) {
+		bridge := filepath.Join(modules, "node_modules", "mcp-remote", "dist", "proxy.js")
+		runDriver(t, node, dir, "remote", bin, entry, bridge, filepath.Join(t.TempDir(), "remote.ndjson"))
 	})
 }
 

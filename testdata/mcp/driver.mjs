@@ -3,12 +3,18 @@
 //
 //	node driver.mjs proxy TOONKIT_BIN SERVER_ENTRY LOGFILE
 //	node driver.mjs serve TOONKIT_BIN
+//	node driver.mjs remote TOONKIT_BIN SERVER_ENTRY BRIDGE_ENTRY LOGFILE
 //
 // proxy runs `TOONKIT_BIN mcp proxy --log LOGFILE -- node SERVER_ENTRY stdio`
 // in front of the reference server, server-everything (SERVER_ENTRY is its
 // dist/index.js), and compares what the client gets through it with what it
 // gets from the same server directly. serve runs `TOONKIT_BIN mcp serve` and
-// calls each of its tools.
+// calls each of its tools. remote starts server-everything as a
+// streamable-HTTP server and runs `TOONKIT_BIN mcp proxy --log LOGFILE --
+// node BRIDGE_ENTRY URL` (BRIDGE_ENTRY is mcp-remote's dist/proxy.js, the
+// stdio bridge docs/commands/mcp.md names for such servers), and compares
+// what the client gets through both with what it gets from the server
+// directly, over HTTP.
 //
 // It prints one line per check, "ok NAME" or "FAIL NAME: why" (a why of
 // several lines goes on in lines indented by four spaces), and exits 1 when
@@ -17,11 +23,16 @@
 // folder that links node_modules to the cached npm install.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -404,6 +415,125 @@ async function proxy(toonkit, entry, logfile) {
   await closeAndExit(direct, "server-everything", true).catch((e) => console.log(`note: ${e.message}`));
 }
 
+// freePort returns a TCP port on 127.0.0.1 that no one listened on a
+// moment ago.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// startHTTPServer starts server-everything as a streamable-HTTP server on
+// port and resolves once it says it listens (its stderr is passed on).
+function startHTTPServer(entry, port) {
+  const child = spawn(process.execPath, [entry, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "inherit", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`server-everything streamableHttp did not listen on ${port}: ${said}`));
+    }, TIMEOUT.timeout);
+    child.once("exit", (code, signal) => reject(new Error(`server-everything streamableHttp exited (${code}, ${signal}): ${said}`)));
+    child.stderr.on("data", (b) => {
+      process.stderr.write(b);
+      said += b;
+      if (said.includes(`listening on port ${port}`)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+// remote checks the proxy in front of a stdio bridge to a streamable-HTTP
+// server, against the client talking to that server directly.
+async function remote(toonkit, entry, bridge, logfile) {
+  // mcp-remote keeps its OAuth state in a folder of its own: not $HOME.
+  const authDir = mkdtempSync(join(tmpdir(), "toonkit-mcp-remote-"));
+  const servers = [];
+  try {
+    await remoteChecks(toonkit, entry, bridge, logfile, authDir, servers);
+  } finally {
+    // The HTTP server is no child of a client: it is ended here, whatever
+    // failed.
+    for (const s of servers) s.kill();
+    rmSync(authDir, { recursive: true, force: true });
+  }
+}
+
+async function remoteChecks(toonkit, entry, bridge, logfile, authDir, servers) {
+  const node = process.execPath;
+  let direct, viaProxy;
+  await check("remote initialize through mcp-remote", async () => {
+    const port = await freePort();
+    servers.push(await startHTTPServer(entry, port));
+    const url = `http://127.0.0.1:${port}/mcp`;
+    direct = newClient("direct-http");
+    await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const env = { ...getDefaultEnvironment(), MCP_REMOTE_CONFIG_DIR: authDir };
+    viaProxy = await connect("via-proxy-remote", toonkit, ["mcp", "proxy", "--log", logfile, "--", node, bridge, url, "--transport", "http-only"], env);
+    const info = viaProxy.getServerVersion();
+    assert.equal(info?.name, "mcp-servers/everything", `serverInfo ${JSON.stringify(info)} is not server-everything's`);
+    assert.deepEqual(info, direct.getServerVersion(), "serverInfo differs from the direct server's");
+    assert.deepEqual(viaProxy.getServerCapabilities(), direct.getServerCapabilities(), "capabilities differ from the direct server's");
+  });
+  if (!viaProxy) return;
+  await check("remote tools/list is the server's", async () => {
+    assert.deepEqual(await viaProxy.listTools(undefined, TIMEOUT), await direct.listTools(undefined, TIMEOUT));
+  });
+  await check("remote get-env: JSON text comes back as TOON of the same value", async () => {
+    // One server answers both: the same environment.
+    const params = { name: "get-env", arguments: {} };
+    const want = await direct.callTool(params, undefined, TIMEOUT);
+    const got = await viaProxy.callTool(params, undefined, TIMEOUT);
+    assert.equal(got.content.length, want.content.length, "the number of content blocks changed");
+    const text = texts(got);
+    assert.notEqual(text, texts(want), "the text was not rewritten");
+    assert.deepEqual(toonDecode(text), JSON.parse(texts(want)), `the rewritten text ${JSON.stringify(text)} is not the value`);
+  });
+  await check("remote error results and plain text are unchanged", async () => {
+    for (const params of [
+      { name: "get-sum", arguments: { a: "not a number", b: 1 } },
+      { name: "echo", arguments: { message: "hello through the bridge" } },
+    ]) {
+      const want = await direct.callTool(params, undefined, TIMEOUT);
+      assert.deepEqual(await viaProxy.callTool(params, undefined, TIMEOUT), want, `${params.name} differs`);
+    }
+  });
+  await check("remote progress notifications reach the client", async () => {
+    const progress = [];
+    const got = await viaProxy.callTool(
+      { name: "trigger-long-running-operation", arguments: { duration: 1, steps: 2 } },
+      undefined,
+      { ...TIMEOUT, onprogress: (p) => progress.push(p) },
+    );
+    assert.equal(texts(got), "Long running operation completed. Duration: 1 seconds, Steps: 2.");
+    assert.deepEqual(progress[0], { progress: 1, total: 2 }, "the first progress");
+  });
+  await check("remote sampling: the server's request reaches the client, its answer the server", async () => {
+    const got = await viaProxy.callTool({ name: "trigger-sampling-request", arguments: { prompt: "toonkit remote prompt", maxTokens: 10 } }, undefined, TIMEOUT);
+    assert.equal(viaProxy.seen.sampling.length, 1, "the client got no sampling/createMessage");
+    assert.ok(texts(got).includes(SAMPLING_ANSWER), `the tool result lacks the client's answer: ${JSON.stringify(got)}`);
+  });
+  await check("remote log: get-env rewritten", async () => {
+    await viaProxy.close();
+    await viaProxy.exited;
+    const records = readFileSync(logfile, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+    const line = records.find((r) => r.tool === "get-env");
+    assert.ok(line && line.rewritten === true && line.after.tokens < line.before.tokens, `get-env's line: ${JSON.stringify(line)}`);
+    assert.equal(records[records.length - 1].event, "total", "the totals line is not the last");
+  });
+  await direct.close();
+}
+
 // serveTool calls one of toonkit mcp serve's tools.
 const serveCall = (client, name, args) => client.callTool({ name, arguments: args }, undefined, TIMEOUT);
 
@@ -550,8 +680,10 @@ if (mode === "proxy" && args.length === 3) {
   await proxy(...args);
 } else if (mode === "serve" && args.length === 1) {
   await serve(...args);
+} else if (mode === "remote" && args.length === 4) {
+  await remote(...args);
 } else {
-  console.error("usage: node driver.mjs proxy TOONKIT_BIN SERVER_ENTRY LOGFILE | serve TOONKIT_BIN");
+  console.error("usage: node driver.mjs proxy TOONKIT_BIN SERVER_ENTRY LOGFILE | serve TOONKIT_BIN | remote TOONKIT_BIN SERVER_ENTRY BRIDGE_ENTRY LOGFILE");
   process.exit(2);
 }
 if (failed > 0) {
