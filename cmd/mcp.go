@@ -64,10 +64,10 @@ TOON when that takes fewer tokens on --tokenizer, by at least --min-saving
 percent of them. With --to cheapest, the form is the cheapest of those
 convert --to cheapest chooses from (compact and indented JSON, TOON with
 each delimiter), or of --among's (tabular is Genesis A2A's table, offered
-only where it reads back exactly). The value stays exact. Left alone: structuredContent,
-results with isError, text that is not JSON, images, resources, and every
-other message (progress, cancellation, pings, and the server's own requests:
-sampling, elicitation, roots).
+only where it reads back exactly). The value stays exact. Left alone:
+structuredContent, results with isError, text that is not JSON, images,
+resources, and every other message (progress, cancellation, pings, and the
+server's own requests: sampling, elicitation, roots).
 
 Each tools/call is logged as one JSON line (on stderr, or appended to --log
 FILE; --log - for none): the tool, its bytes and tokens before and after,

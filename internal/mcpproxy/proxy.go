@@ -301,26 +301,20 @@ func (p *Proxy) tooLong(prefix []byte) {
 		return
 	}
 	d.ReadToken()
-	for d.PeekKind() == '"' {
-		tok, err := d.ReadToken()
-		if err != nil {
-			return
-		}
-		if tok.String() != "id" {
-			if d.SkipValue() != nil {
-				return
-			}
-			continue
+	// The prefix ends inside a member: this stops there, or at the id.
+	eachMember(d, func(name string) error {
+		if name != "id" {
+			return d.SkipValue()
 		}
 		v, err := d.ReadValue()
 		if err != nil {
-			return
+			return err
 		}
 		if pend, ok := p.take(v); ok && !pend.list {
 			p.record(Call{Tool: pend.tool, ID: bytes.Clone(v), Choice: "unchanged", Why: fmt.Sprintf("a message over %d bytes, passed on as it came", p.maxMessage)})
 		}
-		return
-	}
+		return errShape // the id found: no more to read
+	})
 }
 
 // fromServer rewrites the result of a response to a request fromClient
@@ -343,42 +337,33 @@ func (p *Proxy) fromServer(msg []byte) []byte {
 			return false
 		}
 		d.ReadToken()
-		for d.PeekKind() != '}' {
-			tok, err := d.ReadToken()
-			if err != nil {
-				return false
-			}
-			switch tok.String() {
+		return eachMember(d, func(name string) error {
+			switch name {
 			case "id":
 				v, err := d.ReadValue()
 				if err != nil {
-					return false
+					return err
 				}
 				end := int(d.InputOffset())
 				idSpan = span{end - len(v), end}
 			case "method":
-				return false // a request or a notification
+				return errShape // a request or a notification
 			case "result":
 				answer = true
 				start := int(d.InputOffset())
 				shapeErr = scanResult(d, &sh)
 				result = span{start, int(d.InputOffset())}
-				if shapeErr != nil && shapeErr != errShape {
-					return false // not valid JSON
+				if shapeErr != errShape {
+					return shapeErr // nil, or not valid JSON
 				}
 			case "error":
 				answer = true
-				if err := d.SkipValue(); err != nil {
-					return false
-				}
+				return d.SkipValue()
 			default:
-				if err := d.SkipValue(); err != nil {
-					return false
-				}
+				return d.SkipValue()
 			}
-		}
-		_, err := d.ReadToken()
-		return err == nil
+			return nil
+		}) == nil
 	}()
 	if idSpan.end == 0 {
 		return msg

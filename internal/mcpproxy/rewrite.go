@@ -156,12 +156,8 @@ func scanResult(d *jsontext.Decoder, sh *shape) error {
 		return errShape
 	}
 	d.ReadToken()
-	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
-		if err != nil {
-			return err
-		}
-		switch tok.String() {
+	return eachMember(d, func(name string) error {
+		switch name {
 		case "isError":
 			v, err := d.ReadValue()
 			if err != nil {
@@ -170,10 +166,7 @@ func scanResult(d *jsontext.Decoder, sh *shape) error {
 			sh.isError = string(v) == "true"
 		case "content":
 			if d.PeekKind() != '[' {
-				if err := d.SkipValue(); err != nil {
-					return err
-				}
-				continue
+				return d.SkipValue()
 			}
 			sh.content = true
 			d.ReadToken()
@@ -182,17 +175,13 @@ func scanResult(d *jsontext.Decoder, sh *shape) error {
 					return err
 				}
 			}
-			if _, err := d.ReadToken(); err != nil {
-				return err
-			}
+			_, err := d.ReadToken()
+			return err
 		default:
-			if err := d.SkipValue(); err != nil {
-				return err
-			}
+			return d.SkipValue()
 		}
-	}
-	_, err := d.ReadToken()
-	return err
+		return nil
+	})
 }
 
 // scanBlock reads one element of content, and notes it when it is a text
@@ -204,30 +193,23 @@ func scanBlock(d *jsontext.Decoder, sh *shape) error {
 	d.ReadToken()
 	isText := false
 	var text span
-	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
+	err := eachMember(d, func(name string) error {
+		if name != "type" && (name != "text" || d.PeekKind() != '"') {
+			return d.SkipValue()
+		}
+		v, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		switch name := tok.String(); {
-		case name == "type" || name == "text" && d.PeekKind() == '"':
-			v, err := d.ReadValue()
-			if err != nil {
-				return err
-			}
-			if name == "type" {
-				isText = string(v) == `"text"`
-			} else {
-				end := int(d.InputOffset())
-				text = span{end - len(v), end}
-			}
-		default:
-			if err := d.SkipValue(); err != nil {
-				return err
-			}
+		if name == "type" {
+			isText = string(v) == `"text"`
+		} else {
+			end := int(d.InputOffset())
+			text = span{end - len(v), end}
 		}
-	}
-	if _, err := d.ReadToken(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if isText && text.end > 0 {
@@ -427,23 +409,32 @@ func members(obj []byte, f func(name string, v span)) error {
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errShape
 	}
-	for d.PeekKind() != '}' {
-		tok, err := d.ReadToken()
-		if err != nil {
-			return err
-		}
-		name := tok.String() // before the next read voids the token
+	return eachMember(d, func(name string) error {
 		v, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
 		end := int(d.InputOffset())
 		f(name, span{end - len(v), end})
+		return nil
+	})
+}
+
+// eachMember reads the members of the object at d, whose '{' was read:
+// f is given each member's name and reads its value. Then the '}' is
+// read. An error of f's ends it, and is returned.
+func eachMember(d *jsontext.Decoder, f func(name string) error) error {
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		if err := f(tok.String()); err != nil {
+			return err
+		}
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return err
-	}
-	return nil
+	_, err := d.ReadToken()
+	return err
 }
 
 // elements calls f with the span of each element of the array at arr in
