@@ -36,10 +36,10 @@ type Counter struct {
 	counts Counts
 	err    error
 
-	known map[string]int32    // the counts of pieces met again
-	seen  map[uint64]struct{} // hashes of pieces met once
+	table pieceTable
 	seed  maphash.Seed
-	miss  []byte // pieces met once, to count together
+	hash  func(seed maphash.Seed, b []byte) uint64 // maphash.Bytes (the tests' own, to make hashes meet)
+	miss  []byte                                   // pieces met once, to count together
 }
 
 // chunk is half the size at which pending text is counted (a variable for
@@ -49,8 +49,8 @@ var chunk = 64 << 10
 // The bounds of the remembered pieces.
 const (
 	maxPiece = 48      // longer pieces are counted with the others
-	maxKnown = 1 << 16 // pieces whose count is remembered
-	maxSeen  = 1 << 18 // pieces met once that are remembered
+	maxSlots = 1 << 19 // the table's slots: at most half of them hold a piece
+	maxBytes = 4 << 20 // the bytes of the pieces whose count is remembered
 )
 
 // NewCounter returns a Counter with the named tokenizer.
@@ -66,7 +66,7 @@ func NewCounter(encoding string) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Counter{enc: enc, known: map[string]int32{}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}, nil
+	return &Counter{enc: enc, seed: maphash.MakeSeed(), hash: maphash.Bytes}, nil
 }
 
 // Write counts p. It fails only when the tokenizer does.
@@ -112,10 +112,15 @@ func (c *Counter) pieces(final bool) {
 	start := 0
 	// As safeCut, the last byte is not a piece's first: a cut is made
 	// only before a byte that has another after it, or at the end.
-	for p := 1; p < len(b)-1; p++ {
-		if safeCut(b[p-1], b[p]) {
-			c.piece(b[start:p])
-			start = p
+	if len(b) > 2 {
+		after := cutClass[b[0]] >> 8
+		for p := 1; p < len(b)-1; p++ {
+			k := cutClass[b[p]]
+			if after&k != 0 {
+				c.piece(b[start:p])
+				start = p
+			}
+			after = k >> 8
 		}
 	}
 	if final && start < len(b) {
@@ -135,25 +140,19 @@ func (c *Counter) piece(b []byte) {
 		return
 	}
 	if len(b) <= maxPiece {
-		if n, ok := c.known[string(b)]; ok {
-			c.counts.Tokens += int64(n)
+		s, known := c.table.find(c.hash(c.seed, b)|1, b)
+		switch {
+		case known:
+			c.counts.Tokens += int64(s.count)
 			return
-		}
-		h := maphash.Bytes(c.seed, b)
-		if _, ok := c.seen[h]; ok {
+		case s.hash != 0:
+			// Met once before (by its hash): counted alone from now on.
 			n, err := c.enc.Count(string(b))
-			if len(c.known) >= maxKnown {
-				clear(c.known)
-			}
-			c.known[string(b)] = int32(n)
 			c.counts.Tokens += int64(n)
 			c.err = err
+			c.table.remember(s, b, n)
 			return
 		}
-		if len(c.seen) >= maxSeen {
-			clear(c.seen)
-		}
-		c.seen[h] = struct{}{}
 	}
 	// Counted with the pieces before it, when the two meet at a safe cut.
 	if m := c.miss; len(m) > 0 && !safeCut(m[len(m)-1], b[0]) {
@@ -186,18 +185,39 @@ func (c *Counter) countMisses() {
 // digit and an apostrophe, every match ends and the next one begins. Also
 // after a line feed, before an ASCII character that is neither white space
 // nor '/' (the only characters a match may take after a line feed).
-func safeCut(prev, next byte) bool {
-	if next >= utf8.RuneSelf {
-		return false
+func safeCut(prev, next byte) bool { return cutClass[prev]>>8&cutClass[next] != 0 }
+
+// cutClass is, for each byte, its class (one bit: cutAlnum and the others)
+// in the low byte, and in the high byte the classes of the bytes before
+// which a text may be cut after it (safeCut).
+var cutClass = func() (t [256]uint16) {
+	const (
+		cutAlnum = 1 << iota
+		cutApostrophe
+		cutLineFeed
+		cutSpace // white space but a line feed, and '/'
+		cutOther // the other ASCII characters
+		// and none for the bytes of a character beyond ASCII
+	)
+	for i := range t {
+		c := byte(i)
+		switch {
+		case c >= utf8.RuneSelf:
+			t[i] = 0
+		case isAlnum(c):
+			t[i] = cutAlnum | (cutLineFeed|cutSpace|cutOther)<<8
+		case c == '\'':
+			t[i] = cutApostrophe
+		case c == '\n':
+			t[i] = cutLineFeed | (cutAlnum|cutApostrophe|cutOther)<<8
+		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '/':
+			t[i] = cutSpace
+		default:
+			t[i] = cutOther
+		}
 	}
-	switch {
-	case isAlnum(prev) && !isAlnum(next) && next != '\'':
-		return true
-	case prev == '\n' && next != '/' && next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '\v' && next != '\f':
-		return true
-	}
-	return false
-}
+	return t
+}()
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
@@ -225,4 +245,84 @@ func Cuts(b []byte) (first, last int) {
 		}
 	}
 	return first, first
+}
+
+// pieceTable remembers the pieces met: the hash of each piece met once,
+// and of each met again its bytes and its count, so that a count is only
+// ever given for the same bytes. It is a hash table of open addressing
+// (one hash a piece, no allocation once grown), forgotten whole when it
+// is full.
+type pieceTable struct {
+	slots []pieceSlot // a power of two of them, or none
+	bytes []byte      // the bytes of the pieces whose count is kept
+	used  int
+}
+
+type pieceSlot struct {
+	hash  uint64 // odd; 0: the slot is free
+	off   uint32 // where the piece's bytes are in bytes
+	n     uint8  // their length; 0: the piece was met once (its hash only)
+	count uint8  // its tokens (no more than its bytes)
+}
+
+// find returns the slot of the piece b, of hash h (odd), and whether its
+// count is known. When it is not, the slot is that of b met once (its hash
+// is h), or a free slot now holding h: a piece met for the first time.
+func (t *pieceTable) find(h uint64, b []byte) (*pieceSlot, bool) {
+	if 2*(t.used+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		switch {
+		case s.hash == 0:
+			s.hash = h
+			t.used++
+			return &pieceSlot{}, false
+		case s.hash != h:
+		case s.n == 0:
+			return s, false
+		case int(s.n) == len(b) && string(t.bytes[s.off:int(s.off)+len(b)]) == string(b):
+			return s, true
+		}
+		// Another piece of the same hash: on to the next slot.
+	}
+}
+
+// remember keeps the count n of b in its slot s (as find gave it).
+func (t *pieceTable) remember(s *pieceSlot, b []byte, n int) {
+	if len(t.bytes)+len(b) > maxBytes {
+		t.forget()
+		return
+	}
+	s.off, s.n, s.count = uint32(len(t.bytes)), uint8(len(b)), uint8(n)
+	t.bytes = append(t.bytes, b...)
+}
+
+// grow doubles the table, or forgets it when it is as large as it may be.
+func (t *pieceTable) grow() {
+	if len(t.slots) >= maxSlots {
+		t.forget()
+		return
+	}
+	old := t.slots
+	t.slots = make([]pieceSlot, max(2*len(old), 1024))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.hash == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for t.slots[i].hash != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+func (t *pieceTable) forget() {
+	clear(t.slots)
+	t.bytes = t.bytes[:0]
+	t.used = 0
 }

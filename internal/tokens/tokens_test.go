@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -186,5 +187,85 @@ func TestCountEachText(t *testing.T) {
 		if want, _ := c.enc.Count("before "); total.Tokens != int64(want) || total.Bytes != 7 || n == 0 {
 			t.Errorf("%s: the totals became %+v after %d texts", enc, total, n)
 		}
+	}
+}
+
+// safeCut's table says what the rule in its doc says, for every pair of
+// bytes.
+func TestSafeCutTable(t *testing.T) {
+	rule := func(prev, next byte) bool {
+		if next >= utf8.RuneSelf {
+			return false
+		}
+		space := next == ' ' || next == '\t' || next == '\r' || next == '\n' || next == '\v' || next == '\f' || next == '/'
+		return isAlnum(prev) && !isAlnum(next) && next != '\'' || prev == '\n' && !space
+	}
+	for p := range 256 {
+		for n := range 256 {
+			if got, want := safeCut(byte(p), byte(n)), rule(byte(p), byte(n)); got != want {
+				t.Errorf("safeCut(%q, %q) = %v, want %v", byte(p), byte(n), got, want)
+			}
+		}
+	}
+}
+
+// Pieces whose hashes meet are told apart by their bytes: with a hash that
+// gives most pieces one of four values, every text still counts as
+// tiktoken counts it.
+func TestCountsHashesMeet(t *testing.T) {
+	vs := loadVectors(t)
+	for _, enc := range Encodings {
+		c, _ := NewCounter(enc)
+		c.hash = func(_ maphash.Seed, b []byte) uint64 { return uint64(len(b) % 4 * 2) }
+		for round := range 3 {
+			for _, v := range vs {
+				if v.Encoding != enc {
+					continue
+				}
+				text := strings.Repeat(v.Text+"\n", 2)
+				want, _ := c.enc.Count(text)
+				if got, err := c.Count([]byte(text)); err != nil || got.Tokens != int64(want) {
+					t.Fatalf("%s, round %d, %.40q: %+v, %v; want %d tokens", enc, round, v.Text, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// A text of more pieces than the table keeps (so that it is forgotten on
+// the way, more than once) counts as the whole; each piece comes twice, so
+// that its count is remembered and used.
+func TestCountsTableForgotten(t *testing.T) {
+	var b strings.Builder
+	for i := range maxSlots {
+		fmt.Fprintf(&b, " k%d k%d", i, i)
+	}
+	text := b.String()
+	c, _ := NewCounter(Encodings[0])
+	want, _ := c.enc.Count(text)
+	c.Write([]byte(text))
+	got, _ := c.Counts()
+	if got.Tokens != int64(want) {
+		t.Fatalf("%d tokens, want %d", got.Tokens, want)
+	}
+	if c.table.used > maxSlots/2 || len(c.table.slots) > maxSlots {
+		t.Fatalf("the table holds %d pieces in %d slots", c.table.used, len(c.table.slots))
+	}
+}
+
+// BenchmarkCounterWarm counts a 100 KB JSON text again and again with one
+// Counter: its pieces are known (as for the results of one tool, call
+// after call, in the MCP proxy).
+func BenchmarkCounterWarm(b *testing.B) {
+	var text strings.Builder
+	text.WriteString("{\n  \"items\": [\n")
+	for i := 0; text.Len() < 100<<10; i++ {
+		fmt.Fprintf(&text, "    {\n      \"id\": %d,\n      \"name\": \"item %d\",\n      \"price\": %d.5,\n      \"in_stock\": %t\n    },\n", i, i, i%97, i%3 == 0)
+	}
+	c, _ := NewCounter(Encodings[0])
+	in := []byte(text.String())
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		c.Count(in)
 	}
 }
