@@ -269,3 +269,20 @@ func BenchmarkCounterWarm(b *testing.B) {
 		c.Count(in)
 	}
 }
+
+// runeCount counts as utf8.RuneCount, also where the text is not UTF-8.
+func FuzzRuneCount(f *testing.F) {
+	for _, s := range []string{"", "plain ASCII text of some length", "Zürich, 😀 and \xff\x80 cut\xe2\x82", "\xf0\x9f\x98"} {
+		f.Add([]byte(s))
+	}
+	for _, v := range loadVectors(f) {
+		f.Add([]byte(v.Text))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range min(len(b), 9) {
+			if got, want := runeCount(b[i:]), utf8.RuneCount(b[i:]); got != want {
+				t.Fatalf("runeCount(%q) = %d, want %d", b[i:], got, want)
+			}
+		}
+	})
+}
