@@ -44,7 +44,8 @@ Setups for Neovim, Helix, Zed and VS Code: docs/editors.md.
 
 EXIT STATUS
   0  the client sent shutdown, then exit
-  1  the client left without shutdown (LSP asks for 1 then)
+  1  the client left without shutdown (LSP asks for 1 then), or sent a
+     message over 256 MiB
   2  usage error
 
 The full reference: docs/commands/lsp.md, or man toonkit-lsp.`,

@@ -27,6 +27,11 @@ type Options struct {
 	Indent int
 	// MaxSize bounds a line of a document; 0 means 64 MiB.
 	MaxSize int
+	// MaxMessage bounds a message from the client (its Content-Length);
+	// 0 means 256 MiB. A message's bytes are held as they arrive, not
+	// as its header claims. A larger message ends the session with a
+	// *LimitError.
+	MaxMessage int64
 }
 
 // ErrNoShutdown is Serve's error when the client sent exit without
@@ -43,15 +48,20 @@ const CommandShowJSON = "toonkit.showJSON"
 // client sends exit, and returns nil when a shutdown request came first.
 func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	s := &Server{opts: opts, docs: map[protocol.DocumentURI]*document{}, exited: make(chan struct{})}
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(conn))
+	s.conn = jsonrpc2.NewConn(newStream(conn, opts.MaxMessage))
 	s.conn.Go(ctx, s.handle)
+	var limit *LimitError
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():
+		errors.As(s.conn.Err(), &limit)
 	case <-ctx.Done():
 	}
 	s.closeAll()
 	s.conn.Close()
+	if limit != nil {
+		return limit
+	}
 	s.mu.Lock()
 	down := s.shutdown
 	s.mu.Unlock()
