@@ -363,7 +363,7 @@ func (p *Proxy) fromServer(msg []byte) []byte {
 				return d.SkipValue()
 			}
 			return nil
-		}) == nil
+		}) == nil && atEnd(d) // one JSON value on the line, and nothing after it
 	}()
 	if idSpan.end == 0 {
 		return msg

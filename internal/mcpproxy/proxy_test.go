@@ -222,6 +222,35 @@ func TestProxyBrokenAnswer(t *testing.T) {
 	}
 }
 
+// An answer with more after its value on the line (a second value, a
+// stray bracket) is no JSON-RPC message: it goes on as it came, logged as
+// not valid JSON. (FuzzMessage found the first: `{...}0` was rewritten.)
+func TestProxyTrailingData(t *testing.T) {
+	for _, tail := range []string{"0", ` {"a":1}`, "]", "}", `"x"`} {
+		client := callLine("1", "t")
+		answer := strings.TrimSuffix(result("1", rows, ""), "\n") + tail + "\n"
+		_, down, log := session(t, Options{}, 0, client, answer)
+		if down != answer {
+			t.Errorf("%q after the value: got\n%s\nwant\n%s", tail, down, answer)
+		}
+		if len(log) != 2 || log[0]["why"] != "not valid JSON" || log[0]["rewritten"] != false {
+			t.Errorf("%q after the value: log %v", tail, log)
+		}
+	}
+	rw, _ := NewRewriter(Options{})
+	res := `{"content":[{"type":"text","text":"{\"a\": [1, 2, 3]}"}]}`
+	for _, tail := range []string{"", " \r\n"} {
+		if _, call := rw.Result([]byte(res + tail)); !call.Rewritten {
+			t.Errorf("Result with %q after it: %+v", tail, call)
+		}
+	}
+	for _, tail := range []string{"]", "0", "{}"} {
+		if out, call := rw.Result([]byte(res + tail)); call.Rewritten || string(out) != res+tail {
+			t.Errorf("Result with %q after it: rewritten %+v", tail, call)
+		}
+	}
+}
+
 // Python writes NaN and Infinity in what it calls JSON; TOON has no such
 // numbers (they would become null): such a text stays as it is.
 func TestProxyLeavesNonFinite(t *testing.T) {

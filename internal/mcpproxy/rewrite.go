@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -130,10 +131,17 @@ func (rw *Rewriter) Result(result []byte) ([]byte, Call) {
 	var sh shape
 	d := jsontext.NewDecoder(bytes.NewReader(result))
 	err := scanResult(d, &sh)
-	if err == nil && d.PeekKind() != 0 {
+	if err == nil && !atEnd(d) {
 		err = errShape // more after the value
 	}
 	return rw.rewriteTexts(result, sh, err)
+}
+
+// atEnd reports whether d has nothing left but white space: no value
+// after the one read, and no byte that is none.
+func atEnd(d *jsontext.Decoder) bool {
+	_, err := d.ReadToken()
+	return err == io.EOF
 }
 
 // shape is what scanResult finds in a CallToolResult: its text blocks'
