@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/toon"
@@ -67,6 +68,9 @@ const (
 	Header
 	// Limit: a row passes Options.MaxSize.
 	Limit
+	// Encoding: a cell that is not UTF-8 (a file in Latin-1 or
+	// Windows-1252, say), which JSON cannot hold as it is.
+	Encoding
 )
 
 // Error is a table that cannot be read as records: its Kind, and the
@@ -166,6 +170,9 @@ func (r *Reader) begin() error {
 		return err
 	}
 	r.hline, _ = r.cr.FieldPos(0)
+	if err := r.checkUTF8(row); err != nil {
+		return err
+	}
 	seen := map[string]int{}
 	for i, name := range row {
 		line, col := r.cr.FieldPos(i)
@@ -214,6 +221,39 @@ func (r *Reader) read() ([]string, error) {
 	return nil, err
 }
 
+// checkUTF8 fails for a row with a cell that is not UTF-8: such a byte
+// would become U+FFFD in JSON, the data changed without a word (and two
+// header names could become one). The error is at the cell, and names the
+// byte and the text before it in the cell.
+func (r *Reader) checkUTF8(row []string) error {
+	for i, cell := range row {
+		if utf8.ValidString(cell) {
+			continue
+		}
+		at := 0
+		for at < len(cell) {
+			c, size := utf8.DecodeRuneInString(cell[at:])
+			if c == utf8.RuneError && size == 1 {
+				break
+			}
+			at += size
+		}
+		where := "at its start"
+		if at > 0 {
+			before := cell[:at]
+			if n := utf8.RuneCountInString(before); n > 20 {
+				before = string([]rune(before)[n-20:])
+			}
+			where = fmt.Sprintf("after %q", before)
+		}
+		line, col := r.cr.FieldPos(i)
+		r.err = r.fail(Encoding, line, col, fmt.Sprintf("cell %d is not UTF-8: the byte 0x%02X %s", i+1, cell[at], where),
+			"toonkit reads CSV and TSV in UTF-8; convert the file first, for example: iconv -f WINDOWS-1252 -t UTF-8 data.csv > data-utf8.csv")
+		return r.err
+	}
+	return nil
+}
+
 func (r *Reader) tooLarge(line int) error {
 	return r.fail(Limit, line, 0, fmt.Sprintf("the row from this line on passes the limit of %d bytes", r.opts.MaxSize), "")
 }
@@ -247,6 +287,9 @@ func (r *Reader) Next() ([]byte, jsonv.Position, error) {
 		r.err = r.fail(Ragged, line, 0, fmt.Sprintf("the row has %d %s, the header (line %d) has %d", len(row), plural(len(row)), r.hline, len(r.header)),
 			"every row has a cell for each column of the header; an empty cell is two delimiters side by side")
 		return nil, jsonv.Position{}, r.err
+	}
+	if err := r.checkUTF8(row); err != nil {
+		return nil, jsonv.Position{}, err
 	}
 	r.rec = append(r.rec[:0], '{')
 	for i, cell := range row {

@@ -97,6 +97,11 @@ func TestErrors(t *testing.T) {
 		{"a,b,a\n", csvin.Header, `1:5: header names "a" twice (cells 1 and 3)`, "give each column", 0},
 		{"a,b\n1,x\"y\n", csvin.Syntax, `2:4: bare " in non-quoted-field`, "a quote within a field is doubled", 0},
 		{"a,b\n1,\"x\n", csvin.Syntax, `2:6: extraneous or missing " in quoted-field`, "a quote", 0},
+		// Not UTF-8 (Latin-1's ü, é): refused, not made U+FFFD. Two such
+		// header names were one after that (FuzzCSV).
+		{"id,city\n1,Z\xfcrich\n", csvin.Encoding, `2:3: cell 2 is not UTF-8: the byte 0xFC after "Z"`, "toonkit reads CSV and TSV in UTF-8", 0},
+		{"\x9c,\xce\n,\n", csvin.Encoding, `1:1: cell 1 is not UTF-8: the byte 0x9C at its start`, "toonkit reads CSV and TSV in UTF-8", 0},
+		{"a\nok\n\"caf\xe9\"\n", csvin.Encoding, `3:1: cell 1 is not UTF-8: the byte 0xE9 after "caf"`, "toonkit reads CSV and TSV in UTF-8; convert the file first", 1},
 	} {
 		recs, _, err := records(t, c.in, csvin.Options{})
 		var e *csvin.Error
