@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 )
 
@@ -123,9 +125,12 @@ func FuzzDedupe(f *testing.F) {
 				t.Fatalf("Dedupe(%q) = %q, not valid: %v", b, got, cerr)
 			}
 			if jsonv.Check(b) == nil {
-				want, _ := jsonv.AppendCompact(nil, b)
-				if string(got) != string(want) {
-					t.Fatalf("Dedupe(%q) = %q, want its compact form %q", b, got, want)
+				// No name repeats: the value without its white space, its
+				// names, strings and numbers spelled as b spells them (as
+				// Dedupe's doc says; AppendCompact would respell escapes).
+				want := jsontext.Value(bytes.Clone(b))
+				if err := want.Compact(); err != nil || string(got) != string(want) {
+					t.Fatalf("Dedupe(%q) = %q, want %q (%v)", b, got, want, err)
 				}
 			}
 			r := jsonv.NewReader(bytes.NewReader(b), jsonv.Options{Duplicates: keep})
