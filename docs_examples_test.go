@@ -15,7 +15,7 @@ import (
 func TestCommandDocExamples(t *testing.T) {
 	t.Parallel()
 	bin := testbin.Build(t, ".")
-	for doc, least := range map[string]int{"docs/commands/query.md": 10, "docs/commands/stats.md": 5, "docs/commands/validate.md": 1, "docs/commands/fmt.md": 7, "docs/commands/lsp.md": 1, "docs/commands/mcp.md": 3} {
+	for doc, least := range map[string]int{"docs/commands/query.md": 10, "docs/commands/stats.md": 5, "docs/commands/validate.md": 1, "docs/commands/fmt.md": 7, "docs/commands/lsp.md": 1, "docs/commands/mcp.md": 3, "docs/commands/decode.md": 1} {
 		t.Run(doc, func(t *testing.T) {
 			examples := consoleExamples(t, doc)
 			if len(examples) < least {

@@ -6,6 +6,7 @@ import (
 	"github.com/toonkit/toonkit/internal/cli"
 	"github.com/toonkit/toonkit/internal/convert"
 	"github.com/toonkit/toonkit/internal/size"
+	"github.com/toonkit/toonkit/internal/tokens"
 
 	"github.com/spf13/cobra"
 	"github.com/toonkit/toonkit/internal/codec"
@@ -72,6 +73,9 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 			if err := cli.SizeOf(maxSize, &opts.MaxFrameSize); err != nil {
 				return err
 			}
+			if c.Flags().Changed("tokenizer") && !opts.Stats {
+				return cli.UsageErrorf("add --stats", "--tokenizer applies to --stats only")
+			}
 			if opts.As, err = decodeOutputFormat(opts.Output, opts.Inputs); err != nil {
 				return err
 			}
@@ -91,6 +95,8 @@ The full reference: docs/commands/decode.md, or man toonkit-decode.`,
 	f.BoolVar(&opts.KeepGoing, "keep-going", false, "report bad frames, skip to the next plausible header and go on")
 	f.Var(maxSize, "max-frame-size", "largest payload accepted, on the wire and decompressed")
 	addJobsFlag(f, &opts.Jobs, "binary frames, packet captures and table rows")
+	f.BoolVar(&opts.Stats, "stats", false, "TOON text: print bytes, characters and tokens of the TOON and of its JSON on stderr")
+	f.StringVar(&opts.Tokenizer, "tokenizer", tokens.Encodings[0], "tokenizer for --stats: o200k_base or cl100k_base")
 	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(codec.Names(codec.Binary, codec.Tabular, codec.TOON, codec.Pcap), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

@@ -182,3 +182,59 @@ func TestStatsRealFile(t *testing.T) {
 		t.Fatalf("cheapest: exit %d, %.40q: %s", code, out, errOut)
 	}
 }
+
+// decode --stats counts what it says: the TOON as given (a reference CLI
+// file, CRLF and a BOM-less UTF-8 file of the demo), the JSON it writes
+// (indented, -c, NDJSON records) and the value as compact JSON, each
+// figure that of a Counter over the same bytes; the output is the same as
+// without --stats.
+func TestDecodeStatsCounts(t *testing.T) {
+	dir := t.TempDir()
+	demo, err := os.ReadFile("../testdata/demo/agent.toon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := filepath.Join(dir, "crlf.toon")
+	os.WriteFile(crlf, []byte(strings.ReplaceAll(string(demo), "\n", "\r\n")), 0o644)
+	row := regexp.MustCompile(`(?m)^  (input as given \(toon\)|output as \S+|output as compact JSON) +(\d+) +(\d+) +(\d+)$`)
+	count := func(b []byte) string {
+		c, _ := tokens.NewCounter(tokens.Encodings[1])
+		n, _ := c.Count(b)
+		return fmt.Sprintf("%d %d %d", n.Bytes, n.Chars, n.Tokens)
+	}
+	run := func(args ...string) (string, string) {
+		ios, _, out, errOut := Test()
+		if code := Run(ios, args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return out.String(), errOut.String()
+	}
+	for _, in := range []string{"../testdata/demo/agent.toon", crlf} {
+		given, _ := os.ReadFile(in)
+		compact, _ := run("decode", "-c", in)
+		for _, flags := range [][]string{nil, {"-c"}, {"-o", filepath.Join(dir, "out.ndjson")}} {
+			plain, _ := run(append([]string{"decode", in}, flags...)...)
+			args := append([]string{"decode", "--stats", "--tokenizer", tokens.Encodings[1], in}, flags...)
+			out, table := run(args...)
+			if out != plain {
+				t.Errorf("%v: the output differs from decode's without --stats", args)
+			}
+			written := []byte(out)
+			if len(flags) == 2 {
+				written, _ = os.ReadFile(flags[1])
+			}
+			rows := row.FindAllStringSubmatch(table, -1)
+			if len(rows) != 3 {
+				t.Fatalf("%v: table %q", args, table)
+			}
+			for i, want := range []string{count(given), count(written), count([]byte(strings.TrimSuffix(compact, "\n")))} {
+				if got := rows[i][2] + " " + rows[i][3] + " " + rows[i][4]; got != want {
+					t.Errorf("%v: %s: %s, want %s", args, rows[i][1], got, want)
+				}
+			}
+			if !strings.Contains(table, "tokens counted by the "+tokens.Encodings[1]+" tokenizer") {
+				t.Errorf("%v: %q names no tokenizer", args, table)
+			}
+		}
+	}
+}

@@ -51,37 +51,75 @@ func (s *Stats) Document(v []byte) {
 	}
 }
 
+// DocumentWriter counts what is written to it as the input's compact JSON
+// (one value), instead of records.
+func (s *Stats) DocumentWriter() io.Writer { return s.flow.DocumentWriter() }
+
+// PrintDecoded writes the table of counts of a decode on stderr: the TOON
+// as it was given, the JSON written (as the format to, JSON or NDJSON) and
+// the value as compact JSON, and what the TOON saves against each of the
+// two.
+func (s *Stats) PrintDecoded(ios *IOStreams, to codec.Format) error {
+	given, value, out, err := s.counts()
+	if err != nil {
+		return err
+	}
+	s.table(ios.ErrOut, []namedCounts{{"input as given (toon)", given}, {"output as " + string(to), out}, {"output as compact JSON", value}},
+		[]saving{{"toon's saving vs output", out, given}, {"toon's saving vs compact", value, given}})
+	return nil
+}
+
 // Print writes the table of counts on stderr: the input as it was given,
 // as compact JSON (what toonkit counts its savings against: the input's
 // formatting is no saving of the output's) and the output, and the output's
 // saving against each form of the input. The tokens are the tokenizer's
 // own counts, not an estimate.
 func (s *Stats) Print(ios *IOStreams, to codec.Format) error {
-	in, out, err := s.flow.Counts()
-	var given tokens.Counts
+	given, in, out, err := s.counts()
+	if err != nil {
+		return err
+	}
+	s.table(ios.ErrOut, []namedCounts{{"input as given", given}, {"input as compact JSON", in}, {"output as " + string(to), out}},
+		[]saving{{"saving vs input as given", given, out}, {"saving vs compact JSON", in, out}})
+	return nil
+}
+
+// counts are the counts of the input as given, of the input (or the
+// value) as compact JSON, and of the output.
+func (s *Stats) counts() (given, in, out tokens.Counts, err error) {
+	in, out, err = s.flow.Counts()
 	if err == nil {
 		given, err = s.flow.GivenCounts()
 	}
 	if err != nil {
-		return InvalidError(fmt.Errorf("counting tokens: %w", err), "")
+		return given, in, out, InvalidError(fmt.Errorf("counting tokens: %w", err), "")
 	}
-	saving := savingText
-	w := ios.ErrOut
+	return given, in, out, nil
+}
+
+type namedCounts struct {
+	name string
+	c    tokens.Counts
+}
+
+// saving is a row of what to saves against from.
+type saving struct {
+	name     string
+	from, to tokens.Counts
+}
+
+// table writes the tokenizer's line, then a row of each of counts and of
+// savings.
+func (s *Stats) table(w io.Writer, counts []namedCounts, savings []saving) {
 	row := "  %-26s %10s %10s %10s\n"
-	counts := func(name string, c tokens.Counts) {
-		fmt.Fprintf(w, row, name, fmt.Sprint(c.Bytes), fmt.Sprint(c.Chars), fmt.Sprint(c.Tokens))
-	}
-	savings := func(name string, c tokens.Counts) {
-		fmt.Fprintf(w, row, name, saving(c.Bytes, out.Bytes), saving(c.Chars, out.Chars), saving(c.Tokens, out.Tokens))
-	}
 	fmt.Fprintf(w, "toonkit: stats (tokens counted by the %s tokenizer)\n", s.encoding)
 	fmt.Fprintf(w, row, "", "bytes", "chars", "tokens")
-	counts("input as given", given)
-	counts("input as compact JSON", in)
-	counts("output as "+string(to), out)
-	savings("saving vs input as given", given)
-	savings("saving vs compact JSON", in)
-	return nil
+	for _, r := range counts {
+		fmt.Fprintf(w, row, r.name, fmt.Sprint(r.c.Bytes), fmt.Sprint(r.c.Chars), fmt.Sprint(r.c.Tokens))
+	}
+	for _, r := range savings {
+		fmt.Fprintf(w, row, r.name, savingText(r.from.Bytes, r.to.Bytes), savingText(r.from.Chars, r.to.Chars), savingText(r.from.Tokens, r.to.Tokens))
+	}
 }
 
 // Spool is an outfile.Spool whose errors are the CLI's.

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,13 @@ import (
 // end).
 func RunDecode(opts *DecodeOptions) error {
 	d := &decodeRun{opts: opts, rep: cli.NewReporter(opts.IO), out: cli.NewOutput(opts.IO, opts.Output)}
+	if opts.Stats {
+		var err error
+		if d.stats, err = cli.NewStats(opts.Tokenizer); err != nil {
+			return err
+		}
+		d.stats.CountGiven(opts.IO)
+	}
 	if opts.As == codec.JSON {
 		d.array = &records.JSONSink{W: d.out, Compact: opts.Compact} // -o FILE.json: frames and rows as one array
 	}
@@ -35,6 +43,15 @@ func RunDecode(opts *DecodeOptions) error {
 	}
 	if err := d.out.Commit(); err != nil {
 		return err
+	}
+	if d.stats != nil {
+		to := codec.JSON
+		if opts.As == codec.NDJSON {
+			to = codec.NDJSON
+		}
+		if err := d.stats.PrintDecoded(opts.IO, to); err != nil {
+			return err
+		}
 	}
 	if d.bad > 0 {
 		d.rep.Errorf("%d bad %s skipped, %d decoded", d.bad, cli.Plural(d.bad, "frame", "frames"), d.frames)
@@ -51,6 +68,7 @@ type decodeRun struct {
 	array       *records.JSONSink // -o FILE.json: frames and rows as one array
 	arrayUsed   bool              // an input has given the array records
 	frames, bad int
+	stats       *cli.Stats // --stats
 }
 
 // input decodes one input, of the format named or detected.
@@ -73,7 +91,10 @@ func (d *decodeRun) input(name string) error {
 	case detected.Format == codec.TOON && (opts.Payload || opts.KeepGoing):
 		return cli.UsageErrorf("", "%s: --payload and --keep-going apply to binary frames; this is TOON text", in.Name)
 	case detected.Format == codec.TOON:
-		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON, opts.Compact)
+		return decodeTOON(in, br, d.out, &opts.TOON, opts.MaxFrameSize, opts.As == codec.NDJSON, opts.Compact, d.stats)
+	case d.stats != nil:
+		return cli.UsageErrorf(fmt.Sprintf("for the tokens of its records in each format: toonkit stats %s", cli.ShellArg(in.Name)),
+			"%s: --stats applies to TOON text; this is %s", in.Name, detected.Format)
 	case detected.Format == codec.Pcap:
 		return d.capture(in, br)
 	case detected.Format == codec.Tabular && opts.Payload:
@@ -170,17 +191,63 @@ func decodeTable(in *cli.Input, br *bufio.Reader, out *cli.Output, array *record
 
 // decodeTOON writes one TOON document as JSON, indented as JSON.stringify
 // does (on one line when compact), or as NDJSON records (the elements of a
-// root array, or the root value), all or nothing.
-func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *TOONOptions, maxLine int, records, compact bool) error {
+// root array, or the root value), all or nothing. With st (--stats) the
+// document is read into memory, within maxLine (--max-frame-size), and
+// decoded twice: as compact JSON into st's count of the value, and as the
+// output, which st counts too.
+func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *TOONOptions, maxLine int, records, compact bool, st *cli.Stats) error {
 	out.HoldAll()
 	opts := t.DecoderOptions(maxLine)
 	if opts.Elements = records; !records && !compact {
 		opts.JSONIndent = "  "
 	}
-	if err := toonx.ToJSON(out, br, opts); err != nil {
+	var src io.Reader = br
+	var w io.Writer = out
+	if st != nil {
+		doc, err := io.ReadAll(io.LimitReader(br, int64(maxLine)+1))
+		if err != nil {
+			return cli.ReadError(in.Name, err)
+		}
+		if len(doc) > maxLine {
+			return cli.InvalidError(fmt.Errorf("%s: the input passes the limit of %d bytes", in.Name, maxLine),
+				"--stats reads the TOON document into memory; raise --max-frame-size if that is expected")
+		}
+		value := &withoutFinalNewline{w: st.DocumentWriter()} // the value alone, as encode --stats counts it
+		if err := toonx.ToJSON(value, bytes.NewReader(doc), t.DecoderOptions(maxLine)); err != nil {
+			return cli.TOONError(in.Name, out, err)
+		}
+		src, w = bytes.NewReader(doc), io.MultiWriter(out, st.Out)
+	}
+	if err := toonx.ToJSON(w, src, opts); err != nil {
 		return cli.TOONError(in.Name, out, err)
 	}
 	return out.Err()
+}
+
+// withoutFinalNewline writes to w what is written to it but a line feed at
+// the end.
+type withoutFinalNewline struct {
+	w  io.Writer
+	nl bool // a line feed held back
+}
+
+func (x *withoutFinalNewline) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if x.nl {
+		if _, err := x.w.Write([]byte{'\n'}); err != nil {
+			return 0, err
+		}
+	}
+	body := p
+	if x.nl = p[len(p)-1] == '\n'; x.nl {
+		body = p[:len(p)-1]
+	}
+	if _, err := x.w.Write(body); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writeBatch writes a batch of records made by a worker pipeline (b, each

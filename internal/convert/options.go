@@ -60,7 +60,9 @@ type DecodeOptions struct {
 	Payload          bool
 	Output           string
 	KeepGoing        bool
-	Compact          bool // -c: JSON on one line (TOON text, -o FILE.json), as convert --to json -c
+	Compact          bool   // -c: JSON on one line (TOON text, -o FILE.json), as convert --to json -c
+	Stats            bool   // --stats: the tokens of the TOON text and of its JSON, on stderr
+	Tokenizer        string // for --stats
 	MaxFrameSize     int
 	Jobs             int // workers for binary frames; 1 is the single-worker path
 	cli.CaptureFlags     // --port, --conn

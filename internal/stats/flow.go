@@ -59,6 +59,13 @@ func (f *Flow) Document(v []byte) {
 	f.n = -1
 }
 
+// DocumentWriter counts what is written to it as the whole input, one
+// compact JSON value, instead of records (Document, written in pieces).
+func (f *Flow) DocumentWriter() io.Writer {
+	f.n = -1
+	return f.in
+}
+
 // Out counts what is written to it: the output.
 func (f *Flow) Out() io.Writer { return f.out }
 
