@@ -141,12 +141,11 @@ func (c *Counter) piece(b []byte) {
 		return
 	}
 	if len(b) <= maxPiece {
-		s, known := c.table.find(c.hash(c.seed, b)|1, b)
-		switch {
-		case known:
+		switch s, met := c.table.find(c.hash(c.seed, b)|1, b); met {
+		case pieceKnown:
 			c.counts.Tokens += int64(s.count)
 			return
-		case s.hash != 0:
+		case pieceOnce:
 			// Met once before (by its hash): counted alone from now on.
 			n, err := c.enc.Count(string(b))
 			c.counts.Tokens += int64(n)
@@ -286,10 +285,16 @@ type pieceSlot struct {
 	count uint8  // its tokens (no more than its bytes)
 }
 
-// find returns the slot of the piece b, of hash h (odd), and whether its
-// count is known. When it is not, the slot is that of b met once (its hash
-// is h), or a free slot now holding h: a piece met for the first time.
-func (t *pieceTable) find(h uint64, b []byte) (*pieceSlot, bool) {
+// What find knows of a piece.
+const (
+	pieceNew   = iota // met for the first time: its hash is kept now
+	pieceOnce         // met once before (by its hash): its count is not known
+	pieceKnown        // its count is known
+)
+
+// find returns the slot of the piece b, of hash h (odd), and what is known
+// of it (pieceNew, pieceOnce, pieceKnown).
+func (t *pieceTable) find(h uint64, b []byte) (*pieceSlot, int) {
 	if 2*(t.used+1) > len(t.slots) {
 		t.grow()
 	}
@@ -300,12 +305,12 @@ func (t *pieceTable) find(h uint64, b []byte) (*pieceSlot, bool) {
 		case s.hash == 0:
 			s.hash = h
 			t.used++
-			return &pieceSlot{}, false
+			return s, pieceNew
 		case s.hash != h:
 		case s.n == 0:
-			return s, false
+			return s, pieceOnce
 		case int(s.n) == len(b) && string(t.bytes[s.off:int(s.off)+len(b)]) == string(b):
-			return s, true
+			return s, pieceKnown
 		}
 		// Another piece of the same hash: on to the next slot.
 	}
