@@ -195,22 +195,22 @@ func decodeTable(in *cli.Input, br *bufio.Reader, out *cli.Output, array *record
 // document is read into memory, within maxLine (--max-frame-size), and
 // decoded twice: as compact JSON into st's count of the value, and as the
 // output, which st counts too.
-func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *TOONOptions, maxLine int, records, compact bool, st *cli.Stats) error {
+func decodeTOON(in *cli.Input, br *bufio.Reader, out *cli.Output, t *TOONOptions, maxLine int, asRecords, compact bool, st *cli.Stats) error {
 	out.HoldAll()
 	opts := t.DecoderOptions(maxLine)
-	if opts.Elements = records; !records && !compact {
+	if opts.Elements = asRecords; !asRecords && !compact {
 		opts.JSONIndent = "  "
 	}
 	var src io.Reader = br
 	var w io.Writer = out
 	if st != nil {
-		doc, err := io.ReadAll(io.LimitReader(br, int64(maxLine)+1))
-		if err != nil {
-			return cli.ReadError(in.Name, err)
-		}
-		if len(doc) > maxLine {
-			return cli.InvalidError(fmt.Errorf("%s: the input passes the limit of %d bytes", in.Name, maxLine),
+		doc, err := records.ReadAll(br, in.Name, maxLine)
+		if re := (*records.Error)(nil); errors.As(err, &re) && re.Kind == records.TooLarge {
+			return cli.InvalidError(fmt.Errorf("%s: %w", in.Name, re.Err),
 				"--stats reads the TOON document into memory; raise --max-frame-size if that is expected")
+		}
+		if err != nil {
+			return cli.SourceError(err)
 		}
 		value := &withoutFinalNewline{w: st.DocumentWriter()} // the value alone, as encode --stats counts it
 		if err := toonx.ToJSON(value, bytes.NewReader(doc), t.DecoderOptions(maxLine)); err != nil {
