@@ -317,6 +317,64 @@ func (p *Proxy) tooLong(prefix []byte) {
 	})
 }
 
+// answerRead is what readAnswer finds in a message from the server.
+type answerRead struct {
+	id, result span // the id's value, and the result's (the ':' and white space before it included, or not)
+	sh         shape
+	shapeErr   error // scanResult's, for the result
+	answer     bool  // a "result" or "error" member was met: not a request
+	valid      bool  // one JSON object on the line, and nothing after it
+}
+
+// readAnswer reads the id and the result's shape of msg, a line from the
+// server: quickAnswer's one pass in the common case, decodeAnswer's
+// otherwise.
+func (rw *Rewriter) readAnswer(msg []byte) answerRead {
+	if q, ok := rw.quickAnswer(msg); ok {
+		return answerRead{id: q.id, result: q.result, sh: q.sh, answer: true, valid: true}
+	}
+	return decodeAnswer(msg)
+}
+
+// decodeAnswer is readAnswer by a decoder, in one pass that stops at the
+// first member that tells the message is not an answer ("method").
+func decodeAnswer(msg []byte) answerRead {
+	var a answerRead
+	d := jsontext.NewDecoder(bytes.NewReader(msg))
+	if d.PeekKind() != '{' {
+		return a
+	}
+	d.ReadToken()
+	a.valid = eachMember(d, func(name string) error {
+		switch name {
+		case "id":
+			v, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			end := int(d.InputOffset())
+			a.id = span{end - len(v), end}
+		case "method":
+			return errShape // a request or a notification
+		case "result":
+			a.answer = true
+			start := int(d.InputOffset())
+			a.shapeErr = scanResult(d, &a.sh)
+			a.result = span{start, int(d.InputOffset())}
+			if a.shapeErr != errShape {
+				return a.shapeErr // nil, or not valid JSON
+			}
+		case "error":
+			a.answer = true
+			return d.SkipValue()
+		default:
+			return d.SkipValue()
+		}
+		return nil
+	}) == nil && atEnd(d) // one JSON value on the line, and nothing after it
+	return a
+}
+
 // fromServer rewrites the result of a response to a request fromClient
 // noted; any other message goes on as it is.
 func (p *Proxy) fromServer(msg []byte) []byte {
@@ -326,76 +384,38 @@ func (p *Proxy) fromServer(msg []byte) []byte {
 	if !waiting {
 		return msg
 	}
-	// One pass over the message: its id, and the shape of its result.
-	var idSpan, result span
-	var sh shape
-	var shapeErr error
-	answer := false // a result or an error: not a request
-	valid := func() bool {
-		d := jsontext.NewDecoder(bytes.NewReader(msg))
-		if d.PeekKind() != '{' {
-			return false
-		}
-		d.ReadToken()
-		return eachMember(d, func(name string) error {
-			switch name {
-			case "id":
-				v, err := d.ReadValue()
-				if err != nil {
-					return err
-				}
-				end := int(d.InputOffset())
-				idSpan = span{end - len(v), end}
-			case "method":
-				return errShape // a request or a notification
-			case "result":
-				answer = true
-				start := int(d.InputOffset())
-				shapeErr = scanResult(d, &sh)
-				result = span{start, int(d.InputOffset())}
-				if shapeErr != errShape {
-					return shapeErr // nil, or not valid JSON
-				}
-			case "error":
-				answer = true
-				return d.SkipValue()
-			default:
-				return d.SkipValue()
-			}
-			return nil
-		}) == nil && atEnd(d) // one JSON value on the line, and nothing after it
-	}()
-	if idSpan.end == 0 {
+	a := p.rw.readAnswer(msg)
+	if a.id.end == 0 {
 		return msg
 	}
-	if !valid {
+	if !a.valid {
 		// A broken answer: passed on as it came, its request forgotten.
-		if !answer {
+		if !a.answer {
 			return msg
 		}
-		if pend, ok := p.take(idSpan.of(msg)); ok && !pend.list {
-			p.record(Call{Tool: pend.tool, ID: bytes.Clone(idSpan.of(msg)), Choice: "unchanged", Why: "not valid JSON"})
+		if pend, ok := p.take(a.id.of(msg)); ok && !pend.list {
+			p.record(Call{Tool: pend.tool, ID: bytes.Clone(a.id.of(msg)), Choice: "unchanged", Why: "not valid JSON"})
 		}
 		return msg
 	}
-	pend, ok := p.take(idSpan.of(msg))
+	pend, ok := p.take(a.id.of(msg))
 	if !ok {
 		return msg
 	}
 	if pend.list {
-		if result.end == 0 {
+		if a.result.end == 0 {
 			return msg
 		}
 		// The result's value, without the ':' and white space before it.
-		result.start += bytes.IndexAny(msg[result.start:result.end], "{[\"tfn-0123456789")
-		return splice(msg, []edit{{result, p.rw.Tools(result.of(msg))}})
+		a.result.start += bytes.IndexAny(msg[a.result.start:a.result.end], "{[\"tfn-0123456789")
+		return splice(msg, []edit{{a.result, p.rw.Tools(a.result.of(msg))}})
 	}
 	call := Call{Choice: "unchanged", Why: "an error response"}
 	out := msg
-	if result.end > 0 {
-		out, call = p.rw.rewriteTexts(msg, sh, shapeErr)
+	if a.result.end > 0 {
+		out, call = p.rw.rewriteTexts(msg, a.sh, a.shapeErr)
 	}
-	call.Tool, call.ID = pend.tool, jsontext.Value(bytes.Clone(idSpan.of(msg)))
+	call.Tool, call.ID = pend.tool, jsontext.Value(bytes.Clone(a.id.of(msg)))
 	p.record(call)
 	return out
 }

@@ -80,6 +80,13 @@ type Rewriter struct {
 	buf     bytes.Buffer
 	raw     []byte // a text unquoted
 	best    []byte // its cheapest form
+
+	// quickAnswer's: the texts unquoted, their strings' spans, the
+	// message without them, and its check.
+	texts    [][]byte
+	cut      []span
+	skeleton []byte
+	chk      jsonv.Checker
 }
 
 // NewRewriter returns a Rewriter, or an error for an unknown tokenizer or
@@ -128,6 +135,9 @@ var errShape = errors.New("not of the shape looked for")
 // result is kept. A result with "isError": true, and one that is not a
 // JSON object holding a content array, are returned as they are.
 func (rw *Rewriter) Result(result []byte) ([]byte, Call) {
+	if sh, ok := rw.quickResultOnly(result); ok {
+		return rw.rewriteTexts(result, sh, nil)
+	}
 	var sh shape
 	d := jsontext.NewDecoder(bytes.NewReader(result))
 	err := scanResult(d, &sh)
@@ -150,6 +160,7 @@ type shape struct {
 	content bool // it has a content array
 	isError bool
 	texts   []span
+	raws    [][]byte // the texts unquoted, when quickAnswer read them
 }
 
 // scanResult reads the value at d, a CallToolResult, in one pass (each
@@ -236,11 +247,16 @@ func (rw *Rewriter) rewriteTexts(msg []byte, sh shape, err error) ([]byte, Call)
 	}
 	var edits []edit
 	var choices []string
-	for _, text := range sh.texts {
-		raw, err := jsontext.AppendUnquote(rw.raw[:0], text.of(msg))
-		rw.raw = raw // reused for the next text: raw is done with in this one
-		if err != nil {
-			continue
+	for i, text := range sh.texts {
+		var raw []byte
+		if sh.raws != nil {
+			raw = sh.raws[i]
+		} else {
+			raw, err = jsontext.AppendUnquote(rw.raw[:0], text.of(msg))
+			rw.raw = raw // reused for the next text: raw is done with in this one
+			if err != nil {
+				continue
+			}
 		}
 		call.Texts++
 		t := jsonv.TrimSpace(raw)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toonkit/toonkit/internal/codec/jsonv"
 	"github.com/toonkit/toonkit/internal/gentable"
 )
@@ -218,4 +219,47 @@ func BenchmarkReaderTable(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkUnquote unquotes a JSON text held in a JSON string, as an MCP
+// tool result carries it (json.dumps(indent=2) inside the message: an
+// escape every few bytes), and checks a message that holds it:
+// AppendString against jsontext.AppendUnquote, Checker.Valid against
+// jsontext.Value.IsValid.
+func BenchmarkUnquote(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var indented bytes.Buffer
+	if err := benchIndent(&indented, benchPayload(rng, 64<<10)); err != nil {
+		b.Fatal(err)
+	}
+	q, _ := jsontext.AppendQuote(nil, indented.Bytes())
+	msg := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":`), q...), "}]}}"...)
+	var dst []byte
+	b.Run("AppendString", func(b *testing.B) {
+		b.SetBytes(int64(len(q)))
+		for b.Loop() {
+			dst, _, _ = jsonv.AppendString(dst[:0], q)
+		}
+	})
+	b.Run("jsontext.AppendUnquote", func(b *testing.B) {
+		b.SetBytes(int64(len(q)))
+		for b.Loop() {
+			dst, _ = jsontext.AppendUnquote(dst[:0], q)
+		}
+	})
+	var c jsonv.Checker
+	b.Run("Checker.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if !c.Valid(msg) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("jsontext.IsValid", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			jsontext.Value(msg).IsValid()
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A Checker checks and compacts JSON values as Check and Compacted do, in
@@ -29,6 +31,8 @@ type Checker struct {
 	// nonFinite makes NaN, Infinity and -Infinity values (a Reader's
 	// Options.NonFinite).
 	nonFinite bool
+	// strict refuses escaped lone surrogates, for Valid.
+	strict bool
 }
 
 // Member is a member of a JSON object, as offsets in the object's bytes:
@@ -85,6 +89,19 @@ func (c *Checker) Compacted(buf, src []byte) ([]byte, error) {
 		return src, nil
 	}
 	return appendCompact(append(buf[:0], src[:k]...), src, k), nil
+}
+
+// Valid reports whether src is exactly one JSON value as jsontext reads
+// it with its default options (jsontext.Value.IsValid): white space around
+// it allowed, no duplicate names, valid UTF-8 and no escaped lone
+// surrogate. It is IsValid's answer, from the Checker's own pass on the
+// common case (the Checker's memory kept: no allocation); a value it
+// cannot vouch for is left to IsValid.
+func (c *Checker) Valid(src []byte) bool {
+	c.strict = true
+	_, ok := c.scan(src)
+	c.strict = false
+	return ok || jsontext.Value(src).IsValid()
 }
 
 // CompactInPlace checks b as Check does and rewrites it in its compact form
@@ -185,7 +202,7 @@ func (c *Checker) value(src []byte) (end, k int, ok bool) {
 			continue // its first value
 		case '"':
 			var good bool
-			if i, good = scanString(src, i, &k, false); !good {
+			if i, good = c.scanString(src, i, &k, false); !good {
 				return 0, 0, false
 			}
 		case 't':
@@ -268,7 +285,7 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 	if i >= n || src[i] != '"' {
 		return 0, false
 	}
-	j, ok := scanString(src, i, k, true)
+	j, ok := c.scanString(src, i, k, true)
 	if !ok {
 		return 0, false // invalid, or an escape: left to Check
 	}
@@ -323,7 +340,7 @@ func (c *Checker) name(src []byte, i int, k *int) (int, bool) {
 //
 // A member name (name) fails on any escape: names are compared as they are
 // written.
-func scanString(src []byte, i int, k *int, name bool) (int, bool) {
+func (c *Checker) scanString(src []byte, i int, k *int, name bool) (int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(src)
 	start := i
@@ -362,11 +379,19 @@ func scanString(src []byte, i int, k *int, name bool) (int, bool) {
 				}
 				i += 2
 			case 'u':
-				if _, ok := Hex4(src[i:]); !ok {
+				r, ok := Hex4(src[i:])
+				if !ok {
 					return 0, false
 				}
 				if *k < 0 {
 					*k = start
+				}
+				if c.strict && r >= 0xD800 && r < 0xE000 {
+					// Valid's jsontext takes a surrogate only in a pair.
+					if r, m := DecodeEscape(src[i:]); m != 12 || r < 0x10000 {
+						return 0, false
+					}
+					i += 6
 				}
 				i += 6
 			default:
